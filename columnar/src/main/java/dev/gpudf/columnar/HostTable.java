@@ -1,0 +1,67 @@
+package dev.gpudf.columnar;
+
+import dev.gpudf.columnar.error.UserException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
+
+/**
+ * A table in host memory over Arrow vectors: the CPU backend's table, and the staging point for
+ * device transfers. Made from Arrow without copying: its vectors share the source buffers by
+ * reference count, so the source may be closed independently.
+ */
+public final class HostTable extends Table<HostColumn> {
+  /** Takes ownership of {@code columns}. */
+  public HostTable(List<String> names, List<HostColumn> columns, int rowCount) {
+    super(names, columns, rowCount);
+  }
+
+  /**
+   * A table sharing {@code root}'s buffers (no copy). The caller still owns {@code root} and
+   * closes it when it likes; the new table is the caller's to close too. Throws
+   * {@link dev.gpudf.columnar.error.NotSupportedException} naming the first column of an
+   * unsupported type, before anything is shared.
+   */
+  public static HostTable fromArrow(VectorSchemaRoot root) {
+    int rows = root.getRowCount();
+    for (FieldVector v : root.getFieldVectors()) {
+      ArrowTypes.fromArrow(v.getField());
+      if (v.getValueCount() != rows) {
+        throw new UserException("column '" + v.getName() + "' has " + v.getValueCount()
+            + " values but the batch has " + rows + " rows");
+      }
+    }
+    List<String> names = new ArrayList<>();
+    List<HostColumn> columns = new ArrayList<>();
+    try {
+      for (FieldVector v : root.getFieldVectors()) {
+        columns.add(new HostColumn(share(v)));
+        names.add(v.getName());
+      }
+    } catch (RuntimeException e) {
+      columns.forEach(HostColumn::close);
+      throw e;
+    }
+    return new HostTable(names, columns, rows);
+  }
+
+  /** A root sharing this table's buffers; {@code allocator} is unused since nothing is copied. */
+  @Override
+  public VectorSchemaRoot toArrow(BufferAllocator allocator) {
+    List<FieldVector> vectors = new ArrayList<>();
+    for (HostColumn c : columns()) {
+      vectors.add(share(c.vector()));
+    }
+    return new VectorSchemaRoot(vectors);
+  }
+
+  // A new vector over the same buffers, accounted to the source's allocator.
+  private static FieldVector share(FieldVector source) {
+    FieldVector copy = source.getField().createVector(source.getAllocator());
+    copy.loadFieldBuffers(new ArrowFieldNode(source.getValueCount(), source.getNullCount()), source.getFieldBuffers());
+    return copy;
+  }
+}

@@ -1,0 +1,54 @@
+package dev.gpudf.columnar.cuda;
+
+import dev.gpudf.columnar.RefCounted;
+import jcuda.driver.CUdeviceptr;
+
+/**
+ * A block of device memory from a {@link DeviceMemoryPool}. Whoever allocated it (or retained
+ * it) closes it; the last close returns the block to the pool, ordered after the work already
+ * queued on the buffer's stream, so a kernel still reading it is never overtaken.
+ */
+public final class DeviceBuffer extends RefCounted {
+  private final DeviceMemoryPool pool;
+  private final long address;
+  private final long size;
+  private final CudaStream stream;
+
+  DeviceBuffer(DeviceMemoryPool pool, long address, long size, CudaStream stream) {
+    this.pool = pool;
+    this.address = address;
+    this.size = size;
+    this.stream = stream;
+  }
+
+  /** Device address of the first byte; 256-byte aligned. */
+  public long address() {
+    checkOpen();
+    return address;
+  }
+
+  /** Size asked for, in bytes (the block behind it may be larger). */
+  public long size() {
+    return size;
+  }
+
+  /** The stream the buffer was allocated on; its free is ordered on this stream. */
+  public CudaStream stream() {
+    return stream;
+  }
+
+  /** A JCuda pointer to the first byte, for driver calls. */
+  public CUdeviceptr pointer() {
+    return Pointers.device(address());
+  }
+
+  @Override
+  protected void release() {
+    pool.free(address, stream);
+  }
+
+  @Override
+  public String toString() {
+    return String.format("DeviceBuffer[0x%x, %,d bytes]", address, size);
+  }
+}

@@ -1,0 +1,212 @@
+package dev.gpudf.columnar.cuda;
+
+import static dev.gpudf.columnar.cuda.Cuda.check;
+
+import dev.gpudf.columnar.error.GpuOutOfMemoryException;
+import dev.gpudf.columnar.error.UserException;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+import jcuda.driver.CUresult;
+import jcuda.driver.JCudaDriver;
+
+/**
+ * The one source of device memory for a GPU: a stream-ordered sub-allocator over large chunks
+ * taken from the driver with {@code cuMemAlloc}, under a hard limit.
+ *
+ * <p>JCuda 12.0 has no binding for the driver's own stream-ordered pools ({@code cuMemPoolCreate},
+ * {@code cuMemAllocFromPoolAsync}), so the ordering is kept here: a freed block is recorded with
+ * an event on the stream that used it and becomes reusable only once that event has passed.
+ * Blocks are best-fit and coalesce with free neighbours of the same chunk. Chunks grow on demand
+ * up to the limit; fully free chunks go back to the driver when an allocation would otherwise
+ * fail. Allocation failure throws {@link GpuOutOfMemoryException} and leaves the pool usable.
+ *
+ * <p>The owner closes the pool; closing with live buffers frees the memory anyway and throws,
+ * naming each leaked buffer (with its allocation stack when {@code -Dgpudf.debug.allocations=true}).
+ */
+public final class DeviceMemoryPool implements AutoCloseable {
+  /** Every block starts on this boundary, enough for any vector load. */
+  public static final long ALIGNMENT = 256;
+  private static final boolean RECORD_STACKS = Boolean.getBoolean("gpudf.debug.allocations");
+
+  private final CudaDevice device;
+  private final long limit;
+  private final long chunkSize;
+  private final BlockAllocator blocks = new BlockAllocator(ALIGNMENT);
+  private final Map<Long, Live> live = new HashMap<>();
+  private final ArrayDeque<Pending> pending = new ArrayDeque<>();
+  private final ArrayDeque<CudaEvent> idleEvents = new ArrayDeque<>();
+  private long allocated;
+  private long peak;
+  private long allocationCount;
+  private boolean closed;
+
+  private record Live(long size, Throwable stack) {}
+
+  private record Pending(long address, long size, CudaEvent event) {}
+
+  /** Statistics of one pool, in bytes unless named otherwise. */
+  public record Stats(long allocated, long peak, long reserved, long limit, long allocationCount, int liveBuffers) {}
+
+  /**
+   * A pool on {@code device} that never holds more than {@code limit} bytes, growing in chunks of
+   * {@code chunkSize} (a larger request gets a chunk of its own size).
+   */
+  public DeviceMemoryPool(CudaDevice device, long limit, long chunkSize) {
+    if (limit <= 0 || chunkSize <= 0) {
+      throw new UserException("pool limit and chunk size must be positive: " + limit + ", " + chunkSize);
+    }
+    this.device = device;
+    this.limit = limit;
+    this.chunkSize = blocks.round(chunkSize);
+  }
+
+  /**
+   * Allocates {@code size} bytes for use on {@code stream}. The caller owns the buffer and must
+   * close it. Throws {@link GpuOutOfMemoryException} when neither the limit nor the device allow it.
+   */
+  public synchronized DeviceBuffer allocate(long size, CudaStream stream) {
+    if (closed) {
+      throw new IllegalStateException("device memory pool is closed");
+    }
+    if (size < 0) {
+      throw new UserException("negative allocation size " + size);
+    }
+    long rounded = blocks.round(size);
+    device.makeCurrent();
+    reclaimFinished(false);
+    Long free = blocks.take(rounded);
+    long address = free != null ? free : grow(rounded, size);
+    live.put(address, new Live(rounded, RECORD_STACKS ? new Throwable("allocated here") : null));
+    allocated += rounded;
+    peak = Math.max(peak, allocated);
+    allocationCount++;
+    // the buffer keeps its stream alive: its free is ordered on that stream
+    stream.retain();
+    return new DeviceBuffer(this, address, size, stream);
+  }
+
+  synchronized void free(long address, CudaStream stream) {
+    Live l = live.remove(address);
+    if (l == null) {
+      throw new IllegalStateException(String.format("free of unknown device address 0x%x", address));
+    }
+    allocated -= l.size;
+    try {
+      if (closed) {
+        return;
+      }
+      device.makeCurrent();
+      CudaEvent event = idleEvents.isEmpty() ? new CudaEvent(device, false) : idleEvents.pop();
+      event.record(stream);
+      pending.add(new Pending(address, l.size, event));
+    } finally {
+      stream.close();
+    }
+    // keep the pending list short without blocking: most frees are long finished by the next call
+    if (pending.size() > 64) {
+      reclaimFinished(false);
+    }
+  }
+
+  /** Statistics at this moment. */
+  public synchronized Stats stats() {
+    return new Stats(allocated, peak, blocks.reserved(), limit, allocationCount, live.size());
+  }
+
+  public long limit() {
+    return limit;
+  }
+
+  private long grow(long rounded, long requested) {
+    // Stage 1: a new chunk within the limit. Stage 2: wait for pending frees, retry the free
+    // list, give empty chunks back, then a chunk of the exact size. Then a typed, retryable error.
+    for (int stage = 1; stage <= 2; stage++) {
+      if (stage == 2) {
+        reclaimFinished(true);
+        Long address = blocks.take(rounded);
+        if (address != null) {
+          return address;
+        }
+        for (long[] chunk : blocks.removeEmptyChunks()) {
+          check(JCudaDriver.cuMemFree(Pointers.device(chunk[0])), "cuMemFree");
+        }
+      }
+      long room = limit - blocks.reserved();
+      if (rounded > room) {
+        continue;
+      }
+      long want = stage == 1 ? Math.min(Math.max(rounded, chunkSize), room) : rounded;
+      Pointers.DeviceOut out = new Pointers.DeviceOut();
+      int rc = JCudaDriver.cuMemAlloc(out, want);
+      if (rc == CUresult.CUDA_SUCCESS) {
+        blocks.addChunk(out.address(), want);
+        return blocks.take(rounded);
+      }
+      if (rc != CUresult.CUDA_ERROR_OUT_OF_MEMORY) {
+        check(rc, "cuMemAlloc");
+      }
+    }
+    if (rounded > limit - blocks.reserved()) {
+      throw new GpuOutOfMemoryException(requested, allocated, limit,
+          "pool limit reached, " + blocks.reserved() + " bytes reserved in " + blocks.chunkCount() + " chunk(s)");
+    }
+    throw new GpuOutOfMemoryException(requested, allocated, limit,
+        "the device itself is out of memory: " + device.memoryInfo()[0] + " bytes free");
+  }
+
+  private void reclaimFinished(boolean wait) {
+    for (Iterator<Pending> it = pending.iterator(); it.hasNext(); ) {
+      Pending p = it.next();
+      if (wait) {
+        p.event.synchronize();
+      } else if (!p.event.isDone()) {
+        continue;
+      }
+      it.remove();
+      idleEvents.push(p.event);
+      blocks.give(p.address, p.size);
+    }
+  }
+
+  /** Frees every chunk; throws, listing them, if buffers are still live. */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      throw new IllegalStateException("device memory pool closed twice");
+    }
+    closed = true;
+    device.synchronize();
+    for (Pending p : pending) {
+      idleEvents.push(p.event);
+    }
+    pending.clear();
+    for (CudaEvent e : idleEvents) {
+      e.close();
+    }
+    idleEvents.clear();
+    for (long[] chunk : blocks.removeAllChunks()) {
+      check(JCudaDriver.cuMemFree(Pointers.device(chunk[0])), "cuMemFree");
+    }
+    if (!live.isEmpty()) {
+      StringBuilder sb = new StringBuilder();
+      long bytes = 0;
+      for (Map.Entry<Long, Live> e : live.entrySet()) {
+        bytes += e.getValue().size;
+        sb.append(String.format("%n  0x%x (%,d bytes)", e.getKey(), e.getValue().size));
+        if (e.getValue().stack != null) {
+          for (StackTraceElement s : e.getValue().stack.getStackTrace()) {
+            sb.append("\n      at ").append(s);
+          }
+        }
+      }
+      int n = live.size();
+      live.clear();
+      allocated = 0;
+      throw new IllegalStateException(String.format(
+          "device memory leaked: %d buffer(s), %,d bytes still allocated when the pool closed%s%s",
+          n, bytes, sb, RECORD_STACKS ? "" : "\n  (run with -Dgpudf.debug.allocations=true for allocation stacks)"));
+    }
+  }
+}

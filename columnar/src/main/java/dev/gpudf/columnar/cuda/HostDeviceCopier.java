@@ -1,0 +1,112 @@
+package dev.gpudf.columnar.cuda;
+
+import static dev.gpudf.columnar.cuda.Cuda.check;
+
+import jcuda.driver.JCudaDriver;
+import org.apache.arrow.memory.util.MemoryUtil;
+
+/**
+ * Copies between host and device memory on a stream, always by DMA from page-locked memory:
+ * pinned host memory directly, pageable memory through two pinned staging slots used in turn,
+ * so the host copy into one slot overlaps the DMA out of the other.
+ *
+ * <p>Direct (pinned) copies are asynchronous: the caller keeps the host memory alive and
+ * synchronises the stream before reading it. Staged copies return once the host memory may be
+ * reused (to device) or holds the data (to host). Owned by {@link Gpu}, which closes it.
+ */
+public final class HostDeviceCopier implements AutoCloseable {
+  /** Size of each staging slot: large enough that per-chunk overhead is small against the DMA. */
+  public static final long SLOT_BYTES = 8L << 20;
+
+  private final CudaDevice device;
+  private final long[] slots = new long[2];
+  private final CudaEvent[] slotFree = new CudaEvent[2];
+
+  HostDeviceCopier(CudaDevice device) {
+    this.device = device;
+    device.makeCurrent();
+    for (int i = 0; i < 2; i++) {
+      Pointers.HostOut out = new Pointers.HostOut();
+      check(JCudaDriver.cuMemHostAlloc(out, SLOT_BYTES, JCudaDriver.CU_MEMHOSTALLOC_PORTABLE), "cuMemHostAlloc");
+      slots[i] = out.address();
+      slotFree[i] = new CudaEvent(device, false);
+    }
+  }
+
+  /** Copies {@code bytes} from host {@code src} to device {@code dst}; see the class note on timing. */
+  public void toDevice(long src, boolean srcPinned, long dst, long bytes, CudaStream stream) {
+    if (bytes == 0) {
+      return;
+    }
+    device.makeCurrent();
+    if (srcPinned) {
+      check(JCudaDriver.cuMemcpyHtoDAsync(Pointers.device(dst), Pointers.host(src), bytes, stream.handle()),
+          "cuMemcpyHtoDAsync");
+      return;
+    }
+    synchronized (this) {
+      boolean[] used = new boolean[2];
+      for (long off = 0, i = 0; off < bytes; off += SLOT_BYTES, i++) {
+        int s = (int) (i & 1);
+        long n = Math.min(SLOT_BYTES, bytes - off);
+        if (used[s]) {
+          slotFree[s].synchronize();
+        }
+        MemoryUtil.copyMemory(src + off, slots[s], n);
+        check(JCudaDriver.cuMemcpyHtoDAsync(Pointers.device(dst + off), Pointers.host(slots[s]), n, stream.handle()),
+            "cuMemcpyHtoDAsync");
+        slotFree[s].record(stream);
+        used[s] = true;
+      }
+      for (int s = 0; s < 2; s++) {
+        if (used[s]) {
+          slotFree[s].synchronize();
+        }
+      }
+    }
+  }
+
+  /** Copies {@code bytes} from device {@code src} to host {@code dst}; see the class note on timing. */
+  public void toHost(long src, long dst, boolean dstPinned, long bytes, CudaStream stream) {
+    if (bytes == 0) {
+      return;
+    }
+    device.makeCurrent();
+    if (dstPinned) {
+      check(JCudaDriver.cuMemcpyDtoHAsync(Pointers.host(dst), Pointers.device(src), bytes, stream.handle()),
+          "cuMemcpyDtoHAsync");
+      return;
+    }
+    synchronized (this) {
+      long chunks = (bytes + SLOT_BYTES - 1) / SLOT_BYTES;
+      // DMA of chunk i runs while the host drains chunk i-1 out of the other slot
+      for (long i = 0; i <= chunks; i++) {
+        if (i < chunks) {
+          int s = (int) (i & 1);
+          long off = i * SLOT_BYTES;
+          long n = Math.min(SLOT_BYTES, bytes - off);
+          check(JCudaDriver.cuMemcpyDtoHAsync(Pointers.host(slots[s]), Pointers.device(src + off), n, stream.handle()),
+              "cuMemcpyDtoHAsync");
+          slotFree[s].record(stream);
+        }
+        if (i > 0) {
+          long j = i - 1;
+          int s = (int) (j & 1);
+          long off = j * SLOT_BYTES;
+          slotFree[s].synchronize();
+          MemoryUtil.copyMemory(slots[s], dst + off, Math.min(SLOT_BYTES, bytes - off));
+        }
+      }
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    device.makeCurrent();
+    for (int i = 0; i < 2; i++) {
+      slotFree[i].synchronize();
+      slotFree[i].close();
+      check(JCudaDriver.cuMemFreeHost(Pointers.host(slots[i])), "cuMemFreeHost");
+    }
+  }
+}
