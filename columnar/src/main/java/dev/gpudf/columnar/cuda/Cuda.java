@@ -67,7 +67,10 @@ public final class Cuda {
       return new Availability(true, "ok", count[0], version[0]);
     } catch (LinkageError e) {
       // JCuda's native library links libcuda.so.1; on a host without the NVIDIA driver it fails to load.
-      return new Availability(false, "no CUDA driver (libcuda.so.1) could be loaded: " + e.getMessage(), 0, 0);
+      String m = String.valueOf(e.getMessage());
+      String why = m.contains("libcuda.so.1") ? "libcuda.so.1 is not installed (no NVIDIA driver on this host)"
+          : m.lines().findFirst().orElse(m);
+      return new Availability(false, "the CUDA driver could not be loaded: " + why, 0, 0);
     } catch (RuntimeException e) {
       return new Availability(false, "probing CUDA failed: " + e, 0, 0);
     }

@@ -1,0 +1,115 @@
+package dev.gpudf.columnar;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.gpudf.columnar.cuda.CudaDevice;
+import dev.gpudf.columnar.cuda.CudaStream;
+import dev.gpudf.columnar.cuda.DeviceBuffer;
+import dev.gpudf.columnar.cuda.DeviceMemoryPool;
+import dev.gpudf.columnar.error.GpuOutOfMemoryException;
+import dev.gpudf.columnar.error.UserException;
+import dev.gpudf.columnar.testing.RequiresGpu;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+@RequiresGpu
+class DeviceMemoryPoolTest {
+  private static final long MIB = 1L << 20;
+  private CudaDevice device;
+  private CudaStream stream;
+
+  @BeforeEach
+  void open() {
+    device = CudaDevice.open(0);
+    stream = new CudaStream(device);
+  }
+
+  @AfterEach
+  void close() {
+    stream.close();
+    device.close();
+  }
+
+  @Test
+  void beyondTheLimitIsTypedAndThePoolStaysUsable() {
+    try (DeviceMemoryPool pool = new DeviceMemoryPool(device, 64 * MIB, 16 * MIB)) {
+      DeviceBuffer kept = pool.allocate(40 * MIB, stream);
+      GpuOutOfMemoryException e = assertThrows(GpuOutOfMemoryException.class, () -> pool.allocate(100 * MIB, stream));
+      assertEquals(100 * MIB, e.requestedBytes());
+      assertEquals(40 * MIB, e.allocatedBytes());
+      assertEquals(64 * MIB, e.limitBytes());
+      assertThrows(GpuOutOfMemoryException.class, () -> pool.allocate(30 * MIB, stream));
+      try (DeviceBuffer next = pool.allocate(MIB, stream)) {
+        assertEquals(MIB, next.size());
+      }
+      kept.close();
+      // freed memory comes back: now 60 MiB fit where 30 did not
+      try (DeviceBuffer big = pool.allocate(60 * MIB, stream)) {
+        assertEquals(60 * MIB, big.size());
+      }
+      assertEquals(0, pool.stats().liveBuffers());
+    }
+  }
+
+  @Test
+  void statisticsTrackAllocatedPeakAndCount() {
+    try (DeviceMemoryPool pool = new DeviceMemoryPool(device, 256 * MIB, 64 * MIB)) {
+      List<DeviceBuffer> bufs = new ArrayList<>();
+      for (int i = 0; i < 10; i++) {
+        bufs.add(pool.allocate(MIB + i, stream));
+      }
+      DeviceMemoryPool.Stats s = pool.stats();
+      assertEquals(10, s.allocationCount());
+      assertEquals(10, s.liveBuffers());
+      assertTrue(s.allocated() >= 10 * MIB && s.allocated() < 11 * MIB, s.toString());
+      bufs.forEach(DeviceBuffer::close);
+      DeviceMemoryPool.Stats after = pool.stats();
+      assertEquals(0, after.allocated());
+      assertEquals(s.allocated(), after.peak());
+      assertEquals(64 * MIB, after.reserved());
+    }
+  }
+
+  @Test
+  void blocksAreAlignedAndDisjoint() {
+    try (DeviceMemoryPool pool = new DeviceMemoryPool(device, 64 * MIB, 64 * MIB)) {
+      List<DeviceBuffer> bufs = new ArrayList<>();
+      for (int size : new int[] {0, 1, 255, 256, 257, 4096, 1 << 20}) {
+        bufs.add(pool.allocate(size, stream));
+      }
+      bufs.sort((a, b) -> Long.compare(a.address(), b.address()));
+      for (int i = 0; i < bufs.size(); i++) {
+        assertEquals(0, bufs.get(i).address() % DeviceMemoryPool.ALIGNMENT);
+        if (i > 0) {
+          assertTrue(bufs.get(i - 1).address() + bufs.get(i - 1).size() <= bufs.get(i).address());
+        }
+      }
+      bufs.forEach(DeviceBuffer::close);
+    }
+  }
+
+  @Test
+  void closingWithLiveBuffersReportsTheLeak() {
+    DeviceMemoryPool pool = new DeviceMemoryPool(device, 64 * MIB, 16 * MIB);
+    DeviceBuffer leaked = pool.allocate(3 * MIB, stream);
+    IllegalStateException e = assertThrows(IllegalStateException.class, pool::close);
+    assertTrue(e.getMessage().contains("leaked") && e.getMessage().contains("3,145,728"), e.getMessage());
+    assertTrue(e.getMessage().contains("DeviceMemoryPoolTest"), "allocation stack missing: " + e.getMessage());
+    assertThrows(IllegalStateException.class, leaked::close); // the pool already reclaimed it
+  }
+
+  @Test
+  void doubleCloseAndBadSizesThrow() {
+    try (DeviceMemoryPool pool = new DeviceMemoryPool(device, 64 * MIB, 16 * MIB)) {
+      DeviceBuffer b = pool.allocate(10, stream);
+      b.close();
+      assertThrows(IllegalStateException.class, b::close);
+      assertThrows(UserException.class, () -> pool.allocate(-1, stream));
+    }
+  }
+}

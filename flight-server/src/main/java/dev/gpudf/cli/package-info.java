@@ -1,0 +1,2 @@
+/** The {@code gpudf} command line (picocli). */
+package dev.gpudf.cli;

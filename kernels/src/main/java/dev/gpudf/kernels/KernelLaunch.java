@@ -1,0 +1,60 @@
+package dev.gpudf.kernels;
+
+import static dev.gpudf.columnar.cuda.Cuda.check;
+
+import dev.gpudf.columnar.cuda.CudaDevice;
+import dev.gpudf.columnar.cuda.CudaStream;
+import dev.gpudf.columnar.cuda.DeviceBuffer;
+import jcuda.Pointer;
+import jcuda.driver.JCudaDriver;
+
+/**
+ * Launches a {@code *_kernel} entry point with grid-stride sizing and checks the launch. With
+ * {@code -Dgpudf.debug.syncLaunches=true} every launch is followed by a stream synchronise, so
+ * an asynchronous fault is reported at the kernel that caused it.
+ */
+public final class KernelLaunch {
+  /** Threads per block for the grid-stride kernels. */
+  public static final int BLOCK = 256;
+  private static final boolean SYNC = Boolean.getBoolean("gpudf.debug.syncLaunches");
+
+  private KernelLaunch() {}
+
+  /** Blocks for {@code work} items: enough to fill the device, never more than the work needs. */
+  public static int gridFor(CudaDevice device, long work) {
+    long needed = Math.max(1, (work + BLOCK - 1) / BLOCK);
+    return (int) Math.min(needed, device.multiprocessors() * 8L);
+  }
+
+  /**
+   * Launches {@code kernel} on {@code stream}. Arguments: {@link DeviceBuffer} (passed as its
+   * address), {@link Long}, {@link Integer}, {@link Double}, {@link Float}.
+   */
+  public static void launch(String kernel, int grid, CudaStream stream, Object... args) {
+    CudaDevice device = stream.device();
+    KernelModule module = KernelModule.on(device);
+    Pointer[] params = new Pointer[args.length];
+    for (int i = 0; i < args.length; i++) {
+      Object a = args[i];
+      if (a instanceof DeviceBuffer b) {
+        params[i] = Pointer.to(new long[] {b.address()});
+      } else if (a instanceof Long l) {
+        params[i] = Pointer.to(new long[] {l});
+      } else if (a instanceof Integer n) {
+        params[i] = Pointer.to(new int[] {n});
+      } else if (a instanceof Double d) {
+        params[i] = Pointer.to(new double[] {d});
+      } else if (a instanceof Float f) {
+        params[i] = Pointer.to(new float[] {f});
+      } else {
+        throw new IllegalArgumentException("unsupported kernel argument " + a);
+      }
+    }
+    device.makeCurrent();
+    check(JCudaDriver.cuLaunchKernel(module.function(kernel), grid, 1, 1, BLOCK, 1, 1, 0, stream.handle(),
+        Pointer.to(params), null), "cuLaunchKernel(" + kernel + ")");
+    if (SYNC) {
+      stream.synchronize();
+    }
+  }
+}

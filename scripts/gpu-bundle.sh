@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Builds the project and packs it, with its test classes and the JUnit console launcher, into
+# .gpu-bundle/ for a GPU host that has a CUDA driver but no JDK, no Maven and no network.
+#   scripts/gpu-bundle.sh            (then, on the GPU host, from the repository root:)
+#   bash .gpu-bundle/run org.junit.platform.console.ConsoleLauncher execute --scan-classpath --include-tag gpu
+#   bash .gpu-bundle/run dev.gpudf.bench.TransferBenchmark
+# GPUDF_SHARED points at the shared/ folder holding gpu-bundle/pack.sh (default ../shared).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SHARED=${GPUDF_SHARED:-../shared}
+JUNIT_CONSOLE=org.junit.platform:junit-platform-console-standalone:1.14.1
+mvn -q -B -DskipTests install -DskipTests
+mvn -q -B dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/cp.txt \
+  -pl columnar,kernels,flight-server,benchmarks
+mvn -q -B dependency:copy -Dartifact=$JUNIT_CONSOLE -DoutputDirectory=target/junit
+cp=$(for f in */target/cp.txt; do cat "$f"; echo; done | tr ':' '\n' | grep -v -E '/(gpudf-[a-z-]+|junit-[a-z-]+|opentest4j|apiguardian-api)-[^/]*\.jar$' | sort -u | paste -sd:)
+for m in columnar kernels flight-server benchmarks; do
+  cp="$m/target/classes:$cp"
+  [ -d "$m/target/test-classes" ] && cp="$m/target/test-classes:$cp"
+done
+cp="$cp:$(ls target/junit/*.jar)"
+rm -rf .gpu-bundle
+bash "$SHARED/gpu-bundle/pack.sh" .gpu-bundle "$cp"
+du -sh .gpu-bundle

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Runs on the GPU host from the repository root, after scripts/gpu-bundle.sh packed .gpu-bundle:
+# the gpu-tagged tests, `gpudf info`, the transfer benchmark and its PyTorch peer, each output
+# saved under $OUT (or ./gpu-out). Usage: bash scripts/gpu-run.sh [tests|bench|all]
+set -uo pipefail
+what=${1:-all}
+OUT=${OUT:-gpu-out}
+mkdir -p "$OUT"
+export JAVA_OPTS="${JAVA_OPTS:--Xmx24g}"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$OUT/device.txt"
+rc=0
+if [ "$what" = tests ] || [ "$what" = all ]; then
+  bash .gpu-bundle/run org.junit.platform.console.ConsoleLauncher execute --scan-classpath --include-tag gpu \
+    --disable-banner --details=tree -J-Dgpudf.debug.allocations=true 2>&1 | tee "$OUT/gpu-tests.txt"
+  rc=${PIPESTATUS[0]}
+fi
+if [ "$what" = bench ] || [ "$what" = all ]; then
+  bash .gpu-bundle/run dev.gpudf.cli.GpudfCli info 2>&1 | tee "$OUT/info.txt"
+  { bash .gpu-bundle/run dev.gpudf.bench.TransferBenchmark 5; python3 benchmarks/peer_transfer.py; } 2>&1 | tee "$OUT/transfer.txt"
+fi
+exit $rc
