@@ -6,12 +6,12 @@ set -uo pipefail
 what=${1:-all}
 OUT=${OUT:-gpu-out}
 mkdir -p "$OUT"
-export JAVA_OPTS="${JAVA_OPTS:--Xmx24g}"
+export JAVA_OPTS="${JAVA_OPTS:--Xmx24g --sun-misc-unsafe-memory-access=allow}"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$OUT/device.txt"
 rc=0
 if [ "$what" = tests ] || [ "$what" = all ]; then
-  bash .gpu-bundle/run org.junit.platform.console.ConsoleLauncher execute --scan-classpath --include-tag gpu \
-    --disable-banner --details=tree -J-Dgpudf.debug.allocations=true 2>&1 | tee "$OUT/gpu-tests.txt"
+  JAVA_OPTS="$JAVA_OPTS -Dgpudf.debug.allocations=true" bash .gpu-bundle/run org.junit.platform.console.ConsoleLauncher \
+    execute --scan-classpath --include-tag gpu --disable-banner --details=tree 2>&1 | tee "$OUT/gpu-tests.txt"
   rc=${PIPESTATUS[0]}
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then

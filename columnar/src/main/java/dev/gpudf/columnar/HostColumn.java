@@ -12,7 +12,12 @@ public final class HostColumn extends Column {
 
   /** Takes ownership of {@code vector}, whose field type must be one {@link ArrowTypes} accepts. */
   public HostColumn(FieldVector vector) {
-    super(ArrowTypes.fromArrow(vector.getField()), vector.getValueCount(), vector.getNullCount());
+    this(vector, HostBitmaps.nullCount(vector));
+  }
+
+  /** As {@link #HostColumn(FieldVector)}, with the null count already known. */
+  HostColumn(FieldVector vector, int nullCount) {
+    super(ArrowTypes.fromArrow(vector.getField()), vector.getValueCount(), nullCount);
     this.vector = vector;
   }
 

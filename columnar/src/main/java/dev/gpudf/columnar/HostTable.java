@@ -38,7 +38,8 @@ public final class HostTable extends Table<HostColumn> {
     List<HostColumn> columns = new ArrayList<>();
     try {
       for (FieldVector v : root.getFieldVectors()) {
-        columns.add(new HostColumn(share(v)));
+        int nulls = HostBitmaps.nullCount(v);
+        columns.add(new HostColumn(share(v, nulls), nulls));
         names.add(v.getName());
       }
     } catch (RuntimeException e) {
@@ -53,15 +54,15 @@ public final class HostTable extends Table<HostColumn> {
   public VectorSchemaRoot toArrow(BufferAllocator allocator) {
     List<FieldVector> vectors = new ArrayList<>();
     for (HostColumn c : columns()) {
-      vectors.add(share(c.vector()));
+      vectors.add(share(c.vector(), c.nullCount()));
     }
     return new VectorSchemaRoot(vectors);
   }
 
   // A new vector over the same buffers, accounted to the source's allocator.
-  private static FieldVector share(FieldVector source) {
+  private static FieldVector share(FieldVector source, int nullCount) {
     FieldVector copy = source.getField().createVector(source.getAllocator());
-    copy.loadFieldBuffers(new ArrowFieldNode(source.getValueCount(), source.getNullCount()), source.getFieldBuffers());
+    copy.loadFieldBuffers(new ArrowFieldNode(source.getValueCount(), nullCount), source.getFieldBuffers());
     return copy;
   }
 }

@@ -8,11 +8,10 @@ import dev.gpudf.columnar.cuda.Gpu;
 import dev.gpudf.columnar.cuda.Pointers;
 import dev.gpudf.columnar.error.UserException;
 import jcuda.driver.JCudaDriver;
-import org.apache.arrow.memory.ArrowBuf;
 
 /**
- * Operations on Arrow validity bitmaps (LSB-first, 1 = valid), on the device and, with the same
- * contract, on the host. Null counts of kernel outputs come from here.
+ * Operations on Arrow validity bitmaps (LSB-first, 1 = valid) on the device; null counts of
+ * kernel outputs come from here. The CPU twin is {@link dev.gpudf.columnar.HostBitmaps}.
  */
 public final class Bitmaps {
   private Bitmaps() {}
@@ -32,20 +31,6 @@ public final class Bitmaps {
       check(JCudaDriver.cuMemcpyDtoH(jcuda.Pointer.to(result), Pointers.device(out.address()), 8), "cuMemcpyDtoH");
       return result[0];
     }
-  }
-
-  /** The CPU twin of {@link #countSet(Gpu, DeviceBuffer, long, CudaStream)}. */
-  public static long countSet(ArrowBuf bitmap, long bits) {
-    checkBits(bitmap.capacity(), bits);
-    long count = 0;
-    long words = bits / 64;
-    for (long w = 0; w < words; w++) {
-      count += Long.bitCount(bitmap.getLong(8 * w));
-    }
-    for (long i = words * 64; i < bits; i++) {
-      count += (bitmap.getByte(i >>> 3) >>> (i & 7)) & 1;
-    }
-    return count;
   }
 
   private static void checkBits(long bytes, long bits) {

@@ -2,6 +2,7 @@ package dev.gpudf.columnar.cuda;
 
 import static dev.gpudf.columnar.cuda.Cuda.check;
 
+import java.util.stream.IntStream;
 import jcuda.driver.JCudaDriver;
 import org.apache.arrow.memory.util.MemoryUtil;
 
@@ -16,7 +17,9 @@ import org.apache.arrow.memory.util.MemoryUtil;
  */
 public final class HostDeviceCopier implements AutoCloseable {
   /** Size of each staging slot: large enough that per-chunk overhead is small against the DMA. */
-  public static final long SLOT_BYTES = 8L << 20;
+  public static final long SLOT_BYTES = 32L << 20;
+  /** Pieces each slot's host copy is split into, copied by parallel threads. */
+  private static final int COPY_PARTS = Math.min(8, Runtime.getRuntime().availableProcessors());
 
   private final CudaDevice device;
   private final long[] slots = new long[2];
@@ -52,7 +55,7 @@ public final class HostDeviceCopier implements AutoCloseable {
         if (used[s]) {
           slotFree[s].synchronize();
         }
-        MemoryUtil.copyMemory(src + off, slots[s], n);
+        hostCopy(src + off, slots[s], n);
         check(JCudaDriver.cuMemcpyHtoDAsync(Pointers.device(dst + off), Pointers.host(slots[s]), n, stream.handle()),
             "cuMemcpyHtoDAsync");
         slotFree[s].record(stream);
@@ -94,10 +97,26 @@ public final class HostDeviceCopier implements AutoCloseable {
           int s = (int) (j & 1);
           long off = j * SLOT_BYTES;
           slotFree[s].synchronize();
-          MemoryUtil.copyMemory(slots[s], dst + off, Math.min(SLOT_BYTES, bytes - off));
+          hostCopy(slots[s], dst + off, Math.min(SLOT_BYTES, bytes - off));
         }
       }
     }
+  }
+
+  // One thread copies well under the DMA rate, and first touches of fresh pageable memory fault
+  // page by page; several threads overlap both.
+  private static void hostCopy(long src, long dst, long n) {
+    if (n < (4L << 20) || COPY_PARTS == 1) {
+      MemoryUtil.copyMemory(src, dst, n);
+      return;
+    }
+    long part = (n + COPY_PARTS - 1) / COPY_PARTS;
+    IntStream.range(0, COPY_PARTS).parallel().forEach(p -> {
+      long off = p * part;
+      if (off < n) {
+        MemoryUtil.copyMemory(src + off, dst + off, Math.min(part, n - off));
+      }
+    });
   }
 
   @Override
