@@ -1,7 +1,12 @@
 package dev.gpudf.columnar;
 
 import dev.gpudf.columnar.error.NotSupportedException;
+import dev.gpudf.columnar.error.UserException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.stream.Collectors;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.DateUnit;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.pojo.ArrowType;
@@ -62,6 +67,22 @@ public final class ArrowTypes {
           + " precision 38, Date(DAY), Timestamp, Utf8)");
     }
     return d;
+  }
+
+  /**
+   * The gpudf types of {@code root}'s columns, after checking that every column is supported and
+   * as long as the batch; throws naming the first offending column.
+   */
+  public static List<DataType> checkBatch(VectorSchemaRoot root) {
+    List<DataType> types = new ArrayList<>();
+    for (FieldVector v : root.getFieldVectors()) {
+      types.add(fromArrow(v.getField()));
+      if (v.getValueCount() != root.getRowCount()) {
+        throw new UserException("column '" + v.getName() + "' has " + v.getValueCount()
+            + " values but the batch has " + root.getRowCount() + " rows");
+      }
+    }
+    return types;
   }
 
   /** The Arrow type for a gpudf type. */

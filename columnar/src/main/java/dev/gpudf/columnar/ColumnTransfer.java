@@ -21,15 +21,16 @@ import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
 final class ColumnTransfer {
   private ColumnTransfer() {}
 
-  /** Queues the copy of {@code column} to the device; the host buffers must live until the stream syncs. */
-  static DeviceColumn toDevice(Gpu gpu, HostColumn column, CudaStream stream) {
-    FieldVector v = column.vector();
-    DataType type = column.type();
-    int n = column.rowCount();
+  /**
+   * Queues the copy of vector {@code v} (of gpudf type {@code type}, with {@code nullCount} nulls)
+   * to the device; its buffers must live until the stream syncs.
+   */
+  static DeviceColumn toDevice(Gpu gpu, FieldVector v, DataType type, int nullCount, CudaStream stream) {
+    int n = v.getValueCount();
     List<DeviceBuffer> owned = new ArrayList<>(3);
     try {
       DeviceBuffer validity = null;
-      if (column.nullCount() > 0) {
+      if (nullCount > 0) {
         validity = upload(gpu, v, v.getValidityBuffer(), 0, DeviceColumn.bitmapBytes(n), stream, owned);
       }
       DeviceBuffer offsets = null;
@@ -71,7 +72,7 @@ final class ColumnTransfer {
       } else {
         data = upload(gpu, v, v.getDataBuffer(), 0, (long) n * type.byteWidth(), stream, owned);
       }
-      return new DeviceColumn(type, n, column.nullCount(), data, offsets, validity);
+      return new DeviceColumn(type, n, nullCount, data, offsets, validity);
     } catch (RuntimeException e) {
       owned.forEach(DeviceBuffer::close);
       throw e;

@@ -20,13 +20,26 @@ public final class DeviceTable extends Table<DeviceColumn> {
 
   /**
    * Copies {@code root} to the device on {@code stream}; returns once the copy is complete, so the
-   * caller may close {@code root} at once. The caller owns the result. Unsupported types fail
-   * before any device memory is taken.
+   * caller may close {@code root} at once. The caller owns the result. Unsupported types and
+   * inconsistent lengths fail before any device memory is taken.
    */
   public static DeviceTable fromArrow(Gpu gpu, VectorSchemaRoot root, CudaStream stream) {
-    try (HostTable host = HostTable.fromArrow(root)) {
-      return fromHost(gpu, host, stream);
+    List<DataType> types = ArrowTypes.checkBatch(root);
+    List<FieldVector> vectors = root.getFieldVectors();
+    List<String> names = new ArrayList<>();
+    List<DeviceColumn> columns = new ArrayList<>();
+    try {
+      for (int i = 0; i < vectors.size(); i++) {
+        FieldVector v = vectors.get(i);
+        names.add(v.getName());
+        columns.add(ColumnTransfer.toDevice(gpu, v, types.get(i), HostBitmaps.nullCount(v), stream));
+      }
+      stream.synchronize();
+    } catch (RuntimeException e) {
+      columns.forEach(DeviceColumn::close);
+      throw e;
     }
+    return new DeviceTable(gpu, names, columns, root.getRowCount());
   }
 
   /** Copies {@code host} to the device; see {@link #fromArrow}. */
@@ -34,7 +47,8 @@ public final class DeviceTable extends Table<DeviceColumn> {
     List<DeviceColumn> columns = new ArrayList<>();
     try {
       for (int i = 0; i < host.columnCount(); i++) {
-        columns.add(ColumnTransfer.toDevice(gpu, host.column(i), stream));
+        HostColumn c = host.column(i);
+        columns.add(ColumnTransfer.toDevice(gpu, c.vector(), c.type(), c.nullCount(), stream));
       }
       stream.synchronize();
     } catch (RuntimeException e) {

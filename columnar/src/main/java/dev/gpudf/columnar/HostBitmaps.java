@@ -2,6 +2,7 @@ package dev.gpudf.columnar;
 
 import dev.gpudf.columnar.error.UserException;
 import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.util.MemoryUtil;
 
 /**
  * Arrow validity bitmaps (LSB-first, 1 = valid) on the host. Counting reads 64-bit words, several
@@ -18,8 +19,10 @@ public final class HostBitmaps {
     }
     long count = 0;
     long words = bits / 64;
+    long base = bitmap.memoryAddress();
+    // bounds were checked above; ArrowBuf.getLong would check every word again
     for (long w = 0; w < words; w++) {
-      count += Long.bitCount(bitmap.getLong(8 * w));
+      count += Long.bitCount(MemoryUtil.getLong(base + 8 * w));
     }
     for (long i = words * 64; i < bits; i++) {
       count += (bitmap.getByte(i >>> 3) >>> (i & 7)) & 1;

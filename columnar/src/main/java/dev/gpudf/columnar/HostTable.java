@@ -1,6 +1,5 @@
 package dev.gpudf.columnar;
 
-import dev.gpudf.columnar.error.UserException;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
@@ -27,13 +26,7 @@ public final class HostTable extends Table<HostColumn> {
    */
   public static HostTable fromArrow(VectorSchemaRoot root) {
     int rows = root.getRowCount();
-    for (FieldVector v : root.getFieldVectors()) {
-      ArrowTypes.fromArrow(v.getField());
-      if (v.getValueCount() != rows) {
-        throw new UserException("column '" + v.getName() + "' has " + v.getValueCount()
-            + " values but the batch has " + rows + " rows");
-      }
-    }
+    ArrowTypes.checkBatch(root);
     List<String> names = new ArrayList<>();
     List<HostColumn> columns = new ArrayList<>();
     try {

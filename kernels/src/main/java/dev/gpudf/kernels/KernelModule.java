@@ -14,19 +14,19 @@ import jcuda.driver.CUmodule;
 import jcuda.driver.JCudaDriver;
 
 /**
- * The fatbin that nvcc built from {@code src/main/cuda} at build time, loaded once per device
- * into its primary context, and its {@code *_kernel} entry points looked up by name. Modules
- * live as long as the process (they belong to the primary context, not to any query).
+ * The fatbin that nvcc built from {@code src/main/cuda} at build time, loaded once per open
+ * {@link CudaDevice} into its primary context, and its {@code *_kernel} entry points looked up by
+ * name. The device owns the module (as an attachment) and unloads it when it closes.
  */
-public final class KernelModule {
+public final class KernelModule implements AutoCloseable {
   private static final String RESOURCE = "/dev/gpudf/kernels/gpudf.fatbin";
   private static final byte[] FATBIN = readFatbin();
-  private static final Map<Integer, KernelModule> LOADED = new ConcurrentHashMap<>();
-
+  private final CudaDevice device;
   private final CUmodule module = new CUmodule();
   private final Map<String, CUfunction> functions = new ConcurrentHashMap<>();
 
   private KernelModule(CudaDevice device) {
+    this.device = device;
     device.makeCurrent();
     check(JCudaDriver.cuModuleLoadData(module, FATBIN), "cuModuleLoadData(gpudf.fatbin)");
   }
@@ -47,7 +47,7 @@ public final class KernelModule {
     if (!isBuilt()) {
       throw new NotSupportedException("GPU kernels are " + status());
     }
-    return LOADED.computeIfAbsent(device.ordinal(), o -> new KernelModule(device));
+    return device.attachment(KernelModule.class, () -> new KernelModule(device));
   }
 
   /** The entry point {@code name}; throws {@link InternalException} if the fatbin lacks it. */
@@ -57,6 +57,12 @@ public final class KernelModule {
       check(JCudaDriver.cuModuleGetFunction(f, module, n), "cuModuleGetFunction(" + n + ")");
       return f;
     });
+  }
+
+  @Override
+  public void close() {
+    device.makeCurrent();
+    check(JCudaDriver.cuModuleUnload(module), "cuModuleUnload");
   }
 
   private static byte[] readFatbin() {

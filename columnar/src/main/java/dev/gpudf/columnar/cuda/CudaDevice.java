@@ -3,8 +3,12 @@ package dev.gpudf.columnar.cuda;
 import static dev.gpudf.columnar.cuda.Cuda.check;
 
 import dev.gpudf.columnar.RefCounted;
+import dev.gpudf.columnar.error.InternalException;
 import dev.gpudf.columnar.error.UserException;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
 import jcuda.driver.CUdevice_attribute;
@@ -23,6 +27,7 @@ public final class CudaDevice extends RefCounted {
   private final int computeMajor;
   private final int computeMinor;
   private final int multiprocessors;
+  private final Map<Class<?>, AutoCloseable> attachments = new ConcurrentHashMap<>();
 
   private CudaDevice(int ordinal) {
     this.ordinal = ordinal;
@@ -101,9 +106,36 @@ public final class CudaDevice extends RefCounted {
     return multiprocessors;
   }
 
+  /**
+   * The per-context resource of type {@code type} (a loaded kernel module, say), created on first
+   * use. Resources live in the primary context, so they are closed, in no particular order,
+   * before this device releases it; a later {@link #open} loads them afresh.
+   */
+  public <T extends AutoCloseable> T attachment(Class<T> type, Supplier<T> create) {
+    checkOpen();
+    return type.cast(attachments.computeIfAbsent(type, t -> create.get()));
+  }
+
   @Override
   protected void release() {
+    makeCurrent();
+    RuntimeException first = null;
+    for (AutoCloseable a : attachments.values()) {
+      try {
+        a.close();
+      } catch (Exception e) {
+        if (first == null) {
+          first = new InternalException("closing " + a + " failed", e);
+        } else {
+          first.addSuppressed(e);
+        }
+      }
+    }
+    attachments.clear();
     check(JCudaDriver.cuDevicePrimaryCtxRelease(device), "cuDevicePrimaryCtxRelease");
+    if (first != null) {
+      throw first;
+    }
   }
 
   @Override
