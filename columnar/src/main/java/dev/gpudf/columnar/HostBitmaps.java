@@ -14,20 +14,41 @@ public final class HostBitmaps {
 
   /** Set bits among the first {@code bits} bits of {@code bitmap}. */
   public static long countSet(ArrowBuf bitmap, long bits) {
-    if (bits < 0 || (bits + 7) / 8 > bitmap.capacity()) {
-      throw new UserException("bitmap of " + bitmap.capacity() + " bytes cannot hold " + bits + " bits");
+    return countSet(bitmap, null, bits);
+  }
+
+  /** Positions among the first {@code bits} set in {@code a} and, unless null, in {@code b}. */
+  public static long countSet(ArrowBuf a, ArrowBuf b, long bits) {
+    checkBits(a, bits);
+    long aa = a.memoryAddress();
+    long ba = 0;
+    if (b != null) {
+      checkBits(b, bits);
+      ba = b.memoryAddress();
     }
     long count = 0;
     long words = bits / 64;
-    long base = bitmap.memoryAddress();
     // bounds were checked above; ArrowBuf.getLong would check every word again
     for (long w = 0; w < words; w++) {
-      count += Long.bitCount(MemoryUtil.getLong(base + 8 * w));
+      count += Long.bitCount(MemoryUtil.getLong(aa + 8 * w) & (b == null ? -1L : MemoryUtil.getLong(ba + 8 * w)));
     }
     for (long i = words * 64; i < bits; i++) {
-      count += (bitmap.getByte(i >>> 3) >>> (i & 7)) & 1;
+      if (isSet(aa, i) && (b == null || isSet(ba, i))) {
+        count++;
+      }
     }
     return count;
+  }
+
+  /** Bit {@code i} of the bitmap at native {@code address}; no bounds check. */
+  public static boolean isSet(long address, long i) {
+    return ((MemoryUtil.getByte(address + (i >>> 3)) >>> (i & 7)) & 1) != 0;
+  }
+
+  private static void checkBits(ArrowBuf bitmap, long bits) {
+    if (bits < 0 || (bits + 7) / 8 > bitmap.capacity()) {
+      throw new UserException("bitmap of " + bitmap.capacity() + " bytes cannot hold " + bits + " bits");
+    }
   }
 
   /** Null rows of an Arrow vector, counted from its validity bitmap. */

@@ -18,12 +18,23 @@ public final class Bitmaps {
 
   /** Set bits among the first {@code bits} of a device bitmap; waits for the result. */
   public static long countSet(Gpu gpu, DeviceBuffer bitmap, long bits, CudaStream stream) {
-    checkBits(bitmap.size(), bits);
+    return countSet(gpu, bitmap, null, bits, stream);
+  }
+
+  /**
+   * Positions among the first {@code bits} set in both {@code a} and, unless null, {@code b}
+   * (the valid trues of a BOOL column: data and validity); waits for the result.
+   */
+  public static long countSet(Gpu gpu, DeviceBuffer a, DeviceBuffer b, long bits, CudaStream stream) {
+    checkBits(a.size(), bits);
+    if (b != null) {
+      checkBits(b.size(), bits);
+    }
     try (DeviceBuffer out = gpu.allocate(8, stream)) {
       check(JCudaDriver.cuMemsetD8Async(out.pointer(), (byte) 0, 8, stream.handle()), "cuMemsetD8Async");
       if (bits > 0) {
         KernelLaunch.launch("bitmap_count_set_kernel", KernelLaunch.gridFor(stream.device(), bits / 32),
-            stream, bitmap, bits, out);
+            stream, a, b, bits, out);
       }
       // a Java array is pageable: copy synchronously, after the stream's work is done
       stream.synchronize();

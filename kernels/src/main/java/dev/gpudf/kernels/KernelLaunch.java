@@ -28,7 +28,7 @@ public final class KernelLaunch {
 
   /**
    * Launches {@code kernel} on {@code stream}. Arguments: {@link DeviceBuffer} (passed as its
-   * address), {@link Long}, {@link Integer}, {@link Double}, {@link Float}.
+   * address; null passes a null pointer), {@link Long}, {@link Integer}, {@link Double}, {@link Float}.
    */
   public static void launch(String kernel, int grid, CudaStream stream, Object... args) {
     CudaDevice device = stream.device();
@@ -36,7 +36,9 @@ public final class KernelLaunch {
     Pointer[] params = new Pointer[args.length];
     for (int i = 0; i < args.length; i++) {
       Object a = args[i];
-      if (a instanceof DeviceBuffer b) {
+      if (a == null) {
+        params[i] = Pointer.to(new long[] {0});
+      } else if (a instanceof DeviceBuffer b) {
         params[i] = Pointer.to(new long[] {b.address()});
       } else if (a instanceof Long l) {
         params[i] = Pointer.to(new long[] {l});
