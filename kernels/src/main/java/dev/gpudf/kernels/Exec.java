@@ -1,5 +1,6 @@
 package dev.gpudf.kernels;
 
+import dev.gpudf.columnar.cuda.Cuda;
 import dev.gpudf.columnar.cuda.CudaStream;
 import dev.gpudf.columnar.cuda.DeviceBuffer;
 import dev.gpudf.columnar.cuda.Gpu;
@@ -57,13 +58,54 @@ public final class Exec implements AutoCloseable {
     return gpu().allocate(bytes, stream());
   }
 
+  /** A device buffer of {@code bytes} zero bytes, on this query's stream; the caller owns it. */
+  public DeviceBuffer allocateZeroed(long bytes) {
+    DeviceBuffer b = allocate(bytes);
+    try {
+      zero(b, 0, bytes);
+    } catch (RuntimeException e) {
+      b.close();
+      throw e;
+    }
+    return b;
+  }
+
+  /** Queues the zeroing of {@code bytes} of {@code buffer} from {@code offset}. */
+  public void zero(DeviceBuffer buffer, long offset, long bytes) {
+    if (bytes > 0) {
+      Cuda.check(JCudaDriver.cuMemsetD8Async(Pointers.device(buffer.address() + offset), (byte) 0, bytes,
+          stream().handle()), "cuMemsetD8Async");
+    }
+  }
+
+  /** Queues a device-to-device copy of {@code bytes} on this query's stream. */
+  public void copy(DeviceBuffer dst, long dstOffset, DeviceBuffer src, long srcOffset, long bytes) {
+    if (bytes > 0) {
+      Cuda.check(JCudaDriver.cuMemcpyDtoDAsync(Pointers.device(dst.address() + dstOffset),
+          Pointers.device(src.address() + srcOffset), bytes, stream().handle()), "cuMemcpyDtoDAsync");
+    }
+  }
+
+  /** Waits for the query's queued work and reads the int at byte {@code offset} of {@code buffer}. */
+  public int readInt(DeviceBuffer buffer, long offset) {
+    int[] out = new int[1];
+    stream().synchronize();
+    Cuda.check(JCudaDriver.cuMemcpyDtoH(Pointer.to(out), Pointers.device(buffer.address() + offset), 4), "cuMemcpyDtoH");
+    return out[0];
+  }
+
   /** Waits for the query's queued work and reads the first {@code count} longs of {@code buffer}. */
   public long[] readLongs(DeviceBuffer buffer, int count) {
+    return readLongs(buffer, 0, count);
+  }
+
+  /** Waits for the query's queued work and reads {@code count} longs from byte {@code offset}. */
+  public long[] readLongs(DeviceBuffer buffer, long offset, int count) {
     long[] out = new long[count];
     if (count > 0) {
       // a Java array is pageable memory: copy synchronously, after the stream's work is done
       stream().synchronize();
-      dev.gpudf.columnar.cuda.Cuda.check(JCudaDriver.cuMemcpyDtoH(Pointer.to(out), Pointers.device(buffer.address()),
+      Cuda.check(JCudaDriver.cuMemcpyDtoH(Pointer.to(out), Pointers.device(buffer.address() + offset),
           8L * count), "cuMemcpyDtoH");
     }
     return out;

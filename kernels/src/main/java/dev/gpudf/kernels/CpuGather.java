@@ -1,0 +1,154 @@
+package dev.gpudf.kernels;
+
+import dev.gpudf.columnar.ArrowTypes;
+import dev.gpudf.columnar.DataType;
+import dev.gpudf.columnar.HostBitmaps;
+import dev.gpudf.columnar.HostColumn;
+import dev.gpudf.columnar.HostTable;
+import dev.gpudf.columnar.TypeId;
+import dev.gpudf.columnar.error.UserException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.IntStream;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.util.MemoryUtil;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
+
+/** The CPU twin of {@link GpuGather}: the same contract over Arrow vectors, in parallel chunks. */
+final class CpuGather {
+  private static final int CHUNK = 1 << 15;
+
+  private CpuGather() {}
+
+  static HostTable table(BufferAllocator allocator, HostTable table, int[] map) {
+    int srcRows = table.rowCount();
+    boolean bad = IntStream.range(0, map.length).parallel().anyMatch(i -> map[i] < 0 || map[i] >= srcRows);
+    if (bad) {
+      throw new UserException("gather map holds an index outside [0, " + srcRows + ")");
+    }
+    List<HostColumn> out = new ArrayList<>();
+    try {
+      for (int i = 0; i < table.columnCount(); i++) {
+        out.add(column(allocator, table.names().get(i), table.column(i), map));
+      }
+    } catch (RuntimeException e) {
+      out.forEach(HostColumn::close);
+      throw e;
+    }
+    return new HostTable(table.names(), out, map.length);
+  }
+
+  static HostColumn column(BufferAllocator allocator, String name, HostColumn src, int[] map) {
+    FieldVector v = src.vector();
+    int n = map.length;
+    List<ArrowBuf> bufs = new ArrayList<>(3);
+    try {
+      int nulls = 0;
+      if (src.nullCount() > 0) {
+        ArrowBuf validity = bits(allocator, v.getValidityBuffer(), map);
+        bufs.add(validity);
+        nulls = n - (int) HostBitmaps.countSet(validity, n);
+      } else {
+        bufs.add(allocator.getEmpty());
+      }
+      if (src.type().id() == TypeId.BOOL) {
+        bufs.add(bits(allocator, v.getDataBuffer(), map));
+      } else if (src.type().id() == TypeId.STRING) {
+        long so = v.getOffsetBuffer().memoryAddress();
+        ArrowBuf offsets = allocator.buffer(4L * (n + 1));
+        bufs.add(offsets);
+        long total = 0;
+        long oa = offsets.memoryAddress();
+        for (int i = 0; i < n; i++) {
+          MemoryUtil.putInt(oa + 4L * i, (int) total);
+          total += MemoryUtil.getInt(so + 4L * map[i] + 4) - MemoryUtil.getInt(so + 4L * map[i]);
+          if (total > Integer.MAX_VALUE) {
+            throw new UserException("gathered strings hold more than a column's 2 GiB limit");
+          }
+        }
+        MemoryUtil.putInt(oa + 4L * n, (int) total);
+        ArrowBuf chars = allocator.buffer(Math.max(1, total));
+        bufs.add(chars);
+        long sc = v.getDataBuffer().memoryAddress();
+        long dc = chars.memoryAddress();
+        parallelChunks(n, (from, to) -> {
+          for (int i = from; i < to; i++) {
+            int s = MemoryUtil.getInt(so + 4L * map[i]);
+            int len = MemoryUtil.getInt(so + 4L * map[i] + 4) - s;
+            MemoryUtil.copyMemory(sc + s, dc + MemoryUtil.getInt(oa + 4L * i), len);
+          }
+        });
+      } else {
+        int w = hostWidth(v);
+        ArrowBuf data = allocator.buffer(Math.max(1, (long) n * w));
+        bufs.add(data);
+        long s = v.getDataBuffer().memoryAddress();
+        long d = data.memoryAddress();
+        parallelChunks(n, (from, to) -> {
+          for (int i = from; i < to; i++) {
+            long a = s + (long) map[i] * w;
+            long b = d + (long) i * w;
+            switch (w) {
+              case 1 -> MemoryUtil.putByte(b, MemoryUtil.getByte(a));
+              case 2 -> MemoryUtil.putShort(b, MemoryUtil.getShort(a));
+              case 4 -> MemoryUtil.putInt(b, MemoryUtil.getInt(a));
+              case 8 -> MemoryUtil.putLong(b, MemoryUtil.getLong(a));
+              default -> MemoryUtil.copyMemory(a, b, w);
+            }
+          }
+        });
+      }
+      return new HostColumn(load(allocator, name, src.type(), n, nulls, bufs));
+    } finally {
+      bufs.forEach(ArrowBuf::close);
+    }
+  }
+
+  /** A vector named {@code name} of type {@code type} over {@code bufs} (which it retains). */
+  static FieldVector load(BufferAllocator allocator, String name, DataType type, int n, int nulls, List<ArrowBuf> bufs) {
+    FieldVector out = ArrowTypes.toArrowField(name, type).createVector(allocator);
+    try {
+      out.loadFieldBuffers(new ArrowFieldNode(n, nulls), bufs);
+    } catch (RuntimeException e) {
+      out.close();
+      throw e;
+    }
+    return out;
+  }
+
+  /** Arrow stores every DECIMAL in 16 bytes; other fixed-width types as on the device. */
+  static int hostWidth(FieldVector v) {
+    return v.getField().getType().getTypeID() == org.apache.arrow.vector.types.pojo.ArrowType.ArrowTypeID.Decimal
+        ? 16 : ArrowTypes.fromArrow(v.getField()).byteWidth();
+  }
+
+  private static ArrowBuf bits(BufferAllocator allocator, ArrowBuf src, int[] map) {
+    int n = map.length;
+    int words = (n + 63) / 64;
+    ArrowBuf out = allocator.buffer(Math.max(8, 8L * words));
+    long s = src.memoryAddress();
+    long d = out.memoryAddress();
+    IntStream.range(0, (words + 511) / 512).parallel().forEach(c -> {
+      for (int w = c * 512; w < Math.min(words, (c + 1) * 512); w++) {
+        long word = 0;
+        for (int k = 0; k < 64 && w * 64 + k < n; k++) {
+          if (HostBitmaps.isSet(s, map[w * 64 + k])) {
+            word |= 1L << k;
+          }
+        }
+        MemoryUtil.putLong(d + 8L * w, word);
+      }
+    });
+    return out;
+  }
+
+  interface Range {
+    void run(int from, int to);
+  }
+
+  static void parallelChunks(int n, Range r) {
+    IntStream.range(0, (n + CHUNK - 1) / CHUNK).parallel().forEach(c -> r.run(c * CHUNK, Math.min(n, (c + 1) * CHUNK)));
+  }
+}

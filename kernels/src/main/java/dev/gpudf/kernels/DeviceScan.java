@@ -1,0 +1,53 @@
+package dev.gpudf.kernels;
+
+import dev.gpudf.columnar.cuda.DeviceBuffer;
+
+/**
+ * Device-wide prefix sums over raw buffers, the building block of compaction and string
+ * gathers: reduce-then-scan in three launches ({@code scan.cu}).
+ */
+final class DeviceScan {
+  /** Most blocks whose totals one block can scan ({@code scan_offsets_*_kernel}). */
+  static final int MAX_BLOCKS = 256 * 16;
+
+  private DeviceScan() {}
+
+  /** Blocks, and rows per block (a multiple of {@code align}), for {@code rows} rows. */
+  static long[] grid(Exec exec, long rows, int align) {
+    long blocks = Math.max(1, Math.min(Math.min(MAX_BLOCKS, exec.stream().device().multiprocessors() * 8L),
+        (rows + KernelLaunch.BLOCK - 1) / KernelLaunch.BLOCK));
+    long chunk = (rows + blocks - 1) / blocks;
+    chunk = Math.max(align, (chunk + align - 1) / align * align);
+    blocks = Math.max(1, (rows + chunk - 1) / chunk);
+    return new long[] {blocks, chunk};
+  }
+
+  /**
+   * Scans {@code rows} values of physical type {@code p} from {@code data} (nulls, per
+   * {@code validity}, add nothing) into {@code out} (int64 for integers, float64 for floats),
+   * inclusive or exclusive, and returns the total (double bits for floats), waiting for it. With
+   * {@code totalAtEnd}, the total is also stored at {@code out[rows]}, which must exist. {@code out}
+   * may be {@code data} for int64 and float64 input.
+   */
+  static long scan(Exec exec, PhysicalType p, DeviceBuffer data, DeviceBuffer validity, long rows, DeviceBuffer out,
+      boolean inclusive, boolean totalAtEnd) {
+    long[] g = grid(exec, rows, 1);
+    int blocks = (int) g[0];
+    String acc = p.isFloat() ? "f64" : "i64";
+    try (DeviceBuffer offsets = exec.allocate(8L * (blocks + 1))) {
+      if (rows == 0) {
+        exec.zero(offsets, 8L * blocks, 8);
+      } else {
+        KernelLaunch.launch("scan_partials_" + p.suffix() + "_kernel", blocks, exec.stream(), data, validity, rows, g[1],
+            offsets);
+        KernelLaunch.launch("scan_offsets_" + acc + "_kernel", 1, exec.stream(), offsets, blocks);
+        KernelLaunch.launch("scan_apply_" + p.suffix() + "_kernel", blocks, exec.stream(), data, validity, rows, g[1],
+            offsets, out, inclusive ? 1 : 0);
+      }
+      if (totalAtEnd) {
+        exec.copy(out, 8L * rows, offsets, 8L * blocks, 8);
+      }
+      return exec.readLongs(offsets, 8L * blocks, 1)[0];
+    }
+  }
+}
