@@ -261,7 +261,10 @@ __device__ void moments(const T* data, const uint32_t* validity, long long n, do
   Moments s{0, 0, 0};
   for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) {
     if (gpudf::is_valid(validity, i)) {
-      double v = as_double(data, i) * scale;
+      // __dmul_rn keeps the scaled value rounded once: a contracted fma would see the exact
+      // product in one use and the rounded one in the next, and a single row's variance would
+      // come out nonzero
+      double v = __dmul_rn(as_double(data, i), scale);
       s.count += 1;
       double d = v - s.mean;
       s.mean += d / s.count;
