@@ -23,14 +23,14 @@ final class DeviceScan {
   }
 
   /**
-   * Scans {@code rows} values of physical type {@code p} from {@code data} (nulls, per
-   * {@code validity}, add nothing) into {@code out} (int64 for integers, float64 for floats),
-   * inclusive or exclusive, and returns the total (double bits for floats), waiting for it. With
-   * {@code totalAtEnd}, the total is also stored at {@code out[rows]}, which must exist. {@code out}
-   * may be {@code data} for int64 and float64 input.
+   * Queues the scan of {@code rows} values of physical type {@code p} from {@code data} (nulls,
+   * per {@code validity}, add nothing) into {@code out} (int64 for integers, float64 for floats),
+   * inclusive or exclusive; the total (double bits for floats) goes to {@code totalTo} at byte
+   * {@code totalAt} unless {@code totalTo} is null. {@code out} may be {@code data} for int64 and
+   * float64 input. Nothing waits.
    */
-  static long scan(Exec exec, PhysicalType p, DeviceBuffer data, DeviceBuffer validity, long rows, DeviceBuffer out,
-      boolean inclusive, boolean totalAtEnd) {
+  static void scanAsync(Exec exec, PhysicalType p, DeviceBuffer data, DeviceBuffer validity, long rows, DeviceBuffer out,
+      boolean inclusive, DeviceBuffer totalTo, long totalAt) {
     long[] g = grid(exec, rows, 1);
     int blocks = (int) g[0];
     String acc = p.isFloat() ? "f64" : "i64";
@@ -44,10 +44,24 @@ final class DeviceScan {
         KernelLaunch.launch("scan_apply_" + p.suffix() + "_kernel", blocks, exec.stream(), data, validity, rows, g[1],
             offsets, out, inclusive ? 1 : 0);
       }
-      if (totalAtEnd) {
-        exec.copy(out, 8L * rows, offsets, 8L * blocks, 8);
+      if (totalTo != null) {
+        exec.copy(totalTo, totalAt, offsets, 8L * blocks, 8);
       }
-      return exec.readLongs(offsets, 8L * blocks, 1)[0];
+    }
+  }
+
+  /**
+   * {@link #scanAsync} that waits and returns the total; with {@code totalAtEnd} the total is also
+   * stored at {@code out[rows]}, which must exist.
+   */
+  static long scan(Exec exec, PhysicalType p, DeviceBuffer data, DeviceBuffer validity, long rows, DeviceBuffer out,
+      boolean inclusive, boolean totalAtEnd) {
+    try (DeviceBuffer total = exec.allocate(8)) {
+      scanAsync(exec, p, data, validity, rows, out, inclusive, total, 0);
+      if (totalAtEnd) {
+        exec.copy(out, 8L * rows, total, 0, 8);
+      }
+      return exec.readLongs(total, 1)[0];
     }
   }
 }

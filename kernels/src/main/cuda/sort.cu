@@ -1,0 +1,284 @@
+// Sorting by LSD radix passes over order-preserving unsigned keys. Each sort key column becomes
+// one or more "subkeys" (its value bits, 8 bytes of a string at a time, a string's length, its
+// null flag), each materialised in the current row order through the permutation, then sorted
+// stably by 8-bit digits: a per-block digit histogram, a scan of the histograms, and a scatter
+// that ranks each tile with cub::BlockRadixSort. Stable passes from the least significant
+// subkey to the most significant one give a stable multi-column sort.
+#include <cub/block/block_radix_sort.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cstdint>
+#include "common.cuh"
+
+namespace gpudf_sort {
+using gpudf::kBlock;
+constexpr int kItems = 8;
+constexpr int kTile = kBlock * kItems;
+
+__device__ __forceinline__ long long row_of(const int* map, long long i) { return map == nullptr ? i : map[i]; }
+
+// Signed integers of `bits` width: flip the sign bit so unsigned order is numeric order.
+template <typename K>
+__device__ __forceinline__ K norm_int(long long x, int bits, bool desc) {
+  K mask = bits == (int)(sizeof(K) * 8) ? (K)~(K)0 : (K)(((K)1 << bits) - 1);
+  K k = ((K)x & mask) ^ ((K)1 << (bits - 1));
+  return desc ? (K)(~k & mask) : k;
+}
+
+// IEEE floats: all NaNs above +inf, -0.0 equal to 0.0.
+__device__ __forceinline__ unsigned long long norm_f64(double x, bool desc) {
+  unsigned long long b;
+  if (isnan(x)) {
+    b = 0x7FF8000000000000ull;
+  } else {
+    b = __double_as_longlong(x == 0.0 ? 0.0 : x);
+  }
+  unsigned long long k = (b >> 63) ? ~b : (b | 0x8000000000000000ull);
+  return desc ? ~k : k;
+}
+__device__ __forceinline__ unsigned int norm_f32(float x, bool desc) {
+  unsigned int b = isnan(x) ? 0x7FC00000u : __float_as_uint(x == 0.0f ? 0.0f : x);
+  unsigned int k = (b >> 31) ? ~b : (b | 0x80000000u);
+  return desc ? ~k : k;
+}
+
+// Radix pass 1: digit counts of block b's chunk, stored digit-major: hist[d * blocks + b].
+template <typename K>
+__device__ void histogram(const K* keys, long long n, int shift, long long chunk, long long* hist) {
+  __shared__ unsigned int h[256];
+  for (int d = threadIdx.x; d < 256; d += kBlock) h[d] = 0;
+  __syncthreads();
+  long long begin = blockIdx.x * chunk;
+  long long end = min(n, begin + chunk);
+  for (long long i = begin + threadIdx.x; i < end; i += kBlock) atomicAdd(&h[(keys[i] >> shift) & 255], 1u);
+  __syncthreads();
+  for (int d = threadIdx.x; d < 256; d += kBlock) hist[(long long)d * gridDim.x + blockIdx.x] = h[d];
+}
+
+// Radix pass 3: stable scatter of block b's chunk to the scanned offsets.
+template <typename K>
+__device__ void scatter(const K* kin, const int* vin, long long n, int shift, long long chunk, const long long* offs,
+                        K* kout, int* vout) {
+  using Sorter = cub::BlockRadixSort<unsigned int, kBlock, kItems, int>;
+  using Scan = cub::BlockScan<unsigned int, kBlock>;
+  __shared__ union {
+    typename Sorter::TempStorage sort;
+    typename Scan::TempStorage scan;
+  } temp;
+  __shared__ long long running[256];
+  __shared__ unsigned int tileCount[256];
+  __shared__ unsigned int tileStart[256];
+  long long begin = blockIdx.x * chunk;
+  long long end = min(n, begin + chunk);
+  for (int d = threadIdx.x; d < 256; d += kBlock) running[d] = offs[(long long)d * gridDim.x + blockIdx.x];
+  for (long long base = begin; base < end; base += kTile) {
+    for (int d = threadIdx.x; d < 256; d += kBlock) tileCount[d] = 0;
+    __syncthreads();
+    unsigned int digit[kItems];
+    int local[kItems];
+    for (int j = 0; j < kItems; j++) {
+      int li = threadIdx.x * kItems + j;
+      long long g = base + li;
+      // rows past the end get digit 256, so they sort after every real row
+      digit[j] = g < end ? (unsigned int)((kin[g] >> shift) & 255) : 256u;
+      local[j] = li;
+      if (g < end) atomicAdd(&tileCount[digit[j]], 1u);
+    }
+    __syncthreads();
+    unsigned int c = threadIdx.x < 256 ? tileCount[threadIdx.x] : 0u;
+    unsigned int start;
+    Scan(temp.scan).ExclusiveSum(c, start);
+    if (threadIdx.x < 256) tileStart[threadIdx.x] = start;
+    __syncthreads();
+    Sorter(temp.sort).Sort(digit, local, 0, 9);
+    for (int j = 0; j < kItems; j++) {
+      if (digit[j] < 256u) {
+        int p = threadIdx.x * kItems + j;
+        long long pos = running[digit[j]] + (p - (long long)tileStart[digit[j]]);
+        long long src = base + local[j];
+        kout[pos] = kin[src];
+        if (vout != nullptr) vout[pos] = vin[src];
+      }
+    }
+    __syncthreads();
+    for (int d = threadIdx.x; d < 256; d += kBlock) running[d] += tileCount[d];
+    __syncthreads();
+  }
+}
+}  // namespace gpudf_sort
+
+// ---- subkeys: value bits of a column, read through an optional row map; null rows get 0 ----
+#define GPUDF_SORT_INT_KEYS(NAME, T, K)                                                                        \
+  extern "C" __global__ void sort_keys_##NAME##_kernel(const T* data, const uint32_t* validity, const int* map, \
+                                                        long long n, int bits, int desc, K* out) {             \
+    for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) {                            \
+      long long r = gpudf_sort::row_of(map, i);                                                               \
+      out[i] = gpudf::is_valid(validity, r) ? gpudf_sort::norm_int<K>((long long)data[r], bits, desc != 0) : (K)0; \
+    }                                                                                                          \
+  }
+GPUDF_SORT_INT_KEYS(i8, int8_t, unsigned int)
+GPUDF_SORT_INT_KEYS(i16, int16_t, unsigned int)
+GPUDF_SORT_INT_KEYS(i32, int32_t, unsigned int)
+GPUDF_SORT_INT_KEYS(i64, long long, unsigned long long)
+
+extern "C" __global__ void sort_keys_f32_kernel(const float* data, const uint32_t* validity, const int* map,
+                                                long long n, int bits, int desc, unsigned int* out) {
+  for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) {
+    long long r = gpudf_sort::row_of(map, i);
+    out[i] = gpudf::is_valid(validity, r) ? gpudf_sort::norm_f32(data[r], desc != 0) : 0u;
+  }
+}
+extern "C" __global__ void sort_keys_f64_kernel(const double* data, const uint32_t* validity, const int* map,
+                                                long long n, int bits, int desc, unsigned long long* out) {
+  for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) {
+    long long r = gpudf_sort::row_of(map, i);
+    out[i] = gpudf::is_valid(validity, r) ? gpudf_sort::norm_f64(data[r], desc != 0) : 0ull;
+  }
+}
+
+// DECIMAL128: word 0 is the low 64 bits (unsigned order), word 1 the high 64 bits (signed order).
+extern "C" __global__ void sort_keys_d128_kernel(const long long* data, const uint32_t* validity, const int* map,
+                                                 long long n, int word, int desc, unsigned long long* out) {
+  for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) {
+    long long r = gpudf_sort::row_of(map, i);
+    unsigned long long k = 0;
+    if (gpudf::is_valid(validity, r)) {
+      k = (unsigned long long)data[2 * r + word];
+      if (word == 1) k ^= 0x8000000000000000ull;
+      if (desc) k = ~k;
+    }
+    out[i] = k;
+  }
+}
+
+// BOOL values: false < true.
+extern "C" __global__ void sort_keys_bits_kernel(const uint32_t* data, const uint32_t* validity, const int* map,
+                                                 long long n, int bits, int desc, unsigned int* out) {
+  for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) {
+    long long r = gpudf_sort::row_of(map, i);
+    unsigned int v = (data[r >> 5] >> (r & 31)) & 1u;
+    out[i] = gpudf::is_valid(validity, r) ? (desc ? 1u - v : v) : 0u;
+  }
+}
+
+// The null flag, sorted after all value subkeys of a column: 0 sorts first.
+extern "C" __global__ void sort_nullkey_kernel(const uint32_t* validity, const int* map, long long n, int nulls_first,
+                                               unsigned int* out) {
+  for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) {
+    bool valid = gpudf::is_valid(validity, gpudf_sort::row_of(map, i));
+    out[i] = (valid == (nulls_first != 0)) ? 1u : 0u;
+  }
+}
+
+// Strings: bytes [8*chunk, 8*chunk + 8) big-endian, zero-padded, so unsigned order is byte order.
+extern "C" __global__ void sort_keys_strchunk_kernel(const int* offsets, const uint8_t* chars, const uint32_t* validity,
+                                                     const int* map, long long n, int chunk, int desc,
+                                                     unsigned long long* out) {
+  for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) {
+    long long r = gpudf_sort::row_of(map, i);
+    unsigned long long k = 0;
+    if (gpudf::is_valid(validity, r)) {
+      int from = offsets[r] + 8 * chunk;
+      int end = offsets[r + 1];
+      for (int b = 0; b < 8; b++) {
+        k = (k << 8) | (from + b < end ? chars[from + b] : 0u);
+      }
+      if (desc) k = ~k;
+    }
+    out[i] = k;
+  }
+}
+
+// A string's length breaks ties between strings that agree on every zero-padded chunk.
+extern "C" __global__ void sort_keys_strlen_kernel(const int* offsets, const uint32_t* validity, const int* map,
+                                                   long long n, int bits, int desc, unsigned int* out) {
+  for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) {
+    long long r = gpudf_sort::row_of(map, i);
+    unsigned int len = gpudf::is_valid(validity, r) ? (unsigned int)(offsets[r + 1] - offsets[r]) : 0u;
+    out[i] = desc ? ~len : len;
+  }
+}
+
+// Longest string among the first n rows, into *out (which starts at 0).
+extern "C" __global__ void string_max_length_kernel(const int* offsets, long long n, int* out) {
+  int best = 0;
+  for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) {
+    best = max(best, offsets[i + 1] - offsets[i]);
+  }
+  atomicMax(out, best);
+}
+
+#define GPUDF_RADIX(NAME, K)                                                                                   \
+  extern "C" __global__ void radix_hist_##NAME##_kernel(const K* keys, long long n, int shift, long long chunk,  \
+                                                         long long* hist) {                                     \
+    gpudf_sort::histogram<K>(keys, n, shift, chunk, hist);                                                    \
+  }                                                                                                            \
+  extern "C" __global__ void radix_scatter_##NAME##_kernel(const K* kin, const int* vin, long long n, int shift, \
+                                                            long long chunk, const long long* offs, K* kout,    \
+                                                            int* vout) {                                        \
+    gpudf_sort::scatter<K>(kin, vin, n, shift, chunk, offs, kout, vout);                                       \
+  }
+GPUDF_RADIX(u32, unsigned int)
+GPUDF_RADIX(u64, unsigned long long)
+
+// Sorted keys back to values, for sorting a lone null-free column by itself.
+extern "C" __global__ void sort_decode_i32_kernel(const unsigned int* keys, long long n, int bits, int desc, int* out) {
+  for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) {
+    unsigned int k = desc ? ~keys[i] : keys[i];
+    out[i] = (int)(k ^ 0x80000000u);
+  }
+}
+extern "C" __global__ void sort_decode_i64_kernel(const unsigned long long* keys, long long n, int bits, int desc,
+                                                  long long* out) {
+  for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) {
+    unsigned long long k = desc ? ~keys[i] : keys[i];
+    out[i] = (long long)(k ^ 0x8000000000000000ull);
+  }
+}
+
+// ---- top-N: a monotone 64-bit prefix of the first sort key, a radix select of its n-th smallest
+// value, and a mask of the rows at or below it (a superset of the top n when prefixes tie) ----
+#define GPUDF_TOPN_PREFIX(NAME, K, SHIFT_OUT)                                                                   \
+  extern "C" __global__ void topn_prefix_##NAME##_kernel(const K* vk, const uint32_t* validity, long long n,    \
+                                                          int has_nulls, int nulls_first, unsigned long long* out) { \
+    for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) {                             \
+      unsigned long long v = (unsigned long long)vk[i];                                                         \
+      if (has_nulls) {                                                                                          \
+        unsigned long long flag = (gpudf::is_valid(validity, i) == (nulls_first != 0)) ? 1ull : 0ull;           \
+        v = (flag << 63) | (v >> SHIFT_OUT);                                                                    \
+      }                                                                                                         \
+      out[i] = v;                                                                                               \
+    }                                                                                                           \
+  }
+GPUDF_TOPN_PREFIX(u32, unsigned int, 0)
+GPUDF_TOPN_PREFIX(u64, unsigned long long, 1)
+
+// Digit counts at `shift` among rows whose bits above it equal `prefix` (under `mask`).
+extern "C" __global__ void select_hist_kernel(const unsigned long long* p, long long n, int shift,
+                                              unsigned long long mask, unsigned long long prefix,
+                                              unsigned long long* hist) {
+  __shared__ unsigned int h[256];
+  for (int d = threadIdx.x; d < 256; d += blockDim.x) h[d] = 0;
+  __syncthreads();
+  for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) {
+    unsigned long long v = p[i];
+    if ((v & mask) == prefix) atomicAdd(&h[(v >> shift) & 255], 1u);
+  }
+  __syncthreads();
+  for (int d = threadIdx.x; d < 256; d += blockDim.x) {
+    if (h[d] != 0) atomicAdd(&hist[d], (unsigned long long)h[d]);
+  }
+}
+
+// BOOL bitmap of rows whose prefix is at most `threshold`; one thread per 32-row word.
+extern "C" __global__ void select_mask_kernel(const unsigned long long* p, long long n, unsigned long long threshold,
+                                              uint32_t* bits) {
+  long long words = (n + 31) / 32;
+  for (long long w = gpudf::global_thread(); w < words; w += gpudf::grid_threads()) {
+    uint32_t word = 0;
+    for (int k = 0; k < 32; k++) {
+      long long i = w * 32 + k;
+      if (i < n && p[i] <= threshold) word |= 1u << k;
+    }
+    bits[w] = word;
+  }
+}
