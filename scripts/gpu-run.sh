@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU host from the repository root, after scripts/gpu-bundle.sh packed .gpu-bundle:
 # the gpu-tagged tests, `gpudf info`, the transfer benchmark and its PyTorch peer, each output
-# saved under $OUT (or ./gpu-out). Usage: bash scripts/gpu-run.sh [tests|bench|all]
+# saved under $OUT (or ./gpu-out). Usage: bash scripts/gpu-run.sh [tests|kernels|bench|all]
+# (KERNEL_ARGS passes rows, reps and cpu=0|1 to KernelBenchmark)
 set -uo pipefail
 what=${1:-all}
 OUT=${OUT:-gpu-out}
@@ -13,6 +14,11 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   JAVA_OPTS="$JAVA_OPTS -Dgpudf.debug.allocations=true" bash .gpu-bundle/run org.junit.platform.console.ConsoleLauncher \
     execute --scan-classpath --include-tag gpu --disable-banner --details=tree 2>&1 | tee "$OUT/gpu-tests.txt"
   rc=${PIPESTATUS[0]}
+fi
+if [ "$what" = kernels ] || [ "$what" = all ]; then
+  { JAVA_OPTS="-Xmx64g --sun-misc-unsafe-memory-access=allow" bash .gpu-bundle/run dev.gpudf.bench.KernelBenchmark ${KERNEL_ARGS:-};
+    PYTHONUNBUFFERED=1 python3 benchmarks/peer_kernels.py; } 2>&1 | tee "$OUT/kernels.txt"
+  python3 benchmarks/compare.py "$OUT/kernels.txt" | tee -a "$OUT/kernels.txt"
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   bash .gpu-bundle/run dev.gpudf.cli.GpudfCli info 2>&1 | tee "$OUT/info.txt"

@@ -1,0 +1,185 @@
+package dev.gpudf.bench;
+
+import static dev.gpudf.columnar.cuda.Cuda.check;
+
+import dev.gpudf.columnar.DeviceTable;
+import dev.gpudf.columnar.HostTable;
+import dev.gpudf.columnar.cuda.CudaEvent;
+import dev.gpudf.columnar.cuda.DeviceBuffer;
+import dev.gpudf.columnar.cuda.Gpu;
+import dev.gpudf.kernels.Exec;
+import dev.gpudf.kernels.Filter;
+import dev.gpudf.kernels.Reduce;
+import dev.gpudf.kernels.Reduction;
+import dev.gpudf.kernels.Sort;
+import dev.gpudf.kernels.SortKey;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.function.Supplier;
+import jcuda.driver.JCudaDriver;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.util.MemoryUtil;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+
+/**
+ * The kernels on device-resident data, 100M rows by default: device copy bandwidth, sum of
+ * float64, filter of float64 at 50% selectivity, sort and argsort of int32, a two-key
+ * (int32, float64) sort; then the CPU twins on the same data. Each GPU figure is the median of
+ * {@code reps} calls timed from the Java call to its result (synchronised), after a warm-up.
+ * Lines starting {@code RESULT} are read by {@code benchmarks/compare.py}.
+ *
+ * <p>{@code KernelBenchmark [rows] [reps] [cpu]}: cpu = 0 skips the CPU twins.
+ */
+public final class KernelBenchmark {
+  public static void main(String[] args) {
+    int rows = args.length > 0 ? Integer.parseInt(args[0]) : 100_000_000;
+    int reps = args.length > 1 ? Integer.parseInt(args[1]) : 5;
+    boolean cpuToo = args.length <= 2 || !args[2].equals("0");
+    try (Gpu gpu = Gpu.open(0); BufferAllocator a = gpu.pinnedAllocator().newChildAllocator("bench", 0, Long.MAX_VALUE);
+        Exec g = Exec.onGpu(gpu, a); Exec cpu = Exec.onCpu(a)) {
+      System.out.printf("device %s, %d rows, %d reps%n", gpu.device().name(), rows, reps);
+      double copyMs = copyMillis(gpu, g, 8L * rows, reps);
+      double copyGBs = 2.0 * 8 * rows / (copyMs * 1e6);
+      result("device_copy_f64", copyMs, String.format("%.0f GB/s counting bytes read + written", copyGBs));
+      try (VectorSchemaRoot x = doubles(a, "x", rows, 1); VectorSchemaRoot mask = mask(a, rows, 2);
+          VectorSchemaRoot keys = ints(a, rows, 3); VectorSchemaRoot twoKeys = twoKeys(keys, x);
+          DeviceTable dx = DeviceTable.fromArrow(gpu, x, g.stream());
+          DeviceTable dmask = DeviceTable.fromArrow(gpu, mask, g.stream());
+          DeviceTable dk = DeviceTable.fromArrow(gpu, keys, g.stream());
+          DeviceTable dkv = DeviceTable.fromArrow(gpu, twoKeys, g.stream())) {
+        double sumMs = time(reps, () -> Reduce.reduce(g, dx.column(0), Reduction.SUM));
+        double sumGBs = 8.0 * rows / (sumMs * 1e6);
+        result("sum_f64", sumMs, String.format("%.0f GB/s read = %.0f%% of the copy bandwidth", sumGBs, 100 * sumGBs / copyGBs));
+        result("filter_f64_50pct", time(reps, () -> close(Filter.filter(g, dx, dmask.column(0)))), "");
+        result("sort_i32", time(reps, () -> close(Sort.sort(g, dk, List.of(SortKey.asc(0))))), "");
+        result("argsort_i32", time(reps, () -> close(Sort.argsort(g, dk, List.of(SortKey.asc(0))))), "");
+        result("sort_i32_f64", time(reps, () -> close(Sort.sort(g, dkv, List.of(SortKey.asc(0), SortKey.asc(1))))), "");
+        result("topn_100_f64", time(reps, () -> close(Sort.topN(g, dx, List.of(SortKey.desc(0)), 100))), "");
+      }
+      if (cpuToo) {
+        try (VectorSchemaRoot x = doubles(a, "x", rows, 1); VectorSchemaRoot mask = mask(a, rows, 2);
+            VectorSchemaRoot keys = ints(a, rows, 3); VectorSchemaRoot twoKeys = twoKeys(keys, x);
+            HostTable hx = HostTable.fromArrow(x); HostTable hmask = HostTable.fromArrow(mask);
+            HostTable hk = HostTable.fromArrow(keys); HostTable hkv = HostTable.fromArrow(twoKeys)) {
+          System.out.printf("CPU twins: %d cores, one timed run each after one warm-up of the sum%n",
+              Runtime.getRuntime().availableProcessors());
+          Reduce.reduce(cpu, hx.column(0), Reduction.SUM);
+          result("cpu_sum_f64", time(1, () -> Reduce.reduce(cpu, hx.column(0), Reduction.SUM)), "");
+          result("cpu_filter_f64_50pct", time(1, () -> close(Filter.filter(cpu, hx, hmask.column(0)))), "");
+          result("cpu_sort_i32", time(1, () -> close(Sort.sort(cpu, hk, List.of(SortKey.asc(0))))), "");
+          result("cpu_argsort_i32", time(1, () -> close(Sort.argsort(cpu, hk, List.of(SortKey.asc(0))))), "");
+          result("cpu_sort_i32_f64", time(1, () -> close(Sort.sort(cpu, hkv, List.of(SortKey.asc(0), SortKey.asc(1))))), "");
+          result("cpu_topn_100_f64", time(1, () -> close(Sort.topN(cpu, hx, List.of(SortKey.desc(0)), 100))), "");
+        }
+      }
+    }
+  }
+
+  private static Object close(AutoCloseable c) {
+    try {
+      c.close();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+    return null;
+  }
+
+  private static void result(String name, double ms, String note) {
+    System.out.printf("RESULT %s %.3f ms %s%n", name, ms, note);
+  }
+
+  /** Median wall time of {@code reps} calls after one warm-up, in milliseconds. */
+  private static double time(int reps, Supplier<Object> op) {
+    op.get();
+    double[] ms = new double[reps];
+    for (int r = 0; r < reps; r++) {
+      long t0 = System.nanoTime();
+      op.get();
+      ms[r] = (System.nanoTime() - t0) / 1e6;
+    }
+    Arrays.sort(ms);
+    return ms[reps / 2];
+  }
+
+  private static double copyMillis(Gpu gpu, Exec g, long bytes, int reps) {
+    try (DeviceBuffer src = g.allocate(bytes); DeviceBuffer dst = g.allocate(bytes);
+        CudaEvent start = new CudaEvent(gpu.device(), true); CudaEvent end = new CudaEvent(gpu.device(), true)) {
+      double[] ms = new double[reps + 1];
+      for (int r = 0; r <= reps; r++) {
+        start.record(g.stream());
+        check(JCudaDriver.cuMemcpyDtoDAsync(dst.pointer(), src.pointer(), bytes, g.stream().handle()), "cuMemcpyDtoDAsync");
+        end.record(g.stream());
+        end.synchronize();
+        ms[r] = end.elapsedMillisSince(start);
+      }
+      double[] timed = Arrays.copyOfRange(ms, 1, ms.length);
+      Arrays.sort(timed);
+      return timed[reps / 2];
+    }
+  }
+
+  private static VectorSchemaRoot doubles(BufferAllocator a, String name, int rows, long seed) {
+    Float8Vector v = new Float8Vector(name, a);
+    v.allocateNew(rows);
+    SplittableRandom r = new SplittableRandom(seed);
+    long d = v.getDataBuffer().memoryAddress();
+    for (int i = 0; i < rows; i++) {
+      MemoryUtil.putLong(d + 8L * i, Double.doubleToRawLongBits(r.nextDouble()));
+    }
+    v.getValidityBuffer().setOne(0, (rows + 7) / 8);
+    v.setValueCount(rows);
+    return root(v);
+  }
+
+  private static VectorSchemaRoot mask(BufferAllocator a, int rows, long seed) {
+    BitVector v = new BitVector("keep", a);
+    v.allocateNew(rows);
+    SplittableRandom r = new SplittableRandom(seed);
+    long d = v.getDataBuffer().memoryAddress();
+    for (long i = 0; i < (rows + 7) / 8; i++) {
+      MemoryUtil.putByte(d + i, (byte) r.nextInt());
+    }
+    v.getValidityBuffer().setOne(0, (rows + 7) / 8);
+    v.setValueCount(rows);
+    return root(v);
+  }
+
+  private static VectorSchemaRoot ints(BufferAllocator a, int rows, long seed) {
+    IntVector v = new IntVector("k", a);
+    v.allocateNew(rows);
+    SplittableRandom r = new SplittableRandom(seed);
+    long d = v.getDataBuffer().memoryAddress();
+    for (int i = 0; i < rows; i++) {
+      MemoryUtil.putInt(d + 4L * i, r.nextInt());
+    }
+    v.getValidityBuffer().setOne(0, (rows + 7) / 8);
+    v.setValueCount(rows);
+    return root(v);
+  }
+
+  // the int keys and the doubles as one two-column root; shares the vectors' buffers
+  private static VectorSchemaRoot twoKeys(VectorSchemaRoot keys, VectorSchemaRoot values) {
+    List<FieldVector> vs = new ArrayList<>();
+    for (VectorSchemaRoot r : List.of(keys, values)) {
+      FieldVector v = r.getVector(0);
+      FieldVector shared = v.getField().createVector(v.getAllocator());
+      shared.loadFieldBuffers(new org.apache.arrow.vector.ipc.message.ArrowFieldNode(v.getValueCount(), 0), v.getFieldBuffers());
+      vs.add(shared);
+    }
+    VectorSchemaRoot root = new VectorSchemaRoot(vs);
+    root.setRowCount(keys.getRowCount());
+    return root;
+  }
+
+  private static VectorSchemaRoot root(FieldVector v) {
+    VectorSchemaRoot root = new VectorSchemaRoot(List.of(v));
+    root.setRowCount(v.getValueCount());
+    return root;
+  }
+}
