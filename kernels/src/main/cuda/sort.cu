@@ -2,10 +2,8 @@
 // one or more "subkeys" (its value bits, 8 bytes of a string at a time, a string's length, its
 // null flag), each materialised in the current row order through the permutation, then sorted
 // stably by 8-bit digits: a per-block digit histogram, a scan of the histograms, and a scatter
-// that ranks each tile with cub::BlockRadixSort. Stable passes from the least significant
+// that ranks each tile's keys with warp match instructions. Stable passes from the least significant
 // subkey to the most significant one give a stable multi-column sort.
-#include <cub/block/block_radix_sort.cuh>
-#include <cub/block/block_scan.cuh>
 #include <cstdint>
 #include "common.cuh"
 
@@ -54,49 +52,57 @@ __device__ void histogram(const K* keys, long long n, int shift, long long chunk
   for (int d = threadIdx.x; d < 256; d += kBlock) hist[(long long)d * gridDim.x + blockIdx.x] = h[d];
 }
 
-// Radix pass 3: stable scatter of block b's chunk to the scanned offsets.
+// Radix pass 3: stable scatter of block b's chunk to the scanned offsets. Each warp ranks its
+// keys among equal digits with __match_any_sync (no block-wide sort), counting per warp in
+// shared memory; the per-warp counts are then turned into exclusive prefixes across warps. Tile
+// element order is warp, then item, then lane, so ranks follow row order and the pass is stable.
 template <typename K>
 __device__ void scatter(const K* kin, const int* vin, long long n, int shift, long long chunk, const long long* offs,
                         K* kout, int* vout) {
-  using Sorter = cub::BlockRadixSort<unsigned int, kBlock, kItems, int>;
-  using Scan = cub::BlockScan<unsigned int, kBlock>;
-  __shared__ union {
-    typename Sorter::TempStorage sort;
-    typename Scan::TempStorage scan;
-  } temp;
+  constexpr int kWarps = kBlock / 32;
   __shared__ long long running[256];
+  __shared__ unsigned int counts[kWarps][256];
   __shared__ unsigned int tileCount[256];
-  __shared__ unsigned int tileStart[256];
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+  const unsigned int below = (1u << lane) - 1u;
   long long begin = blockIdx.x * chunk;
   long long end = min(n, begin + chunk);
   for (int d = threadIdx.x; d < 256; d += kBlock) running[d] = offs[(long long)d * gridDim.x + blockIdx.x];
   for (long long base = begin; base < end; base += kTile) {
-    for (int d = threadIdx.x; d < 256; d += kBlock) tileCount[d] = 0;
+    for (int i = threadIdx.x; i < kWarps * 256; i += kBlock) counts[i / 256][i % 256] = 0;
     __syncthreads();
+    K key[kItems];
     unsigned int digit[kItems];
-    int local[kItems];
+    unsigned int rank[kItems];
     for (int j = 0; j < kItems; j++) {
-      int li = threadIdx.x * kItems + j;
-      long long g = base + li;
-      // rows past the end get digit 256, so they sort after every real row
-      digit[j] = g < end ? (unsigned int)((kin[g] >> shift) & 255) : 256u;
-      local[j] = li;
-      if (g < end) atomicAdd(&tileCount[digit[j]], 1u);
+      long long g = base + (long long)warp * (32 * kItems) + j * 32 + lane;
+      bool ok = g < end;
+      key[j] = ok ? kin[g] : (K)0;
+      digit[j] = ok ? (unsigned int)((key[j] >> shift) & 255) : 256u;
+      unsigned int peers = __match_any_sync(0xffffffffu, digit[j]);
+      if (ok) rank[j] = counts[warp][digit[j]] + __popc(peers & below);
+      __syncwarp();
+      if (ok && lane == 31 - __clz(peers)) counts[warp][digit[j]] += __popc(peers);
+      __syncwarp();
     }
     __syncthreads();
-    unsigned int c = threadIdx.x < 256 ? tileCount[threadIdx.x] : 0u;
-    unsigned int start;
-    Scan(temp.scan).ExclusiveSum(c, start);
-    if (threadIdx.x < 256) tileStart[threadIdx.x] = start;
+    for (int d = threadIdx.x; d < 256; d += kBlock) {
+      unsigned int s = 0;
+      for (int w = 0; w < kWarps; w++) {
+        unsigned int c = counts[w][d];
+        counts[w][d] = s;
+        s += c;
+      }
+      tileCount[d] = s;
+    }
     __syncthreads();
-    Sorter(temp.sort).Sort(digit, local, 0, 9);
     for (int j = 0; j < kItems; j++) {
       if (digit[j] < 256u) {
-        int p = threadIdx.x * kItems + j;
-        long long pos = running[digit[j]] + (p - (long long)tileStart[digit[j]]);
-        long long src = base + local[j];
-        kout[pos] = kin[src];
-        if (vout != nullptr) vout[pos] = vin[src];
+        long long g = base + (long long)warp * (32 * kItems) + j * 32 + lane;
+        long long pos = running[digit[j]] + counts[warp][digit[j]] + rank[j];
+        kout[pos] = key[j];
+        if (vout != nullptr) vout[pos] = vin[g];
       }
     }
     __syncthreads();
