@@ -2,8 +2,10 @@
 // one or more "subkeys" (its value bits, 8 bytes of a string at a time, a string's length, its
 // null flag), each materialised in the current row order through the permutation, then sorted
 // stably by 8-bit digits: a per-block digit histogram, a scan of the histograms, and a scatter
-// that ranks each tile's keys with warp match instructions. Stable passes from the least significant
+// that ranks each tile's keys with warp match instructions and writes them out through shared
+// memory. (kBlock is 256: one thread per digit in the per-digit steps.) Stable passes from the least significant
 // subkey to the most significant one give a stable multi-column sort.
+#include <cub/block/block_scan.cuh>
 #include <cstdint>
 #include "common.cuh"
 
@@ -53,16 +55,23 @@ __device__ void histogram(const K* keys, long long n, int shift, long long chunk
 }
 
 // Radix pass 3: stable scatter of block b's chunk to the scanned offsets. Each warp ranks its
-// keys among equal digits with __match_any_sync (no block-wide sort), counting per warp in
-// shared memory; the per-warp counts are then turned into exclusive prefixes across warps. Tile
-// element order is warp, then item, then lane, so ranks follow row order and the pass is stable.
+// keys among equal digits with __match_any_sync, counting per warp in shared memory; the counts
+// become each key's place in the tile ordered by digit, where the tile is staged in shared
+// memory, so the writes to global memory go out in runs of equal digits (coalesced) rather than
+// one scattered word per key. Tile order is warp, then item, then lane: ranks follow row order
+// and the pass is stable.
 template <typename K>
 __device__ void scatter(const K* kin, const int* vin, long long n, int shift, long long chunk, const long long* offs,
                         K* kout, int* vout) {
   constexpr int kWarps = kBlock / 32;
+  using Scan = cub::BlockScan<unsigned int, kBlock>;
+  __shared__ typename Scan::TempStorage scanTemp;
   __shared__ long long running[256];
   __shared__ unsigned int counts[kWarps][256];
   __shared__ unsigned int tileCount[256];
+  __shared__ unsigned int tileStart[256];
+  __shared__ K stagedKeys[kTile];
+  __shared__ int stagedRows[kTile];
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
   const unsigned int below = (1u << lane) - 1u;
@@ -70,15 +79,16 @@ __device__ void scatter(const K* kin, const int* vin, long long n, int shift, lo
   long long end = min(n, begin + chunk);
   for (int d = threadIdx.x; d < 256; d += kBlock) running[d] = offs[(long long)d * gridDim.x + blockIdx.x];
   for (long long base = begin; base < end; base += kTile) {
+    int valid = (int)min((long long)kTile, end - base);
     for (int i = threadIdx.x; i < kWarps * 256; i += kBlock) counts[i / 256][i % 256] = 0;
     __syncthreads();
     K key[kItems];
     unsigned int digit[kItems];
     unsigned int rank[kItems];
     for (int j = 0; j < kItems; j++) {
-      long long g = base + (long long)warp * (32 * kItems) + j * 32 + lane;
-      bool ok = g < end;
-      key[j] = ok ? kin[g] : (K)0;
+      int t = warp * (32 * kItems) + j * 32 + lane;
+      bool ok = t < valid;
+      key[j] = ok ? kin[base + t] : (K)0;
       digit[j] = ok ? (unsigned int)((key[j] >> shift) & 255) : 256u;
       unsigned int peers = __match_any_sync(0xffffffffu, digit[j]);
       if (ok) rank[j] = counts[warp][digit[j]] + __popc(peers & below);
@@ -87,26 +97,36 @@ __device__ void scatter(const K* kin, const int* vin, long long n, int shift, lo
       __syncwarp();
     }
     __syncthreads();
-    for (int d = threadIdx.x; d < 256; d += kBlock) {
-      unsigned int s = 0;
-      for (int w = 0; w < kWarps; w++) {
-        unsigned int c = counts[w][d];
-        counts[w][d] = s;
-        s += c;
-      }
-      tileCount[d] = s;
+    // per digit: exclusive prefixes across warps, the tile's count, then starts across digits
+    unsigned int total = 0;
+    for (int w = 0; w < kWarps; w++) {
+      unsigned int c = counts[w][threadIdx.x];
+      counts[w][threadIdx.x] = total;
+      total += c;
     }
+    tileCount[threadIdx.x] = total;
+    unsigned int start;
+    Scan(scanTemp).ExclusiveSum(total, start);
+    tileStart[threadIdx.x] = start;
     __syncthreads();
     for (int j = 0; j < kItems; j++) {
       if (digit[j] < 256u) {
-        long long g = base + (long long)warp * (32 * kItems) + j * 32 + lane;
-        long long pos = running[digit[j]] + counts[warp][digit[j]] + rank[j];
-        kout[pos] = key[j];
-        if (vout != nullptr) vout[pos] = vin[g];
+        int t = warp * (32 * kItems) + j * 32 + lane;
+        int at = tileStart[digit[j]] + counts[warp][digit[j]] + rank[j];
+        stagedKeys[at] = key[j];
+        if (vout != nullptr) stagedRows[at] = vin[base + t];
       }
     }
     __syncthreads();
-    for (int d = threadIdx.x; d < 256; d += kBlock) running[d] += tileCount[d];
+    for (int i = threadIdx.x; i < valid; i += kBlock) {
+      K k = stagedKeys[i];
+      unsigned int d = (unsigned int)((k >> shift) & 255);
+      long long pos = running[d] + (i - (long long)tileStart[d]);
+      kout[pos] = k;
+      if (vout != nullptr) vout[pos] = stagedRows[i];
+    }
+    __syncthreads();
+    running[threadIdx.x] += tileCount[threadIdx.x];
     __syncthreads();
   }
 }

@@ -13,7 +13,9 @@ import org.apache.arrow.vector.FieldVector;
 
 /**
  * The CPU twin of {@link GpuSort}: an independent, comparison-based implementation of the same
- * order (Java's parallel merge sort, which is stable), so each backend checks the other.
+ * order, so each backend checks the other: a bottom-up merge sort on {@code int} row ids, runs
+ * sorted and pairs of runs merged in parallel, taking the left run on ties, so it is stable by
+ * construction and needs no boxing.
  */
 final class CpuSort {
   private CpuSort() {}
@@ -25,10 +27,50 @@ final class CpuSort {
 
   static int[] argsort(HostTable table, List<SortKey> keys) {
     RowOrder order = order(table, keys);
-    Integer[] rows = new Integer[table.rowCount()];
-    Arrays.setAll(rows, i -> i);
-    Arrays.parallelSort(rows, (a, b) -> order.compare(a, b));
-    return Arrays.stream(rows).mapToInt(Integer::intValue).toArray();
+    int n = table.rowCount();
+    int[] a = new int[n];
+    int[] b = new int[n];
+    Arrays.setAll(a, i -> i);
+    final int first = 32;
+    IntStream.range(0, (n + first - 1) / first).parallel()
+        .forEach(r -> insertionSort(a, r * first, Math.min(n, (r + 1) * first), order));
+    for (int run = first; run < n; run *= 2) {
+      final int width = run;
+      IntStream.range(0, (n + 2 * width - 1) / (2 * width)).parallel().forEach(r -> {
+        int lo = r * 2 * width;
+        merge(a, b, lo, Math.min(n, lo + width), Math.min(n, lo + 2 * width), order);
+      });
+      System.arraycopy(b, 0, a, 0, n);
+    }
+    return a;
+  }
+
+  private static void insertionSort(int[] a, int from, int to, RowOrder order) {
+    for (int i = from + 1; i < to; i++) {
+      int x = a[i];
+      int j = i - 1;
+      while (j >= from && order.compare(a[j], x) > 0) {
+        a[j + 1] = a[j];
+        j--;
+      }
+      a[j + 1] = x;
+    }
+  }
+
+  // Stable: on ties the left run's row goes first.
+  private static void merge(int[] src, int[] dst, int lo, int mid, int hi, RowOrder order) {
+    int i = lo;
+    int j = mid;
+    int k = lo;
+    while (i < mid && j < hi) {
+      dst[k++] = order.compare(src[j], src[i]) < 0 ? src[j++] : src[i++];
+    }
+    while (i < mid) {
+      dst[k++] = src[i++];
+    }
+    while (j < hi) {
+      dst[k++] = src[j++];
+    }
   }
 
   static int[] topN(HostTable table, List<SortKey> keys, int limit) {
