@@ -101,18 +101,10 @@ __device__ void sum_float(const T* data, const uint32_t* validity, long long n, 
   if (validity == nullptr && sizeof(T) == 8) {
     const double2* d2 = reinterpret_cast<const double2*>(data);
     long long pairs = n / 2;
-    long long stride = gpudf::grid_threads();
-    long long i = gpudf::global_thread();
     double a = 0.0, b = 0.0;
-    // four independent 16-byte loads in flight per thread before any add depends on them
-    for (; i + 3 * stride < pairs; i += 4 * stride) {
-      double2 v0 = __ldg(d2 + i), v1 = __ldg(d2 + i + stride), v2 = __ldg(d2 + i + 2 * stride),
-              v3 = __ldg(d2 + i + 3 * stride);
-      a += (v0.x + v1.x) + (v2.x + v3.x);
-      b += (v0.y + v1.y) + (v2.y + v3.y);
-    }
-    for (; i < pairs; i += stride) {
-      double2 v = __ldg(d2 + i);
+#pragma unroll 4
+    for (long long i = gpudf::global_thread(); i < pairs; i += gpudf::grid_threads()) {
+      double2 v = d2[i];
       a += v.x;
       b += v.y;
     }
