@@ -3,21 +3,20 @@ package dev.gpudf.bench;
 import static dev.gpudf.columnar.cuda.Cuda.check;
 
 import dev.gpudf.columnar.DeviceTable;
+import dev.gpudf.columnar.SampleData;
 import dev.gpudf.columnar.cuda.CudaStream;
 import dev.gpudf.columnar.cuda.DeviceBuffer;
 import dev.gpudf.columnar.cuda.DeviceMemoryPool;
 import dev.gpudf.columnar.cuda.Gpu;
 import dev.gpudf.columnar.cuda.Pointers;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
+import java.util.Arrays;
 import jcuda.driver.JCudaDriver;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.compare.VectorEqualsVisitor;
 
@@ -45,7 +44,7 @@ public final class TransferBenchmark {
         for (boolean isPinned : new boolean[] {true, false}) {
           BufferAllocator a = isPinned ? pinned : pageable;
           String kind = isPinned ? "pinned" : "pageable";
-          try (VectorSchemaRoot source = table(a, rows)) {
+          try (VectorSchemaRoot source = SampleData.idValue(a, rows)) {
             double[] h2d = new double[reps];
             double[] d2h = new double[reps];
             for (int r = -1; r < reps; r++) {
@@ -138,22 +137,6 @@ public final class TransferBenchmark {
     out.add(String.format("pool allocate 1000 then free 1000    %,.0f pairs/s (%.2f us/pair)", 100.0 * batch / ((t1 - t0) / 1e9), (t1 - t0) / 1e3 / (100.0 * batch)));
     out.add("pool stats after: " + pool.stats());
     return out;
-  }
-
-  private static VectorSchemaRoot table(BufferAllocator allocator, int rows) {
-    BigIntVector ids = new BigIntVector("id", allocator);
-    Float8Vector values = new Float8Vector("value", allocator);
-    ids.allocateNew(rows);
-    values.allocateNew(rows);
-    for (int i = 0; i < rows; i++) {
-      ids.set(i, i * 2654435761L);
-      values.set(i, i * 0.25);
-    }
-    ids.setValueCount(rows);
-    values.setValueCount(rows);
-    VectorSchemaRoot root = new VectorSchemaRoot(List.<FieldVector>of(ids, values));
-    root.setRowCount(rows);
-    return root;
   }
 
   private static void verify(VectorSchemaRoot a, VectorSchemaRoot b) {

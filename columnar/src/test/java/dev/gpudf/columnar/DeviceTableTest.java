@@ -21,9 +21,7 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.DecimalVector;
 import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.complex.ListVector;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -137,14 +135,7 @@ class DeviceTableTest {
   @Test
   void unsupportedTypeFailsBeforeAnyDeviceAllocation() {
     long allocationsBefore = gpu.pool().stats().allocationCount();
-    IntVector ok = new IntVector("id", pageable);
-    ListVector list = ListVector.empty("tags", pageable);
-    ok.allocateNew(1);
-    ok.setValueCount(1);
-    list.allocateNew();
-    list.setValueCount(1);
-    try (VectorSchemaRoot root = new VectorSchemaRoot(List.<FieldVector>of(ok, list))) {
-      root.setRowCount(1);
+    try (VectorSchemaRoot root = TestTables.withListColumn(pageable)) {
       NotSupportedException e = assertThrows(NotSupportedException.class, () -> DeviceTable.fromArrow(gpu, root, stream));
       assertTrue(e.getMessage().contains("'tags'") && e.getMessage().contains("List"), e.getMessage());
     }

@@ -13,9 +13,7 @@ import dev.gpudf.columnar.testing.TestTables.Nulls;
 import java.util.List;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.complex.ListVector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -85,14 +83,7 @@ class HostTableTest {
 
   @Test
   void unsupportedColumnIsNamedAndNothingLeaks() {
-    IntVector ok = new IntVector("id", allocator);
-    ListVector list = ListVector.empty("tags", allocator);
-    ok.allocateNew(1);
-    ok.setValueCount(1);
-    list.allocateNew();
-    list.setValueCount(1);
-    try (VectorSchemaRoot root = new VectorSchemaRoot(List.<FieldVector>of(ok, list))) {
-      root.setRowCount(1);
+    try (VectorSchemaRoot root = TestTables.withListColumn(allocator)) {
       NotSupportedException e = assertThrows(NotSupportedException.class, () -> HostTable.fromArrow(root));
       assertTrue(e.getMessage().contains("'tags'") && e.getMessage().contains("List"), e.getMessage());
     }

@@ -1,17 +1,14 @@
 package dev.gpudf.cli;
 
 import dev.gpudf.columnar.DeviceTable;
+import dev.gpudf.columnar.SampleData;
 import dev.gpudf.columnar.cuda.Cuda;
 import dev.gpudf.columnar.cuda.CudaStream;
 import dev.gpudf.columnar.cuda.Gpu;
 import dev.gpudf.kernels.KernelModule;
 import java.io.PrintWriter;
-import java.util.List;
 import java.util.concurrent.Callable;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.compare.VectorEqualsVisitor;
 import picocli.CommandLine.Command;
@@ -66,7 +63,7 @@ final class InfoCommand implements Callable<Integer> {
   private void roundTrip(Gpu gpu, PrintWriter out) {
     int rows = (int) ((long) roundTripMib << 20) / 16;
     try (BufferAllocator pinned = gpu.pinnedAllocator().newChildAllocator("info", 0, Long.MAX_VALUE);
-        VectorSchemaRoot source = table(pinned, rows);
+        VectorSchemaRoot source = SampleData.idValue(pinned, rows);
         CudaStream stream = gpu.newStream()) {
       long bytes = 16L * rows;
       // one warm-up round trip pays for pool growth, pinning and class loading
@@ -88,21 +85,5 @@ final class InfoCommand implements Callable<Integer> {
         }
       }
     }
-  }
-
-  private static VectorSchemaRoot table(BufferAllocator allocator, int rows) {
-    BigIntVector ids = new BigIntVector("id", allocator);
-    Float8Vector values = new Float8Vector("value", allocator);
-    ids.allocateNew(rows);
-    values.allocateNew(rows);
-    for (int i = 0; i < rows; i++) {
-      ids.set(i, i * 2654435761L);
-      values.set(i, i * 0.5);
-    }
-    ids.setValueCount(rows);
-    values.setValueCount(rows);
-    VectorSchemaRoot root = new VectorSchemaRoot(List.<FieldVector>of(ids, values));
-    root.setRowCount(rows);
-    return root;
   }
 }

@@ -25,6 +25,7 @@ import org.apache.arrow.vector.TinyIntVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.compare.VectorEqualsVisitor;
+import org.apache.arrow.vector.complex.ListVector;
 import org.apache.arrow.vector.util.TransferPair;
 
 /** Generated Arrow tables covering every gpudf type, and comparisons between them. */
@@ -109,6 +110,19 @@ public final class TestTables {
     }
     VectorSchemaRoot root = new VectorSchemaRoot(vs);
     root.setRowCount(rows);
+    return root;
+  }
+
+  /** One row of an INT32 column {@code id} and a LIST column {@code tags}, a type gpudf rejects. */
+  public static VectorSchemaRoot withListColumn(BufferAllocator allocator) {
+    IntVector ok = new IntVector("id", allocator);
+    ListVector list = ListVector.empty("tags", allocator);
+    ok.allocateNew(1);
+    ok.setValueCount(1);
+    list.allocateNew();
+    list.setValueCount(1);
+    VectorSchemaRoot root = new VectorSchemaRoot(List.<FieldVector>of(ok, list));
+    root.setRowCount(1);
     return root;
   }
 
