@@ -165,7 +165,7 @@ public final class KernelBenchmark {
     for (int i = 0; i < rows; i++) {
       MemoryUtil.putLong(d + 8L * i, Double.doubleToRawLongBits(r.nextDouble()));
     }
-    v.getValidityBuffer().setOne(0, (rows + 7) / 8);
+    v.getValidityBuffer().setOne(0L, (rows + 7L) / 8);
     v.setValueCount(rows);
     return root(v);
   }
@@ -178,7 +178,7 @@ public final class KernelBenchmark {
     for (long i = 0; i < (rows + 7) / 8; i++) {
       MemoryUtil.putByte(d + i, (byte) r.nextInt());
     }
-    v.getValidityBuffer().setOne(0, (rows + 7) / 8);
+    v.getValidityBuffer().setOne(0L, (rows + 7L) / 8);
     v.setValueCount(rows);
     return root(v);
   }
@@ -191,7 +191,7 @@ public final class KernelBenchmark {
     for (int i = 0; i < rows; i++) {
       MemoryUtil.putInt(d + 4L * i, r.nextInt());
     }
-    v.getValidityBuffer().setOne(0, (rows + 7) / 8);
+    v.getValidityBuffer().setOne(0L, (rows + 7L) / 8);
     v.setValueCount(rows);
     return root(v);
   }

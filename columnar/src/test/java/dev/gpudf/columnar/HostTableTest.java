@@ -12,7 +12,6 @@ import dev.gpudf.columnar.testing.TestTables;
 import dev.gpudf.columnar.testing.TestTables.Nulls;
 import java.util.List;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

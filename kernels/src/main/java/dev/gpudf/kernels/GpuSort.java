@@ -3,7 +3,6 @@ package dev.gpudf.kernels;
 import dev.gpudf.columnar.DataType;
 import dev.gpudf.columnar.DeviceColumn;
 import dev.gpudf.columnar.DeviceTable;
-import dev.gpudf.columnar.TypeId;
 import dev.gpudf.columnar.cuda.DeviceBuffer;
 import java.util.ArrayList;
 import java.util.List;

@@ -8,9 +8,7 @@ import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.Table;
 import dev.gpudf.columnar.cuda.DeviceBuffer;
 import dev.gpudf.columnar.error.UserException;
-import java.util.ArrayList;
 import java.util.List;
-import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.IntVector;
 
 /**
