@@ -84,6 +84,12 @@ public final class Reduce {
         result = type;
         partial = p == PhysicalType.D128 ? Partial.MINMAX_D128 : p.isFloat() ? Partial.MINMAX_FLOAT : Partial.MINMAX_INT;
       }
+      case MEAN -> {
+        // from the exact (or float) sum rather than a running mean, which turns -inf into NaN
+        require(numeric, op, type);
+        result = DataType.FLOAT64;
+        partial = p == PhysicalType.D128 ? Partial.SUM_D128 : p.isFloat() ? Partial.SUM_FLOAT : Partial.SUM_INT;
+      }
       default -> {
         require(numeric, op, type);
         result = DataType.FLOAT64;
@@ -97,6 +103,9 @@ public final class Reduce {
     long[] parts = column instanceof DeviceColumn d
         ? GpuReduce.partials(exec, d, partial, scale)
         : CpuReduce.partials((HostColumn) column, partial, scale);
+    if (op == Reduction.MEAN) {
+      return new Scalar(result, mean(parts, partial, type, valid));
+    }
     return switch (partial) {
       case SUM_INT -> sumInt(parts, type, result);
       case SUM_D128 -> sumD128(parts, type, result);
@@ -127,11 +136,33 @@ public final class Reduce {
     return BigInteger.valueOf(hi).shiftLeft(64).add(new BigInteger(Long.toUnsignedString(lo)));
   }
 
-  private static Scalar sumInt(long[] parts, DataType type, DataType result) {
+  private static double mean(long[] parts, Partial partial, DataType type, long valid) {
+    if (partial == Partial.SUM_FLOAT) {
+      return sumFloat(parts) / valid;
+    }
+    BigInteger total = partial == Partial.SUM_INT ? exactSumInt(parts) : exactSumD128(parts);
+    int scale = type.id() == TypeId.DECIMAL ? type.scale() : 0;
+    return new BigDecimal(total, scale).divide(BigDecimal.valueOf(valid), java.math.MathContext.DECIMAL64).doubleValue();
+  }
+
+  private static BigInteger exactSumInt(long[] parts) {
     BigInteger total = BigInteger.ZERO;
     for (int i = 0; i < parts.length; i += Partial.SUM_INT.longs) {
       total = total.add(signed128(parts[i], parts[i + 1]));
     }
+    return total;
+  }
+
+  private static BigInteger exactSumD128(long[] parts) {
+    BigInteger total = BigInteger.ZERO;
+    for (int i = 0; i < parts.length; i += Partial.SUM_D128.longs) {
+      total = total.add(signed128(parts[i + 1], parts[i + 2]).shiftLeft(64).add(new BigInteger(Long.toUnsignedString(parts[i]))));
+    }
+    return total;
+  }
+
+  private static Scalar sumInt(long[] parts, DataType type, DataType result) {
+    BigInteger total = exactSumInt(parts);
     if (type.id() == TypeId.DECIMAL) {
       return new Scalar(result, checkedDecimal(total, result));
     }
@@ -142,12 +173,7 @@ public final class Reduce {
   }
 
   private static Scalar sumD128(long[] parts, DataType type, DataType result) {
-    BigInteger total = BigInteger.ZERO;
-    for (int i = 0; i < parts.length; i += Partial.SUM_D128.longs) {
-      BigInteger v = signed128(parts[i + 1], parts[i + 2]).shiftLeft(64).add(new BigInteger(Long.toUnsignedString(parts[i])));
-      total = total.add(v);
-    }
-    return new Scalar(result, checkedDecimal(total, result));
+    return new Scalar(result, checkedDecimal(exactSumD128(parts), result));
   }
 
   private static BigDecimal checkedDecimal(BigInteger unscaled, DataType result) {
@@ -220,7 +246,6 @@ public final class Reduce {
       n = total;
     }
     Double v = switch (op) {
-      case MEAN -> mean;
       case VAR_POP -> m2 / n;
       case STDDEV_POP -> Math.sqrt(m2 / n);
       case VAR_SAMP -> n < 2 ? null : m2 / (n - 1);

@@ -90,6 +90,33 @@ class ReduceTest {
   }
 
   @Test
+  void slicedInputsOnTheCpu() {
+    try (RootAllocator a = new RootAllocator(); Exec exec = Exec.onCpu(a);
+        VectorSchemaRoot root = TestTables.allTypes(a, 1000, Nulls.every(3), 5)) {
+      for (int[] range : new int[][] {{3, 500}, {13, 333}, {64, 65}, {999, 1}}) {
+        try (VectorSchemaRoot sliced = TestTables.slice(root, range[0], range[1]); HostTable t = HostTable.fromArrow(sliced)) {
+          checkAll(exec, sliced, t::column, ReferenceReduce::expected);
+        }
+      }
+    }
+  }
+
+  @RequiresGpu
+  @Test
+  void slicedInputsOnTheGpu() {
+    try (RootAllocator a = new RootAllocator(); Gpu gpu = Gpu.open(0, 1L << 30, 256L << 20);
+        Exec g = Exec.onGpu(gpu, a); VectorSchemaRoot root = TestTables.allTypes(a, 1000, Nulls.every(3), 5);
+        DeviceTable whole = DeviceTable.fromArrow(gpu, root, g.stream())) {
+      for (int[] range : new int[][] {{3, 500}, {13, 333}, {64, 65}, {999, 1}}) {
+        try (VectorSchemaRoot sliced = TestTables.slice(root, range[0], range[1]);
+            DeviceTable t = Slice.slice(g, whole, range[0], range[1])) {
+          checkAll(g, sliced, t::column, ReferenceReduce::expected);
+        }
+      }
+    }
+  }
+
+  @Test
   void integerSumOverflowIsAnErrorNotAWrap() {
     try (RootAllocator a = new RootAllocator(); Exec exec = Exec.onCpu(a); BigIntVector v = new BigIntVector("x", a)) {
       v.allocateNew(3);

@@ -106,10 +106,11 @@ final class ReferenceReduce {
           return Scalar.nullOf(DataType.FLOAT64);
         }
         double[] xs = rows.stream().mapToDouble(i -> asDouble(v, t, i)).toArray();
-        double mean = 0;
+        double sum = 0;
         for (double x : xs) {
-          mean += x / xs.length;
+          sum += x;
         }
+        double mean = sum / xs.length;
         double ss = 0;
         for (double x : xs) {
           ss += (x - mean) * (x - mean);

@@ -172,6 +172,43 @@ class SortTest {
   }
 
   @Test
+  void slicedInputsOnTheCpu() {
+    try (RootAllocator a = new RootAllocator(); Exec exec = Exec.onCpu(a);
+        VectorSchemaRoot root = TestTables.allTypes(a, 1000, Nulls.every(3), 5)) {
+      for (int[] range : new int[][] {{3, 500}, {13, 333}, {64, 65}}) {
+        try (VectorSchemaRoot sliced = TestTables.slice(root, range[0], range[1]); HostTable t = HostTable.fromArrow(sliced)) {
+          for (List<SortKey> keys : keySets(sliced)) {
+            try (HostColumn perm = Sort.argsort(exec, t, keys)) {
+              assertArrayEquals(oracle(sliced, keys), Gather.toArray(perm), keys + " on rows " + Arrays.toString(range));
+            }
+          }
+        }
+      }
+    }
+  }
+
+  @RequiresGpu
+  @Test
+  void slicedInputsOnTheGpu() {
+    try (RootAllocator a = new RootAllocator(); Gpu gpu = Gpu.open(0, 1L << 30, 256L << 20);
+        Exec g = Exec.onGpu(gpu, a); VectorSchemaRoot root = TestTables.allTypes(a, 1000, Nulls.every(3), 5);
+        DeviceTable whole = DeviceTable.fromArrow(gpu, root, g.stream())) {
+      for (int[] range : new int[][] {{3, 500}, {13, 333}, {64, 65}}) {
+        try (VectorSchemaRoot sliced = TestTables.slice(root, range[0], range[1]);
+            DeviceTable t = Slice.slice(g, whole, range[0], range[1])) {
+          for (List<SortKey> keys : keySets(sliced)) {
+            try (DeviceColumn perm = Sort.argsort(g, t, keys);
+                DeviceTable pt = new DeviceTable(gpu, List.of("p"), List.of(retain(perm)), range[1]);
+                VectorSchemaRoot back = pt.toArrow(a, g.stream())) {
+              assertArrayEquals(oracle(sliced, keys), ints(back.getVector(0)), keys + " on rows " + Arrays.toString(range));
+            }
+          }
+        }
+      }
+    }
+  }
+
+  @Test
   void badKeysAreUserErrors() {
     try (RootAllocator a = new RootAllocator(); Exec exec = Exec.onCpu(a);
         VectorSchemaRoot root = TestTables.allTypes(a, 5, Nulls.NONE, 1); HostTable t = HostTable.fromArrow(root)) {
