@@ -78,6 +78,24 @@ public final class Exec implements AutoCloseable {
     }
   }
 
+  /** A device copy of {@code values}, made synchronously; the caller owns it. */
+  public DeviceBuffer upload(long[] values) {
+    DeviceBuffer b = allocate(8L * values.length);
+    if (values.length > 0) {
+      Cuda.check(JCudaDriver.cuMemcpyHtoD(b.pointer(), Pointer.to(values), 8L * values.length), "cuMemcpyHtoD");
+    }
+    return b;
+  }
+
+  /** A device copy of {@code values}, made synchronously; the caller owns it. */
+  public DeviceBuffer upload(int[] values) {
+    DeviceBuffer b = allocate(4L * values.length);
+    if (values.length > 0) {
+      Cuda.check(JCudaDriver.cuMemcpyHtoD(b.pointer(), Pointer.to(values), 4L * values.length), "cuMemcpyHtoD");
+    }
+    return b;
+  }
+
   /** Queues a device-to-device copy of {@code bytes} on this query's stream. */
   public void copy(DeviceBuffer dst, long dstOffset, DeviceBuffer src, long srcOffset, long bytes) {
     if (bytes > 0) {

@@ -1,0 +1,211 @@
+// Expression interpreter: one thread evaluates a compiled Program (ExprCompiler) for one row.
+// Registers hold int64 (integers, dates, scaled decimals, booleans as 0/1) or double bits, a
+// null bit and an error code. Errors travel with values (a CASE branch not taken cannot fail the
+// query); a row whose result carries an error reports itself through *error (the lowest failing
+// row wins, with its code in the low byte). Warps cover 32 consecutive rows so validity and BOOL
+// results are written a word at a time with __ballot_sync.
+#include <cstdint>
+#include <climits>
+#include "common.cuh"
+
+namespace gpudf_expr {
+// Opcode numbering: identical to the Java enum Opcode (OpcodeTest checks this file).
+enum Opcode {
+  LOAD_COL = 0, LOAD_CONST = 1,
+  I_ADD = 2, I_SUB = 3, I_MUL = 4, I_DIV = 5, I_MOD = 6, I_NEG = 7,
+  F_ADD = 8, F_SUB = 9, F_MUL = 10, F_DIV = 11, F_MOD = 12, F_NEG = 13,
+  I2F = 14, SCALE_UP = 15, D2F = 16, CMP_I = 17, CMP_F = 18,
+  AND = 19, OR = 20, NOT = 21, IS_NULL = 22, IS_NOT_NULL = 23, SELECT = 24
+};
+enum LoadKind { K_I8 = 0, K_I16 = 1, K_I32 = 2, K_I64 = 3, K_F32 = 4, K_F64 = 5, K_BITS = 6 };
+enum Cmp { C_EQ = 0, C_NE = 1, C_LT = 2, C_LE = 3, C_GT = 4, C_GE = 5 };
+constexpr int kErrOverflow = 1;
+constexpr int kErrDivZero = 2;
+constexpr int kMaxRegs = 32;
+constexpr int kWidth = 5;
+
+// Result types the store step writes (Java: Evaluate.StoreKind).
+enum Store { S_I8 = 0, S_I16 = 1, S_I32 = 2, S_I64 = 3, S_F32 = 4, S_F64 = 5, S_BITS = 6, S_D128 = 7 };
+
+__device__ __forceinline__ bool fits(long long v, int bits) {
+  if (bits >= 64) return true;
+  long long lim = 1ll << (bits - 1);
+  return v >= -lim && v < lim;
+}
+
+__device__ __forceinline__ int cmp_f(double x, double y) {
+  bool nx = isnan(x), ny = isnan(y);
+  if (nx || ny) return nx == ny ? 0 : (nx ? 1 : -1);
+  return x < y ? -1 : (x > y ? 1 : 0);  // -0.0 == 0.0 under <
+}
+
+__device__ __forceinline__ bool test(int cmp, int c) {
+  switch (cmp) {
+    case C_EQ: return c == 0;
+    case C_NE: return c != 0;
+    case C_LT: return c < 0;
+    case C_LE: return c <= 0;
+    case C_GT: return c > 0;
+    default: return c >= 0;
+  }
+}
+}  // namespace gpudf_expr
+
+// columns: for slot s, columns[2s] = data address, columns[2s+1] = validity address (0: none).
+extern "C" __global__ void expr_eval_kernel(const int* __restrict__ code, int instructions,
+                                            const long long* __restrict__ consts, const long long* __restrict__ columns,
+                                            long long n, int result_reg, int store, void* out,
+                                            uint32_t* out_validity, unsigned long long* error) {
+  using namespace gpudf_expr;
+  long long val[kMaxRegs];
+  unsigned int nul = 0;  // bit r: register r is NULL
+  unsigned char err[kMaxRegs];
+  const int lane = threadIdx.x & 31;
+  const long long warps = gpudf::grid_threads() / 32;
+  for (long long base = (gpudf::global_thread() / 32) * 32; base < n; base += warps * 32) {
+    long long row = base + lane;
+    bool active = row < n;
+    bool isNull = true;
+    if (active) {
+      nul = 0;
+      for (int pc = 0; pc < instructions; pc++) {
+        const int* ins = code + pc * kWidth;
+        int op = ins[0], d = ins[1], a = ins[2], b = ins[3], c = ins[4];
+        // operands a and b are registers for the ops that read these flags; masked so the
+        // other ops (slots, constants) never index past the register file
+        bool na = (nul >> (a & 31)) & 1u, nb = (nul >> (b & 31)) & 1u;
+        unsigned char ea = err[a & 31], eb = err[b & 31];
+        long long r = 0;
+        bool rn = false;
+        unsigned char re = 0;
+        switch (op) {
+          case LOAD_COL: {
+            const void* data = (const void*)columns[2 * a];
+            const uint32_t* valid = (const uint32_t*)columns[2 * a + 1];
+            rn = !gpudf::is_valid(valid, row);
+            switch (c) {
+              case K_I8: r = ((const int8_t*)data)[row]; break;
+              case K_I16: r = ((const int16_t*)data)[row]; break;
+              case K_I32: r = ((const int32_t*)data)[row]; break;
+              case K_I64: r = ((const long long*)data)[row]; break;
+              case K_F32: r = __double_as_longlong((double)((const float*)data)[row]); break;
+              case K_F64: r = ((const long long*)data)[row]; break;
+              default: r = (((const uint32_t*)data)[row >> 5] >> (row & 31)) & 1u; break;
+            }
+            break;
+          }
+          case LOAD_CONST: r = consts[a]; rn = b != 0; break;
+          case I_ADD: case I_SUB: case I_MUL: case I_DIV: case I_MOD:
+          case F_ADD: case F_SUB: case F_MUL: case F_DIV: case F_MOD:
+          case CMP_I: case CMP_F: {
+            if (ea || eb) { re = ea ? ea : eb; break; }
+            if (na || nb) { rn = true; break; }
+            long long x = val[a], y = val[b];
+            switch (op) {
+              case I_ADD: r = (long long)((unsigned long long)x + (unsigned long long)y);
+                if (((x ^ r) & (y ^ r)) < 0 || !fits(r, c)) re = kErrOverflow; break;
+              case I_SUB: r = (long long)((unsigned long long)x - (unsigned long long)y);
+                if (((x ^ y) & (x ^ r)) < 0 || !fits(r, c)) re = kErrOverflow; break;
+              case I_MUL: {
+                r = (long long)((unsigned long long)x * (unsigned long long)y);
+                long long hi = __mul64hi(x, y);
+                if (hi != (r >> 63) || !fits(r, c)) re = kErrOverflow;
+                break;
+              }
+              case I_DIV:
+                if (y == 0) { re = kErrDivZero; break; }
+                if (x == LLONG_MIN && y == -1) { re = kErrOverflow; break; }
+                r = x / y;
+                if (!fits(r, c)) re = kErrOverflow;
+                break;
+              case I_MOD:
+                if (y == 0) { re = kErrDivZero; break; }
+                r = y == -1 ? 0 : x % y;
+                break;
+              case CMP_I: r = test(c, x < y ? -1 : (x > y ? 1 : 0)) ? 1 : 0; break;
+              default: {
+                double fx = __longlong_as_double(x), fy = __longlong_as_double(y), f = 0;
+                if (op == CMP_F) { r = test(c, cmp_f(fx, fy)) ? 1 : 0; break; }
+                if ((op == F_DIV || op == F_MOD) && fy == 0.0) { re = kErrDivZero; break; }
+                switch (op) {
+                  case F_ADD: f = fx + fy; break;
+                  case F_SUB: f = fx - fy; break;
+                  case F_MUL: f = fx * fy; break;
+                  case F_DIV: f = fx / fy; break;
+                  default: f = fmod(fx, fy); break;
+                }
+                if (c == 1) f = (double)(float)f;
+                r = __double_as_longlong(f);
+              }
+            }
+            break;
+          }
+          case I_NEG:
+            if (ea) { re = ea; break; }
+            if (na) { rn = true; break; }
+            if (val[a] == LLONG_MIN || !fits(-val[a], c)) { re = kErrOverflow; break; }
+            r = -val[a];
+            break;
+          case F_NEG: re = ea; rn = na; r = __double_as_longlong(-__longlong_as_double(val[a])); break;
+          case I2F: re = ea; rn = na; r = __double_as_longlong((double)val[a]); break;
+          case SCALE_UP: {
+            if (ea) { re = ea; break; }
+            if (na) { rn = true; break; }
+            long long x = val[a], y = consts[b];
+            r = (long long)((unsigned long long)x * (unsigned long long)y);
+            if (__mul64hi(x, y) != (r >> 63)) re = kErrOverflow;
+            break;
+          }
+          case D2F: re = ea; rn = na; r = __double_as_longlong((double)val[a] / __longlong_as_double(consts[b])); break;
+          case AND: case OR: {
+            long long decisive = op == AND ? 0 : 1;
+            bool aDecides = !ea && !na && val[a] == decisive;
+            bool bDecides = !eb && !nb && val[b] == decisive;
+            if (aDecides || bDecides) { r = decisive; break; }
+            if (ea || eb) { re = ea ? ea : eb; break; }
+            if (na || nb) { rn = true; break; }
+            r = 1 - decisive;
+            break;
+          }
+          case NOT: re = ea; rn = na; r = 1 - val[a]; break;
+          case IS_NULL: re = ea; r = na ? 1 : 0; break;
+          case IS_NOT_NULL: re = ea; r = na ? 0 : 1; break;
+          default: {  // SELECT
+            if (ea) { re = ea; break; }
+            int src = (!na && val[a] == 1) ? b : c;
+            r = val[src];
+            rn = (nul >> src) & 1u;
+            re = err[src];
+            break;
+          }
+        }
+        val[d] = r;
+        err[d] = re;
+        nul = rn ? (nul | (1u << d)) : (nul & ~(1u << d));
+      }
+      isNull = (nul >> result_reg) & 1u;
+      if (err[result_reg] != 0) {
+        atomicMin(error, ((unsigned long long)row << 8) | err[result_reg]);
+        isNull = true;
+      }
+      if (!isNull) {
+        long long v = val[result_reg];
+        switch (store) {
+          case S_I8: ((int8_t*)out)[row] = (int8_t)v; break;
+          case S_I16: ((int16_t*)out)[row] = (int16_t)v; break;
+          case S_I32: ((int32_t*)out)[row] = (int32_t)v; break;
+          case S_I64: case S_F64: ((long long*)out)[row] = v; break;
+          case S_F32: ((float*)out)[row] = (float)__longlong_as_double(v); break;
+          case S_D128: ((long long*)out)[2 * row] = v; ((long long*)out)[2 * row + 1] = v < 0 ? -1 : 0; break;
+          default: break;
+        }
+      }
+    }
+    unsigned int validWord = __ballot_sync(0xffffffffu, active && !isNull);
+    if (store == S_BITS) {
+      unsigned int bitWord = __ballot_sync(0xffffffffu, active && !isNull && val[result_reg] == 1);
+      if (lane == 0) ((uint32_t*)out)[base >> 5] = bitWord;
+    }
+    if (lane == 0) out_validity[base >> 5] = validWord;
+  }
+}

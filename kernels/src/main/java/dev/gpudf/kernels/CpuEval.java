@@ -1,0 +1,247 @@
+package dev.gpudf.kernels;
+
+import dev.gpudf.columnar.HostBitmaps;
+import dev.gpudf.columnar.HostColumn;
+import java.util.List;
+import java.util.stream.IntStream;
+import org.apache.arrow.memory.util.MemoryUtil;
+
+/**
+ * The CPU twin of {@code expr_eval_kernel}: runs a {@link Program} row by row, in parallel
+ * chunks, with the same registers, null bits, error codes and store rules.
+ */
+final class CpuEval {
+  private static final int CHUNK = 1 << 14;
+
+  private CpuEval() {}
+
+  /** Output of one evaluation: value bits per row, null flags, and the first failing row. */
+  record Rows(long[] values, boolean[] nulls, long firstError) {}
+
+  static Rows run(Program p, List<HostColumn> slots, int n) {
+    long[] data = new long[slots.size()];
+    long[] valid = new long[slots.size()];
+    for (int s = 0; s < slots.size(); s++) {
+      HostColumn c = slots.get(s);
+      data[s] = c.vector().getDataBuffer().memoryAddress();
+      valid[s] = c.nullCount() > 0 ? c.vector().getValidityBuffer().memoryAddress() : 0;
+    }
+    // Arrow keeps every DECIMAL in 16 bytes: a DECIMAL64 load (I64) reads the low word
+    int[] widths = slots.stream().mapToInt(c -> c.type().id() == dev.gpudf.columnar.TypeId.BOOL ? 0
+        : CpuGather.hostWidth(c.vector())).toArray();
+    long[] values = new long[n];
+    boolean[] nulls = new boolean[n];
+    long[] firstError = new long[(n + CHUNK - 1) / CHUNK];
+    IntStream.range(0, firstError.length).parallel().forEach(ch -> {
+      long[] val = new long[Program.MAX_REGISTERS];
+      boolean[] nul = new boolean[Program.MAX_REGISTERS];
+      int[] err = new int[Program.MAX_REGISTERS];
+      long first = Long.MAX_VALUE;
+      for (int row = ch * CHUNK; row < Math.min(n, (ch + 1) * CHUNK); row++) {
+        run(p, data, valid, widths, row, val, nul, err);
+        int r = p.resultRegister();
+        if (err[r] != 0) {
+          first = Math.min(first, ((long) row << 8) | err[r]);
+          nulls[row] = true;
+        } else {
+          nulls[row] = nul[r];
+          values[row] = val[r];
+        }
+      }
+      firstError[ch] = first;
+    });
+    return new Rows(values, nulls, IntStream.range(0, firstError.length).mapToLong(i -> firstError[i]).min().orElse(Long.MAX_VALUE));
+  }
+
+  private static void run(Program p, long[] data, long[] valid, int[] widths, long row, long[] val, boolean[] nul, int[] err) {
+    int[] code = p.code();
+    long[] consts = p.constants();
+    Opcode[] ops = Opcode.values();
+    for (int pc = 0; pc < code.length; pc += Program.WIDTH) {
+      Opcode op = ops[code[pc]];
+      int d = code[pc + 1];
+      int a = code[pc + 2];
+      int b = code[pc + 3];
+      int c = code[pc + 4];
+      boolean na = nul[a & 31];
+      boolean nb = nul[b & 31];
+      int ea = err[a & 31];
+      int eb = err[b & 31];
+      long r = 0;
+      boolean rn = false;
+      int re = 0;
+      switch (op) {
+        case LOAD_COL -> {
+          rn = valid[a] != 0 && !HostBitmaps.isSet(valid[a], row);
+          long addr = data[a] + row * widths[a];
+          r = switch (Opcode.LoadKind.values()[c]) {
+            case I8 -> MemoryUtil.getByte(addr);
+            case I16 -> MemoryUtil.getShort(addr);
+            case I32 -> MemoryUtil.getInt(addr);
+            case I64, F64 -> MemoryUtil.getLong(addr);
+            case F32 -> Double.doubleToRawLongBits(Float.intBitsToFloat(MemoryUtil.getInt(data[a] + 4 * row)));
+            case BITS -> HostBitmaps.isSet(data[a], row) ? 1 : 0;
+          };
+        }
+        case LOAD_CONST -> {
+          r = consts[a];
+          rn = b != 0;
+        }
+        case I_ADD, I_SUB, I_MUL, I_DIV, I_MOD, F_ADD, F_SUB, F_MUL, F_DIV, F_MOD, CMP_I, CMP_F -> {
+          if (ea != 0 || eb != 0) {
+            re = ea != 0 ? ea : eb;
+          } else if (na || nb) {
+            rn = true;
+          } else {
+            long x = val[a];
+            long y = val[b];
+            try {
+              switch (op) {
+                case I_ADD -> r = fit(Math.addExact(x, y), c);
+                case I_SUB -> r = fit(Math.subtractExact(x, y), c);
+                case I_MUL -> r = fit(Math.multiplyExact(x, y), c);
+                case I_DIV -> {
+                  if (y == 0) {
+                    re = Opcode.ERR_DIV_ZERO;
+                  } else if (x == Long.MIN_VALUE && y == -1) {
+                    re = Opcode.ERR_OVERFLOW;
+                  } else {
+                    r = fit(x / y, c);
+                  }
+                }
+                case I_MOD -> {
+                  if (y == 0) {
+                    re = Opcode.ERR_DIV_ZERO;
+                  } else {
+                    r = x % y;
+                  }
+                }
+                case CMP_I -> r = test(c, Long.compare(x, y)) ? 1 : 0;
+                case CMP_F -> r = test(c, CpuSort.compareFloats(Double.longBitsToDouble(x), Double.longBitsToDouble(y))) ? 1 : 0;
+                default -> {
+                  double fx = Double.longBitsToDouble(x);
+                  double fy = Double.longBitsToDouble(y);
+                  if ((op == Opcode.F_DIV || op == Opcode.F_MOD) && fy == 0.0) {
+                    re = Opcode.ERR_DIV_ZERO;
+                  } else {
+                    double f = switch (op) {
+                      case F_ADD -> fx + fy;
+                      case F_SUB -> fx - fy;
+                      case F_MUL -> fx * fy;
+                      case F_DIV -> fx / fy;
+                      default -> fx % fy;
+                    };
+                    r = Double.doubleToRawLongBits(c == 1 ? (double) (float) f : f);
+                  }
+                }
+              }
+            } catch (ArithmeticException overflow) {
+              re = Opcode.ERR_OVERFLOW;
+            }
+          }
+        }
+        case I_NEG -> {
+          if (ea != 0) {
+            re = ea;
+          } else if (na) {
+            rn = true;
+          } else if (val[a] == Long.MIN_VALUE || !fits(-val[a], c)) {
+            re = Opcode.ERR_OVERFLOW;
+          } else {
+            r = -val[a];
+          }
+        }
+        case F_NEG -> {
+          re = ea;
+          rn = na;
+          r = Double.doubleToRawLongBits(-Double.longBitsToDouble(val[a]));
+        }
+        case I2F -> {
+          re = ea;
+          rn = na;
+          r = Double.doubleToRawLongBits((double) val[a]);
+        }
+        case SCALE_UP -> {
+          if (ea != 0) {
+            re = ea;
+          } else if (na) {
+            rn = true;
+          } else {
+            try {
+              r = Math.multiplyExact(val[a], consts[b]);
+            } catch (ArithmeticException overflow) {
+              re = Opcode.ERR_OVERFLOW;
+            }
+          }
+        }
+        case D2F -> {
+          re = ea;
+          rn = na;
+          r = Double.doubleToRawLongBits((double) val[a] / Double.longBitsToDouble(consts[b]));
+        }
+        case AND, OR -> {
+          long decisive = op == Opcode.AND ? 0 : 1;
+          boolean aDecides = ea == 0 && !na && val[a] == decisive;
+          boolean bDecides = eb == 0 && !nb && val[b] == decisive;
+          if (aDecides || bDecides) {
+            r = decisive;
+          } else if (ea != 0 || eb != 0) {
+            re = ea != 0 ? ea : eb;
+          } else if (na || nb) {
+            rn = true;
+          } else {
+            r = 1 - decisive;
+          }
+        }
+        case NOT -> {
+          re = ea;
+          rn = na;
+          r = 1 - val[a];
+        }
+        case IS_NULL -> {
+          re = ea;
+          r = na ? 1 : 0;
+        }
+        case IS_NOT_NULL -> {
+          re = ea;
+          r = na ? 0 : 1;
+        }
+        case SELECT -> {
+          if (ea != 0) {
+            re = ea;
+          } else {
+            int src = !na && val[a] == 1 ? b : c;
+            r = val[src];
+            rn = nul[src];
+            re = err[src];
+          }
+        }
+      }
+      val[d] = r;
+      nul[d] = rn;
+      err[d] = re;
+    }
+  }
+
+  private static boolean fits(long v, int bits) {
+    return bits >= 64 || (v >= -(1L << (bits - 1)) && v < (1L << (bits - 1)));
+  }
+
+  private static long fit(long v, int bits) {
+    if (!fits(v, bits)) {
+      throw new ArithmeticException("overflow");
+    }
+    return v;
+  }
+
+  private static boolean test(int cmp, int c) {
+    return switch (Opcode.Cmp.values()[cmp]) {
+      case EQ -> c == 0;
+      case NE -> c != 0;
+      case LT -> c < 0;
+      case LE -> c <= 0;
+      case GT -> c > 0;
+      case GE -> c >= 0;
+    };
+  }
+}

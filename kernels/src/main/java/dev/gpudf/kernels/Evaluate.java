@@ -1,0 +1,172 @@
+package dev.gpudf.kernels;
+
+import dev.gpudf.columnar.DataType;
+import dev.gpudf.columnar.DeviceColumn;
+import dev.gpudf.columnar.DeviceTable;
+import dev.gpudf.columnar.HostColumn;
+import dev.gpudf.columnar.HostTable;
+import dev.gpudf.columnar.TypeId;
+import dev.gpudf.columnar.cuda.Cuda;
+import dev.gpudf.columnar.cuda.DeviceBuffer;
+import dev.gpudf.columnar.error.UserException;
+import java.util.ArrayList;
+import java.util.List;
+import jcuda.driver.JCudaDriver;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.util.MemoryUtil;
+
+/**
+ * Evaluates an {@link Expr} over every row of a table into a new column: compiled once
+ * ({@link ExprCompiler}), then run by one interpreter kernel on the GPU ({@code expr.cu}) or by
+ * its CPU twin ({@link CpuEval}). A row that overflows or divides by zero fails the whole call
+ * with a {@link UserException} naming the first such row, unless the failing part was not needed
+ * (a CASE branch not taken, the other side of a decided AND or OR).
+ */
+public final class Evaluate {
+  private Evaluate() {}
+
+  /** How the result register is written out; matches {@code Store} in {@code expr.cu}. */
+  enum StoreKind { I8, I16, I32, I64, F32, F64, BITS, D128 }
+
+  /** On the GPU; the caller owns the result. */
+  public static DeviceColumn evaluate(Exec exec, DeviceTable table, Expr e) {
+    Program p = ExprCompiler.compile(e, table.types());
+    int n = table.rowCount();
+    StoreKind store = storeKind(p.result());
+    long words = (n + 31L) / 32;
+    long[] columns = new long[2 * p.columns().size()];
+    for (int s = 0; s < p.columns().size(); s++) {
+      DeviceColumn c = table.column(p.columns().get(s));
+      columns[2 * s] = c.data().address();
+      columns[2 * s + 1] = c.validity() == null ? 0 : c.validity().address();
+    }
+    List<DeviceBuffer> owned = new ArrayList<>(2);
+    try (DeviceBuffer code = exec.upload(p.code()); DeviceBuffer consts = exec.upload(p.constants());
+        DeviceBuffer cols = exec.upload(columns); DeviceBuffer error = exec.allocate(8)) {
+      Cuda.check(JCudaDriver.cuMemsetD8Async(error.pointer(), (byte) 0xFF, 8, exec.stream().handle()), "cuMemsetD8Async");
+      long bytes = switch (store) {
+        case BITS -> 4 * words;
+        case D128 -> 16L * n;
+        default -> (long) n * p.result().byteWidth();
+      };
+      DeviceBuffer out = exec.allocate(bytes);
+      owned.add(out);
+      DeviceBuffer validity = exec.allocate(4 * words);
+      owned.add(validity);
+      if (n > 0) {
+        KernelLaunch.launch("expr_eval_kernel", KernelLaunch.gridFor(exec.stream().device(), n), exec.stream(), code,
+            p.instructions(), consts, cols, (long) n, p.resultRegister(), store.ordinal(), out, validity, error);
+      }
+      long first = exec.readLongs(error, 1)[0];
+      if (first != -1L) {
+        throw rowError(first);
+      }
+      int nulls = n - (int) Bitmaps.countSet(exec.gpu(), validity, n, exec.stream());
+      if (nulls == 0) {
+        owned.remove(validity);
+        validity.close();
+        validity = null;
+      }
+      return new DeviceColumn(p.result(), n, nulls, out, null, validity);
+    } catch (RuntimeException ex) {
+      owned.forEach(DeviceBuffer::close);
+      throw ex;
+    }
+  }
+
+  /** On the CPU; the caller owns the result. */
+  public static HostColumn evaluate(Exec exec, HostTable table, Expr e) {
+    Program p = ExprCompiler.compile(e, table.types());
+    int n = table.rowCount();
+    List<HostColumn> slots = new ArrayList<>();
+    for (int index : p.columns()) {
+      slots.add(table.column(index));
+    }
+    CpuEval.Rows rows = CpuEval.run(p, slots, n);
+    if (rows.firstError() != Long.MAX_VALUE) {
+      throw rowError(rows.firstError());
+    }
+    BufferAllocator a = exec.allocator();
+    StoreKind store = storeKind(p.result());
+    List<ArrowBuf> bufs = new ArrayList<>(2);
+    try {
+      int nulls = 0;
+      for (boolean isNull : rows.nulls()) {
+        nulls += isNull ? 1 : 0;
+      }
+      long bitmapBytes = Math.max(8, 8 * ((n + 63L) / 64));
+      ArrowBuf validity = a.buffer(bitmapBytes);
+      bufs.add(validity);
+      validity.setZero(0, validity.capacity());
+      int width = store == StoreKind.BITS ? 0 : store == StoreKind.D128 || p.result().id() == TypeId.DECIMAL ? 16
+          : p.result().byteWidth();
+      ArrowBuf data = a.buffer(store == StoreKind.BITS ? bitmapBytes : Math.max(1, (long) n * width));
+      bufs.add(data);
+      if (store == StoreKind.BITS) {
+        data.setZero(0, data.capacity());
+      }
+      long v = validity.memoryAddress();
+      long d = data.memoryAddress();
+      for (int i = 0; i < n; i++) {
+        if (rows.nulls()[i]) {
+          continue;
+        }
+        MemoryUtil.putByte(v + (i >>> 3), (byte) (MemoryUtil.getByte(v + (i >>> 3)) | (1 << (i & 7))));
+        long x = rows.values()[i];
+        switch (store) {
+          case I8 -> MemoryUtil.putByte(d + i, (byte) x);
+          case I16 -> MemoryUtil.putShort(d + 2L * i, (short) x);
+          case I32 -> MemoryUtil.putInt(d + 4L * i, (int) x);
+          case F32 -> MemoryUtil.putInt(d + 4L * i, Float.floatToRawIntBits((float) Double.longBitsToDouble(x)));
+          case BITS -> {
+            if (x == 1) {
+              MemoryUtil.putByte(d + (i >>> 3), (byte) (MemoryUtil.getByte(d + (i >>> 3)) | (1 << (i & 7))));
+            }
+          }
+          case I64, F64 -> {
+            if (width == 16) {
+              // Arrow's DECIMAL layout is 16 bytes whatever the precision
+              MemoryUtil.putLong(d + 16L * i, x);
+              MemoryUtil.putLong(d + 16L * i + 8, x < 0 ? -1 : 0);
+            } else {
+              MemoryUtil.putLong(d + 8L * i, x);
+            }
+          }
+          case D128 -> {
+            MemoryUtil.putLong(d + 16L * i, x);
+            MemoryUtil.putLong(d + 16L * i + 8, x < 0 ? -1 : 0);
+          }
+        }
+      }
+      return new HostColumn(CpuGather.load(a, "expr", p.result(), n, nulls, bufs));
+    } finally {
+      bufs.forEach(ArrowBuf::close);
+    }
+  }
+
+  /** The type {@code e} evaluates to over columns of {@code input}. */
+  public static DataType typeOf(Expr e, List<DataType> input) {
+    return ExprCompiler.compile(e, input).result();
+  }
+
+  static StoreKind storeKind(DataType t) {
+    return switch (t.id()) {
+      case INT8 -> StoreKind.I8;
+      case INT16 -> StoreKind.I16;
+      case INT32, DATE -> StoreKind.I32;
+      case INT64, TIMESTAMP -> StoreKind.I64;
+      case FLOAT32 -> StoreKind.F32;
+      case FLOAT64 -> StoreKind.F64;
+      case BOOL -> StoreKind.BITS;
+      case DECIMAL -> t.isDecimal64() ? StoreKind.I64 : StoreKind.D128;
+      case STRING -> throw new IllegalStateException("string results are not compiled");
+    };
+  }
+
+  private static UserException rowError(long first) {
+    long row = first >>> 8;
+    int code = (int) (first & 0xFF);
+    return new UserException((code == Opcode.ERR_DIV_ZERO ? "division by zero" : "numeric overflow") + " in row " + row);
+  }
+}

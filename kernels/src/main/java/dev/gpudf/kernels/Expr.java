@@ -1,0 +1,74 @@
+package dev.gpudf.kernels;
+
+import dev.gpudf.columnar.DataType;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A scalar expression over the columns of one table: what SQL projections and predicates and
+ * DataFrame columns become. Evaluated row by row by {@link Evaluate} after
+ * {@link ExprCompiler} has typed it and turned it into a {@link Program}.
+ */
+public sealed interface Expr permits Expr.Col, Expr.Lit, Expr.Call {
+  /** Column {@code index} of the input table. */
+  record Col(int index) implements Expr {}
+
+  /**
+   * A constant: {@link Long} for integers, DATE days and TIMESTAMP units, {@link Double},
+   * {@link BigDecimal}, {@link Boolean}; null for a typed NULL.
+   */
+  record Lit(DataType type, Object value) implements Expr {
+    public Lit {
+      Objects.requireNonNull(type, "type");
+    }
+  }
+
+  /** An operator applied to arguments. */
+  record Call(Op op, List<Expr> args) implements Expr {
+    public Call {
+      args = List.copyOf(args);
+    }
+  }
+
+  static Expr col(int index) {
+    return new Col(index);
+  }
+
+  static Expr lit(long v) {
+    return new Lit(DataType.INT64, v);
+  }
+
+  static Expr lit(int v) {
+    return new Lit(DataType.INT32, (long) v);
+  }
+
+  static Expr lit(double v) {
+    return new Lit(DataType.FLOAT64, v);
+  }
+
+  static Expr lit(boolean v) {
+    return new Lit(DataType.BOOL, v);
+  }
+
+  /** A decimal constant of the value's own precision and scale. */
+  static Expr lit(BigDecimal v) {
+    return new Lit(DataType.decimal(Math.max(v.precision(), v.scale()), v.scale()), v);
+  }
+
+  static Expr nullOf(DataType type) {
+    return new Lit(type, null);
+  }
+
+  static Expr call(Op op, Expr... args) {
+    return new Call(op, List.of(args));
+  }
+
+  /** CASE WHEN w1 THEN t1 ... ELSE otherwise END; {@code whenThen} alternates conditions and values. */
+  static Expr caseWhen(List<Expr> whenThen, Expr otherwise) {
+    List<Expr> args = new ArrayList<>(whenThen);
+    args.add(otherwise);
+    return new Call(Op.CASE, args);
+  }
+}

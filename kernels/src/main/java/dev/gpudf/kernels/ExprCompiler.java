@@ -1,0 +1,469 @@
+package dev.gpudf.kernels;
+
+import dev.gpudf.columnar.DataType;
+import dev.gpudf.columnar.TypeId;
+import dev.gpudf.columnar.error.NotSupportedException;
+import dev.gpudf.columnar.error.UserException;
+import java.math.BigDecimal;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+
+/**
+ * Types an {@link Expr} against the input column types and compiles it to a {@link Program}.
+ * Typing follows Calcite's defaults: integers widen to the wider operand, a float operand makes
+ * the result a float, decimal + and - take the larger scale and one more digit, decimal * adds
+ * precisions and scales (precision capped at 38). Integers are held as int64 and floats as
+ * doubles in registers; decimals as unscaled int64, so a decimal value beyond 18 digits is not
+ * supported yet (reported per row, never wrapped), nor decimal division, strings or DECIMAL
+ * columns wider than 18 digits.
+ */
+public final class ExprCompiler {
+  private final List<DataType> input;
+  private final List<Integer> code = new ArrayList<>();
+  private final List<Long> constants = new ArrayList<>();
+  private final List<Integer> columns = new ArrayList<>();
+  private final Deque<Integer> free = new ArrayDeque<>();
+  private int registers;
+
+  private record Value(int reg, DataType type) {}
+
+  private ExprCompiler(List<DataType> input) {
+    this.input = input;
+  }
+
+  /** Compiles {@code e} over columns of types {@code input}. */
+  public static Program compile(Expr e, List<DataType> input) {
+    ExprCompiler c = new ExprCompiler(input);
+    Value v = c.gen(e);
+    int[] code = c.code.stream().mapToInt(Integer::intValue).toArray();
+    long[] consts = c.constants.stream().mapToLong(Long::longValue).toArray();
+    return new Program(code, consts, List.copyOf(c.columns), c.registers, v.type, v.reg);
+  }
+
+  private Value gen(Expr e) {
+    if (e instanceof Expr.Col col) {
+      return load(col.index());
+    }
+    if (e instanceof Expr.Lit lit) {
+      return literal(lit);
+    }
+    Expr.Call call = (Expr.Call) e;
+    List<Expr> args = call.args();
+    return switch (call.op()) {
+      case ADD, SUB, MUL, DIV, MOD -> arithmetic(call.op(), gen(arg(call, 0, 2)), gen(args.get(1)));
+      case NEG -> negate(gen(arg(call, 0, 1)));
+      case EQ, NE, LT, LE, GT, GE -> compare(call.op(), gen(arg(call, 0, 2)), gen(args.get(1)));
+      case AND, OR -> logic(call.op(), args);
+      case NOT -> not(bool(gen(arg(call, 0, 1)), "NOT"));
+      case IS_NULL, IS_NOT_NULL -> {
+        Value v = gen(arg(call, 0, 1));
+        yield emit(call.op() == Op.IS_NULL ? Opcode.IS_NULL : Opcode.IS_NOT_NULL, DataType.BOOL, v.reg, 0, 0, v);
+      }
+      case IS_DISTINCT_FROM, IS_NOT_DISTINCT_FROM -> distinct(call.op(), gen(arg(call, 0, 2)), gen(args.get(1)));
+      case CASE -> caseWhen(args);
+      case COALESCE -> coalesce(args);
+      case IN -> in(args);
+      case BETWEEN -> {
+        arg(call, 0, 3);
+        yield gen(Expr.call(Op.AND, Expr.call(Op.GE, args.get(0), args.get(1)), Expr.call(Op.LE, args.get(0), args.get(2))));
+      }
+    };
+  }
+
+  private static Expr arg(Expr.Call call, int i, int arity) {
+    if (call.args().size() != arity) {
+      throw new UserException(call.op() + " takes " + arity + " argument(s), not " + call.args().size());
+    }
+    return call.args().get(i);
+  }
+
+  // ---- leaves ----
+
+  private Value load(int index) {
+    if (index < 0 || index >= input.size()) {
+      throw new UserException("column " + index + " does not exist; the input has " + input.size());
+    }
+    DataType t = input.get(index);
+    Opcode.LoadKind kind = switch (t.id()) {
+      case BOOL -> Opcode.LoadKind.BITS;
+      case INT8 -> Opcode.LoadKind.I8;
+      case INT16 -> Opcode.LoadKind.I16;
+      case INT32, DATE -> Opcode.LoadKind.I32;
+      case INT64, TIMESTAMP -> Opcode.LoadKind.I64;
+      case FLOAT32 -> Opcode.LoadKind.F32;
+      case FLOAT64 -> Opcode.LoadKind.F64;
+      case DECIMAL -> {
+        if (!t.isDecimal64()) {
+          throw new NotSupportedException("expressions over " + t + " columns (more than 18 digits) are not supported yet");
+        }
+        yield Opcode.LoadKind.I64;
+      }
+      case STRING -> throw new NotSupportedException("string expressions are not supported yet");
+    };
+    int slot = columns.indexOf(index);
+    if (slot < 0) {
+      slot = columns.size();
+      columns.add(index);
+    }
+    return emit(Opcode.LOAD_COL, t, slot, 0, kind.ordinal());
+  }
+
+  private Value literal(Expr.Lit lit) {
+    DataType t = lit.type();
+    Object v = lit.value();
+    if (t.id() == TypeId.STRING) {
+      throw new NotSupportedException("string expressions are not supported yet");
+    }
+    if (v == null) {
+      return emit(Opcode.LOAD_CONST, t, constant(0), 1, 0);
+    }
+    long bits = switch (t.id()) {
+      case BOOL -> ((Boolean) v) ? 1 : 0;
+      case FLOAT32, FLOAT64 -> Double.doubleToRawLongBits(((Number) v).doubleValue());
+      case DECIMAL -> {
+        BigDecimal d = ((BigDecimal) v).setScale(t.scale());
+        if (d.unscaledValue().bitLength() > 63 || !t.isDecimal64()) {
+          throw new NotSupportedException("decimal constants beyond 18 digits are not supported yet: " + v);
+        }
+        yield d.unscaledValue().longValueExact();
+      }
+      default -> ((Number) v).longValue();
+    };
+    return emit(Opcode.LOAD_CONST, t, constant(bits), 0, 0);
+  }
+
+  // ---- arithmetic ----
+
+  private Value arithmetic(Op op, Value a, Value b) {
+    requireNumeric(a, op);
+    requireNumeric(b, op);
+    if (isFloat(a.type) || isFloat(b.type)) {
+      DataType t = a.type.equals(DataType.FLOAT32) && b.type.equals(DataType.FLOAT32)
+          || (a.type.equals(DataType.FLOAT32) && isSmallInt(b.type)) || (b.type.equals(DataType.FLOAT32) && isSmallInt(a.type))
+          ? DataType.FLOAT32 : DataType.FLOAT64;
+      Value x = toDouble(a);
+      Value y = toDouble(b);
+      Opcode code = switch (op) {
+        case ADD -> Opcode.F_ADD;
+        case SUB -> Opcode.F_SUB;
+        case MUL -> Opcode.F_MUL;
+        case DIV -> Opcode.F_DIV;
+        default -> Opcode.F_MOD;
+      };
+      return emit(code, t, x.reg, y.reg, t.equals(DataType.FLOAT32) ? 1 : 0, x, y);
+    }
+    if (isDecimal(a.type) || isDecimal(b.type)) {
+      DataType da = asDecimal(a.type);
+      DataType db = asDecimal(b.type);
+      switch (op) {
+        case ADD, SUB -> {
+          int s = Math.max(da.scale(), db.scale());
+          int p = Math.min(DataType.MAX_DECIMAL_PRECISION, Math.max(da.precision() - da.scale(), db.precision() - db.scale()) + s + 1);
+          Value x = rescale(a, da.scale(), s);
+          Value y = rescale(b, db.scale(), s);
+          return emit(op == Op.ADD ? Opcode.I_ADD : Opcode.I_SUB, DataType.decimal(p, s), x.reg, y.reg, 64, x, y);
+        }
+        case MUL -> {
+          int s = da.scale() + db.scale();
+          if (s > DataType.MAX_DECIMAL_PRECISION) {
+            throw new NotSupportedException("decimal product scale " + s + " exceeds 38");
+          }
+          int p = Math.min(DataType.MAX_DECIMAL_PRECISION, Math.max(s, da.precision() + db.precision()));
+          return emit(Opcode.I_MUL, DataType.decimal(p, s), a.reg, b.reg, 64, a, b);
+        }
+        default -> throw new NotSupportedException("decimal " + op + " is not supported yet");
+      }
+    }
+    DataType t = wider(a.type, b.type);
+    Opcode code = switch (op) {
+      case ADD -> Opcode.I_ADD;
+      case SUB -> Opcode.I_SUB;
+      case MUL -> Opcode.I_MUL;
+      case DIV -> Opcode.I_DIV;
+      default -> Opcode.I_MOD;
+    };
+    return emit(code, t, a.reg, b.reg, 8 * t.byteWidth(), a, b);
+  }
+
+  private Value negate(Value a) {
+    requireNumeric(a, Op.NEG);
+    if (isFloat(a.type)) {
+      return emit(Opcode.F_NEG, a.type, a.reg, 0, 0, a);
+    }
+    return emit(Opcode.I_NEG, a.type, a.reg, 0, isDecimal(a.type) ? 64 : 8 * a.type.byteWidth(), a);
+  }
+
+  // ---- comparisons and logic ----
+
+  private Value compare(Op op, Value a, Value b) {
+    int cmp = switch (op) {
+      case EQ -> Opcode.Cmp.EQ.ordinal();
+      case NE -> Opcode.Cmp.NE.ordinal();
+      case LT -> Opcode.Cmp.LT.ordinal();
+      case LE -> Opcode.Cmp.LE.ordinal();
+      case GT -> Opcode.Cmp.GT.ordinal();
+      default -> Opcode.Cmp.GE.ordinal();
+    };
+    if (isNumeric(a.type) && isNumeric(b.type)) {
+      if (isFloat(a.type) || isFloat(b.type)) {
+        Value x = toDouble(a);
+        Value y = toDouble(b);
+        return emit(Opcode.CMP_F, DataType.BOOL, x.reg, y.reg, cmp, x, y);
+      }
+      if (isDecimal(a.type) || isDecimal(b.type)) {
+        int s = Math.max(asDecimal(a.type).scale(), asDecimal(b.type).scale());
+        a = rescale(a, asDecimal(a.type).scale(), s);
+        b = rescale(b, asDecimal(b.type).scale(), s);
+      }
+      return emit(Opcode.CMP_I, DataType.BOOL, a.reg, b.reg, cmp, a, b);
+    }
+    if (!a.type.equals(b.type) || a.type.id() == TypeId.STRING) {
+      throw new UserException("cannot compare " + a.type + " with " + b.type);
+    }
+    return emit(Opcode.CMP_I, DataType.BOOL, a.reg, b.reg, cmp, a, b);
+  }
+
+  private Value logic(Op op, List<Expr> args) {
+    if (args.size() < 2) {
+      throw new UserException(op + " takes at least two arguments");
+    }
+    Value acc = bool(gen(args.get(0)), op.name());
+    for (int i = 1; i < args.size(); i++) {
+      Value next = bool(gen(args.get(i)), op.name());
+      acc = emit(op == Op.AND ? Opcode.AND : Opcode.OR, DataType.BOOL, acc.reg, next.reg, 0, acc, next);
+    }
+    return acc;
+  }
+
+  private Value not(Value v) {
+    return emit(Opcode.NOT, DataType.BOOL, v.reg, 0, 0, v);
+  }
+
+  private Value distinct(Op op, Value a, Value b) {
+    // distinct = a null ? b not null : (b null ? true : a <> b); each operand register is read
+    // several times, so nothing is freed until the end
+    Value ne = compareKeeping(Op.NE, a, b);
+    Value t = emitKeep(Opcode.LOAD_CONST, DataType.BOOL, constant(1), 0, 0);
+    Value bNull = emitKeep(Opcode.IS_NULL, DataType.BOOL, b.reg, 0, 0);
+    Value inner = emit(Opcode.SELECT, DataType.BOOL, bNull.reg, t.reg, ne.reg, bNull, t, ne);
+    Value aNull = emitKeep(Opcode.IS_NULL, DataType.BOOL, a.reg, 0, 0);
+    Value bNotNull = emit(Opcode.IS_NOT_NULL, DataType.BOOL, b.reg, 0, 0, b);
+    Value d = emit(Opcode.SELECT, DataType.BOOL, aNull.reg, bNotNull.reg, inner.reg, aNull, bNotNull, inner);
+    release(a);
+    return op == Op.IS_DISTINCT_FROM ? d : not(d);
+  }
+
+  private Value compareKeeping(Op op, Value a, Value b) {
+    // compare() frees its operands; these are still needed, so compare copies
+    return compare(op, copy(a), copy(b));
+  }
+
+  private Value copy(Value v) {
+    // SELECT(TRUE, v, v) would do, but a dedicated copy is cheaper: v IS NULL ? v : v
+    return emitKeep(Opcode.SELECT, v.type, trueConst().reg, v.reg, v.reg);
+  }
+
+  private Value trueConst() {
+    return emitKeep(Opcode.LOAD_CONST, DataType.BOOL, constant(1), 0, 0);
+  }
+
+  // ---- CASE, COALESCE, IN ----
+
+  private Value caseWhen(List<Expr> args) {
+    if (args.size() < 3 || args.size() % 2 == 0) {
+      throw new UserException("CASE takes pairs of WHEN and THEN and an ELSE");
+    }
+    List<Value> values = new ArrayList<>();
+    List<Value> conds = new ArrayList<>();
+    for (int i = 0; i + 1 < args.size(); i += 2) {
+      conds.add(bool(gen(args.get(i)), "CASE WHEN"));
+      values.add(gen(args.get(i + 1)));
+    }
+    values.add(gen(args.get(args.size() - 1)));
+    DataType t = common(values.stream().map(Value::type).toList(), "CASE");
+    Value acc = convert(values.get(values.size() - 1), t);
+    for (int i = conds.size() - 1; i >= 0; i--) {
+      Value v = convert(values.get(i), t);
+      acc = emit(Opcode.SELECT, t, conds.get(i).reg, v.reg, acc.reg, conds.get(i), v, acc);
+    }
+    return acc;
+  }
+
+  private Value coalesce(List<Expr> args) {
+    if (args.isEmpty()) {
+      throw new UserException("COALESCE takes at least one argument");
+    }
+    List<Value> values = new ArrayList<>();
+    for (Expr a : args) {
+      values.add(gen(a));
+    }
+    DataType t = common(values.stream().map(Value::type).toList(), "COALESCE");
+    Value acc = convert(values.get(values.size() - 1), t);
+    for (int i = values.size() - 2; i >= 0; i--) {
+      Value v = convert(values.get(i), t);
+      Value present = emitKeep(Opcode.IS_NOT_NULL, DataType.BOOL, v.reg, 0, 0);
+      acc = emit(Opcode.SELECT, t, present.reg, v.reg, acc.reg, present, v, acc);
+    }
+    return acc;
+  }
+
+  private Value in(List<Expr> args) {
+    if (args.size() < 2) {
+      throw new UserException("IN takes a value and at least one list item");
+    }
+    List<Expr> tests = new ArrayList<>();
+    for (int i = 1; i < args.size(); i++) {
+      tests.add(Expr.call(Op.EQ, args.get(0), args.get(i)));
+    }
+    return tests.size() == 1 ? gen(tests.get(0)) : logic(Op.OR, tests);
+  }
+
+  // ---- types ----
+
+  private DataType common(List<DataType> types, String what) {
+    DataType t = null;
+    for (DataType x : types) {
+      if (t == null || t.equals(x)) {
+        t = x;
+      } else if (isNumeric(t) && isNumeric(x)) {
+        if (isFloat(t) || isFloat(x)) {
+          t = DataType.FLOAT64;
+        } else if (isDecimal(t) || isDecimal(x)) {
+          DataType a = asDecimal(t);
+          DataType b = asDecimal(x);
+          int s = Math.max(a.scale(), b.scale());
+          t = DataType.decimal(Math.min(38, Math.max(a.precision() - a.scale(), b.precision() - b.scale()) + s), s);
+        } else {
+          t = wider(t, x);
+        }
+      } else {
+        throw new UserException(what + " mixes " + t + " and " + x);
+      }
+    }
+    return t;
+  }
+
+  private Value convert(Value v, DataType t) {
+    if (v.type.equals(t)) {
+      return v;
+    }
+    if (isFloat(t)) {
+      Value d = toDouble(v);
+      return new Value(d.reg, t);
+    }
+    if (isDecimal(t)) {
+      Value r = rescale(v, asDecimal(v.type).scale(), t.scale());
+      return new Value(r.reg, t);
+    }
+    // a narrower integer: registers are int64 already
+    return new Value(v.reg, t);
+  }
+
+  private Value toDouble(Value v) {
+    if (isFloat(v.type)) {
+      return v;
+    }
+    if (isDecimal(v.type)) {
+      return emit(Opcode.D2F, DataType.FLOAT64, v.reg, constant(Double.doubleToRawLongBits(Math.pow(10, v.type.scale()))), 0, v);
+    }
+    return emit(Opcode.I2F, DataType.FLOAT64, v.reg, 0, 0, v);
+  }
+
+  private Value rescale(Value v, int from, int to) {
+    if (to == from) {
+      return v;
+    }
+    return emit(Opcode.SCALE_UP, DataType.decimal(Math.min(38, asDecimal(v.type).precision() + to - from), to), v.reg,
+        constant(BigDecimal.TEN.pow(to - from).longValueExact()), 0, v);
+  }
+
+  private Value bool(Value v, String what) {
+    if (v.type.id() != TypeId.BOOL) {
+      throw new UserException(what + " needs a BOOL argument, not " + v.type);
+    }
+    return v;
+  }
+
+  private static void requireNumeric(Value v, Op op) {
+    if (!isNumeric(v.type)) {
+      throw new UserException(op + " needs numbers, not " + v.type);
+    }
+  }
+
+  private static boolean isNumeric(DataType t) {
+    return isInt(t) || isFloat(t) || isDecimal(t);
+  }
+
+  private static boolean isInt(DataType t) {
+    return t.id() == TypeId.INT8 || t.id() == TypeId.INT16 || t.id() == TypeId.INT32 || t.id() == TypeId.INT64;
+  }
+
+  private static boolean isSmallInt(DataType t) {
+    return t.id() == TypeId.INT8 || t.id() == TypeId.INT16;
+  }
+
+  private static boolean isFloat(DataType t) {
+    return t.id() == TypeId.FLOAT32 || t.id() == TypeId.FLOAT64;
+  }
+
+  private static boolean isDecimal(DataType t) {
+    return t.id() == TypeId.DECIMAL;
+  }
+
+  /** An integer as the decimal that holds all its values (scale 0). */
+  private static DataType asDecimal(DataType t) {
+    return switch (t.id()) {
+      case DECIMAL -> t;
+      case INT8 -> DataType.decimal(3, 0);
+      case INT16 -> DataType.decimal(5, 0);
+      case INT32 -> DataType.decimal(10, 0);
+      case INT64 -> DataType.decimal(19, 0);
+      default -> throw new IllegalArgumentException(t.toString());
+    };
+  }
+
+  private static DataType wider(DataType a, DataType b) {
+    return a.byteWidth() >= b.byteWidth() ? a : b;
+  }
+
+  // ---- emission ----
+
+  private int constant(long bits) {
+    constants.add(bits);
+    return constants.size() - 1;
+  }
+
+  /** Emits an instruction into a fresh register and frees the operand registers {@code consumed}. */
+  private Value emit(Opcode op, DataType type, int a, int b, int c, Value... consumed) {
+    for (Value v : consumed) {
+      release(v);
+    }
+    return emitKeep(op, type, a, b, c);
+  }
+
+  private Value emitKeep(Opcode op, DataType type, int a, int b, int c) {
+    int dst;
+    if (!free.isEmpty()) {
+      dst = free.pop();
+    } else {
+      dst = registers++;
+      if (registers > Program.MAX_REGISTERS) {
+        throw new NotSupportedException("expression too large: it needs more than " + Program.MAX_REGISTERS + " registers");
+      }
+    }
+    code.add(op.ordinal());
+    code.add(dst);
+    code.add(a);
+    code.add(b);
+    code.add(c);
+    return new Value(dst, type);
+  }
+
+  private void release(Value v) {
+    if (!free.contains(v.reg)) {
+      free.push(v.reg);
+    }
+  }
+}

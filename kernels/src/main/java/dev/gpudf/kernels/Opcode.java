@@ -1,0 +1,41 @@
+package dev.gpudf.kernels;
+
+/**
+ * Instructions of a {@link Program}. The ordinal is the code the kernel switches on:
+ * {@code expr.cu} numbers its opcodes identically, which {@code OpcodeTest} checks.
+ */
+enum Opcode {
+  /** dst = column slot a, loaded as kind c ({@link LoadKind}). */
+  LOAD_COL,
+  /** dst = constant a, or NULL when b is 1. */
+  LOAD_CONST,
+  /** Integer arithmetic on int64 with overflow checks; c = result width in bits. */
+  I_ADD, I_SUB, I_MUL, I_DIV, I_MOD, I_NEG,
+  /** Double arithmetic; c = 1 rounds the result to float32. */
+  F_ADD, F_SUB, F_MUL, F_DIV, F_MOD, F_NEG,
+  /** dst = (double) a. */
+  I2F,
+  /** dst = a * constant b (a power of ten), with an overflow check. */
+  SCALE_UP,
+  /** dst = (double) a / constant b (double bits of a power of ten). */
+  D2F,
+  /** Compare int64 a and b; c = {@link Cmp} ordinal. */
+  CMP_I,
+  /** Compare doubles a and b in the total order NaN above all, -0.0 == 0.0; c = {@link Cmp} ordinal. */
+  CMP_F,
+  /** Three-valued AND and OR; a side that decides the result hides the other side's error. */
+  AND, OR, NOT,
+  IS_NULL, IS_NOT_NULL,
+  /** dst = a is TRUE ? b : c (errors only from a and the chosen side). */
+  SELECT;
+
+  /** How LOAD_COL reads a value. */
+  enum LoadKind { I8, I16, I32, I64, F32, F64, BITS }
+
+  /** Comparison kinds. */
+  enum Cmp { EQ, NE, LT, LE, GT, GE }
+
+  /** Error codes a row can end with. */
+  static final int ERR_OVERFLOW = 1;
+  static final int ERR_DIV_ZERO = 2;
+}

@@ -1,0 +1,29 @@
+package dev.gpudf.kernels;
+
+import dev.gpudf.columnar.DataType;
+import java.util.List;
+
+/**
+ * A compiled expression: register-machine instructions of {@value #WIDTH} ints each (opcode,
+ * destination, three operands), 64-bit constants, the input columns it reads (in slot order) and
+ * the result type. The GPU kernel ({@code expr.cu}) and the CPU twin ({@link CpuEval}) run the
+ * same program, one row at a time.
+ *
+ * @param code instructions
+ * @param constants constant pool (integers, scaled decimals, double bits)
+ * @param columns input column index for each slot
+ * @param registers registers used
+ * @param result the result type
+ * @param resultRegister the register holding the result
+ */
+public record Program(int[] code, long[] constants, List<Integer> columns, int registers, DataType result,
+    int resultRegister) {
+  /** Ints per instruction. */
+  public static final int WIDTH = 5;
+  /** Registers a program may use; the kernel keeps this many per thread. */
+  public static final int MAX_REGISTERS = 32;
+
+  public int instructions() {
+    return code.length / WIDTH;
+  }
+}

@@ -1,0 +1,293 @@
+package dev.gpudf.kernels;
+
+import static dev.gpudf.kernels.Expr.call;
+import static dev.gpudf.kernels.Expr.col;
+import static dev.gpudf.kernels.Expr.lit;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.gpudf.columnar.DataType;
+import dev.gpudf.columnar.DeviceColumn;
+import dev.gpudf.columnar.DeviceTable;
+import dev.gpudf.columnar.HostColumn;
+import dev.gpudf.columnar.HostTable;
+import dev.gpudf.columnar.cuda.Gpu;
+import dev.gpudf.columnar.error.NotSupportedException;
+import dev.gpudf.columnar.error.UserException;
+import dev.gpudf.columnar.testing.RequiresGpu;
+import dev.gpudf.columnar.testing.TestTables;
+import dev.gpudf.columnar.testing.TestTables.Nulls;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.DecimalVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Expression semantics on the CPU twin with hand-worked expectations, and GPU == CPU on random data. */
+class EvaluateTest {
+  private RootAllocator allocator;
+  private Exec exec;
+
+  @BeforeEach
+  void open() {
+    allocator = new RootAllocator();
+    exec = Exec.onCpu(allocator);
+  }
+
+  @AfterEach
+  void close() {
+    exec.close();
+    allocator.close();
+  }
+
+  /** x INT32, y INT32, b BOOL, f FLOAT64, price DECIMAL(15,2), disc DECIMAL(15,2); nulls as given by null entries. */
+  private VectorSchemaRoot table(Integer[] x, Integer[] y, Boolean[] b, Double[] f, String[] price, String[] disc) {
+    IntVector vx = new IntVector("x", allocator);
+    IntVector vy = new IntVector("y", allocator);
+    BitVector vb = new BitVector("b", allocator);
+    Float8Vector vf = new Float8Vector("f", allocator);
+    DecimalVector vp = new DecimalVector("price", allocator, 15, 2);
+    DecimalVector vd = new DecimalVector("disc", allocator, 15, 2);
+    List<FieldVector> all = List.of(vx, vy, vb, vf, vp, vd);
+    int n = x.length;
+    all.forEach(v -> {
+      v.setInitialCapacity(n);
+      v.allocateNew();
+    });
+    for (int i = 0; i < n; i++) {
+      if (x[i] == null) vx.setNull(i); else vx.set(i, x[i]);
+      if (y[i] == null) vy.setNull(i); else vy.set(i, y[i]);
+      if (b[i] == null) vb.setNull(i); else vb.set(i, b[i] ? 1 : 0);
+      if (f[i] == null) vf.setNull(i); else vf.set(i, f[i]);
+      if (price[i] == null) vp.setNull(i); else vp.setSafe(i, new BigDecimal(price[i]));
+      if (disc[i] == null) vd.setNull(i); else vd.setSafe(i, new BigDecimal(disc[i]));
+    }
+    all.forEach(v -> v.setValueCount(n));
+    VectorSchemaRoot root = new VectorSchemaRoot(all);
+    root.setRowCount(n);
+    return root;
+  }
+
+  private VectorSchemaRoot sample() {
+    return table(
+        new Integer[] {1, 7, null, -4, Integer.MAX_VALUE, 0},
+        new Integer[] {2, 0, 5, 3, 1, null},
+        new Boolean[] {true, false, null, true, null, false},
+        new Double[] {1.5, Double.NaN, -0.0, null, Double.POSITIVE_INFINITY, 2.0},
+        new String[] {"10.00", "99.99", "0.01", null, "12345.67", "1.10"},
+        new String[] {"0.05", "0.10", "0.00", "0.01", null, "1.00"});
+  }
+
+  private List<Object> eval(VectorSchemaRoot root, Expr e) {
+    try (HostTable t = HostTable.fromArrow(root); HostColumn c = Evaluate.evaluate(exec, t, e)) {
+      List<Object> out = new ArrayList<>();
+      for (int i = 0; i < c.rowCount(); i++) {
+        out.add(c.vector().getObject(i));
+      }
+      return out;
+    }
+  }
+
+  private void expectError(VectorSchemaRoot root, Expr e, String message) {
+    try (HostTable t = HostTable.fromArrow(root)) {
+      UserException ex = assertThrows(UserException.class, () -> Evaluate.evaluate(exec, t, e));
+      assertEquals(message, ex.getMessage());
+    }
+  }
+
+  @Test
+  void integerArithmeticChecksOverflowAndDivisionByZero() {
+    try (VectorSchemaRoot r = sample()) {
+      assertEquals(Arrays.asList(3L, 7L, null, -1L, (long) Integer.MAX_VALUE + 1, null), eval(r, call(Op.ADD, col(0), call(Op.ADD, col(1), lit(0L)))));
+      // row 4: MAX_VALUE + 1 overflows INT32; row 1: 7 / 0
+      expectError(r, call(Op.ADD, col(0), col(1)), "numeric overflow in row 4");
+      expectError(r, call(Op.DIV, col(0), col(1)), "division by zero in row 1");
+      // the same division guarded by CASE never fails
+      Expr guarded = Expr.caseWhen(List.of(call(Op.NE, col(1), lit(0)), call(Op.DIV, col(0), col(1))), lit(-1));
+      assertEquals(Arrays.asList(0, -1, null, -1, Integer.MAX_VALUE, -1), eval(r, guarded));
+      assertEquals(Arrays.asList(-1, -7, null, 4, -Integer.MAX_VALUE, 0), eval(r, call(Op.NEG, col(0))));
+      assertEquals(Arrays.asList(1, 0, null, -1, 0, null), eval(r, call(Op.MOD, col(0), Expr.caseWhen(
+          List.of(call(Op.EQ, col(1), lit(0)), lit(7)), col(1)))));
+    }
+  }
+
+  @Test
+  void wideningFollowsTheOperands() {
+    try (VectorSchemaRoot r = sample(); HostTable t = HostTable.fromArrow(r)) {
+      assertEquals(DataType.INT32, Evaluate.typeOf(call(Op.ADD, col(0), col(1)), t.types()));
+      assertEquals(DataType.INT64, Evaluate.typeOf(call(Op.ADD, col(0), lit(1L)), t.types()));
+      assertEquals(DataType.FLOAT64, Evaluate.typeOf(call(Op.MUL, col(0), col(3)), t.types()));
+      // Calcite: DECIMAL(15,2) - INTEGER -> DECIMAL(max(13, 10) + 2 + 1, 2)
+      assertEquals(DataType.decimal(16, 2), Evaluate.typeOf(call(Op.SUB, lit(1), col(5)), t.types()));
+      assertEquals(DataType.decimal(31, 4), Evaluate.typeOf(call(Op.MUL, col(4), call(Op.SUB, lit(1), col(5))), t.types()));
+      // INT64 + INT64 beyond 64 bits is an overflow, never a wrap
+      assertThrows(UserException.class, () -> Evaluate.evaluate(exec, t, call(Op.ADD, lit(Long.MAX_VALUE), lit(1L))));
+    }
+  }
+
+  @Test
+  void tpchStyleDecimalExpressionIsExact() {
+    try (VectorSchemaRoot r = sample()) {
+      // price * (1 - disc) * (1 + disc): DECIMAL(15,2) -> DECIMAL(38, 6) (precision capped)
+      Expr e = call(Op.MUL, call(Op.MUL, col(4), call(Op.SUB, lit(1), col(5))), call(Op.ADD, lit(1), col(5)));
+      List<Object> got = eval(r, e);
+      String[] price = {"10.00", "99.99", "0.01", null, "12345.67", "1.10"};
+      String[] disc = {"0.05", "0.10", "0.00", "0.01", null, "1.00"};
+      for (int i = 0; i < price.length; i++) {
+        if (price[i] == null || disc[i] == null) {
+          assertEquals(null, got.get(i), "row " + i);
+        } else {
+          BigDecimal p = new BigDecimal(price[i]);
+          BigDecimal d = new BigDecimal(disc[i]);
+          BigDecimal want = p.multiply(BigDecimal.ONE.subtract(d)).multiply(BigDecimal.ONE.add(d));
+          assertEquals(0, want.compareTo((BigDecimal) got.get(i)), "row " + i + ": " + want + " vs " + got.get(i));
+        }
+      }
+    }
+  }
+
+  @Test
+  void threeValuedLogic() {
+    // b: true, false, null, true, null, false; (x > 0): true, true, null, false, true, false
+    try (VectorSchemaRoot r = sample()) {
+      Expr pos = call(Op.GT, col(0), lit(0));
+      assertEquals(Arrays.asList(true, false, null, false, null, false), eval(r, call(Op.AND, col(2), pos)));
+      assertEquals(Arrays.asList(true, true, null, true, true, false), eval(r, call(Op.OR, col(2), pos)));
+      assertEquals(Arrays.asList(false, true, null, false, null, true), eval(r, call(Op.NOT, col(2))));
+      assertEquals(Arrays.asList(false, false, true, false, true, false), eval(r, call(Op.IS_NULL, col(2))));
+      // FALSE AND (7 / 0 > 1) is FALSE: the decided side hides the error
+      Expr risky = call(Op.GT, call(Op.DIV, col(0), col(1)), lit(1));
+      assertEquals(false, eval(r, call(Op.AND, lit(false), risky)).get(1));
+    }
+  }
+
+  @Test
+  void coalesceInBetweenDistinct() {
+    try (VectorSchemaRoot r = sample()) {
+      assertEquals(Arrays.asList(1, 7, 5, -4, Integer.MAX_VALUE, 0), eval(r, call(Op.COALESCE, col(0), col(1))));
+      assertEquals(Arrays.asList(true, true, null, false, false, false), eval(r, call(Op.IN, col(0), lit(1), lit(7), lit(9))));
+      assertEquals(Arrays.asList(true, false, null, false, false, true), eval(r, call(Op.BETWEEN, col(0), lit(0), lit(5))));
+      // x IS DISTINCT FROM y treats NULLs as values
+      assertEquals(Arrays.asList(true, true, true, true, true, true), eval(r, call(Op.IS_DISTINCT_FROM, col(0), col(1))));
+      assertEquals(Arrays.asList(false, false, false, false, false, false),
+          eval(r, call(Op.IS_NOT_DISTINCT_FROM, col(0), col(1))));
+      assertEquals(Arrays.asList(true, true, true, true, true, true),
+          eval(r, call(Op.IS_NOT_DISTINCT_FROM, col(2), col(2))));
+    }
+  }
+
+  @Test
+  void floatsOrderNaNAboveAllAndRejectDivisionByZero() {
+    try (VectorSchemaRoot r = sample()) {
+      // f: 1.5, NaN, -0.0, null, +inf, 2.0
+      assertEquals(Arrays.asList(false, true, false, null, true, false), eval(r, call(Op.GT, col(3), lit(1e300))));
+      assertEquals(Arrays.asList(false, false, true, null, false, false), eval(r, call(Op.EQ, col(3), lit(0.0))));
+      assertEquals(Arrays.asList(3.0, Double.NaN, -0.0, null, Double.POSITIVE_INFINITY, 4.0),
+          eval(r, call(Op.MUL, col(3), lit(2.0))));
+      expectError(r, call(Op.DIV, col(3), call(Op.SUB, col(3), col(3))), "division by zero in row 0");
+    }
+  }
+
+  @Test
+  void badTypesAreClearErrors() {
+    try (VectorSchemaRoot r = TestTables.allTypes(allocator, 3, Nulls.NONE, 1); HostTable t = HostTable.fromArrow(r)) {
+      int i32 = t.names().indexOf("i32");
+      int str = t.names().indexOf("str");
+      int date = t.names().indexOf("date");
+      assertThrows(UserException.class, () -> Evaluate.evaluate(exec, t, call(Op.AND, col(i32), col(i32))));
+      assertThrows(UserException.class, () -> Evaluate.evaluate(exec, t, call(Op.EQ, col(date), col(i32))));
+      assertThrows(UserException.class, () -> Evaluate.evaluate(exec, t, call(Op.ADD, col(99), lit(1))));
+      assertThrows(NotSupportedException.class, () -> Evaluate.evaluate(exec, t, call(Op.EQ, col(str), col(str))));
+      assertThrows(NotSupportedException.class,
+          () -> Evaluate.evaluate(exec, t, call(Op.DIV, col(t.names().indexOf("dec18")), col(i32))));
+    }
+  }
+
+  /** Expressions over the random all-types table, for GPU == CPU. */
+  static List<Expr> randomSuite(List<String> names) {
+    int i8 = names.indexOf("i8");
+    int i16 = names.indexOf("i16");
+    int i32 = names.indexOf("i32");
+    int f32 = names.indexOf("f32");
+    int f64 = names.indexOf("f64");
+    int dec = names.indexOf("dec18");
+    int b = names.indexOf("bool");
+    int date = names.indexOf("date");
+    return List.of(
+        // SMALLINT + SMALLINT is SMALLINT in SQL and overflows on random data; widen first
+        call(Op.ADD, col(i8), call(Op.ADD, col(i16), lit(100_000))),
+        call(Op.MUL, col(i16), call(Op.MUL, col(i16), lit(1L))),
+        call(Op.SUB, call(Op.MUL, col(i8), lit(1000)), col(i16)),
+        call(Op.DIV, col(i32), Expr.caseWhen(List.of(call(Op.EQ, col(i8), lit(0)), lit(1)), col(i8))),
+        call(Op.MOD, col(i32), lit(97)),
+        call(Op.ADD, col(f32), col(f32)),
+        call(Op.DIV, col(f64), call(Op.ADD, col(f32), lit(3.5))),
+        call(Op.ADD, col(dec), col(i16)),
+        call(Op.GT, col(dec), lit(new BigDecimal("1.5"))),
+        call(Op.AND, col(b), call(Op.LT, col(f64), lit(0.0))),
+        call(Op.OR, call(Op.IS_NULL, col(i32)), call(Op.GE, col(date), col(date))),
+        call(Op.COALESCE, col(i8), col(i16), lit(-1)),
+        call(Op.IN, col(i8), lit(1), lit(2), lit(3), Expr.nullOf(DataType.INT8)),
+        call(Op.BETWEEN, col(f64), lit(-0.5), lit(0.5)),
+        call(Op.IS_DISTINCT_FROM, col(i8), col(i8)),
+        Expr.caseWhen(List.of(col(b), col(f32), call(Op.GT, col(i8), lit(0)), col(i16)), col(dec)));
+  }
+
+  @ParameterizedTest
+  @ValueSource(ints = {0, 1, 31, 32, 33, 65, 1000})
+  void cpuRunsTheSuiteOnRandomData(int rows) {
+    for (Nulls nulls : List.of(Nulls.NONE, Nulls.every(3), Nulls.ALL)) {
+      try (VectorSchemaRoot r = TestTables.allTypes(allocator, rows, nulls, rows); HostTable t = HostTable.fromArrow(r)) {
+        for (Expr e : randomSuite(t.names())) {
+          try (HostColumn c = Evaluate.evaluate(exec, t, e)) {
+            assertEquals(rows, c.rowCount());
+            assertEquals(Evaluate.typeOf(e, t.types()), c.type());
+            if (nulls == Nulls.ALL && !e.toString().contains("IS_DISTINCT") && !e.toString().contains("IS_NULL")
+                && !e.toString().contains("COALESCE")) {
+              assertEquals(rows, c.nullCount(), e.toString());
+            }
+          }
+        }
+      }
+    }
+  }
+
+  @RequiresGpu
+  @ParameterizedTest
+  @ValueSource(ints = {0, 1, 31, 32, 33, 65, 1000, 1_000_003})
+  void gpuMatchesTheCpuTwin(int rows) {
+    try (Gpu gpu = Gpu.open(0, 2L << 30, 256L << 20); Exec g = Exec.onGpu(gpu, allocator)) {
+      for (Nulls nulls : List.of(Nulls.NONE, Nulls.every(3), Nulls.ALL)) {
+        try (VectorSchemaRoot r = TestTables.allTypes(allocator, rows, nulls, rows); HostTable h = HostTable.fromArrow(r);
+            DeviceTable d = DeviceTable.fromArrow(gpu, r, g.stream())) {
+          for (Expr e : randomSuite(h.names())) {
+            try (HostColumn want = Evaluate.evaluate(exec, h, e); DeviceColumn got = Evaluate.evaluate(g, d, e)) {
+              got.retain();
+              try (DeviceTable one = new DeviceTable(gpu, List.of("x"), List.of(got), rows);
+                  VectorSchemaRoot back = one.toArrow(allocator, g.stream());
+                  VectorSchemaRoot expected = new VectorSchemaRoot(List.of(want.vector()))) {
+                expected.setRowCount(rows);
+                assertTrue(back.getVector(0).getValueCount() == rows);
+                for (int i = 0; i < rows; i++) {
+                  assertEquals(want.vector().getObject(i), back.getVector(0).getObject(i), e + " row " + i);
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}

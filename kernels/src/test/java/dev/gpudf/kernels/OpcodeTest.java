@@ -1,0 +1,35 @@
+package dev.gpudf.kernels;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/** The interpreter kernel and the Java side must number opcodes, load kinds and stores alike. */
+class OpcodeTest {
+  private static final String SOURCE = "src/main/cuda/expr.cu";
+
+  private static void assertNumbered(String cuda, Enum<?>[] values, String prefix) {
+    for (Enum<?> v : values) {
+      Matcher m = Pattern.compile("\\b" + prefix + v.name() + " = (\\d+)").matcher(cuda);
+      assertEquals(true, m.find(), v.name() + " is not in " + SOURCE);
+      assertEquals(v.ordinal(), Integer.parseInt(m.group(1)), v.name());
+    }
+  }
+
+  @Test
+  void kernelAndCompilerAgree() throws Exception {
+    String cuda = Files.readString(Path.of(SOURCE));
+    assertNumbered(cuda, Opcode.values(), "");
+    assertNumbered(cuda, Opcode.LoadKind.values(), "K_");
+    assertNumbered(cuda, Opcode.Cmp.values(), "C_");
+    assertNumbered(cuda, Evaluate.StoreKind.values(), "S_");
+    assertEquals(true, cuda.contains("kErrOverflow = " + Opcode.ERR_OVERFLOW));
+    assertEquals(true, cuda.contains("kErrDivZero = " + Opcode.ERR_DIV_ZERO));
+    assertEquals(true, cuda.contains("kMaxRegs = " + Program.MAX_REGISTERS));
+    assertEquals(true, cuda.contains("kWidth = " + Program.WIDTH));
+  }
+}
