@@ -15,7 +15,7 @@ enum Opcode {
   I_ADD = 2, I_SUB = 3, I_MUL = 4, I_DIV = 5, I_MOD = 6, I_NEG = 7,
   F_ADD = 8, F_SUB = 9, F_MUL = 10, F_DIV = 11, F_MOD = 12, F_NEG = 13,
   I2F = 14, SCALE_UP = 15, D2F = 16, CMP_I = 17, CMP_F = 18,
-  AND = 19, OR = 20, NOT = 21, IS_NULL = 22, IS_NOT_NULL = 23, SELECT = 24
+  AND = 19, OR = 20, NOT = 21, IS_NULL = 22, IS_NOT_NULL = 23, SELECT = 24, FLOOR_DIV = 25, CIVIL = 26
 };
 enum LoadKind { K_I8 = 0, K_I16 = 1, K_I32 = 2, K_I64 = 3, K_F32 = 4, K_F64 = 5, K_BITS = 6 };
 enum Cmp { C_EQ = 0, C_NE = 1, C_LT = 2, C_LE = 3, C_GT = 4, C_GE = 5 };
@@ -37,6 +37,26 @@ __device__ __forceinline__ int cmp_f(double x, double y) {
   bool nx = isnan(x), ny = isnan(y);
   if (nx || ny) return nx == ny ? 0 : (nx ? 1 : -1);
   return x < y ? -1 : (x > y ? 1 : 0);  // -0.0 == 0.0 under <
+}
+
+__device__ __forceinline__ long long floor_div(long long x, long long y) {
+  long long q = x / y;
+  return (x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q;
+}
+
+// Year, month or day of a day number since 1970-01-01 (proleptic Gregorian), in 400-year eras
+// starting on March 1; CpuEval.civil is the same computation.
+__device__ __forceinline__ long long civil(long long days, int field) {
+  long long z = days + 719468;
+  long long era = floor_div(z, 146097);
+  long long doe = z - era * 146097;
+  long long yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  long long doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  long long mp = (5 * doy + 2) / 153;
+  long long day = doy - (153 * mp + 2) / 5 + 1;
+  long long month = mp < 10 ? mp + 3 : mp - 9;
+  long long year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  return field == 0 ? year : (field == 1 ? month : day);
 }
 
 __device__ __forceinline__ bool test(int cmp, int c) {
@@ -170,6 +190,8 @@ extern "C" __global__ void expr_eval_kernel(const int* __restrict__ code, int in
           case NOT: re = ea; rn = na; r = 1 - val[a]; break;
           case IS_NULL: re = ea; r = na ? 1 : 0; break;
           case IS_NOT_NULL: re = ea; r = na ? 0 : 1; break;
+          case FLOOR_DIV: re = ea; rn = na; r = floor_div(val[a], consts[b]); break;
+          case CIVIL: re = ea; rn = na; r = civil(val[a], c); break;
           default: {  // SELECT
             if (ea) { re = ea; break; }
             int src = (!na && val[a] == 1) ? b : c;

@@ -206,6 +206,16 @@ final class CpuEval {
           re = ea;
           r = na ? 0 : 1;
         }
+        case FLOOR_DIV -> {
+          re = ea;
+          rn = na;
+          r = Math.floorDiv(val[a], consts[b]);
+        }
+        case CIVIL -> {
+          re = ea;
+          rn = na;
+          r = civil(val[a], c);
+        }
         case SELECT -> {
           if (ea != 0) {
             re = ea;
@@ -221,6 +231,24 @@ final class CpuEval {
       nul[d] = rn;
       err[d] = re;
     }
+  }
+
+  /**
+   * Year, month or day of a day number (days since 1970-01-01, proleptic Gregorian): counted in
+   * 400-year eras of 146097 days starting on March 1, so leap days fall at the end of a year.
+   * The kernel computes the same.
+   */
+  static long civil(long days, int field) {
+    long z = days + 719_468;
+    long era = Math.floorDiv(z, 146_097);
+    long doe = z - era * 146_097;
+    long yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    long doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    long mp = (5 * doy + 2) / 153;
+    long day = doy - (153 * mp + 2) / 5 + 1;
+    long month = mp < 10 ? mp + 3 : mp - 9;
+    long year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+    return field == 0 ? year : field == 1 ? month : day;
   }
 
   private static boolean fits(long v, int bits) {

@@ -65,6 +65,7 @@ public final class ExprCompiler {
       case CASE -> caseWhen(args);
       case COALESCE -> coalesce(args);
       case IN -> in(args);
+      case EXTRACT_YEAR, EXTRACT_MONTH, EXTRACT_DAY -> extract(call.op(), gen(arg(call, 0, 1)));
       case BETWEEN -> {
         arg(call, 0, 3);
         yield gen(Expr.call(Op.AND, Expr.call(Op.GE, args.get(0), args.get(1)), Expr.call(Op.LE, args.get(0), args.get(2))));
@@ -137,6 +138,13 @@ public final class ExprCompiler {
   // ---- arithmetic ----
 
   private Value arithmetic(Op op, Value a, Value b) {
+    if ((op == Op.ADD || op == Op.SUB) && a.type.id() == TypeId.DATE && isInt(b.type)) {
+      // DATE +/- days stays a DATE; the day number must stay within INT32
+      return emit(op == Op.ADD ? Opcode.I_ADD : Opcode.I_SUB, DataType.DATE, a.reg, b.reg, 32, a, b);
+    }
+    if (op == Op.ADD && isInt(a.type) && b.type.id() == TypeId.DATE) {
+      return emit(Opcode.I_ADD, DataType.DATE, a.reg, b.reg, 32, a, b);
+    }
     requireNumeric(a, op);
     requireNumeric(b, op);
     if (isFloat(a.type) || isFloat(b.type)) {
@@ -193,6 +201,25 @@ public final class ExprCompiler {
       return emit(Opcode.F_NEG, a.type, a.reg, 0, 0, a);
     }
     return emit(Opcode.I_NEG, a.type, a.reg, 0, isDecimal(a.type) ? 64 : 8 * a.type.byteWidth(), a);
+  }
+
+  private Value extract(Op op, Value v) {
+    Value days = switch (v.type.id()) {
+      case DATE -> v;
+      case TIMESTAMP -> emit(Opcode.FLOOR_DIV, DataType.INT64, v.reg, constant(unitsPerDay(v.type)), 0, v);
+      default -> throw new UserException(op + " needs a DATE or TIMESTAMP, not " + v.type);
+    };
+    int field = op == Op.EXTRACT_YEAR ? 0 : op == Op.EXTRACT_MONTH ? 1 : 2;
+    return emit(Opcode.CIVIL, DataType.INT32, days.reg, 0, field, days);
+  }
+
+  private static long unitsPerDay(DataType t) {
+    return switch (t.timeUnit()) {
+      case SECOND -> 86_400L;
+      case MILLISECOND -> 86_400_000L;
+      case MICROSECOND -> 86_400_000_000L;
+      case NANOSECOND -> 86_400_000_000_000L;
+    };
   }
 
   // ---- comparisons and logic ----

@@ -11,5 +11,7 @@ public enum Op {
   /** args: value, then the list. */
   IN,
   /** args: value, low, high (inclusive). */
-  BETWEEN
+  BETWEEN,
+  /** Calendar fields of a DATE or TIMESTAMP (proleptic Gregorian, UTC), as INT32. */
+  EXTRACT_YEAR, EXTRACT_MONTH, EXTRACT_DAY
 }

@@ -27,7 +27,11 @@ enum Opcode {
   AND, OR, NOT,
   IS_NULL, IS_NOT_NULL,
   /** dst = a is TRUE ? b : c (errors only from a and the chosen side). */
-  SELECT;
+  SELECT,
+  /** dst = floor(a / constant b), for timestamps before 1970 too. */
+  FLOOR_DIV,
+  /** dst = calendar field c (0 year, 1 month, 2 day) of the day number a (days since 1970-01-01). */
+  CIVIL;
 
   /** How LOAD_COL reads a value. */
   enum LoadKind { I8, I16, I32, I64, F32, F64, BITS }

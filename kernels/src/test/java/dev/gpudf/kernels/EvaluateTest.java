@@ -201,6 +201,42 @@ class EvaluateTest {
   }
 
   @Test
+  void calendarFieldsMatchJavaTime() {
+    try (VectorSchemaRoot r = TestTables.allTypes(allocator, 5000, Nulls.every(7), 3); HostTable t = HostTable.fromArrow(r)) {
+      for (String name : List.of("date", "ts_utc", "ts_nano")) {
+        int c = t.names().indexOf(name);
+        long perDay = switch (name) {
+          case "date" -> 1L;
+          case "ts_utc" -> 86_400_000_000L;
+          default -> 86_400_000_000_000L;
+        };
+        List<Object> years = eval(r, call(Op.EXTRACT_YEAR, col(c)));
+        List<Object> months = eval(r, call(Op.EXTRACT_MONTH, col(c)));
+        List<Object> days = eval(r, call(Op.EXTRACT_DAY, col(c)));
+        FieldVector v = r.getVector(c);
+        for (int i = 0; i < 5000; i++) {
+          if (v.isNull(i)) {
+            assertEquals(null, years.get(i));
+            continue;
+          }
+          long raw = name.equals("date") ? v.getDataBuffer().getInt(4L * i) : v.getDataBuffer().getLong(8L * i);
+          java.time.LocalDate d = java.time.LocalDate.ofEpochDay(Math.floorDiv(raw, perDay));
+          assertEquals(List.of(d.getYear(), d.getMonthValue(), d.getDayOfMonth()),
+              List.of(years.get(i), months.get(i), days.get(i)), name + " row " + i + " = " + d);
+        }
+      }
+      int date = t.names().indexOf("date");
+      List<Object> later = eval(r, call(Op.ADD, col(date), lit(30)));
+      List<Object> base = eval(r, call(Op.ADD, col(date), lit(0)));
+      for (int i = 0; i < 5000; i++) {
+        if (base.get(i) != null) {
+          assertEquals((Integer) base.get(i) + 30, later.get(i));
+        }
+      }
+    }
+  }
+
+  @Test
   void badTypesAreClearErrors() {
     try (VectorSchemaRoot r = TestTables.allTypes(allocator, 3, Nulls.NONE, 1); HostTable t = HostTable.fromArrow(r)) {
       int i32 = t.names().indexOf("i32");
@@ -242,7 +278,10 @@ class EvaluateTest {
         call(Op.IN, col(i8), lit(1), lit(2), lit(3), Expr.nullOf(DataType.INT8)),
         call(Op.BETWEEN, col(f64), lit(-0.5), lit(0.5)),
         call(Op.IS_DISTINCT_FROM, col(i8), col(i8)),
-        Expr.caseWhen(List.of(col(b), col(f32), call(Op.GT, col(i8), lit(0)), col(i16)), col(dec)));
+        Expr.caseWhen(List.of(col(b), col(f32), call(Op.GT, col(i8), lit(0)), col(i16)), col(dec)),
+        call(Op.EXTRACT_YEAR, col(date)),
+        call(Op.EXTRACT_DAY, col(names.indexOf("ts_utc"))),
+        call(Op.EXTRACT_MONTH, call(Op.SUB, col(date), lit(1))));
   }
 
   @ParameterizedTest
