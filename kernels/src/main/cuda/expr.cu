@@ -15,12 +15,15 @@ enum Opcode {
   I_ADD = 2, I_SUB = 3, I_MUL = 4, I_DIV = 5, I_MOD = 6, I_NEG = 7,
   F_ADD = 8, F_SUB = 9, F_MUL = 10, F_DIV = 11, F_MOD = 12, F_NEG = 13,
   I2F = 14, SCALE_UP = 15, D2F = 16, CMP_I = 17, CMP_F = 18,
-  AND = 19, OR = 20, NOT = 21, IS_NULL = 22, IS_NOT_NULL = 23, SELECT = 24, FLOOR_DIV = 25, CIVIL = 26
+  AND = 19, OR = 20, NOT = 21, IS_NULL = 22, IS_NOT_NULL = 23, SELECT = 24, FLOOR_DIV = 25, CIVIL = 26,
+  RANGE_CHECK = 27, F2I = 28, SCALE_DOWN = 29, PRECISION_CHECK = 30, F2DEC = 31, TO_F32 = 32, F_MATH = 33, I_ABS = 34
 };
+enum MathFn { M_SQRT = 0, M_LN = 1, M_EXP = 2, M_POWER = 3, M_FLOOR = 4, M_CEIL = 5, M_ABS = 6 };
 enum LoadKind { K_I8 = 0, K_I16 = 1, K_I32 = 2, K_I64 = 3, K_F32 = 4, K_F64 = 5, K_BITS = 6 };
 enum Cmp { C_EQ = 0, C_NE = 1, C_LT = 2, C_LE = 3, C_GT = 4, C_GE = 5 };
 constexpr int kErrOverflow = 1;
 constexpr int kErrDivZero = 2;
+constexpr int kErrDomain = 3;
 constexpr int kMaxRegs = 32;
 constexpr int kWidth = 5;
 
@@ -57,6 +60,13 @@ __device__ __forceinline__ long long civil(long long days, int field) {
   long long month = mp < 10 ? mp + 3 : mp - 9;
   long long year = yoe + era * 400 + (month <= 2 ? 1 : 0);
   return field == 0 ? year : (field == 1 ? month : day);
+}
+
+// x / d rounded half away from zero, d > 0 (CpuEval.divideRoundingAway).
+__device__ __forceinline__ long long divide_rounding_away(long long x, long long d) {
+  long long q = x / d, rem = x % d;
+  if ((rem < 0 ? -rem : rem) * 2 >= d) q += x < 0 ? -1 : 1;
+  return q;
 }
 
 __device__ __forceinline__ bool test(int cmp, int c) {
@@ -191,6 +201,46 @@ extern "C" __global__ void expr_eval_kernel(const int* __restrict__ code, int in
           case IS_NULL: re = ea; r = na ? 1 : 0; break;
           case IS_NOT_NULL: re = ea; r = na ? 0 : 1; break;
           case FLOOR_DIV: re = ea; rn = na; r = floor_div(val[a], consts[b]); break;
+          case RANGE_CHECK: case PRECISION_CHECK: case SCALE_DOWN: case I_ABS: {
+            if (ea) { re = ea; break; }
+            if (na) { rn = true; break; }
+            long long x = val[a];
+            if (op == RANGE_CHECK) { r = x; if (!fits(x, c)) re = kErrOverflow; }
+            else if (op == PRECISION_CHECK) { r = x; if (x == LLONG_MIN || (x < 0 ? -x : x) >= consts[b]) re = kErrOverflow; }
+            else if (op == SCALE_DOWN) { r = divide_rounding_away(x, consts[b]); }
+            else { r = x == LLONG_MIN ? 0 : (x < 0 ? -x : x); if (x == LLONG_MIN || !fits(r, c)) re = kErrOverflow; }
+            break;
+          }
+          case F2I: case F2DEC: {
+            if (ea) { re = ea; break; }
+            if (na) { rn = true; break; }
+            double x = __longlong_as_double(val[a]);
+            double rounded = op == F2I ? rint(x) : round(x * __longlong_as_double(consts[b]));
+            if (isnan(rounded) || rounded < -9223372036854775808.0 || rounded >= 9223372036854775808.0) {
+              re = kErrOverflow;
+            } else {
+              r = (long long)rounded;
+            }
+            break;
+          }
+          case TO_F32: re = ea; rn = na; r = __double_as_longlong((double)(float)__longlong_as_double(val[a])); break;
+          case F_MATH: {
+            if (ea || eb) { re = ea ? ea : eb; break; }
+            if (na || nb) { rn = true; break; }
+            double x = __longlong_as_double(val[a]), y = __longlong_as_double(val[b]), f = 0;
+            if ((c == M_SQRT && x < 0) || (c == M_LN && x <= 0)) { re = kErrDomain; break; }
+            switch (c) {
+              case M_SQRT: f = sqrt(x); break;
+              case M_LN: f = log(x); break;
+              case M_EXP: f = exp(x); break;
+              case M_POWER: f = pow(x, y); break;
+              case M_FLOOR: f = floor(x); break;
+              case M_CEIL: f = ceil(x); break;
+              default: f = fabs(x); break;
+            }
+            r = __double_as_longlong(f);
+            break;
+          }
           case CIVIL: re = ea; rn = na; r = civil(val[a], c); break;
           default: {  // SELECT
             if (ea) { re = ea; break; }

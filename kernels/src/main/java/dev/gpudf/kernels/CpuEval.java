@@ -216,6 +216,74 @@ final class CpuEval {
           rn = na;
           r = civil(val[a], c);
         }
+        case RANGE_CHECK, PRECISION_CHECK, SCALE_DOWN, I_ABS -> {
+          if (ea != 0) {
+            re = ea;
+          } else if (na) {
+            rn = true;
+          } else {
+            long x = val[a];
+            switch (op) {
+              case RANGE_CHECK -> {
+                r = x;
+                re = fits(x, c) ? 0 : Opcode.ERR_OVERFLOW;
+              }
+              case PRECISION_CHECK -> {
+                r = x;
+                re = x != Long.MIN_VALUE && Math.abs(x) < consts[b] ? 0 : Opcode.ERR_OVERFLOW;
+              }
+              case SCALE_DOWN -> r = divideRoundingAway(x, consts[b]);
+              default -> {
+                r = x == Long.MIN_VALUE ? 0 : Math.abs(x);
+                re = x != Long.MIN_VALUE && fits(r, c) ? 0 : Opcode.ERR_OVERFLOW;
+              }
+            }
+          }
+        }
+        case F2I, F2DEC -> {
+          if (ea != 0) {
+            re = ea;
+          } else if (na) {
+            rn = true;
+          } else {
+            double x = Double.longBitsToDouble(val[a]);
+            double rounded = op == Opcode.F2I ? Math.rint(x) : roundHalfAway(x * Double.longBitsToDouble(consts[b]));
+            if (Double.isNaN(rounded) || rounded < -0x1p63 || rounded >= 0x1p63) {
+              re = Opcode.ERR_OVERFLOW;
+            } else {
+              r = (long) rounded;
+            }
+          }
+        }
+        case TO_F32 -> {
+          re = ea;
+          rn = na;
+          r = Double.doubleToRawLongBits((float) Double.longBitsToDouble(val[a]));
+        }
+        case F_MATH -> {
+          if (ea != 0 || eb != 0) {
+            re = ea != 0 ? ea : eb;
+          } else if (na || nb) {
+            rn = true;
+          } else {
+            double x = Double.longBitsToDouble(val[a]);
+            double y = Double.longBitsToDouble(val[b]);
+            Opcode.MathFn fn = Opcode.MathFn.values()[c];
+            if ((fn == Opcode.MathFn.SQRT && x < 0) || (fn == Opcode.MathFn.LN && x <= 0)) {
+              re = Opcode.ERR_DOMAIN;
+            } else {
+              r = Double.doubleToRawLongBits(switch (fn) {
+                case SQRT -> Math.sqrt(x);
+                case LN -> Math.log(x);
+                case EXP -> Math.exp(x);
+                case POWER -> Math.pow(x, y);
+                case FLOOR -> Math.floor(x);
+                case CEIL -> Math.ceil(x);
+                case ABS -> Math.abs(x);
+              });
+            }
+          }
+        }
         case SELECT -> {
           if (ea != 0) {
             re = ea;
@@ -249,6 +317,22 @@ final class CpuEval {
     long month = mp < 10 ? mp + 3 : mp - 9;
     long year = yoe + era * 400 + (month <= 2 ? 1 : 0);
     return field == 0 ? year : field == 1 ? month : day;
+  }
+
+  /** x / d rounded half away from zero, d > 0 (as the kernel does). */
+  static long divideRoundingAway(long x, long d) {
+    long q = x / d;
+    long rem = x % d;
+    if (Math.abs(rem) * 2 >= d) {
+      q += x < 0 ? -1 : 1;
+    }
+    return q;
+  }
+
+  /** C's round(): nearest, ties away from zero. */
+  static double roundHalfAway(double v) {
+    double t = v < 0 ? Math.ceil(v) : Math.floor(v);
+    return Math.abs(v - t) == 0.5 ? t + Math.signum(v) : Math.rint(v);
   }
 
   private static boolean fits(long v, int bits) {

@@ -167,6 +167,11 @@ public final class Evaluate {
   private static UserException rowError(long first) {
     long row = first >>> 8;
     int code = (int) (first & 0xFF);
-    return new UserException((code == Opcode.ERR_DIV_ZERO ? "division by zero" : "numeric overflow") + " in row " + row);
+    String what = switch (code) {
+      case Opcode.ERR_DIV_ZERO -> "division by zero";
+      case Opcode.ERR_DOMAIN -> "argument outside the function's domain (SQRT of a negative, LN of a non-positive number)";
+      default -> "numeric overflow";
+    };
+    return new UserException(what + " in row " + row);
   }
 }

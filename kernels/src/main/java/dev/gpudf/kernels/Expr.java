@@ -11,7 +11,7 @@ import java.util.Objects;
  * DataFrame columns become. Evaluated row by row by {@link Evaluate} after
  * {@link ExprCompiler} has typed it and turned it into a {@link Program}.
  */
-public sealed interface Expr permits Expr.Col, Expr.Lit, Expr.Call {
+public sealed interface Expr permits Expr.Col, Expr.Lit, Expr.Call, Expr.Cast {
   /** Column {@code index} of the input table. */
   record Col(int index) implements Expr {}
 
@@ -30,6 +30,22 @@ public sealed interface Expr permits Expr.Col, Expr.Lit, Expr.Call {
     public Call {
       args = List.copyOf(args);
     }
+  }
+
+  /**
+   * CAST(arg AS type): between integer, float and decimal types (integers and decimals round
+   * half away from zero, floats to integers half to even; out of range is an error), integer
+   * and BOOL, DATE and TIMESTAMP.
+   */
+  record Cast(Expr arg, DataType type) implements Expr {
+    public Cast {
+      Objects.requireNonNull(arg, "arg");
+      Objects.requireNonNull(type, "type");
+    }
+  }
+
+  static Expr cast(Expr arg, DataType type) {
+    return new Cast(arg, type);
   }
 
   static Expr col(int index) {

@@ -49,6 +49,9 @@ public final class ExprCompiler {
     if (e instanceof Expr.Lit lit) {
       return literal(lit);
     }
+    if (e instanceof Expr.Cast cast) {
+      return cast(gen(cast.arg()), cast.type());
+    }
     Expr.Call call = (Expr.Call) e;
     List<Expr> args = call.args();
     return switch (call.op()) {
@@ -66,6 +69,10 @@ public final class ExprCompiler {
       case COALESCE -> coalesce(args);
       case IN -> in(args);
       case EXTRACT_YEAR, EXTRACT_MONTH, EXTRACT_DAY -> extract(call.op(), gen(arg(call, 0, 1)));
+      case ABS -> abs(gen(arg(call, 0, 1)));
+      case SQRT, LN, EXP -> math(call.op(), gen(arg(call, 0, 1)), null);
+      case POWER -> math(Op.POWER, gen(arg(call, 0, 2)), gen(args.get(1)));
+      case FLOOR, CEIL -> floorCeil(call.op(), gen(arg(call, 0, 1)));
       case BETWEEN -> {
         arg(call, 0, 3);
         yield gen(Expr.call(Op.AND, Expr.call(Op.GE, args.get(0), args.get(1)), Expr.call(Op.LE, args.get(0), args.get(2))));
@@ -201,6 +208,109 @@ public final class ExprCompiler {
       return emit(Opcode.F_NEG, a.type, a.reg, 0, 0, a);
     }
     return emit(Opcode.I_NEG, a.type, a.reg, 0, isDecimal(a.type) ? 64 : 8 * a.type.byteWidth(), a);
+  }
+
+  // ---- casts ----
+
+  private Value cast(Value v, DataType to) {
+    DataType from = v.type;
+    if (from.equals(to)) {
+      return v;
+    }
+    if (from.id() == TypeId.STRING || to.id() == TypeId.STRING) {
+      throw new NotSupportedException("casts to and from strings are not supported yet");
+    }
+    if (isNumeric(from) && isNumeric(to)) {
+      if (isFloat(to)) {
+        Value d = toDouble(v);
+        return to.equals(DataType.FLOAT32) ? emit(Opcode.TO_F32, to, d.reg, 0, 0, d) : new Value(d.reg, to);
+      }
+      if (isInt(to)) {
+        Value i = isFloat(from) ? emit(Opcode.F2I, DataType.INT64, v.reg, 0, 0, v)
+            : isDecimal(from) ? scaleDown(v, from.scale()) : v;
+        return emit(Opcode.RANGE_CHECK, to, i.reg, 0, 8 * to.byteWidth(), i);
+      }
+      Value scaled;
+      if (isFloat(from)) {
+        scaled = emit(Opcode.F2DEC, to, v.reg, constant(Double.doubleToRawLongBits(Math.pow(10, to.scale()))), 0, v);
+      } else {
+        int fromScale = asDecimal(from).scale();
+        scaled = to.scale() >= fromScale ? rescale(v, fromScale, to.scale()) : scaleDown(v, fromScale - to.scale());
+      }
+      if (to.precision() <= DataType.MAX_DECIMAL64_PRECISION) {
+        scaled = emit(Opcode.PRECISION_CHECK, to, scaled.reg, constant(BigDecimal.TEN.pow(to.precision()).longValueExact()), 0,
+            scaled);
+      }
+      return new Value(scaled.reg, to);
+    }
+    if (to.id() == TypeId.BOOL && isInt(from)) {
+      Value zero = emitKeep(Opcode.LOAD_CONST, from, constant(0), 0, 0);
+      return emit(Opcode.CMP_I, DataType.BOOL, v.reg, zero.reg, Opcode.Cmp.NE.ordinal(), v, zero);
+    }
+    if (from.id() == TypeId.BOOL && isInt(to)) {
+      return new Value(v.reg, to);
+    }
+    if (from.id() == TypeId.DATE && to.id() == TypeId.TIMESTAMP) {
+      return emit(Opcode.SCALE_UP, to, v.reg, constant(unitsPerDay(to)), 0, v);
+    }
+    if (from.id() == TypeId.TIMESTAMP && to.id() == TypeId.DATE) {
+      Value days = emit(Opcode.FLOOR_DIV, DataType.INT64, v.reg, constant(unitsPerDay(from)), 0, v);
+      return emit(Opcode.RANGE_CHECK, to, days.reg, 0, 32, days);
+    }
+    if (from.id() == TypeId.TIMESTAMP && to.id() == TypeId.TIMESTAMP) {
+      long f = unitsPerDay(from) / 86_400L;
+      long t = unitsPerDay(to) / 86_400L;
+      return t >= f ? emit(Opcode.SCALE_UP, to, v.reg, constant(t / f), 0, v)
+          : emit(Opcode.FLOOR_DIV, to, v.reg, constant(f / t), 0, v);
+    }
+    throw new UserException("cannot cast " + from + " to " + to);
+  }
+
+  private Value scaleDown(Value v, int digits) {
+    return digits == 0 ? v
+        : emit(Opcode.SCALE_DOWN, DataType.INT64, v.reg, constant(BigDecimal.TEN.pow(digits).longValueExact()), 0, v);
+  }
+
+  // ---- math ----
+
+  private Value abs(Value v) {
+    requireNumeric(v, Op.ABS);
+    if (isFloat(v.type)) {
+      return emit(Opcode.F_MATH, v.type, v.reg, v.reg, Opcode.MathFn.ABS.ordinal(), v);
+    }
+    return emit(Opcode.I_ABS, v.type, v.reg, 0, isDecimal(v.type) ? 64 : 8 * v.type.byteWidth(), v);
+  }
+
+  private Value math(Op op, Value a, Value b) {
+    requireNumeric(a, op);
+    Value x = toDouble(a);
+    Value y = b == null ? x : toDouble(b);
+    if (b != null) {
+      requireNumeric(b, op);
+    }
+    Opcode.MathFn fn = Opcode.MathFn.valueOf(op.name());
+    return b == null ? emit(Opcode.F_MATH, DataType.FLOAT64, x.reg, x.reg, fn.ordinal(), x)
+        : emit(Opcode.F_MATH, DataType.FLOAT64, x.reg, y.reg, fn.ordinal(), x, y);
+  }
+
+  private Value floorCeil(Op op, Value v) {
+    requireNumeric(v, op);
+    if (isFloat(v.type)) {
+      Opcode.MathFn fn = op == Op.FLOOR ? Opcode.MathFn.FLOOR : Opcode.MathFn.CEIL;
+      return emit(Opcode.F_MATH, v.type, v.reg, v.reg, fn.ordinal(), v);
+    }
+    if (isInt(v.type) || v.type.scale() == 0) {
+      return v;
+    }
+    DataType to = DataType.decimal(Math.min(DataType.MAX_DECIMAL_PRECISION, v.type.precision() - v.type.scale() + 1), 0);
+    int divisor = constant(BigDecimal.TEN.pow(v.type.scale()).longValueExact());
+    if (op == Op.FLOOR) {
+      return emit(Opcode.FLOOR_DIV, to, v.reg, divisor, 0, v);
+    }
+    // ceil(x) = -floor(-x)
+    Value neg = emit(Opcode.I_NEG, v.type, v.reg, 0, 64, v);
+    Value floored = emit(Opcode.FLOOR_DIV, to, neg.reg, divisor, 0, neg);
+    return emit(Opcode.I_NEG, to, floored.reg, 0, 64, floored);
   }
 
   private Value extract(Op op, Value v) {

@@ -13,5 +13,11 @@ public enum Op {
   /** args: value, low, high (inclusive). */
   BETWEEN,
   /** Calendar fields of a DATE or TIMESTAMP (proleptic Gregorian, UTC), as INT32. */
-  EXTRACT_YEAR, EXTRACT_MONTH, EXTRACT_DAY
+  EXTRACT_YEAR, EXTRACT_MONTH, EXTRACT_DAY,
+  /** Same type as the argument; the most negative integer is an overflow. */
+  ABS,
+  /** FLOAT64 results; a negative SQRT argument or a non-positive LN argument is an error. */
+  SQRT, LN, EXP, POWER,
+  /** Floats stay floats, integers are unchanged, DECIMAL(p, s) becomes DECIMAL(p - s + 1, 0). */
+  FLOOR, CEIL
 }

@@ -31,7 +31,26 @@ enum Opcode {
   /** dst = floor(a / constant b), for timestamps before 1970 too. */
   FLOOR_DIV,
   /** dst = calendar field c (0 year, 1 month, 2 day) of the day number a (days since 1970-01-01). */
-  CIVIL;
+  CIVIL,
+  /** dst = a, an overflow unless a fits in c bits. */
+  RANGE_CHECK,
+  /** dst = the double a rounded half to even, as int64; NaN, infinities and out of range overflow. */
+  F2I,
+  /** dst = a / constant b rounded half away from zero. */
+  SCALE_DOWN,
+  /** dst = a, an overflow unless |a| < constant b. */
+  PRECISION_CHECK,
+  /** dst = the double a times the double constant b, rounded half away from zero, as int64. */
+  F2DEC,
+  /** dst = the double a rounded to float32. */
+  TO_F32,
+  /** dst = function c of doubles a (and b): {@link MathFn}. */
+  F_MATH,
+  /** dst = |a|, an overflow unless it fits in c bits. */
+  I_ABS;
+
+  /** Functions of F_MATH. */
+  enum MathFn { SQRT, LN, EXP, POWER, FLOOR, CEIL, ABS }
 
   /** How LOAD_COL reads a value. */
   enum LoadKind { I8, I16, I32, I64, F32, F64, BITS }
@@ -42,4 +61,5 @@ enum Opcode {
   /** Error codes a row can end with. */
   static final int ERR_OVERFLOW = 1;
   static final int ERR_DIV_ZERO = 2;
+  static final int ERR_DOMAIN = 3;
 }

@@ -237,6 +237,54 @@ class EvaluateTest {
   }
 
   @Test
+  void castsRoundAndCheckRanges() {
+    try (VectorSchemaRoot r = sample()) {
+      // x: 1, 7, null, -4, MAX, 0
+      expectError(r, Expr.cast(col(0), DataType.INT16), "numeric overflow in row 4");
+      assertEquals(Arrays.asList(true, true, null, true, true, false), eval(r, Expr.cast(col(0), DataType.BOOL)));
+      // price DECIMAL(15,2): 10.00, 99.99, 0.01, null, 12345.67, 1.10; half away from zero
+      assertEquals(Arrays.asList(10, 100, 0, null, 12346, 1), eval(r, Expr.cast(col(4), DataType.INT32)));
+      assertEquals(Arrays.asList(new BigDecimal("10.0"), new BigDecimal("100.0"), new BigDecimal("0.0"), null,
+          new BigDecimal("12345.7"), new BigDecimal("1.1")), eval(r, Expr.cast(col(4), DataType.decimal(10, 1))));
+      // 99.99 still fits DECIMAL(4, 2); 12345.67 does not
+      expectError(r, Expr.cast(col(4), DataType.decimal(4, 2)), "numeric overflow in row 4");
+      assertEquals(new BigDecimal("10.0000"), eval(r, Expr.cast(col(4), DataType.decimal(18, 4))).get(0));
+    }
+    try (VectorSchemaRoot r = table(new Integer[] {0, 0, 0, 0, 0}, new Integer[] {0, 0, 0, 0, 0},
+        new Boolean[] {true, true, true, true, true}, new Double[] {2.5, 3.5, -2.5, 1e300, 0.125},
+        new String[] {"0.00", "0.00", "0.00", "0.00", "0.00"}, new String[] {"0.00", "0.00", "0.00", "0.00", "0.00"})) {
+      // floats to integers: half to even; to decimals: half away from zero
+      expectError(r, Expr.cast(col(3), DataType.INT64), "numeric overflow in row 3");
+      expectError(r, Expr.cast(col(3), DataType.decimal(5, 2)), "numeric overflow in row 3");
+      Expr tame = Expr.caseWhen(List.of(call(Op.GT, col(3), lit(1e10)), lit(0.0)), col(3));
+      assertEquals(Arrays.asList(2L, 4L, -2L, 0L, 0L), eval(r, Expr.cast(tame, DataType.INT64)));
+      assertEquals(Arrays.asList(new BigDecimal("2.50"), new BigDecimal("3.50"), new BigDecimal("-2.50"), new BigDecimal("0.00"),
+          new BigDecimal("0.13")), eval(r, Expr.cast(tame, DataType.decimal(5, 2))));
+    }
+  }
+
+  @Test
+  void mathFunctions() {
+    try (VectorSchemaRoot r = sample()) {
+      assertEquals(Arrays.asList(1, 7, null, 4, Integer.MAX_VALUE, 0), eval(r, call(Op.ABS, col(0))));
+      assertEquals(Arrays.asList(1.0, Math.sqrt(7), null, null, Math.sqrt(Integer.MAX_VALUE), 0.0),
+          eval(r, call(Op.SQRT, Expr.caseWhen(List.of(call(Op.LT, col(0), lit(0)), Expr.nullOf(DataType.INT32)), col(0)))));
+      expectError(r, call(Op.SQRT, col(0)), "argument outside the function's domain (SQRT of a negative, LN of a non-positive number) in row 3");
+      expectError(r, call(Op.LN, col(0)), "argument outside the function's domain (SQRT of a negative, LN of a non-positive number) in row 3");
+      assertEquals(1024.0, eval(r, call(Op.POWER, lit(2), lit(10))).get(0));
+      // price: 10.00, 99.99, 0.01, null, 12345.67, 1.10 -> DECIMAL(14, 0)
+      assertEquals(Arrays.asList(new BigDecimal("10"), new BigDecimal("99"), new BigDecimal("0"), null, new BigDecimal("12345"),
+          new BigDecimal("1")), eval(r, call(Op.FLOOR, col(4))));
+      assertEquals(Arrays.asList(new BigDecimal("10"), new BigDecimal("100"), new BigDecimal("1"), null, new BigDecimal("12346"),
+          new BigDecimal("2")), eval(r, call(Op.CEIL, col(4))));
+      assertEquals(Arrays.asList(new BigDecimal("-10"), new BigDecimal("-100"), new BigDecimal("-1"), null,
+          new BigDecimal("-12346"), new BigDecimal("-2")), eval(r, call(Op.FLOOR, call(Op.NEG, col(4)))));
+      assertEquals(Arrays.asList(new BigDecimal("-10"), new BigDecimal("-99"), new BigDecimal("0"), null,
+          new BigDecimal("-12345"), new BigDecimal("-1")), eval(r, call(Op.CEIL, call(Op.NEG, col(4)))));
+    }
+  }
+
+  @Test
   void badTypesAreClearErrors() {
     try (VectorSchemaRoot r = TestTables.allTypes(allocator, 3, Nulls.NONE, 1); HostTable t = HostTable.fromArrow(r)) {
       int i32 = t.names().indexOf("i32");
@@ -281,7 +329,16 @@ class EvaluateTest {
         Expr.caseWhen(List.of(col(b), col(f32), call(Op.GT, col(i8), lit(0)), col(i16)), col(dec)),
         call(Op.EXTRACT_YEAR, col(date)),
         call(Op.EXTRACT_DAY, col(names.indexOf("ts_utc"))),
-        call(Op.EXTRACT_MONTH, call(Op.SUB, col(date), lit(1))));
+        call(Op.EXTRACT_MONTH, call(Op.SUB, col(date), lit(1))),
+        // NaN and infinities have no decimal value: cast only the finite ones
+        Expr.caseWhen(List.of(call(Op.BETWEEN, col(f32), lit(-1e7), lit(1e7)), Expr.cast(col(f32), DataType.decimal(18, 3))),
+            Expr.nullOf(DataType.decimal(18, 3))),
+        Expr.cast(col(dec), DataType.INT64),
+        Expr.cast(Expr.cast(col(i16), DataType.FLOAT32), DataType.INT16),
+        call(Op.ABS, col(i32)),
+        call(Op.SQRT, call(Op.ABS, col(f64))),
+        call(Op.FLOOR, col(dec)),
+        call(Op.CEIL, col(f64)));
   }
 
   @ParameterizedTest

@@ -27,8 +27,10 @@ class OpcodeTest {
     assertNumbered(cuda, Opcode.LoadKind.values(), "K_");
     assertNumbered(cuda, Opcode.Cmp.values(), "C_");
     assertNumbered(cuda, Evaluate.StoreKind.values(), "S_");
+    assertNumbered(cuda, Opcode.MathFn.values(), "M_");
     assertEquals(true, cuda.contains("kErrOverflow = " + Opcode.ERR_OVERFLOW));
     assertEquals(true, cuda.contains("kErrDivZero = " + Opcode.ERR_DIV_ZERO));
+    assertEquals(true, cuda.contains("kErrDomain = " + Opcode.ERR_DOMAIN));
     assertEquals(true, cuda.contains("kMaxRegs = " + Program.MAX_REGISTERS));
     assertEquals(true, cuda.contains("kWidth = " + Program.WIDTH));
   }
