@@ -16,7 +16,8 @@ enum Opcode {
   F_ADD = 8, F_SUB = 9, F_MUL = 10, F_DIV = 11, F_MOD = 12, F_NEG = 13,
   I2F = 14, SCALE_UP = 15, D2F = 16, CMP_I = 17, CMP_F = 18,
   AND = 19, OR = 20, NOT = 21, IS_NULL = 22, IS_NOT_NULL = 23, SELECT = 24, FLOOR_DIV = 25, CIVIL = 26,
-  RANGE_CHECK = 27, F2I = 28, SCALE_DOWN = 29, PRECISION_CHECK = 30, F2DEC = 31, TO_F32 = 32, F_MATH = 33, I_ABS = 34
+  RANGE_CHECK = 27, F2I = 28, SCALE_DOWN = 29, PRECISION_CHECK = 30, F2DEC = 31, TO_F32 = 32, F_MATH = 33, I_ABS = 34,
+  LOAD_STR_COL = 35, LOAD_STR_CONST = 36, CMP_S = 37, LIKE = 38, CHAR_LENGTH = 39
 };
 enum MathFn { M_SQRT = 0, M_LN = 1, M_EXP = 2, M_POWER = 3, M_FLOOR = 4, M_CEIL = 5, M_ABS = 6 };
 enum LoadKind { K_I8 = 0, K_I16 = 1, K_I32 = 2, K_I64 = 3, K_F32 = 4, K_F64 = 5, K_BITS = 6 };
@@ -69,6 +70,58 @@ __device__ __forceinline__ long long divide_rounding_away(long long x, long long
   return q;
 }
 
+// Unsigned byte order, a prefix first (CpuEval.compareBytes).
+__device__ int cmp_s(const unsigned char* a, int la, const unsigned char* b, int lb) {
+  int n = la < lb ? la : lb;
+  for (int i = 0; i < n; i++) {
+    if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
+  }
+  return la < lb ? -1 : (la > lb ? 1 : 0);
+}
+
+__device__ __forceinline__ int cp_bytes(unsigned char lead) {
+  return lead < 0xC0 ? 1 : (lead < 0xE0 ? 2 : (lead < 0xF0 ? 3 : (lead < 0xF8 ? 4 : 1)));
+}
+
+// SQL LIKE over UTF-8 bytes (CpuEval.like is the same loop): '_' takes one code point, '%' any
+// run, retried from the last '%' one code point further on a mismatch.
+__device__ bool like(const unsigned char* s, int n, const unsigned char* p, int m, int escape) {
+  int si = 0, pi = 0, starP = -1, starS = -1;
+  while (si < n) {
+    bool matched = false;
+    if (pi < m) {
+      int pc = p[pi];
+      if (pc == escape && pi + 1 < m) {
+        int w = cp_bytes(p[pi + 1]);
+        if (si + w <= n && pi + 1 + w <= m && cmp_s(s + si, w, p + pi + 1, w) == 0) {
+          si += w;
+          pi += 1 + w;
+          matched = true;
+        }
+      } else if (pc == '%') {
+        starP = pi++;
+        starS = si;
+        continue;
+      } else if (pc == '_') {
+        si = min(n, si + cp_bytes(s[si]));
+        pi++;
+        matched = true;
+      } else if (s[si] == pc) {
+        si++;
+        pi++;
+        matched = true;
+      }
+    }
+    if (matched) continue;
+    if (starP < 0) return false;
+    pi = starP + 1;
+    starS = min(n, starS + cp_bytes(s[starS]));
+    si = starS;
+  }
+  while (pi < m && p[pi] == '%') pi++;
+  return pi == m;
+}
+
 __device__ __forceinline__ bool test(int cmp, int c) {
   switch (cmp) {
     case C_EQ: return c == 0;
@@ -81,13 +134,16 @@ __device__ __forceinline__ bool test(int cmp, int c) {
 }
 }  // namespace gpudf_expr
 
-// columns: for slot s, columns[2s] = data address, columns[2s+1] = validity address (0: none).
+// columns: for slot s, columns[3s] = data address, columns[3s+1] = validity address (0: none),
+// columns[3s+2] = string offsets address (0 unless STRING). pool: the string constants.
 extern "C" __global__ void expr_eval_kernel(const int* __restrict__ code, int instructions,
-                                            const long long* __restrict__ consts, const long long* __restrict__ columns,
+                                            const long long* __restrict__ consts, const unsigned char* __restrict__ pool,
+                                            const long long* __restrict__ columns,
                                             long long n, int result_reg, int store, void* out,
                                             uint32_t* out_validity, unsigned long long* error) {
   using namespace gpudf_expr;
   long long val[kMaxRegs];
+  int len[kMaxRegs];     // byte length of a string register
   unsigned int nul = 0;  // bit r: register r is NULL
   unsigned char err[kMaxRegs];
   const int lane = threadIdx.x & 31;
@@ -106,12 +162,39 @@ extern "C" __global__ void expr_eval_kernel(const int* __restrict__ code, int in
         bool na = (nul >> (a & 31)) & 1u, nb = (nul >> (b & 31)) & 1u;
         unsigned char ea = err[a & 31], eb = err[b & 31];
         long long r = 0;
+        int rl = 0;
         bool rn = false;
         unsigned char re = 0;
         switch (op) {
+          case LOAD_STR_COL: {
+            const int* offs = (const int*)columns[3 * a + 2];
+            rn = !gpudf::is_valid((const uint32_t*)columns[3 * a + 1], row);
+            int start = offs[row];
+            r = columns[3 * a] + start;
+            rl = offs[row + 1] - start;
+            break;
+          }
+          case LOAD_STR_CONST: r = (long long)(pool + a); rl = b; break;
+          case CMP_S: case LIKE: {
+            if (ea || eb) { re = ea ? ea : eb; break; }
+            if (na || nb) { rn = true; break; }
+            const unsigned char* x = (const unsigned char*)val[a];
+            const unsigned char* y = (const unsigned char*)val[b];
+            r = op == CMP_S ? (test(c, cmp_s(x, len[a], y, len[b])) ? 1 : 0) : (like(x, len[a], y, len[b], c) ? 1 : 0);
+            break;
+          }
+          case CHAR_LENGTH: {
+            re = ea;
+            rn = na;
+            const unsigned char* x = (const unsigned char*)val[a];
+            int count = 0;
+            for (int i = 0; i < len[a]; i++) count += (x[i] & 0xC0) != 0x80;
+            r = count;
+            break;
+          }
           case LOAD_COL: {
-            const void* data = (const void*)columns[2 * a];
-            const uint32_t* valid = (const uint32_t*)columns[2 * a + 1];
+            const void* data = (const void*)columns[3 * a];
+            const uint32_t* valid = (const uint32_t*)columns[3 * a + 1];
             rn = !gpudf::is_valid(valid, row);
             switch (c) {
               case K_I8: r = ((const int8_t*)data)[row]; break;
@@ -246,12 +329,14 @@ extern "C" __global__ void expr_eval_kernel(const int* __restrict__ code, int in
             if (ea) { re = ea; break; }
             int src = (!na && val[a] == 1) ? b : c;
             r = val[src];
+            rl = len[src];
             rn = (nul >> src) & 1u;
             re = err[src];
             break;
           }
         }
         val[d] = r;
+        len[d] = rl;
         err[d] = re;
         nul = rn ? (nul | (1u << d)) : (nul & ~(1u << d));
       }

@@ -18,34 +18,35 @@ final class CpuEval {
   /** Output of one evaluation: value bits per row, null flags, and the first failing row. */
   record Rows(long[] values, boolean[] nulls, long firstError) {}
 
-  static Rows run(Program p, List<HostColumn> slots, int n) {
+  /** Runs {@code p}; {@code pool} is the native address of a copy of {@link Program#strings()}. */
+  static Rows run(Program p, List<HostColumn> slots, int n, long pool) {
     long[] data = new long[slots.size()];
     long[] valid = new long[slots.size()];
+    long[] offsets = new long[slots.size()];
     for (int s = 0; s < slots.size(); s++) {
       HostColumn c = slots.get(s);
       data[s] = c.vector().getDataBuffer().memoryAddress();
       valid[s] = c.nullCount() > 0 ? c.vector().getValidityBuffer().memoryAddress() : 0;
+      offsets[s] = c.type().id() == dev.gpudf.columnar.TypeId.STRING ? c.vector().getOffsetBuffer().memoryAddress() : 0;
     }
     // Arrow keeps every DECIMAL in 16 bytes: a DECIMAL64 load (I64) reads the low word
-    int[] widths = slots.stream().mapToInt(c -> c.type().id() == dev.gpudf.columnar.TypeId.BOOL ? 0
-        : CpuGather.hostWidth(c.vector())).toArray();
+    int[] widths = slots.stream().mapToInt(c -> c.type().id() == dev.gpudf.columnar.TypeId.BOOL
+        || c.type().id() == dev.gpudf.columnar.TypeId.STRING ? 0 : CpuGather.hostWidth(c.vector())).toArray();
     long[] values = new long[n];
     boolean[] nulls = new boolean[n];
     long[] firstError = new long[(n + CHUNK - 1) / CHUNK];
     IntStream.range(0, firstError.length).parallel().forEach(ch -> {
-      long[] val = new long[Program.MAX_REGISTERS];
-      boolean[] nul = new boolean[Program.MAX_REGISTERS];
-      int[] err = new int[Program.MAX_REGISTERS];
+      Registers regs = new Registers();
       long first = Long.MAX_VALUE;
       for (int row = ch * CHUNK; row < Math.min(n, (ch + 1) * CHUNK); row++) {
-        run(p, data, valid, widths, row, val, nul, err);
+        run(p, new Slots(data, valid, offsets, widths, pool), row, regs);
         int r = p.resultRegister();
-        if (err[r] != 0) {
-          first = Math.min(first, ((long) row << 8) | err[r]);
+        if (regs.err[r] != 0) {
+          first = Math.min(first, ((long) row << 8) | regs.err[r]);
           nulls[row] = true;
         } else {
-          nulls[row] = nul[r];
-          values[row] = val[r];
+          nulls[row] = regs.nul[r];
+          values[row] = regs.val[r];
         }
       }
       firstError[ch] = first;
@@ -53,7 +54,25 @@ final class CpuEval {
     return new Rows(values, nulls, IntStream.range(0, firstError.length).mapToLong(i -> firstError[i]).min().orElse(Long.MAX_VALUE));
   }
 
-  private static void run(Program p, long[] data, long[] valid, int[] widths, long row, long[] val, boolean[] nul, int[] err) {
+  /** One row's register file: value bits, byte length (strings), null flag, error code. */
+  private static final class Registers {
+    final long[] val = new long[Program.MAX_REGISTERS];
+    final int[] len = new int[Program.MAX_REGISTERS];
+    final boolean[] nul = new boolean[Program.MAX_REGISTERS];
+    final int[] err = new int[Program.MAX_REGISTERS];
+  }
+
+  /** Native addresses of the input columns' buffers and of the string pool. */
+  private record Slots(long[] data, long[] valid, long[] offsets, int[] widths, long pool) {}
+
+  private static void run(Program p, Slots in, long row, Registers regs) {
+    long[] data = in.data;
+    long[] valid = in.valid;
+    int[] widths = in.widths;
+    long[] val = regs.val;
+    int[] len = regs.len;
+    boolean[] nul = regs.nul;
+    int[] err = regs.err;
     int[] code = p.code();
     long[] consts = p.constants();
     Opcode[] ops = Opcode.values();
@@ -68,9 +87,40 @@ final class CpuEval {
       int ea = err[a & 31];
       int eb = err[b & 31];
       long r = 0;
+      int rl = 0;
       boolean rn = false;
       int re = 0;
       switch (op) {
+        case LOAD_STR_COL -> {
+          rn = valid[a] != 0 && !HostBitmaps.isSet(valid[a], row);
+          int start = MemoryUtil.getInt(in.offsets[a] + 4 * row);
+          r = data[a] + start;
+          rl = MemoryUtil.getInt(in.offsets[a] + 4 * row + 4) - start;
+        }
+        case LOAD_STR_CONST -> {
+          r = in.pool + a;
+          rl = b;
+        }
+        case CMP_S, LIKE -> {
+          if (ea != 0 || eb != 0) {
+            re = ea != 0 ? ea : eb;
+          } else if (na || nb) {
+            rn = true;
+          } else if (op == Opcode.CMP_S) {
+            r = test(c, compareBytes(val[a], len[a & 31], val[b], len[b & 31])) ? 1 : 0;
+          } else {
+            r = like(val[a], len[a & 31], val[b], len[b & 31], c) ? 1 : 0;
+          }
+        }
+        case CHAR_LENGTH -> {
+          re = ea;
+          rn = na;
+          int count = 0;
+          for (int i = 0; i < len[a & 31]; i++) {
+            count += (MemoryUtil.getByte(val[a] + i) & 0xC0) != 0x80 ? 1 : 0;
+          }
+          r = count;
+        }
         case LOAD_COL -> {
           rn = valid[a] != 0 && !HostBitmaps.isSet(valid[a], row);
           long addr = data[a] + row * widths[a];
@@ -290,12 +340,14 @@ final class CpuEval {
           } else {
             int src = !na && val[a] == 1 ? b : c;
             r = val[src];
+            rl = len[src];
             rn = nul[src];
             re = err[src];
           }
         }
       }
       val[d] = r;
+      len[d] = rl;
       nul[d] = rn;
       err[d] = re;
     }
@@ -317,6 +369,73 @@ final class CpuEval {
     long month = mp < 10 ? mp + 3 : mp - 9;
     long year = yoe + era * 400 + (month <= 2 ? 1 : 0);
     return field == 0 ? year : field == 1 ? month : day;
+  }
+
+  /** Unsigned byte order, a prefix first (the kernel's cmp_s). */
+  static int compareBytes(long a, int la, long b, int lb) {
+    for (int i = 0; i < Math.min(la, lb); i++) {
+      int c = Integer.compare(MemoryUtil.getByte(a + i) & 0xFF, MemoryUtil.getByte(b + i) & 0xFF);
+      if (c != 0) {
+        return c;
+      }
+    }
+    return Integer.compare(la, lb);
+  }
+
+  /** Bytes of the UTF-8 code point starting with {@code lead} (1 for stray bytes). */
+  private static int codePointBytes(int lead) {
+    return lead < 0xC0 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : lead < 0xF8 ? 4 : 1;
+  }
+
+  /**
+   * SQL LIKE over UTF-8 bytes: literal bytes match themselves, {@code _} one code point,
+   * {@code %} any run, retried from the last {@code %} one code point further on a mismatch
+   * (the kernel's like() is the same loop).
+   */
+  static boolean like(long s, int n, long p, int m, int escape) {
+    int si = 0;
+    int pi = 0;
+    int starP = -1;
+    int starS = -1;
+    while (si < n) {
+      boolean matched = false;
+      if (pi < m) {
+        int pc = MemoryUtil.getByte(p + pi) & 0xFF;
+        if (pc == escape && pi + 1 < m) {
+          int w = codePointBytes(MemoryUtil.getByte(p + pi + 1) & 0xFF);
+          if (si + w <= n && pi + 1 + w <= m && compareBytes(s + si, w, p + pi + 1, w) == 0) {
+            si += w;
+            pi += 1 + w;
+            matched = true;
+          }
+        } else if (pc == '%') {
+          starP = pi++;
+          starS = si;
+          continue;
+        } else if (pc == '_') {
+          si = Math.min(n, si + codePointBytes(MemoryUtil.getByte(s + si) & 0xFF));
+          pi++;
+          matched = true;
+        } else if ((MemoryUtil.getByte(s + si) & 0xFF) == pc) {
+          si++;
+          pi++;
+          matched = true;
+        }
+      }
+      if (matched) {
+        continue;
+      }
+      if (starP < 0) {
+        return false;
+      }
+      pi = starP + 1;
+      starS = Math.min(n, starS + codePointBytes(MemoryUtil.getByte(s + starS) & 0xFF));
+      si = starS;
+    }
+    while (pi < m && (MemoryUtil.getByte(p + pi) & 0xFF) == '%') {
+      pi++;
+    }
+    return pi == m;
   }
 
   /** x / d rounded half away from zero, d > 0 (as the kernel does). */

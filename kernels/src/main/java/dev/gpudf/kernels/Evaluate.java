@@ -35,15 +35,17 @@ public final class Evaluate {
     int n = table.rowCount();
     StoreKind store = storeKind(p.result());
     long words = (n + 31L) / 32;
-    long[] columns = new long[2 * p.columns().size()];
+    long[] columns = new long[3 * p.columns().size()];
     for (int s = 0; s < p.columns().size(); s++) {
       DeviceColumn c = table.column(p.columns().get(s));
-      columns[2 * s] = c.data().address();
-      columns[2 * s + 1] = c.validity() == null ? 0 : c.validity().address();
+      columns[3 * s] = c.data().address();
+      columns[3 * s + 1] = c.validity() == null ? 0 : c.validity().address();
+      columns[3 * s + 2] = c.offsets() == null ? 0 : c.offsets().address();
     }
     List<DeviceBuffer> owned = new ArrayList<>(2);
     try (DeviceBuffer code = exec.upload(p.code()); DeviceBuffer consts = exec.upload(p.constants());
-        DeviceBuffer cols = exec.upload(columns); DeviceBuffer error = exec.allocate(8)) {
+        DeviceBuffer pool = exec.upload(p.strings()); DeviceBuffer cols = exec.upload(columns);
+        DeviceBuffer error = exec.allocate(8)) {
       Cuda.check(JCudaDriver.cuMemsetD8Async(error.pointer(), (byte) 0xFF, 8, exec.stream().handle()), "cuMemsetD8Async");
       long bytes = switch (store) {
         case BITS -> 4 * words;
@@ -56,7 +58,7 @@ public final class Evaluate {
       owned.add(validity);
       if (n > 0) {
         KernelLaunch.launch("expr_eval_kernel", KernelLaunch.gridFor(exec.stream().device(), n), exec.stream(), code,
-            p.instructions(), consts, cols, (long) n, p.resultRegister(), store.ordinal(), out, validity, error);
+            p.instructions(), consts, pool, cols, (long) n, p.resultRegister(), store.ordinal(), out, validity, error);
       }
       long first = exec.readLongs(error, 1)[0];
       if (first != -1L) {
@@ -83,11 +85,15 @@ public final class Evaluate {
     for (int index : p.columns()) {
       slots.add(table.column(index));
     }
-    CpuEval.Rows rows = CpuEval.run(p, slots, n);
+    BufferAllocator a = exec.allocator();
+    CpuEval.Rows rows;
+    try (ArrowBuf pool = a.buffer(Math.max(1, p.strings().length))) {
+      pool.setBytes(0, p.strings());
+      rows = CpuEval.run(p, slots, n, pool.memoryAddress());
+    }
     if (rows.firstError() != Long.MAX_VALUE) {
       throw rowError(rows.firstError());
     }
-    BufferAllocator a = exec.allocator();
     StoreKind store = storeKind(p.result());
     List<ArrowBuf> bufs = new ArrayList<>(2);
     try {

@@ -88,6 +88,15 @@ public final class Exec implements AutoCloseable {
   }
 
   /** A device copy of {@code values}, made synchronously; the caller owns it. */
+  public DeviceBuffer upload(byte[] values) {
+    DeviceBuffer b = allocate(values.length);
+    if (values.length > 0) {
+      Cuda.check(JCudaDriver.cuMemcpyHtoD(b.pointer(), Pointer.to(values), values.length), "cuMemcpyHtoD");
+    }
+    return b;
+  }
+
+  /** A device copy of {@code values}, made synchronously; the caller owns it. */
   public DeviceBuffer upload(int[] values) {
     DeviceBuffer b = allocate(4L * values.length);
     if (values.length > 0) {

@@ -16,14 +16,16 @@ import java.util.List;
  * the result a float, decimal + and - take the larger scale and one more digit, decimal * adds
  * precisions and scales (precision capped at 38). Integers are held as int64 and floats as
  * doubles in registers; decimals as unscaled int64, so a decimal value beyond 18 digits is not
- * supported yet (reported per row, never wrapped), nor decimal division, strings or DECIMAL
- * columns wider than 18 digits.
+ * supported yet (reported per row, never wrapped), nor decimal division or DECIMAL columns wider
+ * than 18 digits. Strings may be compared, matched with LIKE and measured, but no expression may
+ * yield a string yet.
  */
 public final class ExprCompiler {
   private final List<DataType> input;
   private final List<Integer> code = new ArrayList<>();
   private final List<Long> constants = new ArrayList<>();
   private final List<Integer> columns = new ArrayList<>();
+  private final java.io.ByteArrayOutputStream strings = new java.io.ByteArrayOutputStream();
   private final Deque<Integer> free = new ArrayDeque<>();
   private int registers;
 
@@ -37,9 +39,12 @@ public final class ExprCompiler {
   public static Program compile(Expr e, List<DataType> input) {
     ExprCompiler c = new ExprCompiler(input);
     Value v = c.gen(e);
+    if (v.type.id() == TypeId.STRING) {
+      throw new NotSupportedException("expressions that yield strings are not supported yet");
+    }
     int[] code = c.code.stream().mapToInt(Integer::intValue).toArray();
     long[] consts = c.constants.stream().mapToLong(Long::longValue).toArray();
-    return new Program(code, consts, List.copyOf(c.columns), c.registers, v.type, v.reg);
+    return new Program(code, consts, c.strings.toByteArray(), List.copyOf(c.columns), c.registers, v.type, v.reg);
   }
 
   private Value gen(Expr e) {
@@ -73,6 +78,12 @@ public final class ExprCompiler {
       case SQRT, LN, EXP -> math(call.op(), gen(arg(call, 0, 1)), null);
       case POWER -> math(Op.POWER, gen(arg(call, 0, 2)), gen(args.get(1)));
       case FLOOR, CEIL -> floorCeil(call.op(), gen(arg(call, 0, 1)));
+      case LIKE -> like(call);
+      case CHAR_LENGTH -> {
+        Value v = gen(arg(call, 0, 1));
+        requireString(v, "CHAR_LENGTH");
+        yield emit(Opcode.CHAR_LENGTH, DataType.INT32, v.reg, 0, 0, v);
+      }
       case BETWEEN -> {
         arg(call, 0, 3);
         yield gen(Expr.call(Op.AND, Expr.call(Op.GE, args.get(0), args.get(1)), Expr.call(Op.LE, args.get(0), args.get(2))));
@@ -108,24 +119,27 @@ public final class ExprCompiler {
         }
         yield Opcode.LoadKind.I64;
       }
-      case STRING -> throw new NotSupportedException("string expressions are not supported yet");
+      case STRING -> null;
     };
     int slot = columns.indexOf(index);
     if (slot < 0) {
       slot = columns.size();
       columns.add(index);
     }
-    return emit(Opcode.LOAD_COL, t, slot, 0, kind.ordinal());
+    return kind == null ? emit(Opcode.LOAD_STR_COL, t, slot, 0, 0) : emit(Opcode.LOAD_COL, t, slot, 0, kind.ordinal());
   }
 
   private Value literal(Expr.Lit lit) {
     DataType t = lit.type();
     Object v = lit.value();
-    if (t.id() == TypeId.STRING) {
-      throw new NotSupportedException("string expressions are not supported yet");
-    }
     if (v == null) {
       return emit(Opcode.LOAD_CONST, t, constant(0), 1, 0);
+    }
+    if (t.id() == TypeId.STRING) {
+      byte[] bytes = ((String) v).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      int offset = strings.size();
+      strings.writeBytes(bytes);
+      return emit(Opcode.LOAD_STR_CONST, t, offset, bytes.length, 0);
     }
     long bits = switch (t.id()) {
       case BOOL -> ((Boolean) v) ? 1 : 0;
@@ -208,6 +222,47 @@ public final class ExprCompiler {
       return emit(Opcode.F_NEG, a.type, a.reg, 0, 0, a);
     }
     return emit(Opcode.I_NEG, a.type, a.reg, 0, isDecimal(a.type) ? 64 : 8 * a.type.byteWidth(), a);
+  }
+
+  // ---- strings ----
+
+  private Value like(Expr.Call call) {
+    List<Expr> args = call.args();
+    if (args.size() != 2 && args.size() != 3) {
+      throw new UserException("LIKE takes a value, a pattern and an optional escape character");
+    }
+    int escape = -1;
+    if (args.size() == 3) {
+      if (!(args.get(2) instanceof Expr.Lit lit) || !(lit.value() instanceof String esc)) {
+        throw new NotSupportedException("a LIKE escape must be a string constant");
+      }
+      if (esc.length() != 1 || esc.charAt(0) > 0x7F) {
+        throw new UserException("a LIKE escape must be one character" + (esc.length() == 1 ? " (ASCII, for now)" : "") + ": '" + esc + "'");
+      }
+      escape = esc.charAt(0);
+      if (args.get(1) instanceof Expr.Lit p && p.value() instanceof String pattern && endsWithLoneEscape(pattern, esc.charAt(0))) {
+        throw new UserException("LIKE pattern must not end with the escape character: '" + pattern + "'");
+      }
+    }
+    Value v = gen(args.get(0));
+    requireString(v, "LIKE");
+    Value p = gen(args.get(1));
+    requireString(p, "LIKE");
+    return emit(Opcode.LIKE, DataType.BOOL, v.reg, p.reg, escape, v, p);
+  }
+
+  private static boolean endsWithLoneEscape(String pattern, char escape) {
+    int run = 0;
+    for (int i = pattern.length() - 1; i >= 0 && pattern.charAt(i) == escape; i--) {
+      run++;
+    }
+    return run % 2 == 1;
+  }
+
+  private static void requireString(Value v, String what) {
+    if (v.type.id() != TypeId.STRING) {
+      throw new UserException(what + " needs a string, not " + v.type);
+    }
   }
 
   // ---- casts ----
@@ -356,8 +411,11 @@ public final class ExprCompiler {
       }
       return emit(Opcode.CMP_I, DataType.BOOL, a.reg, b.reg, cmp, a, b);
     }
-    if (!a.type.equals(b.type) || a.type.id() == TypeId.STRING) {
+    if (!a.type.equals(b.type)) {
       throw new UserException("cannot compare " + a.type + " with " + b.type);
+    }
+    if (a.type.id() == TypeId.STRING) {
+      return emit(Opcode.CMP_S, DataType.BOOL, a.reg, b.reg, cmp, a, b);
     }
     return emit(Opcode.CMP_I, DataType.BOOL, a.reg, b.reg, cmp, a, b);
   }

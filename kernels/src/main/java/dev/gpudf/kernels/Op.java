@@ -19,5 +19,13 @@ public enum Op {
   /** FLOAT64 results; a negative SQRT argument or a non-positive LN argument is an error. */
   SQRT, LN, EXP, POWER,
   /** Floats stay floats, integers are unchanged, DECIMAL(p, s) becomes DECIMAL(p - s + 1, 0). */
-  FLOOR, CEIL
+  FLOOR, CEIL,
+  /**
+   * args: value, pattern[, escape]: {@code %} matches any run of characters, {@code _} one
+   * character (a Unicode code point, not a byte); the optional one-character escape literal
+   * makes the next pattern character literal.
+   */
+  LIKE,
+  /** Characters (code points) of a string, as INT32. */
+  CHAR_LENGTH
 }

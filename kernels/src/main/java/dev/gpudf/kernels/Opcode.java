@@ -47,7 +47,17 @@ enum Opcode {
   /** dst = function c of doubles a (and b): {@link MathFn}. */
   F_MATH,
   /** dst = |a|, an overflow unless it fits in c bits. */
-  I_ABS;
+  I_ABS,
+  /** dst = the string at row of column slot a (address and byte length). */
+  LOAD_STR_COL,
+  /** dst = the string constant at byte a of the string pool, b bytes long. */
+  LOAD_STR_CONST,
+  /** Compare strings a and b by unsigned bytes, a prefix first; c = {@link Cmp} ordinal. */
+  CMP_S,
+  /** dst = string a LIKE pattern b, c = the escape byte or -1. */
+  LIKE,
+  /** dst = code points of string a. */
+  CHAR_LENGTH;
 
   /** Functions of F_MATH. */
   enum MathFn { SQRT, LN, EXP, POWER, FLOOR, CEIL, ABS }

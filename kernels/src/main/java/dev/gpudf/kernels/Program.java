@@ -11,12 +11,13 @@ import java.util.List;
  *
  * @param code instructions
  * @param constants constant pool (integers, scaled decimals, double bits)
+ * @param strings the bytes of the string constants, which instructions address by offset
  * @param columns input column index for each slot
  * @param registers registers used
  * @param result the result type
  * @param resultRegister the register holding the result
  */
-public record Program(int[] code, long[] constants, List<Integer> columns, int registers, DataType result,
+public record Program(int[] code, long[] constants, byte[] strings, List<Integer> columns, int registers, DataType result,
     int resultRegister) {
   /** Ints per instruction. */
   public static final int WIDTH = 5;

@@ -284,6 +284,88 @@ class EvaluateTest {
     }
   }
 
+  private VectorSchemaRoot strings(String... values) {
+    org.apache.arrow.vector.VarCharVector v = new org.apache.arrow.vector.VarCharVector("s", allocator);
+    v.allocateNew();
+    for (int i = 0; i < values.length; i++) {
+      if (values[i] == null) {
+        v.setNull(i);
+      } else {
+        v.setSafe(i, values[i].getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      }
+    }
+    v.setValueCount(values.length);
+    VectorSchemaRoot root = new VectorSchemaRoot(List.<FieldVector>of(v));
+    root.setRowCount(values.length);
+    return root;
+  }
+
+  private static Expr str(String s) {
+    return new Expr.Lit(DataType.STRING, s);
+  }
+
+  @Test
+  void stringPredicates() {
+    try (VectorSchemaRoot r = strings("apple", "", null, "grüne Äpfel", "日本語", "100%", "a_b", "axb")) {
+      assertEquals(Arrays.asList(true, false, null, false, false, false, true, true), eval(r, call(Op.LIKE, col(0), str("a%"))));
+      assertEquals(Arrays.asList(false, false, null, false, true, false, true, true), eval(r, call(Op.LIKE, col(0), str("___"))));
+      assertEquals(Arrays.asList(false, false, null, false, true, false, false, false), eval(r, call(Op.LIKE, col(0), str("日_語"))));
+      assertEquals(Arrays.asList(false, false, null, true, false, false, false, false), eval(r, call(Op.LIKE, col(0), str("%Äp%"))));
+      assertEquals(Arrays.asList(true, true, null, true, true, true, true, true), eval(r, call(Op.LIKE, col(0), str("%"))));
+      assertEquals(Arrays.asList(false, true, null, false, false, false, false, false), eval(r, call(Op.LIKE, col(0), str(""))));
+      assertEquals(Arrays.asList(false, false, null, false, false, true, false, false),
+          eval(r, call(Op.LIKE, col(0), str("100!%"), str("!"))));
+      assertEquals(Arrays.asList(false, false, null, false, false, false, true, false),
+          eval(r, call(Op.LIKE, col(0), str("a!_b"), str("!"))));
+      assertEquals(Arrays.asList(false, true, null, true, true, true, true, true),
+          eval(r, call(Op.NOT, call(Op.LIKE, col(0), str("ap%")))));
+      assertEquals(Arrays.asList(5, 0, null, 11, 3, 4, 3, 3), eval(r, call(Op.CHAR_LENGTH, col(0))));
+      // unsigned byte order: "" < "100%" < "a_b" < "apple" < "axb" < "grüne" < "日本語"
+      assertEquals(Arrays.asList(true, true, null, false, false, true, true, true), eval(r, call(Op.LT, col(0), str("b"))));
+      assertEquals(Arrays.asList(false, false, null, true, true, false, false, false), eval(r, call(Op.GT, col(0), str("axb"))));
+      assertEquals(Arrays.asList(true, false, null, false, true, false, false, false),
+          eval(r, call(Op.IN, col(0), str("apple"), str("日本語"))));
+      try (HostTable t = HostTable.fromArrow(r)) {
+        assertThrows(UserException.class, () -> Evaluate.evaluate(exec, t, call(Op.LIKE, col(0), str("a"), str("!!"))));
+        assertThrows(UserException.class, () -> Evaluate.evaluate(exec, t, call(Op.LIKE, col(0), str("a!"), str("!"))));
+        assertThrows(NotSupportedException.class, () -> Evaluate.evaluate(exec, t, Expr.caseWhen(
+            List.of(call(Op.IS_NULL, col(0)), str("none")), col(0))));
+      }
+    }
+  }
+
+  /** LIKE against java.util.regex on random strings and patterns over a small multi-byte alphabet. */
+  @Test
+  void likeAgreesWithRegex() {
+    String[] alphabet = {"a", "b", "é", "日"};
+    String[] patternAlphabet = {"a", "b", "é", "日", "%", "_"};
+    java.util.SplittableRandom rnd = new java.util.SplittableRandom(42);
+    String[] values = new String[400];
+    for (int i = 0; i < values.length; i++) {
+      StringBuilder b = new StringBuilder();
+      for (int k = rnd.nextInt(8); k > 0; k--) {
+        b.append(alphabet[rnd.nextInt(alphabet.length)]);
+      }
+      values[i] = b.toString();
+    }
+    try (VectorSchemaRoot r = strings(values)) {
+      for (int t = 0; t < 150; t++) {
+        StringBuilder pattern = new StringBuilder();
+        StringBuilder regex = new StringBuilder();
+        for (int k = rnd.nextInt(6); k > 0; k--) {
+          String c = patternAlphabet[rnd.nextInt(patternAlphabet.length)];
+          pattern.append(c);
+          regex.append(c.equals("%") ? ".*" : c.equals("_") ? "." : java.util.regex.Pattern.quote(c));
+        }
+        java.util.regex.Pattern re = java.util.regex.Pattern.compile(regex.toString(), java.util.regex.Pattern.DOTALL);
+        List<Object> got = eval(r, call(Op.LIKE, col(0), str(pattern.toString())));
+        for (int i = 0; i < values.length; i++) {
+          assertEquals(re.matcher(values[i]).matches(), got.get(i), "'" + values[i] + "' LIKE '" + pattern + "'");
+        }
+      }
+    }
+  }
+
   @Test
   void badTypesAreClearErrors() {
     try (VectorSchemaRoot r = TestTables.allTypes(allocator, 3, Nulls.NONE, 1); HostTable t = HostTable.fromArrow(r)) {
@@ -293,7 +375,8 @@ class EvaluateTest {
       assertThrows(UserException.class, () -> Evaluate.evaluate(exec, t, call(Op.AND, col(i32), col(i32))));
       assertThrows(UserException.class, () -> Evaluate.evaluate(exec, t, call(Op.EQ, col(date), col(i32))));
       assertThrows(UserException.class, () -> Evaluate.evaluate(exec, t, call(Op.ADD, col(99), lit(1))));
-      assertThrows(NotSupportedException.class, () -> Evaluate.evaluate(exec, t, call(Op.EQ, col(str), col(str))));
+      assertThrows(UserException.class, () -> Evaluate.evaluate(exec, t, call(Op.EQ, col(str), col(i32))));
+      assertThrows(UserException.class, () -> Evaluate.evaluate(exec, t, call(Op.LIKE, col(i32), str("1%"))));
       assertThrows(NotSupportedException.class,
           () -> Evaluate.evaluate(exec, t, call(Op.DIV, col(t.names().indexOf("dec18")), col(i32))));
     }
@@ -338,7 +421,10 @@ class EvaluateTest {
         call(Op.ABS, col(i32)),
         call(Op.SQRT, call(Op.ABS, col(f64))),
         call(Op.FLOOR, col(dec)),
-        call(Op.CEIL, col(f64)));
+        call(Op.CEIL, col(f64)),
+        call(Op.LIKE, col(names.indexOf("str")), str("%é%")),
+        call(Op.LIKE, col(names.indexOf("str")), str("_本%")),
+        call(Op.OR, call(Op.LT, col(names.indexOf("str")), str("n")), call(Op.GT, call(Op.CHAR_LENGTH, col(names.indexOf("str"))), lit(5))));
   }
 
   @ParameterizedTest
