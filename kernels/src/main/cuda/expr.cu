@@ -17,7 +17,8 @@ enum Opcode {
   I2F = 14, SCALE_UP = 15, D2F = 16, CMP_I = 17, CMP_F = 18,
   AND = 19, OR = 20, NOT = 21, IS_NULL = 22, IS_NOT_NULL = 23, SELECT = 24, FLOOR_DIV = 25, CIVIL = 26,
   RANGE_CHECK = 27, F2I = 28, SCALE_DOWN = 29, PRECISION_CHECK = 30, F2DEC = 31, TO_F32 = 32, F_MATH = 33, I_ABS = 34,
-  LOAD_STR_COL = 35, LOAD_STR_CONST = 36, CMP_S = 37, LIKE = 38, CHAR_LENGTH = 39
+  LOAD_STR_COL = 35, LOAD_STR_CONST = 36, CMP_S = 37, LIKE = 38, CHAR_LENGTH = 39, SUBSTRING = 40, TRIM = 41,
+  POSITION = 42
 };
 enum MathFn { M_SQRT = 0, M_LN = 1, M_EXP = 2, M_POWER = 3, M_FLOOR = 4, M_CEIL = 5, M_ABS = 6 };
 enum LoadKind { K_I8 = 0, K_I16 = 1, K_I32 = 2, K_I64 = 3, K_F32 = 4, K_F64 = 5, K_BITS = 6 };
@@ -25,11 +26,14 @@ enum Cmp { C_EQ = 0, C_NE = 1, C_LT = 2, C_LE = 3, C_GT = 4, C_GE = 5 };
 constexpr int kErrOverflow = 1;
 constexpr int kErrDivZero = 2;
 constexpr int kErrDomain = 3;
+constexpr int kErrNegativeLength = 4;
 constexpr int kMaxRegs = 32;
 constexpr int kWidth = 5;
 
 // Result types the store step writes (Java: Evaluate.StoreKind).
-enum Store { S_I8 = 0, S_I16 = 1, S_I32 = 2, S_I64 = 3, S_F32 = 4, S_F64 = 5, S_BITS = 6, S_D128 = 7 };
+// S_STRLEN writes each row's byte length (int64), S_STRCOPY its bytes at str_offsets[row].
+enum Store { S_I8 = 0, S_I16 = 1, S_I32 = 2, S_I64 = 3, S_F32 = 4, S_F64 = 5, S_BITS = 6, S_D128 = 7, S_STRLEN = 8,
+             S_STRCOPY = 9 };
 
 __device__ __forceinline__ bool fits(long long v, int bits) {
   if (bits >= 64) return true;
@@ -122,6 +126,27 @@ __device__ bool like(const unsigned char* s, int n, const unsigned char* p, int 
   return pi == m;
 }
 
+// Byte offsets [*start, *end) of characters [from, to) (1-based, from >= 1), clipped to the string.
+__device__ void char_range(const unsigned char* s, int n, long long from, long long to, int* start, int* end) {
+  long long pos = 1;
+  int i = 0;
+  while (i < n && pos < from) { i = min(n, i + cp_bytes(s[i])); pos++; }
+  *start = i;
+  while (i < n && pos < to) { i = min(n, i + cp_bytes(s[i])); pos++; }
+  *end = i;
+}
+
+// 1-based character position of needle in hay, 0 if absent.
+__device__ long long position(const unsigned char* needle, int m, const unsigned char* hay, int n) {
+  long long chars = 0;
+  for (int i = 0; i + m <= n;) {
+    if (cmp_s(needle, m, hay + i, m) == 0) return chars + 1;
+    i += cp_bytes(hay[i]);
+    chars++;
+  }
+  return 0;
+}
+
 __device__ __forceinline__ bool test(int cmp, int c) {
   switch (cmp) {
     case C_EQ: return c == 0;
@@ -140,7 +165,8 @@ extern "C" __global__ void expr_eval_kernel(const int* __restrict__ code, int in
                                             const long long* __restrict__ consts, const unsigned char* __restrict__ pool,
                                             const long long* __restrict__ columns,
                                             long long n, int result_reg, int store, void* out,
-                                            uint32_t* out_validity, unsigned long long* error) {
+                                            uint32_t* out_validity, unsigned long long* error,
+                                            const int* __restrict__ str_offsets, unsigned char* __restrict__ str_chars) {
   using namespace gpudf_expr;
   long long val[kMaxRegs];
   int len[kMaxRegs];     // byte length of a string register
@@ -181,6 +207,37 @@ extern "C" __global__ void expr_eval_kernel(const int* __restrict__ code, int in
             const unsigned char* x = (const unsigned char*)val[a];
             const unsigned char* y = (const unsigned char*)val[b];
             r = op == CMP_S ? (test(c, cmp_s(x, len[a], y, len[b])) ? 1 : 0) : (like(x, len[a], y, len[b], c) ? 1 : 0);
+            break;
+          }
+          case SUBSTRING: {
+            bool hasLength = c >= 0;
+            unsigned char ec = hasLength ? err[c & 31] : 0;
+            if (ea || eb || ec) { re = ea ? ea : (eb ? eb : ec); break; }
+            if (na || nb || (hasLength && ((nul >> (c & 31)) & 1u))) { rn = true; break; }
+            if (hasLength && val[c & 31] < 0) { re = kErrNegativeLength; break; }
+            long long from = val[b] > 1 ? val[b] : 1;
+            long long to = hasLength ? (val[b] + val[c & 31] > from ? val[b] + val[c & 31] : from) : LLONG_MAX;
+            int start, end;
+            char_range((const unsigned char*)val[a], len[a], from, to, &start, &end);
+            r = val[a] + start;
+            rl = end - start;
+            break;
+          }
+          case TRIM: {
+            re = ea;
+            rn = na;
+            const unsigned char* x = (const unsigned char*)val[a & 31];
+            int lo = 0, hi = len[a & 31];
+            while (c != 2 && lo < hi && x[lo] == ' ') lo++;
+            while (c != 1 && hi > lo && x[hi - 1] == ' ') hi--;
+            r = val[a & 31] + lo;
+            rl = hi - lo;
+            break;
+          }
+          case POSITION: {
+            if (ea || eb) { re = ea ? ea : eb; break; }
+            if (na || nb) { rn = true; break; }
+            r = position((const unsigned char*)val[a], len[a], (const unsigned char*)val[b], len[b]);
             break;
           }
           case CHAR_LENGTH: {
@@ -345,6 +402,7 @@ extern "C" __global__ void expr_eval_kernel(const int* __restrict__ code, int in
         atomicMin(error, ((unsigned long long)row << 8) | err[result_reg]);
         isNull = true;
       }
+      if (isNull && store == S_STRLEN) ((long long*)out)[row] = 0;
       if (!isNull) {
         long long v = val[result_reg];
         switch (store) {
@@ -354,6 +412,13 @@ extern "C" __global__ void expr_eval_kernel(const int* __restrict__ code, int in
           case S_I64: case S_F64: ((long long*)out)[row] = v; break;
           case S_F32: ((float*)out)[row] = (float)__longlong_as_double(v); break;
           case S_D128: ((long long*)out)[2 * row] = v; ((long long*)out)[2 * row + 1] = v < 0 ? -1 : 0; break;
+          case S_STRLEN: ((long long*)out)[row] = len[result_reg]; break;
+          case S_STRCOPY: {
+            const unsigned char* src = (const unsigned char*)v;
+            unsigned char* dst = str_chars + str_offsets[row];
+            for (int k = 0; k < len[result_reg]; k++) dst[k] = src[k];
+            break;
+          }
           default: break;
         }
       }

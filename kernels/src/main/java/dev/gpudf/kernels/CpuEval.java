@@ -15,8 +15,11 @@ final class CpuEval {
 
   private CpuEval() {}
 
-  /** Output of one evaluation: value bits per row, null flags, and the first failing row. */
-  record Rows(long[] values, boolean[] nulls, long firstError) {}
+  /**
+   * Output of one evaluation: value bits per row (for strings, the address of the bytes), byte
+   * lengths (strings), null flags, and the first failing row (row << 8 | error code).
+   */
+  record Rows(long[] values, int[] lengths, boolean[] nulls, long firstError) {}
 
   /** Runs {@code p}; {@code pool} is the native address of a copy of {@link Program#strings()}. */
   static Rows run(Program p, List<HostColumn> slots, int n, long pool) {
@@ -33,6 +36,7 @@ final class CpuEval {
     int[] widths = slots.stream().mapToInt(c -> c.type().id() == dev.gpudf.columnar.TypeId.BOOL
         || c.type().id() == dev.gpudf.columnar.TypeId.STRING ? 0 : CpuGather.hostWidth(c.vector())).toArray();
     long[] values = new long[n];
+    int[] lengths = new int[n];
     boolean[] nulls = new boolean[n];
     long[] firstError = new long[(n + CHUNK - 1) / CHUNK];
     IntStream.range(0, firstError.length).parallel().forEach(ch -> {
@@ -47,11 +51,12 @@ final class CpuEval {
         } else {
           nulls[row] = regs.nul[r];
           values[row] = regs.val[r];
+          lengths[row] = regs.len[r];
         }
       }
       firstError[ch] = first;
     });
-    return new Rows(values, nulls, IntStream.range(0, firstError.length).mapToLong(i -> firstError[i]).min().orElse(Long.MAX_VALUE));
+    return new Rows(values, lengths, nulls, IntStream.range(0, firstError.length).mapToLong(i -> firstError[i]).min().orElse(Long.MAX_VALUE));
   }
 
   /** One row's register file: value bits, byte length (strings), null flag, error code. */
@@ -110,6 +115,46 @@ final class CpuEval {
             r = test(c, compareBytes(val[a], len[a & 31], val[b], len[b & 31])) ? 1 : 0;
           } else {
             r = like(val[a], len[a & 31], val[b], len[b & 31], c) ? 1 : 0;
+          }
+        }
+        case SUBSTRING -> {
+          boolean hasLength = c >= 0;
+          int ec = hasLength ? err[c] : 0;
+          if (ea != 0 || eb != 0 || ec != 0) {
+            re = ea != 0 ? ea : eb != 0 ? eb : ec;
+          } else if (na || nb || (hasLength && nul[c])) {
+            rn = true;
+          } else if (hasLength && val[c] < 0) {
+            re = Opcode.ERR_NEGATIVE_LENGTH;
+          } else {
+            long from = Math.max(1, val[b]);
+            long to = hasLength ? Math.max(from, val[b] + val[c]) : Long.MAX_VALUE;
+            long[] range = charRange(val[a], len[a], from, to);
+            r = val[a] + range[0];
+            rl = (int) (range[1] - range[0]);
+          }
+        }
+        case TRIM -> {
+          re = ea;
+          rn = na;
+          int lo = 0;
+          int hi = len[a & 31];
+          while (c != 2 && lo < hi && MemoryUtil.getByte(val[a] + lo) == ' ') {
+            lo++;
+          }
+          while (c != 1 && hi > lo && MemoryUtil.getByte(val[a] + hi - 1) == ' ') {
+            hi--;
+          }
+          r = val[a] + lo;
+          rl = hi - lo;
+        }
+        case POSITION -> {
+          if (ea != 0 || eb != 0) {
+            re = ea != 0 ? ea : eb;
+          } else if (na || nb) {
+            rn = true;
+          } else {
+            r = position(val[a], len[a], val[b], len[b]);
           }
         }
         case CHAR_LENGTH -> {
@@ -380,6 +425,38 @@ final class CpuEval {
       }
     }
     return Integer.compare(la, lb);
+  }
+
+  /**
+   * Byte offsets [start, end) of characters [from, to) (1-based, from >= 1) of a UTF-8 string,
+   * clipped to the string (the kernel's char_range).
+   */
+  static long[] charRange(long s, int n, long from, long to) {
+    long pos = 1;
+    int i = 0;
+    while (i < n && pos < from) {
+      i = Math.min(n, i + codePointBytes(MemoryUtil.getByte(s + i) & 0xFF));
+      pos++;
+    }
+    int start = i;
+    while (i < n && pos < to) {
+      i = Math.min(n, i + codePointBytes(MemoryUtil.getByte(s + i) & 0xFF));
+      pos++;
+    }
+    return new long[] {start, i};
+  }
+
+  /** 1-based character position of the first occurrence of needle in hay, 0 if none. */
+  static long position(long needle, int m, long hay, int n) {
+    long chars = 0;
+    for (int i = 0; i + m <= n; ) {
+      if (compareBytes(needle, m, hay + i, m) == 0) {
+        return chars + 1;
+      }
+      i += codePointBytes(MemoryUtil.getByte(hay + i) & 0xFF);
+      chars++;
+    }
+    return 0;
   }
 
   /** Bytes of the UTF-8 code point starting with {@code lead} (1 for stray bytes). */

@@ -26,8 +26,12 @@ import org.apache.arrow.memory.util.MemoryUtil;
 public final class Evaluate {
   private Evaluate() {}
 
-  /** How the result register is written out; matches {@code Store} in {@code expr.cu}. */
-  enum StoreKind { I8, I16, I32, I64, F32, F64, BITS, D128 }
+  /**
+   * How the result register is written out; matches {@code Store} in {@code expr.cu}. Strings
+   * take two launches: STRLEN writes each row's byte length, STRCOPY its bytes at the scanned
+   * offsets.
+   */
+  enum StoreKind { I8, I16, I32, I64, F32, F64, BITS, D128, STRLEN, STRCOPY }
 
   /** On the GPU; the caller owns the result. */
   public static DeviceColumn evaluate(Exec exec, DeviceTable table, Expr e) {
@@ -50,19 +54,41 @@ public final class Evaluate {
       long bytes = switch (store) {
         case BITS -> 4 * words;
         case D128 -> 16L * n;
+        case STRLEN -> 8L * (n + 1);
         default -> (long) n * p.result().byteWidth();
       };
       DeviceBuffer out = exec.allocate(bytes);
       owned.add(out);
       DeviceBuffer validity = exec.allocate(4 * words);
       owned.add(validity);
+      int grid = KernelLaunch.gridFor(exec.stream().device(), n);
       if (n > 0) {
-        KernelLaunch.launch("expr_eval_kernel", KernelLaunch.gridFor(exec.stream().device(), n), exec.stream(), code,
-            p.instructions(), consts, pool, cols, (long) n, p.resultRegister(), store.ordinal(), out, validity, error);
+        KernelLaunch.launch("expr_eval_kernel", grid, exec.stream(), code, p.instructions(), consts, pool, cols, (long) n,
+            p.resultRegister(), store.ordinal(), out, validity, error, null, null);
       }
       long first = exec.readLongs(error, 1)[0];
       if (first != -1L) {
         throw rowError(first);
+      }
+      DeviceBuffer offsets = null;
+      if (store == StoreKind.STRLEN) {
+        // lengths -> offsets, then the same program again copies each row's bytes into place
+        long total = DeviceScan.scan(exec, PhysicalType.I64, out, null, n, out, false, true);
+        if (total > Integer.MAX_VALUE) {
+          throw new UserException("the expression's strings hold " + total + " bytes, more than a column's 2 GiB limit");
+        }
+        offsets = exec.allocate(4L * (n + 1));
+        owned.add(offsets);
+        KernelLaunch.launch("narrow_offsets_kernel", KernelLaunch.gridFor(exec.stream().device(), n + 1L), exec.stream(),
+            out, n + 1L, offsets);
+        owned.remove(out);
+        out.close();
+        out = exec.allocate(total);
+        owned.add(out);
+        if (n > 0) {
+          KernelLaunch.launch("expr_eval_kernel", grid, exec.stream(), code, p.instructions(), consts, pool, cols, (long) n,
+              p.resultRegister(), StoreKind.STRCOPY.ordinal(), null, validity, error, offsets, out);
+        }
       }
       int nulls = n - (int) Bitmaps.countSet(exec.gpu(), validity, n, exec.stream());
       if (nulls == 0) {
@@ -70,7 +96,7 @@ public final class Evaluate {
         validity.close();
         validity = null;
       }
-      return new DeviceColumn(p.result(), n, nulls, out, null, validity);
+      return new DeviceColumn(p.result(), n, nulls, out, offsets, validity);
     } catch (RuntimeException ex) {
       owned.forEach(DeviceBuffer::close);
       throw ex;
@@ -86,14 +112,54 @@ public final class Evaluate {
       slots.add(table.column(index));
     }
     BufferAllocator a = exec.allocator();
-    CpuEval.Rows rows;
     try (ArrowBuf pool = a.buffer(Math.max(1, p.strings().length))) {
       pool.setBytes(0, p.strings());
-      rows = CpuEval.run(p, slots, n, pool.memoryAddress());
+      CpuEval.Rows rows = CpuEval.run(p, slots, n, pool.memoryAddress());
+      if (rows.firstError() != Long.MAX_VALUE) {
+        throw rowError(rows.firstError());
+      }
+      // string results point into the inputs and the pool, so they are copied while both live
+      return p.result().id() == TypeId.STRING ? hostStrings(a, rows, n) : hostValues(a, p, rows, n);
     }
-    if (rows.firstError() != Long.MAX_VALUE) {
-      throw rowError(rows.firstError());
+  }
+
+  private static HostColumn hostStrings(BufferAllocator a, CpuEval.Rows rows, int n) {
+    List<ArrowBuf> bufs = new ArrayList<>(3);
+    try {
+      ArrowBuf validity = a.buffer(Math.max(8, 8 * ((n + 63L) / 64)));
+      bufs.add(validity);
+      validity.setZero(0, validity.capacity());
+      ArrowBuf offsets = a.buffer(4L * (n + 1));
+      bufs.add(offsets);
+      long total = 0;
+      int nulls = 0;
+      for (int i = 0; i < n; i++) {
+        offsets.setInt(4L * i, (int) total);
+        if (rows.nulls()[i]) {
+          nulls++;
+        } else {
+          validity.setByte(i >>> 3, validity.getByte(i >>> 3) | (1 << (i & 7)));
+          total += rows.lengths()[i];
+        }
+      }
+      if (total > Integer.MAX_VALUE) {
+        throw new UserException("the expression's strings hold " + total + " bytes, more than a column's 2 GiB limit");
+      }
+      offsets.setInt(4L * n, (int) total);
+      ArrowBuf chars = a.buffer(Math.max(1, total));
+      bufs.add(chars);
+      for (int i = 0; i < n; i++) {
+        if (!rows.nulls()[i]) {
+          MemoryUtil.copyMemory(rows.values()[i], chars.memoryAddress() + offsets.getInt(4L * i), rows.lengths()[i]);
+        }
+      }
+      return new HostColumn(CpuGather.load(a, "expr", DataType.STRING, n, nulls, bufs));
+    } finally {
+      bufs.forEach(ArrowBuf::close);
     }
+  }
+
+  private static HostColumn hostValues(BufferAllocator a, Program p, CpuEval.Rows rows, int n) {
     StoreKind store = storeKind(p.result());
     List<ArrowBuf> bufs = new ArrayList<>(2);
     try {
@@ -166,7 +232,7 @@ public final class Evaluate {
       case FLOAT64 -> StoreKind.F64;
       case BOOL -> StoreKind.BITS;
       case DECIMAL -> t.isDecimal64() ? StoreKind.I64 : StoreKind.D128;
-      case STRING -> throw new IllegalStateException("string results are not compiled");
+      case STRING -> StoreKind.STRLEN;
     };
   }
 
@@ -176,6 +242,7 @@ public final class Evaluate {
     String what = switch (code) {
       case Opcode.ERR_DIV_ZERO -> "division by zero";
       case Opcode.ERR_DOMAIN -> "argument outside the function's domain (SQRT of a negative, LN of a non-positive number)";
+      case Opcode.ERR_NEGATIVE_LENGTH -> "negative SUBSTRING length";
       default -> "numeric overflow";
     };
     return new UserException(what + " in row " + row);

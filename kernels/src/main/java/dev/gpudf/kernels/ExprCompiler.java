@@ -17,8 +17,8 @@ import java.util.List;
  * precisions and scales (precision capped at 38). Integers are held as int64 and floats as
  * doubles in registers; decimals as unscaled int64, so a decimal value beyond 18 digits is not
  * supported yet (reported per row, never wrapped), nor decimal division or DECIMAL columns wider
- * than 18 digits. Strings may be compared, matched with LIKE and measured, but no expression may
- * yield a string yet.
+ * than 18 digits. Strings are compared, matched (LIKE), measured, cut (SUBSTRING, TRIM) and
+ * searched (POSITION); functions that make new bytes (||, UPPER, LOWER) are not there yet.
  */
 public final class ExprCompiler {
   private final List<DataType> input;
@@ -39,9 +39,6 @@ public final class ExprCompiler {
   public static Program compile(Expr e, List<DataType> input) {
     ExprCompiler c = new ExprCompiler(input);
     Value v = c.gen(e);
-    if (v.type.id() == TypeId.STRING) {
-      throw new NotSupportedException("expressions that yield strings are not supported yet");
-    }
     int[] code = c.code.stream().mapToInt(Integer::intValue).toArray();
     long[] consts = c.constants.stream().mapToLong(Long::longValue).toArray();
     return new Program(code, consts, c.strings.toByteArray(), List.copyOf(c.columns), c.registers, v.type, v.reg);
@@ -79,6 +76,19 @@ public final class ExprCompiler {
       case POWER -> math(Op.POWER, gen(arg(call, 0, 2)), gen(args.get(1)));
       case FLOOR, CEIL -> floorCeil(call.op(), gen(arg(call, 0, 1)));
       case LIKE -> like(call);
+      case SUBSTRING -> substring(call);
+      case TRIM, LTRIM, RTRIM -> {
+        Value v = gen(arg(call, 0, 1));
+        requireString(v, call.op().name());
+        yield emit(Opcode.TRIM, DataType.STRING, v.reg, 0, call.op() == Op.TRIM ? 0 : call.op() == Op.LTRIM ? 1 : 2, v);
+      }
+      case POSITION -> {
+        Value needle = gen(arg(call, 0, 2));
+        Value hay = gen(args.get(1));
+        requireString(needle, "POSITION");
+        requireString(hay, "POSITION");
+        yield emit(Opcode.POSITION, DataType.INT32, needle.reg, hay.reg, 0, needle, hay);
+      }
       case CHAR_LENGTH -> {
         Value v = gen(arg(call, 0, 1));
         requireString(v, "CHAR_LENGTH");
@@ -249,6 +259,24 @@ public final class ExprCompiler {
     Value p = gen(args.get(1));
     requireString(p, "LIKE");
     return emit(Opcode.LIKE, DataType.BOOL, v.reg, p.reg, escape, v, p);
+  }
+
+  private Value substring(Expr.Call call) {
+    List<Expr> args = call.args();
+    if (args.size() != 2 && args.size() != 3) {
+      throw new UserException("SUBSTRING takes a string, a start and an optional length");
+    }
+    Value s = gen(args.get(0));
+    requireString(s, "SUBSTRING");
+    Value start = gen(args.get(1));
+    Value length = args.size() == 3 ? gen(args.get(2)) : null;
+    for (Value v : length == null ? List.of(start) : List.of(start, length)) {
+      if (!isInt(v.type)) {
+        throw new UserException("SUBSTRING positions must be integers, not " + v.type);
+      }
+    }
+    return length == null ? emit(Opcode.SUBSTRING, DataType.STRING, s.reg, start.reg, -1, s, start)
+        : emit(Opcode.SUBSTRING, DataType.STRING, s.reg, start.reg, length.reg, s, start, length);
   }
 
   private static boolean endsWithLoneEscape(String pattern, char escape) {

@@ -27,5 +27,14 @@ public enum Op {
    */
   LIKE,
   /** Characters (code points) of a string, as INT32. */
-  CHAR_LENGTH
+  CHAR_LENGTH,
+  /**
+   * args: string, start[, length] in characters, 1-based; positions before the first character
+   * count towards the length (SQL's rule); a negative length is an error.
+   */
+  SUBSTRING,
+  /** Spaces removed from both ends, the start, or the end. */
+  TRIM, LTRIM, RTRIM,
+  /** args: needle, haystack: the 1-based character position of the first match, 0 if none, as INT32. */
+  POSITION
 }

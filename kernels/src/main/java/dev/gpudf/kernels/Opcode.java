@@ -57,7 +57,13 @@ enum Opcode {
   /** dst = string a LIKE pattern b, c = the escape byte or -1. */
   LIKE,
   /** dst = code points of string a. */
-  CHAR_LENGTH;
+  CHAR_LENGTH,
+  /** dst = characters [b, b + c) of string a (1-based; c = -1: to the end); registers b and c. */
+  SUBSTRING,
+  /** dst = string a without spaces at both ends (c = 0), the start (1) or the end (2). */
+  TRIM,
+  /** dst = 1-based character position of string a in string b, 0 if absent. */
+  POSITION;
 
   /** Functions of F_MATH. */
   enum MathFn { SQRT, LN, EXP, POWER, FLOOR, CEIL, ABS }
@@ -72,4 +78,5 @@ enum Opcode {
   static final int ERR_OVERFLOW = 1;
   static final int ERR_DIV_ZERO = 2;
   static final int ERR_DOMAIN = 3;
+  static final int ERR_NEGATIVE_LENGTH = 4;
 }

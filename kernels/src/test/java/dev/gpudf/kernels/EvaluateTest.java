@@ -328,9 +328,35 @@ class EvaluateTest {
       try (HostTable t = HostTable.fromArrow(r)) {
         assertThrows(UserException.class, () -> Evaluate.evaluate(exec, t, call(Op.LIKE, col(0), str("a"), str("!!"))));
         assertThrows(UserException.class, () -> Evaluate.evaluate(exec, t, call(Op.LIKE, col(0), str("a!"), str("!"))));
-        assertThrows(NotSupportedException.class, () -> Evaluate.evaluate(exec, t, Expr.caseWhen(
-            List.of(call(Op.IS_NULL, col(0)), str("none")), col(0))));
+        assertThrows(UserException.class, () -> Evaluate.evaluate(exec, t, call(Op.SUBSTRING, col(0), lit(1), lit(-1))));
       }
+    }
+  }
+
+  private List<Object> texts(VectorSchemaRoot r, Expr e) {
+    return eval(r, e).stream().<Object>map(o -> o == null ? null : o.toString()).toList();
+  }
+
+  @Test
+  void stringFunctions() {
+    try (VectorSchemaRoot r = strings("apple", "", null, "  grüne Äpfel ", "日本語", "a_b")) {
+      assertEquals(Arrays.asList("apple", "", null, "  grüne Äpfel ", "日本語", "a_b"), texts(r, col(0)));
+      assertEquals(Arrays.asList("pp", "", null, " g", "本語", "_b"), texts(r, call(Op.SUBSTRING, col(0), lit(2), lit(2))));
+      assertEquals(Arrays.asList("pple", "", null, " grüne Äpfel ", "本語", "_b"), texts(r, call(Op.SUBSTRING, col(0), lit(2))));
+      // SQL counts positions before the first character: SUBSTRING(s, 0, 3) is the first two
+      assertEquals(Arrays.asList("ap", "", null, "  ", "日本", "a_"), texts(r, call(Op.SUBSTRING, col(0), lit(0), lit(3))));
+      assertEquals(Arrays.asList("", "", null, "", "", ""), texts(r, call(Op.SUBSTRING, col(0), lit(-5), lit(2))));
+      assertEquals(Arrays.asList("apple", "", null, "grüne Äpfel", "日本語", "a_b"), texts(r, call(Op.TRIM, col(0))));
+      assertEquals(Arrays.asList("apple", "", null, "grüne Äpfel ", "日本語", "a_b"), texts(r, call(Op.LTRIM, col(0))));
+      assertEquals(Arrays.asList("apple", "", null, "  grüne Äpfel", "日本語", "a_b"), texts(r, call(Op.RTRIM, col(0))));
+      assertEquals(Arrays.asList(0, 0, null, 9, 0, 0), eval(r, call(Op.POSITION, str("Äp"), col(0))));
+      assertEquals(Arrays.asList(0, 0, null, 0, 2, 0), eval(r, call(Op.POSITION, str("本"), col(0))));
+      assertEquals(Arrays.asList(1, 1, null, 1, 1, 1), eval(r, call(Op.POSITION, str(""), col(0))));
+      assertEquals(Arrays.asList("apple", "", "none", "  grüne Äpfel ", "日本語", "a_b"),
+          texts(r, call(Op.COALESCE, col(0), str("none"))));
+      assertEquals(Arrays.asList("short", "short", null, "long", "short", "short"), texts(r, Expr.caseWhen(
+          List.of(call(Op.GT, call(Op.CHAR_LENGTH, col(0)), lit(5)), str("long")), call(Op.SUBSTRING, str("shorter"), lit(1),
+              Expr.caseWhen(List.of(call(Op.IS_NULL, col(0)), Expr.nullOf(DataType.INT32)), lit(5))))));
     }
   }
 
@@ -424,7 +450,10 @@ class EvaluateTest {
         call(Op.CEIL, col(f64)),
         call(Op.LIKE, col(names.indexOf("str")), str("%é%")),
         call(Op.LIKE, col(names.indexOf("str")), str("_本%")),
-        call(Op.OR, call(Op.LT, col(names.indexOf("str")), str("n")), call(Op.GT, call(Op.CHAR_LENGTH, col(names.indexOf("str"))), lit(5))));
+        call(Op.OR, call(Op.LT, col(names.indexOf("str")), str("n")), call(Op.GT, call(Op.CHAR_LENGTH, col(names.indexOf("str"))), lit(5))),
+        call(Op.SUBSTRING, col(names.indexOf("str")), lit(2), lit(3)),
+        call(Op.COALESCE, call(Op.TRIM, col(names.indexOf("str"))), str("—")),
+        call(Op.POSITION, str("é"), col(names.indexOf("str"))));
   }
 
   @ParameterizedTest
