@@ -1,2 +1,5 @@
-/** SQL and DataFrame layer (Calcite planning into Gpu* operators); not built yet, see ARCHITECTURE.md. */
+/**
+ * gpudf's SQL layer: a {@link dev.gpudf.sql.GpudfSession} plans SQL with Calcite into
+ * {@link dev.gpudf.sql.GpuRel} operators ({@link dev.gpudf.sql.GpuRules}) that run on either backend.
+ */
 package dev.gpudf.sql;

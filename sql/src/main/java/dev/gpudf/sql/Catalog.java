@@ -1,0 +1,73 @@
+package dev.gpudf.sql;
+
+import dev.gpudf.columnar.DeviceTable;
+import dev.gpudf.columnar.HostTable;
+import dev.gpudf.columnar.Table;
+import dev.gpudf.columnar.cuda.CudaStream;
+import dev.gpudf.columnar.cuda.Gpu;
+import dev.gpudf.columnar.error.UserException;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.arrow.vector.VectorSchemaRoot;
+
+/**
+ * The session's tables, resident in the backend's memory (on the device for a GPU session) and
+ * reused by every query. Names are case-insensitive. The catalog holds one reference to each
+ * table and closes them when it closes.
+ */
+public final class Catalog implements AutoCloseable {
+  private final Gpu gpu;
+  private final Map<String, Table<?>> tables = new LinkedHashMap<>();
+
+  /** A catalog whose tables live on {@code gpu}, or on the host when it is null. */
+  Catalog(Gpu gpu) {
+    this.gpu = gpu;
+  }
+
+  /** Loads {@code root} as table {@code name} (copied to the device for a GPU session); the caller keeps {@code root}. */
+  public synchronized void register(String name, VectorSchemaRoot root) {
+    String key = name.toLowerCase(Locale.ROOT);
+    if (tables.containsKey(key)) {
+      throw new UserException("table '" + name + "' already exists");
+    }
+    Table<?> t;
+    if (gpu == null) {
+      t = HostTable.fromArrow(root);
+    } else {
+      try (CudaStream stream = gpu.newStream()) {
+        t = DeviceTable.fromArrow(gpu, root, stream);
+      }
+    }
+    tables.put(key, t);
+  }
+
+  /** Removes and closes table {@code name}. */
+  public synchronized void drop(String name) {
+    Table<?> t = tables.remove(name.toLowerCase(Locale.ROOT));
+    if (t == null) {
+      throw new UserException("no table '" + name + "'");
+    }
+    t.close();
+  }
+
+  synchronized Map<String, Table<?>> tables() {
+    return Map.copyOf(tables);
+  }
+
+  /** The table {@code name}, retained for the caller, who closes it. */
+  synchronized Table<?> acquire(String name) {
+    Table<?> t = tables.get(name.toLowerCase(Locale.ROOT));
+    if (t == null) {
+      throw new UserException("no table '" + name + "'");
+    }
+    t.retain();
+    return t;
+  }
+
+  @Override
+  public synchronized void close() {
+    tables.values().forEach(Table::close);
+    tables.clear();
+  }
+}

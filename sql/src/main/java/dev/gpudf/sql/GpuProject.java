@@ -1,0 +1,47 @@
+package dev.gpudf.sql;
+
+import dev.gpudf.columnar.Column;
+import dev.gpudf.columnar.Table;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.calcite.plan.RelOptCluster;
+import org.apache.calcite.plan.RelTraitSet;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.Project;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rex.RexInputRef;
+import org.apache.calcite.rex.RexNode;
+
+/** SELECT list: input columns pass through by reference, every other expression is evaluated. */
+public final class GpuProject extends Project implements GpuRel {
+  GpuProject(RelOptCluster cluster, RelTraitSet traits, RelNode input, List<? extends RexNode> projects, RelDataType rowType) {
+    super(cluster, traits, List.of(), input, projects, rowType, java.util.Set.of());
+  }
+
+  @Override
+  public Project copy(RelTraitSet traitSet, RelNode input, List<RexNode> projects, RelDataType rowType) {
+    return new GpuProject(getCluster(), traitSet, input, projects, rowType);
+  }
+
+  @Override
+  public Table<?> execute(QueryContext ctx) {
+    try (Table<?> in = input(ctx, 0)) {
+      List<Column> columns = new ArrayList<>();
+      try {
+        for (RexNode e : getProjects()) {
+          if (e instanceof RexInputRef ref) {
+            Column c = in.column(ref.getIndex());
+            c.retain();
+            columns.add(c);
+          } else {
+            columns.add(TableOps.evaluate(ctx.exec(), in, RexToExpr.translate(e, in.types(), getCluster())));
+          }
+        }
+      } catch (RuntimeException ex) {
+        columns.forEach(Column::close);
+        throw ex;
+      }
+      return TableOps.table(ctx.exec(), in, getRowType().getFieldNames(), columns, in.rowCount());
+    }
+  }
+}

@@ -1,0 +1,61 @@
+package dev.gpudf.sql;
+
+import java.util.List;
+import org.apache.calcite.plan.Convention;
+import org.apache.calcite.plan.RelOptRule;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.convert.ConverterRule;
+import org.apache.calcite.rel.core.Aggregate;
+import org.apache.calcite.rel.core.Filter;
+import org.apache.calcite.rel.core.Project;
+import org.apache.calcite.rel.core.Sort;
+import org.apache.calcite.rel.logical.LogicalAggregate;
+import org.apache.calcite.rel.logical.LogicalFilter;
+import org.apache.calcite.rel.logical.LogicalProject;
+import org.apache.calcite.rel.logical.LogicalSort;
+import org.apache.calcite.rel.logical.LogicalTableScan;
+
+/** The rules that turn logical operators into gpudf's physical ones ({@link GpuRel#CONVENTION}). */
+public final class GpuRules {
+  private GpuRules() {}
+
+  /** Every conversion rule. */
+  public static final List<RelOptRule> ALL = List.of(
+      rule(LogicalTableScan.class, "GpuTableScanRule", r -> new GpuTableScan(r.getCluster(),
+          r.getTraitSet().replace(GpuRel.CONVENTION), ((LogicalTableScan) r).getHints(), r.getTable())),
+      rule(LogicalFilter.class, "GpuFilterRule", r -> {
+        Filter f = (Filter) r;
+        return new GpuFilter(f.getCluster(), f.getTraitSet().replace(GpuRel.CONVENTION), gpu(f.getInput()), f.getCondition());
+      }),
+      rule(LogicalProject.class, "GpuProjectRule", r -> {
+        Project p = (Project) r;
+        return new GpuProject(p.getCluster(), p.getTraitSet().replace(GpuRel.CONVENTION), gpu(p.getInput()), p.getProjects(),
+            p.getRowType());
+      }),
+      rule(LogicalSort.class, "GpuSortRule", r -> {
+        Sort s = (Sort) r;
+        return new GpuSort(s.getCluster(), s.getTraitSet().replace(GpuRel.CONVENTION), gpu(s.getInput()), s.getCollation(),
+            s.offset, s.fetch);
+      }),
+      rule(LogicalAggregate.class, "GpuAggregateRule", r -> {
+        Aggregate a = (Aggregate) r;
+        return new GpuAggregate(a.getCluster(), a.getTraitSet().replace(GpuRel.CONVENTION), gpu(a.getInput()), a.getGroupSet(),
+            a.getGroupSets(), a.getAggCallList());
+      }));
+
+  private static RelNode gpu(RelNode input) {
+    return ConverterRule.convert(input, input.getTraitSet().replace(GpuRel.CONVENTION));
+  }
+
+  private static RelOptRule rule(Class<? extends RelNode> type, String name, java.util.function.Function<RelNode, RelNode> convert) {
+    return ConverterRule.Config.INSTANCE
+        .withConversion(type, Convention.NONE, GpuRel.CONVENTION, name)
+        .withRuleFactory(c -> new ConverterRule(c) {
+          @Override
+          public RelNode convert(RelNode rel) {
+            return convert.apply(rel);
+          }
+        })
+        .toRule();
+  }
+}

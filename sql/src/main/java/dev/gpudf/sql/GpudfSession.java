@@ -1,0 +1,140 @@
+package dev.gpudf.sql;
+
+import dev.gpudf.columnar.Table;
+import dev.gpudf.columnar.cuda.Gpu;
+import dev.gpudf.columnar.error.InternalException;
+import dev.gpudf.columnar.error.NotSupportedException;
+import dev.gpudf.columnar.error.UserException;
+import dev.gpudf.kernels.Exec;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.calcite.plan.RelOptUtil;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.RelRoot;
+import org.apache.calcite.rel.core.Aggregate;
+import org.apache.calcite.rel.core.TableScan;
+import org.apache.calcite.rel.logical.LogicalAggregate;
+import org.apache.calcite.rel.logical.LogicalFilter;
+import org.apache.calcite.rel.logical.LogicalProject;
+import org.apache.calcite.rel.logical.LogicalSort;
+import org.apache.calcite.rel.rules.CoreRules;
+import org.apache.calcite.schema.SchemaPlus;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.parser.SqlParseException;
+import org.apache.calcite.sql.parser.SqlParser;
+import org.apache.calcite.tools.FrameworkConfig;
+import org.apache.calcite.tools.Frameworks;
+import org.apache.calcite.tools.Planner;
+import org.apache.calcite.tools.Program;
+import org.apache.calcite.tools.Programs;
+import org.apache.calcite.tools.RelConversionException;
+import org.apache.calcite.tools.ValidationException;
+
+/**
+ * A SQL session over a {@link Catalog}: Calcite parses and validates, a Hep pass folds constant
+ * expressions, Volcano converts to {@link GpuRel} operators ({@link GpuRules}), and the plan
+ * runs on the session's backend: the GPU when the session has one, else the CPU twins. Today:
+ * scans, WHERE, SELECT expressions, ORDER BY / LIMIT / OFFSET and aggregates without GROUP BY;
+ * joins, GROUP BY, set operations and sub-queries raise {@link NotSupportedException}.
+ */
+public final class GpudfSession implements AutoCloseable {
+  private final Gpu gpu;
+  private final BufferAllocator allocator;
+  private final Catalog catalog;
+
+  private GpudfSession(Gpu gpu, BufferAllocator allocator) {
+    this.gpu = gpu;
+    this.allocator = allocator;
+    this.catalog = new Catalog(gpu);
+  }
+
+  /** A session on the CPU backend; results and tables come from {@code allocator}. */
+  public static GpudfSession cpu(BufferAllocator allocator) {
+    return new GpudfSession(null, allocator);
+  }
+
+  /** A session whose tables live on {@code gpu} and whose operators run there. */
+  public static GpudfSession gpu(Gpu gpu, BufferAllocator allocator) {
+    return new GpudfSession(gpu, allocator);
+  }
+
+  public Catalog catalog() {
+    return catalog;
+  }
+
+  /** Runs {@code sql} and returns its result as Arrow vectors from the session's allocator; the caller closes it. */
+  public VectorSchemaRoot query(String sql) {
+    GpuRel plan = plan(sql);
+    try (QueryContext ctx = new QueryContext(gpu == null ? Exec.onCpu(allocator) : Exec.onGpu(gpu, allocator), catalog);
+        Table<?> result = plan.execute(ctx)) {
+      return result.toArrow(allocator);
+    }
+  }
+
+  /** The physical plan of {@code sql}, one operator a line. */
+  public String explain(String sql) {
+    return RelOptUtil.toString(plan(sql));
+  }
+
+  private GpuRel plan(String sql) {
+    FrameworkConfig config = Frameworks.newConfigBuilder()
+        .defaultSchema(schema())
+        .parserConfig(SqlParser.config().withCaseSensitive(false).withUnquotedCasing(org.apache.calcite.avatica.util.Casing.TO_LOWER))
+        .typeSystem(GpudfTypeSystem.INSTANCE)
+        .programs(program())
+        .executor(org.apache.calcite.rex.RexUtil.EXECUTOR)
+        .build();
+    try (Planner planner = Frameworks.getPlanner(config)) {
+      SqlNode parsed = planner.parse(sql);
+      SqlNode validated = planner.validate(parsed);
+      RelRoot root = planner.rel(validated);
+      RelNode logical = root.project();
+      checkSupported(logical);
+      RelNode physical = planner.transform(0, logical.getTraitSet().replace(GpuRel.CONVENTION), logical);
+      if (!(physical instanceof GpuRel rel)) {
+        throw new InternalException("planning ended outside the GPU convention: " + RelOptUtil.toString(physical));
+      }
+      return rel;
+    } catch (SqlParseException | ValidationException e) {
+      throw new UserException(e.getMessage(), e);
+    } catch (RelConversionException e) {
+      throw new InternalException("planning failed: " + e.getMessage(), e);
+    }
+  }
+
+  private SchemaPlus schema() {
+    SchemaPlus root = Frameworks.createRootSchema(false);
+    for (Map.Entry<String, Table<?>> e : catalog.tables().entrySet()) {
+      root.add(e.getKey(), new CatalogTable(e.getKey(), e.getValue().names(), e.getValue().types()));
+    }
+    return root;
+  }
+
+  private static Program program() {
+    Program fold = Programs.hep(List.of(CoreRules.FILTER_REDUCE_EXPRESSIONS, CoreRules.PROJECT_REDUCE_EXPRESSIONS,
+        CoreRules.PROJECT_MERGE, CoreRules.PROJECT_REMOVE), true, org.apache.calcite.rel.metadata.DefaultRelMetadataProvider.INSTANCE);
+    return Programs.sequence(fold, Programs.ofRules(GpuRules.ALL));
+  }
+
+  /** Rejects, by name, every logical operator that has no physical operator yet. */
+  private static void checkSupported(RelNode node) {
+    boolean known = node instanceof TableScan || node instanceof LogicalFilter || node instanceof LogicalProject
+        || node instanceof LogicalSort || node instanceof LogicalAggregate;
+    if (!known) {
+      throw new NotSupportedException(node.getRelTypeName().replace("Logical", "") + " is not supported yet");
+    }
+    if (node instanceof Aggregate agg && GpuAggregate.unsupported(agg) != null) {
+      throw new NotSupportedException(GpuAggregate.unsupported(agg));
+    }
+    for (RelNode input : node.getInputs()) {
+      checkSupported(input);
+    }
+  }
+
+  @Override
+  public void close() {
+    catalog.close();
+  }
+}

@@ -1,0 +1,48 @@
+package dev.gpudf.sql;
+
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rel.type.RelDataTypeFactory;
+import org.apache.calcite.rel.type.RelDataTypeSystemImpl;
+import org.apache.calcite.sql.type.SqlTypeName;
+
+/**
+ * Calcite's type system set to what the kernels compute: decimals up to precision 38, SUM of
+ * integers as BIGINT and of DECIMAL(p, s) as DECIMAL(38, s), AVG as DOUBLE (as DuckDB does).
+ */
+public final class GpudfTypeSystem extends RelDataTypeSystemImpl {
+  public static final GpudfTypeSystem INSTANCE = new GpudfTypeSystem();
+
+  private GpudfTypeSystem() {}
+
+  @Override
+  public int getMaxScale(SqlTypeName t) {
+    return t == SqlTypeName.DECIMAL ? 38 : super.getMaxScale(t);
+  }
+
+  /** Timestamps to nanoseconds (Arrow's finest unit), decimals to 38 digits. */
+  @Override
+  public int getMaxPrecision(SqlTypeName t) {
+    return switch (t) {
+      case TIMESTAMP, TIMESTAMP_WITH_LOCAL_TIME_ZONE -> 9;
+      case DECIMAL -> 38;
+      default -> super.getMaxPrecision(t);
+    };
+  }
+
+  @Override
+  public RelDataType deriveSumType(RelDataTypeFactory f, RelDataType argument) {
+    SqlTypeName t = argument.getSqlTypeName();
+    RelDataType sum = switch (t) {
+      case TINYINT, SMALLINT, INTEGER, BIGINT -> f.createSqlType(SqlTypeName.BIGINT);
+      case DECIMAL -> f.createSqlType(SqlTypeName.DECIMAL, 38, argument.getScale());
+      case REAL, FLOAT, DOUBLE -> f.createSqlType(SqlTypeName.DOUBLE);
+      default -> argument;
+    };
+    return f.createTypeWithNullability(sum, argument.isNullable());
+  }
+
+  @Override
+  public RelDataType deriveAvgAggType(RelDataTypeFactory f, RelDataType argument) {
+    return f.createTypeWithNullability(f.createSqlType(SqlTypeName.DOUBLE), argument.isNullable());
+  }
+}

@@ -1,0 +1,169 @@
+package dev.gpudf.sql;
+
+import dev.gpudf.columnar.DataType;
+
+import dev.gpudf.columnar.error.NotSupportedException;
+import dev.gpudf.kernels.Evaluate;
+import dev.gpudf.kernels.Expr;
+import dev.gpudf.kernels.Op;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.calcite.avatica.util.TimeUnitRange;
+import org.apache.calcite.plan.RelOptCluster;
+import org.apache.calcite.rex.RexCall;
+import org.apache.calcite.rex.RexInputRef;
+import org.apache.calcite.rex.RexLiteral;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexUtil;
+import org.apache.calcite.sql.fun.SqlLikeOperator;
+import org.apache.calcite.sql.fun.SqlTrimFunction;
+
+/**
+ * Translates Calcite row expressions into the kernels' {@link Expr}, and casts the result to
+ * the type Calcite declared when the kernels' typing differs. Anything without a translation is
+ * a {@link NotSupportedException} naming the operator.
+ */
+final class RexToExpr {
+  private RexToExpr() {}
+
+  /** {@code rex} over input columns of types {@code input}, as an expression of Calcite's declared type. */
+  static Expr translate(RexNode rex, List<DataType> input, RelOptCluster cluster) {
+    RexNode expanded = RexUtil.expandSearch(cluster.getRexBuilder(), null, rex);
+    Expr e = new RexToExpr.Walker(input).walk(expanded);
+    DataType declared = SqlTypes.fromCalcite(rex.getType());
+    return Evaluate.typeOf(e, input).equals(declared) ? e : Expr.cast(e, declared);
+  }
+
+  private record Walker(List<DataType> input) {
+    Expr walk(RexNode rex) {
+      if (rex instanceof RexInputRef ref) {
+        return Expr.col(ref.getIndex());
+      }
+      if (rex instanceof RexLiteral lit) {
+        return literal(lit);
+      }
+      if (!(rex instanceof RexCall call)) {
+        throw new NotSupportedException("expression " + rex + " is not supported");
+      }
+      List<Expr> args = new ArrayList<>();
+      List<RexNode> operands = call.getOperands();
+      String name = call.getOperator().getName().toUpperCase(java.util.Locale.ROOT);
+      switch (call.getKind()) {
+        case EXTRACT -> {
+          TimeUnitRange unit = ((RexLiteral) operands.get(0)).getValueAs(TimeUnitRange.class);
+          Op op = switch (unit) {
+            case YEAR -> Op.EXTRACT_YEAR;
+            case MONTH -> Op.EXTRACT_MONTH;
+            case DAY -> Op.EXTRACT_DAY;
+            default -> throw new NotSupportedException("EXTRACT(" + unit + ") is not supported yet");
+          };
+          return Expr.call(op, walk(operands.get(1)));
+        }
+        case TRIM -> {
+          SqlTrimFunction.Flag flag = ((RexLiteral) operands.get(0)).getValueAs(SqlTrimFunction.Flag.class);
+          if (!(operands.get(1) instanceof RexLiteral chars) || !" ".equals(chars.getValueAs(String.class))) {
+            throw new NotSupportedException("TRIM of characters other than spaces is not supported yet");
+          }
+          Op op = flag == SqlTrimFunction.Flag.BOTH ? Op.TRIM : flag == SqlTrimFunction.Flag.LEADING ? Op.LTRIM : Op.RTRIM;
+          return Expr.call(op, walk(operands.get(2)));
+        }
+        case CAST -> {
+          return Expr.cast(walk(operands.get(0)), SqlTypes.fromCalcite(call.getType()));
+        }
+        default -> {
+          for (RexNode o : operands) {
+            args.add(walk(o));
+          }
+        }
+      }
+      Expr[] a = args.toArray(new Expr[0]);
+      return switch (call.getKind()) {
+        case PLUS -> Expr.call(Op.ADD, a);
+        case MINUS -> Expr.call(Op.SUB, a);
+        case TIMES -> Expr.call(Op.MUL, a);
+        case DIVIDE -> Expr.call(Op.DIV, a);
+        case MOD -> Expr.call(Op.MOD, a);
+        case MINUS_PREFIX -> Expr.call(Op.NEG, a);
+        case PLUS_PREFIX -> a[0];
+        case EQUALS -> Expr.call(Op.EQ, a);
+        case NOT_EQUALS -> Expr.call(Op.NE, a);
+        case LESS_THAN -> Expr.call(Op.LT, a);
+        case LESS_THAN_OR_EQUAL -> Expr.call(Op.LE, a);
+        case GREATER_THAN -> Expr.call(Op.GT, a);
+        case GREATER_THAN_OR_EQUAL -> Expr.call(Op.GE, a);
+        case IS_DISTINCT_FROM -> Expr.call(Op.IS_DISTINCT_FROM, a);
+        case IS_NOT_DISTINCT_FROM -> Expr.call(Op.IS_NOT_DISTINCT_FROM, a);
+        case AND -> Expr.call(Op.AND, a);
+        case OR -> Expr.call(Op.OR, a);
+        case NOT -> Expr.call(Op.NOT, a);
+        case IS_NULL -> Expr.call(Op.IS_NULL, a);
+        case IS_NOT_NULL -> Expr.call(Op.IS_NOT_NULL, a);
+        case IS_TRUE -> Expr.call(Op.COALESCE, a[0], Expr.lit(false));
+        case IS_NOT_TRUE -> Expr.call(Op.NOT, Expr.call(Op.COALESCE, a[0], Expr.lit(false)));
+        case IS_FALSE -> Expr.call(Op.COALESCE, Expr.call(Op.NOT, a[0]), Expr.lit(false));
+        case IS_NOT_FALSE -> Expr.call(Op.NOT, Expr.call(Op.COALESCE, Expr.call(Op.NOT, a[0]), Expr.lit(false)));
+        case CASE -> Expr.caseWhen(List.of(a).subList(0, a.length - 1), a[a.length - 1]);
+        case COALESCE -> Expr.call(Op.COALESCE, a);
+        case LIKE -> {
+          Expr like = Expr.call(Op.LIKE, a);
+          yield ((SqlLikeOperator) call.getOperator()).isNegated() ? Expr.call(Op.NOT, like) : like;
+        }
+        case FLOOR -> Expr.call(Op.FLOOR, one(a, name));
+        case CEIL -> Expr.call(Op.CEIL, one(a, name));
+        case POSITION -> Expr.call(Op.POSITION, two(a, name));
+        default -> switch (name) {
+          case "ABS" -> Expr.call(Op.ABS, a);
+          case "SQRT" -> Expr.call(Op.SQRT, a);
+          case "LN" -> Expr.call(Op.LN, a);
+          case "EXP" -> Expr.call(Op.EXP, a);
+          case "POWER" -> Expr.call(Op.POWER, a);
+          case "CHAR_LENGTH", "CHARACTER_LENGTH" -> Expr.call(Op.CHAR_LENGTH, a);
+          case "SUBSTRING" -> Expr.call(Op.SUBSTRING, a);
+          default -> throw new NotSupportedException("SQL operator " + call.getOperator().getName() + " is not supported yet");
+        };
+      };
+    }
+
+    private static Expr[] one(Expr[] a, String name) {
+      if (a.length != 1) {
+        throw new NotSupportedException(name + " with " + a.length + " arguments is not supported");
+      }
+      return a;
+    }
+
+    private static Expr[] two(Expr[] a, String name) {
+      if (a.length != 2) {
+        throw new NotSupportedException(name + " with a start position is not supported yet");
+      }
+      return a;
+    }
+
+    private Expr literal(RexLiteral lit) {
+      DataType t = SqlTypes.fromCalcite(lit.getType());
+      if (lit.isNull()) {
+        return Expr.nullOf(t);
+      }
+      Object v = switch (t.id()) {
+        case BOOL -> lit.getValueAs(Boolean.class);
+        case INT8, INT16, INT32, INT64 -> lit.getValueAs(Long.class);
+        case FLOAT32, FLOAT64 -> lit.getValueAs(Double.class);
+        case DECIMAL -> lit.getValueAs(BigDecimal.class);
+        case DATE -> (long) lit.getValueAs(Integer.class);
+        case TIMESTAMP -> timestamp(lit.getValueAs(Long.class), t);
+        case STRING -> lit.getValueAs(String.class);
+      };
+      return new Expr.Lit(t, v);
+    }
+
+    private static long timestamp(long millis, DataType t) {
+      return switch (t.timeUnit()) {
+        case SECOND -> Math.floorDiv(millis, 1000L);
+        case MILLISECOND -> millis;
+        case MICROSECOND -> millis * 1_000L;
+        case NANOSECOND -> millis * 1_000_000L;
+      };
+    }
+  }
+
+}

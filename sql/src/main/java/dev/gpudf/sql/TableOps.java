@@ -1,0 +1,66 @@
+package dev.gpudf.sql;
+
+import dev.gpudf.columnar.Column;
+import dev.gpudf.columnar.DeviceColumn;
+import dev.gpudf.columnar.DeviceTable;
+import dev.gpudf.columnar.HostColumn;
+import dev.gpudf.columnar.HostTable;
+import dev.gpudf.columnar.Table;
+import dev.gpudf.kernels.Evaluate;
+import dev.gpudf.kernels.Exec;
+import dev.gpudf.kernels.Expr;
+import dev.gpudf.kernels.Filter;
+import dev.gpudf.kernels.Reduce;
+import dev.gpudf.kernels.Reduction;
+import dev.gpudf.kernels.Scalar;
+import dev.gpudf.kernels.Slice;
+import dev.gpudf.kernels.Sort;
+import dev.gpudf.kernels.SortKey;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The kernels' eager operations for a table of either backend: the GPU for a
+ * {@link DeviceTable}, the CPU twin for a {@link HostTable}. Physical operators call these so
+ * they are written once for both backends.
+ */
+final class TableOps {
+  private TableOps() {}
+
+  static Column evaluate(Exec exec, Table<?> t, Expr e) {
+    return t instanceof DeviceTable d ? Evaluate.evaluate(exec, d, e) : Evaluate.evaluate(exec, (HostTable) t, e);
+  }
+
+  static Table<?> filter(Exec exec, Table<?> t, Column mask) {
+    return t instanceof DeviceTable d ? Filter.filter(exec, d, (DeviceColumn) mask)
+        : Filter.filter(exec, (HostTable) t, (HostColumn) mask);
+  }
+
+  static Table<?> sort(Exec exec, Table<?> t, List<SortKey> keys) {
+    return t instanceof DeviceTable d ? Sort.sort(exec, d, keys) : Sort.sort(exec, (HostTable) t, keys);
+  }
+
+  static Table<?> topN(Exec exec, Table<?> t, List<SortKey> keys, int limit) {
+    return t instanceof DeviceTable d ? Sort.topN(exec, d, keys, limit) : Sort.topN(exec, (HostTable) t, keys, limit);
+  }
+
+  static Table<?> slice(Exec exec, Table<?> t, int offset, int length) {
+    return t instanceof DeviceTable d ? Slice.slice(exec, d, offset, length) : Slice.slice(exec, (HostTable) t, offset, length);
+  }
+
+  static Scalar reduce(Exec exec, Column c, Reduction op) {
+    return Reduce.reduce(exec, c, op);
+  }
+
+  /** A table of {@code like}'s backend over {@code columns}, which it takes ownership of. */
+  static Table<?> table(Exec exec, Table<?> like, List<String> names, List<? extends Column> columns, int rows) {
+    if (like instanceof DeviceTable) {
+      List<DeviceColumn> cols = new ArrayList<>();
+      columns.forEach(c -> cols.add((DeviceColumn) c));
+      return new DeviceTable(exec.gpu(), names, cols, rows);
+    }
+    List<HostColumn> cols = new ArrayList<>();
+    columns.forEach(c -> cols.add((HostColumn) c));
+    return new HostTable(names, cols, rows);
+  }
+}

@@ -1,0 +1,151 @@
+package dev.gpudf.sql;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.gpudf.columnar.cuda.Gpu;
+import dev.gpudf.columnar.error.NotSupportedException;
+import dev.gpudf.columnar.error.UserException;
+import dev.gpudf.columnar.testing.RequiresGpu;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.SplittableRandom;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.DateDayVector;
+import org.apache.arrow.vector.DecimalVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** SQL end to end on a small lineitem-like table, against answers computed in plain Java. */
+class GpudfSessionTest {
+  private static final int ROWS = 500;
+  private RootAllocator allocator;
+  private final List<Row> rows = new ArrayList<>();
+
+  record Row(long orderkey, BigDecimal price, BigDecimal discount, String flag, LocalDate shipdate, String comment) {
+    BigDecimal charge() {
+      return price.multiply(BigDecimal.ONE.subtract(discount));
+    }
+  }
+
+  @BeforeEach
+  void open() {
+    allocator = new RootAllocator();
+    SplittableRandom r = new SplittableRandom(3);
+    String[] words = {"special", "requests", "carefully", "final", "pending", "ironic"};
+    for (int i = 0; i < ROWS; i++) {
+      rows.add(new Row(i * 7L % 101, BigDecimal.valueOf(r.nextLong(100, 1_000_000), 2), BigDecimal.valueOf(r.nextInt(11), 2),
+          r.nextBoolean() ? "R" : "N", LocalDate.of(1992, 1, 1).plusDays(r.nextInt(2500)),
+          words[r.nextInt(words.length)] + " " + words[r.nextInt(words.length)]));
+    }
+  }
+
+  @AfterEach
+  void close() {
+    allocator.close();
+  }
+
+  private VectorSchemaRoot lineitem(BufferAllocator a) {
+    BigIntVector key = new BigIntVector("l_orderkey", a);
+    DecimalVector price = new DecimalVector("l_extendedprice", a, 15, 2);
+    DecimalVector disc = new DecimalVector("l_discount", a, 15, 2);
+    VarCharVector flag = new VarCharVector("l_returnflag", a);
+    DateDayVector ship = new DateDayVector("l_shipdate", a);
+    VarCharVector comment = new VarCharVector("l_comment", a);
+    List<FieldVector> all = List.of(key, price, disc, flag, ship, comment);
+    all.forEach(v -> {
+      v.setInitialCapacity(ROWS);
+      v.allocateNew();
+    });
+    for (int i = 0; i < ROWS; i++) {
+      Row row = rows.get(i);
+      key.setSafe(i, row.orderkey);
+      price.setSafe(i, row.price);
+      disc.setSafe(i, row.discount);
+      flag.setSafe(i, row.flag.getBytes(StandardCharsets.UTF_8));
+      ship.setSafe(i, (int) row.shipdate.toEpochDay());
+      comment.setSafe(i, row.comment.getBytes(StandardCharsets.UTF_8));
+    }
+    all.forEach(v -> v.setValueCount(ROWS));
+    VectorSchemaRoot root = new VectorSchemaRoot(all);
+    root.setRowCount(ROWS);
+    return root;
+  }
+
+  private void check(GpudfSession s) {
+    try (VectorSchemaRoot data = lineitem(allocator)) {
+      s.catalog().register("lineitem", data);
+    }
+    LocalDate cutoff = LocalDate.of(1998, 12, 1).minusDays(90);
+    // filter, projection with decimal arithmetic, ORDER BY two keys, LIMIT
+    try (VectorSchemaRoot got = s.query("SELECT l_orderkey, l_extendedprice * (1 - l_discount) AS charge FROM lineitem "
+        + "WHERE l_shipdate <= DATE '1998-12-01' - INTERVAL '90' DAY AND l_returnflag = 'R' "
+        + "ORDER BY charge DESC, l_orderkey LIMIT 5")) {
+      List<Row> want = rows.stream().filter(r -> !r.shipdate.isAfter(cutoff) && r.flag.equals("R"))
+          .sorted(Comparator.comparing(Row::charge).reversed().thenComparing(Row::orderkey)).limit(5).toList();
+      assertEquals(List.of("l_orderkey", "charge"), got.getSchema().getFields().stream().map(f -> f.getName()).toList());
+      assertEquals(want.size(), got.getRowCount());
+      for (int i = 0; i < want.size(); i++) {
+        assertEquals(want.get(i).orderkey, got.getVector(0).getObject(i));
+        assertEquals(0, want.get(i).charge().compareTo((BigDecimal) got.getVector(1).getObject(i)), "row " + i);
+      }
+    }
+    // global aggregates
+    try (VectorSchemaRoot got = s.query("SELECT COUNT(*), SUM(l_extendedprice), AVG(l_discount), MIN(l_shipdate), "
+        + "MAX(l_orderkey) FROM lineitem WHERE l_comment LIKE '%special%'")) {
+      List<Row> want = rows.stream().filter(r -> r.comment.contains("special")).toList();
+      assertEquals((long) want.size(), got.getVector(0).getObject(0));
+      assertEquals(0, want.stream().map(Row::price).reduce(BigDecimal.ZERO, BigDecimal::add)
+          .compareTo((BigDecimal) got.getVector(1).getObject(0)));
+      double avg = want.stream().mapToDouble(r -> r.discount.doubleValue()).average().orElseThrow();
+      assertEquals(avg, (Double) got.getVector(2).getObject(0), 1e-12);
+      assertEquals((int) want.stream().map(Row::shipdate).min(Comparator.naturalOrder()).orElseThrow().toEpochDay(),
+          got.getVector(3).getObject(0));
+      assertEquals(want.stream().mapToLong(Row::orderkey).max().orElseThrow(), got.getVector(4).getObject(0));
+    }
+    // OFFSET without ORDER BY slices; string functions in the select list
+    try (VectorSchemaRoot got = s.query("SELECT SUBSTRING(l_comment, 1, 3), CHAR_LENGTH(l_comment) FROM lineitem OFFSET 10 ROWS "
+        + "FETCH NEXT 2 ROWS ONLY")) {
+      assertEquals(2, got.getRowCount());
+      assertEquals(rows.get(10).comment.substring(0, 3), got.getVector(0).getObject(0).toString());
+      assertEquals(rows.get(11).comment.length(), got.getVector(1).getObject(1));
+    }
+    assertTrue(s.explain("SELECT l_orderkey FROM lineitem WHERE l_discount > 0.05").contains("GpuFilter"));
+    NotSupportedException groupBy = assertThrows(NotSupportedException.class,
+        () -> s.query("SELECT l_returnflag, COUNT(*) FROM lineitem GROUP BY l_returnflag"));
+    assertTrue(groupBy.getMessage().contains("GROUP BY"), groupBy.getMessage());
+    NotSupportedException join = assertThrows(NotSupportedException.class,
+        () -> s.query("SELECT * FROM lineitem a JOIN lineitem b ON a.l_orderkey = b.l_orderkey"));
+    assertTrue(join.getMessage().contains("Join"), join.getMessage());
+    assertThrows(UserException.class, () -> s.query("SELEKT 1"));
+    assertThrows(UserException.class, () -> s.query("SELECT * FROM nowhere"));
+  }
+
+  @Test
+  void cpuBackend() {
+    try (GpudfSession s = GpudfSession.cpu(allocator)) {
+      check(s);
+    }
+  }
+
+  @RequiresGpu
+  @Test
+  void gpuBackend() {
+    try (Gpu gpu = Gpu.open(0, 1L << 30, 256L << 20); GpudfSession s = GpudfSession.gpu(gpu, allocator)) {
+      check(s);
+    }
+  }
+
+}
