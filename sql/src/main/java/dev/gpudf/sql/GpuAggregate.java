@@ -5,6 +5,7 @@ import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.Table;
 import dev.gpudf.columnar.cuda.CudaStream;
 import dev.gpudf.columnar.error.NotSupportedException;
+import dev.gpudf.kernels.GroupBy;
 import dev.gpudf.kernels.Reduction;
 import dev.gpudf.kernels.Scalar;
 import java.util.ArrayList;
@@ -18,8 +19,10 @@ import org.apache.calcite.util.ImmutableBitSet;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
- * Aggregates without GROUP BY (COUNT, SUM, MIN, MAX, AVG), each a reduction of one column into
- * a one-row table. Grouped aggregation waits for the hash group-by kernels.
+ * Aggregation: without GROUP BY each aggregate (COUNT, SUM, MIN, MAX, AVG) is a reduction of one
+ * column on the session's backend; with GROUP BY the CPU hash group-by runs it (a GPU session
+ * copies the input to the host and the groups back), shown as {@code backend=cpu} in EXPLAIN
+ * until the GPU group-by kernels exist.
  */
 public final class GpuAggregate extends Aggregate implements GpuRel {
   GpuAggregate(RelOptCluster cluster, RelTraitSet traits, RelNode input, ImmutableBitSet groupSet,
@@ -35,8 +38,8 @@ public final class GpuAggregate extends Aggregate implements GpuRel {
 
   /** Why this aggregate cannot run, or null when it can. */
   static String unsupported(Aggregate agg) {
-    if (!agg.getGroupSet().isEmpty() || agg.getGroupType() != Group.SIMPLE) {
-      return "GROUP BY is not supported yet";
+    if (agg.getGroupType() != Group.SIMPLE) {
+      return "GROUPING SETS, ROLLUP and CUBE are not supported yet";
     }
     for (AggregateCall call : agg.getAggCallList()) {
       if (call.isDistinct() || call.filterArg >= 0 || call.getArgList().size() > 1 || reduction(call) == null) {
@@ -44,6 +47,28 @@ public final class GpuAggregate extends Aggregate implements GpuRel {
       }
     }
     return null;
+  }
+
+  private Table<?> grouped(QueryContext ctx) {
+    List<GroupBy.Agg> aggs = new ArrayList<>();
+    for (AggregateCall call : getAggCallList()) {
+      Reduction op = reduction(call);
+      aggs.add(new GroupBy.Agg(op == Reduction.COUNT_ALL ? Reduction.COUNT_ALL : op,
+          call.getArgList().isEmpty() ? 0 : call.getArgList().get(0)));
+    }
+    int[] keys = getGroupSet().toArray();
+    try (Table<?> in = input(ctx, 0)) {
+      if (in instanceof HostTable host) {
+        return GroupBy.aggregate(ctx.exec(), host, keys, aggs, getRowType().getFieldNames());
+      }
+      DeviceTable dev = (DeviceTable) in;
+      try (HostTable host = dev.toHost(ctx.exec().allocator());
+          HostTable groups = GroupBy.aggregate(ctx.exec(), host, keys, aggs, getRowType().getFieldNames());
+          VectorSchemaRoot root = groups.toArrow(ctx.exec().allocator());
+          CudaStream stream = ctx.exec().gpu().newStream()) {
+        return DeviceTable.fromArrow(ctx.exec().gpu(), root, stream);
+      }
+    }
   }
 
   private static Reduction reduction(AggregateCall call) {
@@ -58,10 +83,18 @@ public final class GpuAggregate extends Aggregate implements GpuRel {
   }
 
   @Override
+  public org.apache.calcite.rel.RelWriter explainTerms(org.apache.calcite.rel.RelWriter pw) {
+    return super.explainTerms(pw).itemIf("backend", "cpu", !getGroupSet().isEmpty());
+  }
+
+  @Override
   public Table<?> execute(QueryContext ctx) {
     String why = unsupported(this);
     if (why != null) {
       throw new NotSupportedException(why);
+    }
+    if (!getGroupSet().isEmpty()) {
+      return grouped(ctx);
     }
     try (Table<?> in = input(ctx, 0)) {
       List<Scalar> values = new ArrayList<>();

@@ -123,9 +123,26 @@ class GpudfSessionTest {
       assertEquals(rows.get(11).comment.length(), got.getVector(1).getObject(1));
     }
     assertTrue(s.explain("SELECT l_orderkey FROM lineitem WHERE l_discount > 0.05").contains("GpuFilter"));
-    NotSupportedException groupBy = assertThrows(NotSupportedException.class,
-        () -> s.query("SELECT l_returnflag, COUNT(*) FROM lineitem GROUP BY l_returnflag"));
-    assertTrue(groupBy.getMessage().contains("GROUP BY"), groupBy.getMessage());
+    // GROUP BY (on the CPU group-by for now) with ORDER BY over its result
+    try (VectorSchemaRoot got = s.query("SELECT l_returnflag, COUNT(*) AS n, SUM(l_extendedprice) AS total, "
+        + "AVG(l_discount) AS disc FROM lineitem WHERE l_orderkey < 50 GROUP BY l_returnflag ORDER BY l_returnflag")) {
+      List<String> flags = rows.stream().filter(r -> r.orderkey < 50).map(Row::flag).distinct().sorted().toList();
+      assertEquals(flags.size(), got.getRowCount());
+      for (int i = 0; i < flags.size(); i++) {
+        String f = flags.get(i);
+        List<Row> members = rows.stream().filter(r -> r.orderkey < 50 && r.flag.equals(f)).toList();
+        assertEquals(f, got.getVector(0).getObject(i).toString());
+        assertEquals((long) members.size(), got.getVector(1).getObject(i));
+        assertEquals(0, members.stream().map(Row::price).reduce(BigDecimal.ZERO, BigDecimal::add)
+            .compareTo((BigDecimal) got.getVector(2).getObject(i)));
+        assertEquals(members.stream().mapToDouble(r -> r.discount.doubleValue()).average().orElseThrow(),
+            (Double) got.getVector(3).getObject(i), 1e-12);
+      }
+    }
+    assertTrue(s.explain("SELECT l_returnflag, COUNT(*) FROM lineitem GROUP BY l_returnflag").contains("backend=[cpu]"));
+    NotSupportedException distinct = assertThrows(NotSupportedException.class,
+        () -> s.query("SELECT COUNT(DISTINCT l_returnflag) FROM lineitem"));
+    assertTrue(distinct.getMessage().contains("not supported"), distinct.getMessage());
     NotSupportedException join = assertThrows(NotSupportedException.class,
         () -> s.query("SELECT * FROM lineitem a JOIN lineitem b ON a.l_orderkey = b.l_orderkey"));
     assertTrue(join.getMessage().contains("Join"), join.getMessage());

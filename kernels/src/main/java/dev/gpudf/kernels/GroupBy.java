@@ -1,0 +1,384 @@
+package dev.gpudf.kernels;
+
+import dev.gpudf.columnar.DataType;
+import dev.gpudf.columnar.HostBitmaps;
+import dev.gpudf.columnar.HostColumn;
+import dev.gpudf.columnar.HostTable;
+import dev.gpudf.columnar.TypeId;
+import dev.gpudf.columnar.error.NotSupportedException;
+import dev.gpudf.columnar.error.UserException;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.IntStream;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.util.MemoryUtil;
+import org.apache.arrow.vector.FieldVector;
+
+/**
+ * GROUP BY on the CPU: rows are hash-partitioned by their keys, each partition is grouped by an
+ * open-addressing hash table in parallel, and groups come out in the order of their first row.
+ * Nulls form their own group (keys compare with IS NOT DISTINCT FROM). Aggregates follow
+ * {@link Reduction}'s rules (exact integer and decimal sums, NaN above all for MIN/MAX, NULL over
+ * no valid row). The GPU hash group-by is not written yet; callers with device tables copy to
+ * the host and back (the SQL layer shows such operators as running on the CPU).
+ */
+public final class GroupBy {
+  private GroupBy() {}
+
+  /** One aggregate: a reduction of a column (ignored for COUNT_ALL). */
+  public record Agg(Reduction op, int column) {}
+
+  private static final int PARTITIONS = 64;
+
+  /**
+   * The groups of {@code table} by columns {@code keys}: the key columns, then one column per
+   * aggregate. The caller owns the result.
+   */
+  public static HostTable aggregate(Exec exec, HostTable table, int[] keys, List<Agg> aggs, List<String> names) {
+    int n = table.rowCount();
+    List<HostColumn> keyCols = new ArrayList<>();
+    for (int k : keys) {
+      keyCols.add(table.column(k));
+    }
+    for (Agg a : aggs) {
+      check(table, a);
+    }
+    RowKeys rk = new RowKeys(keyCols);
+    long[] hashes = new long[n];
+    IntStream.range(0, (n + 65535) / 65536).parallel().forEach(c -> {
+      for (int i = c * 65536; i < Math.min(n, (c + 1) * 65536); i++) {
+        hashes[i] = rk.hash(i);
+      }
+    });
+    // group[i] = the first row of row i's group
+    int[] first = new int[n];
+    int[][] parts = partition(hashes);
+    IntStream.range(0, PARTITIONS).parallel().forEach(p -> groupPartition(parts[p], hashes, rk, first));
+    int[] leaders = IntStream.range(0, n).filter(i -> first[i] == i).toArray();
+    int[] groupOf = new int[n];
+    int[] slot = new int[n];
+    for (int g = 0; g < leaders.length; g++) {
+      slot[leaders[g]] = g;
+    }
+    for (int i = 0; i < n; i++) {
+      groupOf[i] = slot[first[i]];
+    }
+    List<HostColumn> out = new ArrayList<>();
+    try {
+      for (HostColumn k : keyCols) {
+        out.add(CpuGather.column(exec.allocator(), "k", k, leaders));
+      }
+      for (Agg a : aggs) {
+        out.add(aggregateColumn(exec.allocator(), table, a, groupOf, leaders.length));
+      }
+    } catch (RuntimeException e) {
+      out.forEach(HostColumn::close);
+      throw e;
+    }
+    return new HostTable(names, out, leaders.length);
+  }
+
+  private static void check(HostTable t, Agg a) {
+    if (a.op == Reduction.COUNT_ALL) {
+      return;
+    }
+    DataType type = t.column(a.column).type();
+    boolean numeric = switch (type.id()) {
+      case INT8, INT16, INT32, INT64, FLOAT32, FLOAT64 -> true;
+      case DECIMAL -> type.isDecimal64();
+      default -> false;
+    };
+    boolean ok = switch (a.op) {
+      case COUNT_VALID -> true;
+      case SUM, MEAN -> numeric;
+      case MIN, MAX -> numeric || type.id() == TypeId.DATE || type.id() == TypeId.TIMESTAMP;
+      default -> false;
+    };
+    if (!ok) {
+      throw new NotSupportedException("grouped " + a.op + " over " + type + " is not supported yet");
+    }
+  }
+
+  private static int[][] partition(long[] hashes) {
+    int n = hashes.length;
+    int[] counts = new int[PARTITIONS];
+    for (long h : hashes) {
+      counts[(int) (h >>> 58)]++;
+    }
+    int[][] parts = new int[PARTITIONS][];
+    int[] fill = new int[PARTITIONS];
+    for (int p = 0; p < PARTITIONS; p++) {
+      parts[p] = new int[counts[p]];
+    }
+    for (int i = 0; i < n; i++) {
+      int p = (int) (hashes[i] >>> 58);
+      parts[p][fill[p]++] = i;
+    }
+    return parts;
+  }
+
+  // Rows of one partition in increasing order, so the first row seen leads its group.
+  private static void groupPartition(int[] rows, long[] hashes, RowKeys rk, int[] first) {
+    int cap = Integer.highestOneBit(Math.max(4, rows.length * 2 - 1)) << 1;
+    int[] table = new int[cap];
+    Arrays.fill(table, -1);
+    int mask = cap - 1;
+    for (int r : rows) {
+      int s = (int) (hashes[r] ^ (hashes[r] >>> 29)) & mask;
+      while (true) {
+        int leader = table[s];
+        if (leader < 0) {
+          table[s] = r;
+          first[r] = r;
+          break;
+        }
+        if (hashes[leader] == hashes[r] && rk.same(leader, r)) {
+          first[r] = leader;
+          break;
+        }
+        s = (s + 1) & mask;
+      }
+    }
+  }
+
+  private static HostColumn aggregateColumn(BufferAllocator a, HostTable t, Agg agg, int[] groupOf, int groups) {
+    int n = groupOf.length;
+    if (agg.op == Reduction.COUNT_ALL || agg.op == Reduction.COUNT_VALID) {
+      long[] counts = new long[groups];
+      HostColumn c = agg.op == Reduction.COUNT_ALL ? null : t.column(agg.column);
+      for (int i = 0; i < n; i++) {
+        if (c == null || c.nullCount() == 0 || !c.vector().isNull(i)) {
+          counts[groupOf[i]]++;
+        }
+      }
+      return longs(a, DataType.INT64, counts, null);
+    }
+    HostColumn c = t.column(agg.column);
+    DataType type = c.type();
+    PhysicalType p = PhysicalType.of(type);
+    CpuReduce.HostRows in = new CpuReduce.HostRows(c.vector(), p, c.nullCount() > 0);
+    long[] count = new long[groups];
+    if (p.isFloat()) {
+      double[] acc = new double[groups];
+      long[] nans = new long[groups];
+      boolean min = agg.op == Reduction.MIN;
+      if (agg.op == Reduction.MIN || agg.op == Reduction.MAX) {
+        Arrays.fill(acc, min ? Double.POSITIVE_INFINITY : Double.NEGATIVE_INFINITY);
+      }
+      for (int i = 0; i < n; i++) {
+        if (in.valid(i)) {
+          int g = groupOf[i];
+          double x = in.doubleAt(i);
+          count[g]++;
+          switch (agg.op) {
+            case SUM, MEAN -> acc[g] += x;
+            default -> {
+              if (Double.isNaN(x)) {
+                nans[g]++;
+              } else {
+                acc[g] = min ? Math.min(acc[g], x) : Math.max(acc[g], x);
+              }
+            }
+          }
+        }
+      }
+      double[] outv = new double[groups];
+      for (int g = 0; g < groups; g++) {
+        outv[g] = switch (agg.op) {
+          case MEAN -> acc[g] / count[g];
+          case MIN -> nans[g] == count[g] ? Double.NaN : acc[g];
+          case MAX -> nans[g] > 0 ? Double.NaN : acc[g];
+          default -> acc[g];
+        };
+      }
+      DataType outType = agg.op == Reduction.MIN || agg.op == Reduction.MAX ? type : DataType.FLOAT64;
+      long[] bits = new long[groups];
+      for (int g = 0; g < groups; g++) {
+        bits[g] = outType.equals(DataType.FLOAT32) ? Float.floatToRawIntBits((float) outv[g]) : Double.doubleToRawLongBits(outv[g]);
+      }
+      return longs(a, outType, bits, count);
+    }
+    // integers, dates, timestamps, DECIMAL64: exact sums in two longs (lo, hi)
+    long[] lo = new long[groups];
+    long[] hi = new long[groups];
+    long[] ext = new long[groups];
+    boolean min = agg.op == Reduction.MIN;
+    if (agg.op == Reduction.MIN || agg.op == Reduction.MAX) {
+      Arrays.fill(ext, min ? Long.MAX_VALUE : Long.MIN_VALUE);
+    }
+    for (int i = 0; i < n; i++) {
+      if (in.valid(i)) {
+        int g = groupOf[i];
+        long x = in.longAt(i);
+        count[g]++;
+        if (agg.op == Reduction.MIN || agg.op == Reduction.MAX) {
+          ext[g] = min ? Math.min(ext[g], x) : Math.max(ext[g], x);
+        } else {
+          long old = lo[g];
+          lo[g] += x;
+          hi[g] += (x < 0 ? -1 : 0) + (Long.compareUnsigned(lo[g], old) < 0 ? 1 : 0);
+        }
+      }
+    }
+    if (agg.op == Reduction.MIN || agg.op == Reduction.MAX) {
+      return longs(a, type, ext, count);
+    }
+    int scale = type.id() == TypeId.DECIMAL ? type.scale() : 0;
+    if (agg.op == Reduction.MEAN) {
+      long[] outv = new long[groups];
+      for (int g = 0; g < groups; g++) {
+        BigInteger s = BigInteger.valueOf(hi[g]).shiftLeft(64).add(new BigInteger(Long.toUnsignedString(lo[g])));
+        outv[g] = count[g] == 0 ? 0 : Double.doubleToRawLongBits(new BigDecimal(s, scale)
+            .divide(BigDecimal.valueOf(count[g]), java.math.MathContext.DECIMAL64).doubleValue());
+      }
+      return longs(a, DataType.FLOAT64, outv, count);
+    }
+    if (type.id() == TypeId.DECIMAL) {
+      // DECIMAL(38, s) is 128 bits in Arrow: the accumulator is the value
+      return longs(a, DataType.decimal(38, scale), lo, hi, count);
+    }
+    for (int g = 0; g < groups; g++) {
+      if (hi[g] != (lo[g] >> 63)) {
+        throw new UserException("SUM overflows INT64 in a group");
+      }
+    }
+    return longs(a, DataType.INT64, lo, count);
+  }
+
+  private static HostColumn longs(BufferAllocator a, DataType type, long[] values, long[] valid) {
+    return longs(a, type, values, null, valid);
+  }
+
+  /**
+   * A column of {@code type} from raw values (int64 or double bits; float32 bits; DECIMAL low
+   * words with {@code high} words, or sign-extended when {@code high} is null), NULL where
+   * {@code valid[g] == 0}.
+   */
+  private static HostColumn longs(BufferAllocator a, DataType type, long[] values, long[] high, long[] valid) {
+    int n = values.length;
+    List<ArrowBuf> bufs = new ArrayList<>(2);
+    try {
+      ArrowBuf validity = a.buffer(Math.max(8, 8 * ((n + 63L) / 64)));
+      bufs.add(validity);
+      validity.setZero(0, validity.capacity());
+      int width = type.id() == TypeId.DECIMAL ? 16 : type.byteWidth();
+      ArrowBuf data = a.buffer(Math.max(1, (long) n * width));
+      bufs.add(data);
+      int nulls = 0;
+      long d = data.memoryAddress();
+      for (int g = 0; g < n; g++) {
+        if (valid != null && valid[g] == 0) {
+          nulls++;
+          continue;
+        }
+        HostBitmapsWriter.set(validity.memoryAddress(), g);
+        switch (width) {
+          case 4 -> MemoryUtil.putInt(d + 4L * g, (int) values[g]);
+          case 8 -> MemoryUtil.putLong(d + 8L * g, values[g]);
+          case 16 -> {
+            MemoryUtil.putLong(d + 16L * g, values[g]);
+            MemoryUtil.putLong(d + 16L * g + 8, high != null ? high[g] : values[g] < 0 ? -1 : 0);
+          }
+          case 2 -> MemoryUtil.putShort(d + 2L * g, (short) values[g]);
+          default -> MemoryUtil.putByte(d + g, (byte) values[g]);
+        }
+      }
+      return new HostColumn(CpuGather.load(a, "agg", type, n, nulls, bufs));
+    } finally {
+      bufs.forEach(ArrowBuf::close);
+    }
+  }
+
+  /** Sets bit {@code i} of a bitmap at a native address. */
+  private static final class HostBitmapsWriter {
+    static void set(long address, long i) {
+      MemoryUtil.putByte(address + (i >>> 3), (byte) (MemoryUtil.getByte(address + (i >>> 3)) | (1 << (i & 7))));
+    }
+  }
+
+  /** Hashing and equality of rows over the key columns; NULL equals NULL. */
+  private static final class RowKeys {
+    private final List<HostColumn> keys;
+    private final List<CpuReduce.HostRows> rows = new ArrayList<>();
+    private final List<PhysicalType> types = new ArrayList<>();
+
+    RowKeys(List<HostColumn> keys) {
+      this.keys = keys;
+      for (HostColumn k : keys) {
+        PhysicalType p = PhysicalType.of(k.type());
+        types.add(p);
+        rows.add(p == PhysicalType.STRING ? null : new CpuReduce.HostRows(k.vector(), p, k.nullCount() > 0));
+      }
+    }
+
+    long hash(int i) {
+      long h = 0x9E3779B97F4A7C15L;
+      for (int c = 0; c < keys.size(); c++) {
+        h = (h ^ cell(c, i)) * 0xBF58476D1CE4E5B9L;
+        h ^= h >>> 31;
+      }
+      return h;
+    }
+
+    private long cell(int c, int i) {
+      FieldVector v = keys.get(c).vector();
+      if (keys.get(c).nullCount() > 0 && v.isNull(i)) {
+        return 0x5bd1e995L;
+      }
+      return switch (types.get(c)) {
+        case STRING -> {
+          long off = v.getOffsetBuffer().memoryAddress();
+          int s = MemoryUtil.getInt(off + 4L * i);
+          int e = MemoryUtil.getInt(off + 4L * i + 4);
+          long h = 1;
+          for (int b = s; b < e; b++) {
+            h = 31 * h + MemoryUtil.getByte(v.getDataBuffer().memoryAddress() + b);
+          }
+          yield h;
+        }
+        case BITS -> HostBitmaps.isSet(v.getDataBuffer().memoryAddress(), i) ? 1 : 2;
+        case D128 -> rows.get(c).longAt(i) * 31 + rows.get(c).highAt(i);
+        // -0.0 and 0.0 group together, as do all NaNs
+        case F32, F64 -> {
+          double x = rows.get(c).doubleAt(i);
+          yield Double.isNaN(x) ? 0x7FF8000000000000L : Double.doubleToLongBits(x == 0 ? 0.0 : x);
+        }
+        default -> rows.get(c).longAt(i);
+      };
+    }
+
+    boolean same(int a, int b) {
+      for (int c = 0; c < keys.size(); c++) {
+        FieldVector v = keys.get(c).vector();
+        boolean na = keys.get(c).nullCount() > 0 && v.isNull(a);
+        boolean nb = keys.get(c).nullCount() > 0 && v.isNull(b);
+        if (na || nb) {
+          if (na != nb) {
+            return false;
+          }
+          continue;
+        }
+        boolean eq = switch (types.get(c)) {
+          case STRING -> {
+            long off = v.getOffsetBuffer().memoryAddress();
+            long chars = v.getDataBuffer().memoryAddress();
+            int sa = MemoryUtil.getInt(off + 4L * a);
+            int sb = MemoryUtil.getInt(off + 4L * b);
+            yield CpuEval.compareBytes(chars + sa, MemoryUtil.getInt(off + 4L * a + 4) - sa, chars + sb,
+                MemoryUtil.getInt(off + 4L * b + 4) - sb) == 0;
+          }
+          case D128 -> rows.get(c).longAt(a) == rows.get(c).longAt(b) && rows.get(c).highAt(a) == rows.get(c).highAt(b);
+          default -> cell(c, a) == cell(c, b);
+        };
+        if (!eq) {
+          return false;
+        }
+      }
+      return true;
+    }
+  }
+}
