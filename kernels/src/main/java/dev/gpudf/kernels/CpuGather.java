@@ -8,6 +8,7 @@ import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.TypeId;
 import dev.gpudf.columnar.error.UserException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.IntStream;
 import org.apache.arrow.memory.ArrowBuf;
@@ -40,14 +41,37 @@ final class CpuGather {
     return new HostTable(table.names(), out, map.length);
   }
 
+  /**
+   * Like {@link #table} but a negative index yields a row of nulls (the unmatched side of an
+   * outer join); indices past the end are still an error.
+   */
+  static HostTable tableWithNulls(BufferAllocator allocator, HostTable table, int[] map) {
+    int srcRows = table.rowCount();
+    if (IntStream.range(0, map.length).parallel().anyMatch(i -> map[i] >= srcRows)) {
+      throw new UserException("gather map holds an index past " + srcRows + " rows");
+    }
+    List<HostColumn> out = new ArrayList<>();
+    try {
+      for (int i = 0; i < table.columnCount(); i++) {
+        out.add(column(allocator, table.names().get(i), table.column(i), map));
+      }
+    } catch (RuntimeException e) {
+      out.forEach(HostColumn::close);
+      throw e;
+    }
+    return new HostTable(table.names(), out, map.length);
+  }
+
+  /** Column {@code src} gathered by {@code map}; a negative index yields NULL. */
   static HostColumn column(BufferAllocator allocator, String name, HostColumn src, int[] map) {
     FieldVector v = src.vector();
     int n = map.length;
     List<ArrowBuf> bufs = new ArrayList<>(3);
     try {
       int nulls = 0;
-      if (src.nullCount() > 0) {
-        ArrowBuf validity = bits(allocator, v.getValidityBuffer(), map);
+      boolean holes = Arrays.stream(map).anyMatch(r -> r < 0);
+      if (src.nullCount() > 0 || holes) {
+        ArrowBuf validity = bits(allocator, src.nullCount() > 0 ? v.getValidityBuffer() : null, map);
         bufs.add(validity);
         nulls = n - (int) HostBitmaps.countSet(validity, n);
       } else {
@@ -63,6 +87,9 @@ final class CpuGather {
         long oa = offsets.memoryAddress();
         for (int i = 0; i < n; i++) {
           MemoryUtil.putInt(oa + 4L * i, (int) total);
+          if (map[i] < 0) {
+            continue;
+          }
           total += MemoryUtil.getInt(so + 4L * map[i] + 4) - MemoryUtil.getInt(so + 4L * map[i]);
           if (total > Integer.MAX_VALUE) {
             throw new UserException("gathered strings hold more than a column's 2 GiB limit");
@@ -75,6 +102,9 @@ final class CpuGather {
         long dc = chars.memoryAddress();
         parallelChunks(n, (from, to) -> {
           for (int i = from; i < to; i++) {
+            if (map[i] < 0) {
+              continue;
+            }
             int s = MemoryUtil.getInt(so + 4L * map[i]);
             int len = MemoryUtil.getInt(so + 4L * map[i] + 4) - s;
             MemoryUtil.copyMemory(sc + s, dc + MemoryUtil.getInt(oa + 4L * i), len);
@@ -88,6 +118,9 @@ final class CpuGather {
         long d = data.memoryAddress();
         parallelChunks(n, (from, to) -> {
           for (int i = from; i < to; i++) {
+            if (map[i] < 0) {
+              continue;
+            }
             long a = s + (long) map[i] * w;
             long b = d + (long) i * w;
             switch (w) {
@@ -124,17 +157,19 @@ final class CpuGather {
         ? 16 : ArrowTypes.fromArrow(v.getField()).byteWidth();
   }
 
+  /** Gathered bits; a null {@code src} reads as all set, and a negative index as clear. */
   private static ArrowBuf bits(BufferAllocator allocator, ArrowBuf src, int[] map) {
     int n = map.length;
     int words = (n + 63) / 64;
     ArrowBuf out = allocator.buffer(Math.max(8, 8L * words));
-    long s = src.memoryAddress();
+    long s = src == null ? 0 : src.memoryAddress();
     long d = out.memoryAddress();
     IntStream.range(0, (words + 511) / 512).parallel().forEach(c -> {
       for (int w = c * 512; w < Math.min(words, (c + 1) * 512); w++) {
         long word = 0;
         for (int k = 0; k < 64 && w * 64 + k < n; k++) {
-          if (HostBitmaps.isSet(s, map[w * 64 + k])) {
+          int r = map[w * 64 + k];
+          if (r >= 0 && (s == 0 || HostBitmaps.isSet(s, r))) {
             word |= 1L << k;
           }
         }

@@ -47,7 +47,7 @@ public final class GroupBy {
     for (Agg a : aggs) {
       check(table, a);
     }
-    RowKeys rk = new RowKeys(keyCols);
+    HostKeys rk = new HostKeys(keyCols);
     long[] hashes = new long[n];
     IntStream.range(0, (n + 65535) / 65536).parallel().forEach(c -> {
       for (int i = c * 65536; i < Math.min(n, (c + 1) * 65536); i++) {
@@ -122,7 +122,7 @@ public final class GroupBy {
   }
 
   // Rows of one partition in increasing order, so the first row seen leads its group.
-  private static void groupPartition(int[] rows, long[] hashes, RowKeys rk, int[] first) {
+  private static void groupPartition(int[] rows, long[] hashes, HostKeys rk, int[] first) {
     int cap = Integer.highestOneBit(Math.max(4, rows.length * 2 - 1)) << 1;
     int[] table = new int[cap];
     Arrays.fill(table, -1);
@@ -136,7 +136,7 @@ public final class GroupBy {
           first[r] = r;
           break;
         }
-        if (hashes[leader] == hashes[r] && rk.same(leader, r)) {
+        if (hashes[leader] == hashes[r] && rk.matches(leader, rk, r, true)) {
           first[r] = leader;
           break;
         }
@@ -297,88 +297,6 @@ public final class GroupBy {
   private static final class HostBitmapsWriter {
     static void set(long address, long i) {
       MemoryUtil.putByte(address + (i >>> 3), (byte) (MemoryUtil.getByte(address + (i >>> 3)) | (1 << (i & 7))));
-    }
-  }
-
-  /** Hashing and equality of rows over the key columns; NULL equals NULL. */
-  private static final class RowKeys {
-    private final List<HostColumn> keys;
-    private final List<CpuReduce.HostRows> rows = new ArrayList<>();
-    private final List<PhysicalType> types = new ArrayList<>();
-
-    RowKeys(List<HostColumn> keys) {
-      this.keys = keys;
-      for (HostColumn k : keys) {
-        PhysicalType p = PhysicalType.of(k.type());
-        types.add(p);
-        rows.add(p == PhysicalType.STRING ? null : new CpuReduce.HostRows(k.vector(), p, k.nullCount() > 0));
-      }
-    }
-
-    long hash(int i) {
-      long h = 0x9E3779B97F4A7C15L;
-      for (int c = 0; c < keys.size(); c++) {
-        h = (h ^ cell(c, i)) * 0xBF58476D1CE4E5B9L;
-        h ^= h >>> 31;
-      }
-      return h;
-    }
-
-    private long cell(int c, int i) {
-      FieldVector v = keys.get(c).vector();
-      if (keys.get(c).nullCount() > 0 && v.isNull(i)) {
-        return 0x5bd1e995L;
-      }
-      return switch (types.get(c)) {
-        case STRING -> {
-          long off = v.getOffsetBuffer().memoryAddress();
-          int s = MemoryUtil.getInt(off + 4L * i);
-          int e = MemoryUtil.getInt(off + 4L * i + 4);
-          long h = 1;
-          for (int b = s; b < e; b++) {
-            h = 31 * h + MemoryUtil.getByte(v.getDataBuffer().memoryAddress() + b);
-          }
-          yield h;
-        }
-        case BITS -> HostBitmaps.isSet(v.getDataBuffer().memoryAddress(), i) ? 1 : 2;
-        case D128 -> rows.get(c).longAt(i) * 31 + rows.get(c).highAt(i);
-        // -0.0 and 0.0 group together, as do all NaNs
-        case F32, F64 -> {
-          double x = rows.get(c).doubleAt(i);
-          yield Double.isNaN(x) ? 0x7FF8000000000000L : Double.doubleToLongBits(x == 0 ? 0.0 : x);
-        }
-        default -> rows.get(c).longAt(i);
-      };
-    }
-
-    boolean same(int a, int b) {
-      for (int c = 0; c < keys.size(); c++) {
-        FieldVector v = keys.get(c).vector();
-        boolean na = keys.get(c).nullCount() > 0 && v.isNull(a);
-        boolean nb = keys.get(c).nullCount() > 0 && v.isNull(b);
-        if (na || nb) {
-          if (na != nb) {
-            return false;
-          }
-          continue;
-        }
-        boolean eq = switch (types.get(c)) {
-          case STRING -> {
-            long off = v.getOffsetBuffer().memoryAddress();
-            long chars = v.getDataBuffer().memoryAddress();
-            int sa = MemoryUtil.getInt(off + 4L * a);
-            int sb = MemoryUtil.getInt(off + 4L * b);
-            yield CpuEval.compareBytes(chars + sa, MemoryUtil.getInt(off + 4L * a + 4) - sa, chars + sb,
-                MemoryUtil.getInt(off + 4L * b + 4) - sb) == 0;
-          }
-          case D128 -> rows.get(c).longAt(a) == rows.get(c).longAt(b) && rows.get(c).highAt(a) == rows.get(c).highAt(b);
-          default -> cell(c, a) == cell(c, b);
-        };
-        if (!eq) {
-          return false;
-        }
-      }
-      return true;
     }
   }
 }

@@ -7,10 +7,12 @@ import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.convert.ConverterRule;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.Filter;
+import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rel.core.Sort;
 import org.apache.calcite.rel.logical.LogicalAggregate;
 import org.apache.calcite.rel.logical.LogicalFilter;
+import org.apache.calcite.rel.logical.LogicalJoin;
 import org.apache.calcite.rel.logical.LogicalProject;
 import org.apache.calcite.rel.logical.LogicalSort;
 import org.apache.calcite.rel.logical.LogicalTableScan;
@@ -36,6 +38,11 @@ public final class GpuRules {
         Sort s = (Sort) r;
         return new GpuSort(s.getCluster(), s.getTraitSet().replace(GpuRel.CONVENTION), gpu(s.getInput()), s.getCollation(),
             s.offset, s.fetch);
+      }),
+      rule(LogicalJoin.class, "GpuJoinRule", r -> {
+        Join j = (Join) r;
+        return new GpuJoin(j.getCluster(), j.getTraitSet().replace(GpuRel.CONVENTION), gpu(j.getLeft()), gpu(j.getRight()),
+            j.getCondition(), j.getJoinType());
       }),
       rule(LogicalAggregate.class, "GpuAggregateRule", r -> {
         Aggregate a = (Aggregate) r;

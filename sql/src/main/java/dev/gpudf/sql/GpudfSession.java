@@ -17,6 +17,7 @@ import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.TableScan;
 import org.apache.calcite.rel.logical.LogicalAggregate;
 import org.apache.calcite.rel.logical.LogicalFilter;
+import org.apache.calcite.rel.logical.LogicalJoin;
 import org.apache.calcite.rel.logical.LogicalProject;
 import org.apache.calcite.rel.logical.LogicalSort;
 import org.apache.calcite.rel.rules.CoreRules;
@@ -36,8 +37,9 @@ import org.apache.calcite.tools.ValidationException;
  * A SQL session over a {@link Catalog}: Calcite parses and validates, a Hep pass folds constant
  * expressions, Volcano converts to {@link GpuRel} operators ({@link GpuRules}), and the plan
  * runs on the session's backend: the GPU when the session has one, else the CPU twins. Today:
- * scans, WHERE, SELECT expressions, ORDER BY / LIMIT / OFFSET and aggregates without GROUP BY;
- * joins, GROUP BY, set operations and sub-queries raise {@link NotSupportedException}.
+ * scans, WHERE, SELECT expressions, ORDER BY / LIMIT / OFFSET, aggregates (GROUP BY on the CPU
+ * for now) and equi-joins of every kind (on the CPU for now); set operations, sub-queries,
+ * DISTINCT aggregates and window functions raise {@link NotSupportedException}.
  */
 public final class GpudfSession implements AutoCloseable {
   private final Gpu gpu;
@@ -113,20 +115,26 @@ public final class GpudfSession implements AutoCloseable {
   }
 
   private static Program program() {
+    // fold constants, turn WHERE conditions between joined tables into join conditions, and
+    // push expressions out of join conditions so equi-joins have plain key columns
     Program fold = Programs.hep(List.of(CoreRules.FILTER_REDUCE_EXPRESSIONS, CoreRules.PROJECT_REDUCE_EXPRESSIONS,
-        CoreRules.PROJECT_MERGE, CoreRules.PROJECT_REMOVE), true, org.apache.calcite.rel.metadata.DefaultRelMetadataProvider.INSTANCE);
+        CoreRules.FILTER_INTO_JOIN, CoreRules.JOIN_CONDITION_PUSH, CoreRules.JOIN_PUSH_EXPRESSIONS, CoreRules.PROJECT_MERGE,
+        CoreRules.PROJECT_REMOVE), true, org.apache.calcite.rel.metadata.DefaultRelMetadataProvider.INSTANCE);
     return Programs.sequence(fold, Programs.ofRules(GpuRules.ALL));
   }
 
   /** Rejects, by name, every logical operator that has no physical operator yet. */
   private static void checkSupported(RelNode node) {
     boolean known = node instanceof TableScan || node instanceof LogicalFilter || node instanceof LogicalProject
-        || node instanceof LogicalSort || node instanceof LogicalAggregate;
+        || node instanceof LogicalSort || node instanceof LogicalAggregate || node instanceof LogicalJoin;
     if (!known) {
       throw new NotSupportedException(node.getRelTypeName().replace("Logical", "") + " is not supported yet");
     }
     if (node instanceof Aggregate agg && GpuAggregate.unsupported(agg) != null) {
       throw new NotSupportedException(GpuAggregate.unsupported(agg));
+    }
+    if (node instanceof LogicalJoin join && GpuJoin.unsupported(join) != null) {
+      throw new NotSupportedException(GpuJoin.unsupported(join));
     }
     for (RelNode input : node.getInputs()) {
       checkSupported(input);

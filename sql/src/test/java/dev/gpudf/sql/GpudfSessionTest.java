@@ -143,9 +143,22 @@ class GpudfSessionTest {
     NotSupportedException distinct = assertThrows(NotSupportedException.class,
         () -> s.query("SELECT COUNT(DISTINCT l_returnflag) FROM lineitem"));
     assertTrue(distinct.getMessage().contains("not supported"), distinct.getMessage());
-    NotSupportedException join = assertThrows(NotSupportedException.class,
-        () -> s.query("SELECT * FROM lineitem a JOIN lineitem b ON a.l_orderkey = b.l_orderkey"));
-    assertTrue(join.getMessage().contains("Join"), join.getMessage());
+    // a join written in WHERE becomes an equi-join; then a filter, a group and an order
+    try (VectorSchemaRoot got = s.query("SELECT a.l_returnflag, COUNT(*) AS pairs FROM lineitem a, lineitem b "
+        + "WHERE a.l_orderkey = b.l_orderkey AND a.l_returnflag <> b.l_returnflag AND a.l_orderkey < 20 "
+        + "GROUP BY a.l_returnflag ORDER BY a.l_returnflag")) {
+      for (int i = 0; i < got.getRowCount(); i++) {
+        String f = got.getVector(0).getObject(i).toString();
+        long want = rows.stream().filter(x -> x.orderkey < 20 && x.flag.equals(f))
+            .mapToLong(x -> rows.stream().filter(y -> y.orderkey == x.orderkey && !y.flag.equals(x.flag)).count()).sum();
+        assertEquals(want, got.getVector(1).getObject(i), f);
+      }
+      assertTrue(got.getRowCount() > 0);
+    }
+    assertTrue(s.explain("SELECT * FROM lineitem a JOIN lineitem b ON a.l_orderkey = b.l_orderkey").contains("GpuJoin"));
+    NotSupportedException sub = assertThrows(NotSupportedException.class,
+        () -> s.query("SELECT l_orderkey FROM lineitem UNION SELECT l_orderkey FROM lineitem"));
+    assertTrue(sub.getMessage().contains("not supported"), sub.getMessage());
     assertThrows(UserException.class, () -> s.query("SELEKT 1"));
     assertThrows(UserException.class, () -> s.query("SELECT * FROM nowhere"));
   }

@@ -1,0 +1,192 @@
+package dev.gpudf.kernels;
+
+import dev.gpudf.columnar.HostColumn;
+import dev.gpudf.columnar.HostTable;
+import dev.gpudf.columnar.error.UserException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.IntStream;
+
+/**
+ * Equi-joins on the CPU: a hash table over the right side's keys (chained in row order), probed
+ * by the left side in parallel chunks. NULL keys never match. Output rows follow the left side's
+ * order, then the right side's; unmatched right rows of RIGHT and FULL joins come last. The GPU
+ * hash join is not written yet; callers with device tables copy to the host and back.
+ */
+public final class Join {
+  private Join() {}
+
+  /** Join kinds; SEMI and ANTI return only the left side's columns. */
+  public enum Kind { INNER, LEFT, RIGHT, FULL, SEMI, ANTI, CROSS }
+
+  private static final int CHUNK = 1 << 14;
+
+  /**
+   * {@code left} joined to {@code right} on {@code leftKeys[i] = rightKeys[i]}: the left columns,
+   * then (except for SEMI and ANTI) the right columns, named {@code names}. The caller owns it.
+   */
+  public static HostTable join(Exec exec, HostTable left, HostTable right, int[] leftKeys, int[] rightKeys, Kind kind,
+      List<String> names) {
+    if (leftKeys.length != rightKeys.length || (leftKeys.length == 0) != (kind == Kind.CROSS)) {
+      throw new UserException("a " + kind + " join needs " + (kind == Kind.CROSS ? "no" : "matching") + " key columns");
+    }
+    for (int i = 0; i < leftKeys.length; i++) {
+      if (!left.column(leftKeys[i]).type().equals(right.column(rightKeys[i]).type())) {
+        throw new UserException("join keys of different types: " + left.column(leftKeys[i]).type() + " and "
+            + right.column(rightKeys[i]).type());
+      }
+    }
+    int[][] maps = kind == Kind.CROSS ? cross(left.rowCount(), right.rowCount()) : maps(left, right, leftKeys, rightKeys, kind);
+    List<HostColumn> out = new ArrayList<>();
+    try {
+      try (HostTable l = CpuGather.tableWithNulls(exec.allocator(), left, maps[0])) {
+        for (int c = 0; c < l.columnCount(); c++) {
+          HostColumn col = l.column(c);
+          col.retain();
+          out.add(col);
+        }
+      }
+      if (kind != Kind.SEMI && kind != Kind.ANTI) {
+        try (HostTable r = CpuGather.tableWithNulls(exec.allocator(), right, maps[1])) {
+          for (int c = 0; c < r.columnCount(); c++) {
+            HostColumn col = r.column(c);
+            col.retain();
+            out.add(col);
+          }
+        }
+      }
+    } catch (RuntimeException e) {
+      out.forEach(HostColumn::close);
+      throw e;
+    }
+    return new HostTable(names, out, maps[0].length);
+  }
+
+  private static int[][] cross(int n, int m) {
+    long total = (long) n * m;
+    if (total > Integer.MAX_VALUE) {
+      throw new UserException("a cross join of " + n + " and " + m + " rows exceeds a table's 2^31 - 1 rows");
+    }
+    int[] l = new int[(int) total];
+    int[] r = new int[(int) total];
+    for (int i = 0; i < total; i++) {
+      l[i] = (int) (i / m);
+      r[i] = (int) (i % m);
+    }
+    return new int[][] {l, r};
+  }
+
+  /** The gather maps of the join: left rows and right rows, -1 where a side has no row. */
+  static int[][] maps(HostTable left, HostTable right, int[] leftKeys, int[] rightKeys, Kind kind) {
+    HostKeys lk = keys(left, leftKeys);
+    HostKeys rk = keys(right, rightKeys);
+    int m = right.rowCount();
+    long[] rHash = new long[m];
+    int cap = Integer.highestOneBit(Math.max(4, m * 2 - 1)) << 1;
+    int[] head = new int[cap];
+    Arrays.fill(head, -1);
+    int[] next = new int[m];
+    // rows pushed in reverse so each chain runs in row order
+    for (int j = m - 1; j >= 0; j--) {
+      if (rk.anyNull(j)) {
+        continue;
+      }
+      rHash[j] = rk.hash(j);
+      int s = slot(rHash[j], cap);
+      next[j] = head[s];
+      head[s] = j;
+    }
+    int n = left.rowCount();
+    int chunks = (n + CHUNK - 1) / CHUNK;
+    int[][] chunkLeft = new int[chunks][];
+    int[][] chunkRight = new int[chunks][];
+    // probes only ever set entries to true, so the unsynchronised writes are benign; the
+    // parallel stream's completion publishes them
+    boolean[] matched = kind == Kind.RIGHT || kind == Kind.FULL ? new boolean[m] : null;
+    IntStream.range(0, chunks).parallel().forEach(c -> {
+      IntList ls = new IntList();
+      IntList rs = new IntList();
+      for (int i = c * CHUNK; i < Math.min(n, (c + 1) * CHUNK); i++) {
+        boolean any = false;
+        if (!lk.anyNull(i)) {
+          long h = lk.hash(i);
+          for (int j = head[slot(h, cap)]; j >= 0; j = next[j]) {
+            if (rHash[j] == h && lk.matches(i, rk, j, false)) {
+              any = true;
+              if (kind == Kind.SEMI) {
+                break;
+              }
+              if (kind != Kind.ANTI) {
+                ls.add(i);
+                rs.add(j);
+              }
+              if (matched != null) {
+                matched[j] = true;
+              }
+            }
+          }
+        }
+        if ((kind == Kind.SEMI && any) || (kind == Kind.ANTI && !any)) {
+          ls.add(i);
+          rs.add(-1);
+        } else if (!any && (kind == Kind.LEFT || kind == Kind.FULL)) {
+          ls.add(i);
+          rs.add(-1);
+        }
+      }
+      chunkLeft[c] = ls.toArray();
+      chunkRight[c] = rs.toArray();
+    });
+    IntList l = new IntList();
+    IntList r = new IntList();
+    for (int c = 0; c < chunks; c++) {
+      l.addAll(chunkLeft[c]);
+      r.addAll(chunkRight[c]);
+    }
+    if (matched != null) {
+      for (int j = 0; j < m; j++) {
+        if (!matched[j]) {
+          l.add(-1);
+          r.add(j);
+        }
+      }
+    }
+    return new int[][] {l.toArray(), r.toArray()};
+  }
+
+  private static HostKeys keys(HostTable t, int[] cols) {
+    List<HostColumn> k = new ArrayList<>();
+    for (int c : cols) {
+      k.add(t.column(c));
+    }
+    return new HostKeys(k);
+  }
+
+  private static int slot(long h, int cap) {
+    return (int) (h ^ (h >>> 29)) & (cap - 1);
+  }
+
+  /** A growable int array. */
+  private static final class IntList {
+    private int[] a = new int[16];
+    private int size;
+
+    void add(int v) {
+      if (size == a.length) {
+        a = Arrays.copyOf(a, a.length * 2);
+      }
+      a[size++] = v;
+    }
+
+    void addAll(int[] vs) {
+      for (int v : vs) {
+        add(v);
+      }
+    }
+
+    int[] toArray() {
+      return Arrays.copyOf(a, size);
+    }
+  }
+}
