@@ -88,14 +88,14 @@ public final class GroupBy {
     }
     DataType type = t.column(a.column).type();
     boolean numeric = switch (type.id()) {
-      case INT8, INT16, INT32, INT64, FLOAT32, FLOAT64 -> true;
-      case DECIMAL -> type.isDecimal64();
+      case INT8, INT16, INT32, INT64, FLOAT32, FLOAT64, DECIMAL -> true;
       default -> false;
     };
+    boolean wide = type.id() == TypeId.DECIMAL && !type.isDecimal64();
     boolean ok = switch (a.op) {
       case COUNT_VALID -> true;
       case SUM, MEAN -> numeric;
-      case MIN, MAX -> numeric || type.id() == TypeId.DATE || type.id() == TypeId.TIMESTAMP;
+      case MIN, MAX -> (numeric && !wide) || type.id() == TypeId.DATE || type.id() == TypeId.TIMESTAMP;
       default -> false;
     };
     if (!ok) {
@@ -202,6 +202,9 @@ public final class GroupBy {
       }
       return longs(a, outType, bits, count);
     }
+    if (p == PhysicalType.D128) {
+      return wideDecimalSum(a, agg, in, type, groupOf, groups, count);
+    }
     // integers, dates, timestamps, DECIMAL64: exact sums in two longs (lo, hi)
     long[] lo = new long[groups];
     long[] hi = new long[groups];
@@ -247,6 +250,37 @@ public final class GroupBy {
       }
     }
     return longs(a, DataType.INT64, lo, count);
+  }
+
+  // DECIMAL beyond 18 digits: per-group BigInteger sums (exact; the common case of expression
+  // results such as price * (1 - discount))
+  private static HostColumn wideDecimalSum(BufferAllocator a, Agg agg, CpuReduce.HostRows in, DataType type, int[] groupOf,
+      int groups, long[] count) {
+    BigInteger[] sums = new BigInteger[groups];
+    Arrays.fill(sums, BigInteger.ZERO);
+    for (int i = 0; i < groupOf.length; i++) {
+      if (in.valid(i)) {
+        int g = groupOf[i];
+        count[g]++;
+        sums[g] = sums[g].add(BigInteger.valueOf(in.highAt(i)).shiftLeft(64).add(new BigInteger(Long.toUnsignedString(in.longAt(i)))));
+      }
+    }
+    long[] lo = new long[groups];
+    long[] hi = new long[groups];
+    for (int g = 0; g < groups; g++) {
+      if (agg.op == Reduction.MEAN) {
+        lo[g] = count[g] == 0 ? 0 : Double.doubleToRawLongBits(new BigDecimal(sums[g], type.scale())
+            .divide(BigDecimal.valueOf(count[g]), java.math.MathContext.DECIMAL64).doubleValue());
+      } else {
+        if (sums[g].bitLength() > 127 || new BigDecimal(sums[g], type.scale()).precision() > 38) {
+          throw new UserException("SUM overflows DECIMAL(38, " + type.scale() + ") in a group");
+        }
+        lo[g] = sums[g].longValue();
+        hi[g] = sums[g].shiftRight(64).longValue();
+      }
+    }
+    return agg.op == Reduction.MEAN ? longs(a, DataType.FLOAT64, lo, count)
+        : longs(a, DataType.decimal(38, type.scale()), lo, hi, count);
   }
 
   private static HostColumn longs(BufferAllocator a, DataType type, long[] values, long[] valid) {

@@ -20,7 +20,12 @@ import org.apache.calcite.rel.logical.LogicalFilter;
 import org.apache.calcite.rel.logical.LogicalJoin;
 import org.apache.calcite.rel.logical.LogicalProject;
 import org.apache.calcite.rel.logical.LogicalSort;
+import org.apache.calcite.plan.RelOptRule;
+import org.apache.calcite.plan.hep.HepPlanner;
+import org.apache.calcite.plan.hep.HepProgram;
+import org.apache.calcite.plan.hep.HepProgramBuilder;
 import org.apache.calcite.rel.rules.CoreRules;
+import org.apache.calcite.rex.RexUtil;
 import org.apache.calcite.schema.SchemaPlus;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.parser.SqlParseException;
@@ -35,7 +40,7 @@ import org.apache.calcite.tools.ValidationException;
 
 /**
  * A SQL session over a {@link Catalog}: Calcite parses and validates, a Hep pass folds constant
- * expressions, Volcano converts to {@link GpuRel} operators ({@link GpuRules}), and the plan
+ * expressions and shapes joins, Volcano converts to {@link GpuRel} operators ({@link GpuRules}), and the plan
  * runs on the session's backend: the GPU when the session has one, else the CPU twins. Today:
  * scans, WHERE, SELECT expressions, ORDER BY / LIMIT / OFFSET, aggregates (GROUP BY on the CPU
  * for now) and equi-joins of every kind (on the CPU for now); set operations, sub-queries,
@@ -86,13 +91,13 @@ public final class GpudfSession implements AutoCloseable {
         .parserConfig(SqlParser.config().withCaseSensitive(false).withUnquotedCasing(org.apache.calcite.avatica.util.Casing.TO_LOWER))
         .typeSystem(GpudfTypeSystem.INSTANCE)
         .programs(program())
-        .executor(org.apache.calcite.rex.RexUtil.EXECUTOR)
+        .executor(RexUtil.EXECUTOR)
         .build();
     try (Planner planner = Frameworks.getPlanner(config)) {
       SqlNode parsed = planner.parse(sql);
       SqlNode validated = planner.validate(parsed);
       RelRoot root = planner.rel(validated);
-      RelNode logical = root.project();
+      RelNode logical = rewrite(root.project());
       checkSupported(logical);
       RelNode physical = planner.transform(0, logical.getTraitSet().replace(GpuRel.CONVENTION), logical);
       if (!(physical instanceof GpuRel rel)) {
@@ -115,12 +120,26 @@ public final class GpudfSession implements AutoCloseable {
   }
 
   private static Program program() {
-    // fold constants, turn WHERE conditions between joined tables into join conditions, and
-    // push expressions out of join conditions so equi-joins have plain key columns
-    Program fold = Programs.hep(List.of(CoreRules.FILTER_REDUCE_EXPRESSIONS, CoreRules.PROJECT_REDUCE_EXPRESSIONS,
+    return Programs.ofRules(GpuRules.ALL);
+  }
+
+  /**
+   * Logical rewrites before physical planning (and before the support check, which must see
+   * their result): fold constants, turn WHERE conditions between joined tables into join
+   * conditions, push single-side join conditions into the inputs, and push expressions out of
+   * join conditions so equi-joins have plain key columns.
+   */
+  private static RelNode rewrite(RelNode logical) {
+    HepProgramBuilder b = HepProgram.builder();
+    for (RelOptRule r : List.of(CoreRules.FILTER_REDUCE_EXPRESSIONS, CoreRules.PROJECT_REDUCE_EXPRESSIONS,
         CoreRules.FILTER_INTO_JOIN, CoreRules.JOIN_CONDITION_PUSH, CoreRules.JOIN_PUSH_EXPRESSIONS, CoreRules.PROJECT_MERGE,
-        CoreRules.PROJECT_REMOVE), true, org.apache.calcite.rel.metadata.DefaultRelMetadataProvider.INSTANCE);
-    return Programs.sequence(fold, Programs.ofRules(GpuRules.ALL));
+        CoreRules.PROJECT_REMOVE)) {
+      b.addRuleInstance(r);
+    }
+    HepPlanner hep = new HepPlanner(b.build());
+    hep.setExecutor(RexUtil.EXECUTOR);
+    hep.setRoot(logical);
+    return hep.findBestExp();
   }
 
   /** Rejects, by name, every logical operator that has no physical operator yet. */
