@@ -18,15 +18,16 @@ enum Opcode {
   AND = 19, OR = 20, NOT = 21, IS_NULL = 22, IS_NOT_NULL = 23, SELECT = 24, FLOOR_DIV = 25, CIVIL = 26,
   RANGE_CHECK = 27, F2I = 28, SCALE_DOWN = 29, PRECISION_CHECK = 30, F2DEC = 31, TO_F32 = 32, F_MATH = 33, I_ABS = 34,
   LOAD_STR_COL = 35, LOAD_STR_CONST = 36, CMP_S = 37, LIKE = 38, CHAR_LENGTH = 39, SUBSTRING = 40, TRIM = 41,
-  POSITION = 42
+  POSITION = 42, DEC_DIV = 43
 };
 enum MathFn { M_SQRT = 0, M_LN = 1, M_EXP = 2, M_POWER = 3, M_FLOOR = 4, M_CEIL = 5, M_ABS = 6 };
-enum LoadKind { K_I8 = 0, K_I16 = 1, K_I32 = 2, K_I64 = 3, K_F32 = 4, K_F64 = 5, K_BITS = 6 };
+enum LoadKind { K_I8 = 0, K_I16 = 1, K_I32 = 2, K_I64 = 3, K_F32 = 4, K_F64 = 5, K_BITS = 6, K_I128 = 7 };
 enum Cmp { C_EQ = 0, C_NE = 1, C_LT = 2, C_LE = 3, C_GT = 4, C_GE = 5 };
 constexpr int kErrOverflow = 1;
 constexpr int kErrDivZero = 2;
 constexpr int kErrDomain = 3;
 constexpr int kErrNegativeLength = 4;
+constexpr int kErrWide = 5;
 constexpr int kMaxRegs = 32;
 constexpr int kWidth = 5;
 
@@ -260,6 +261,11 @@ extern "C" __global__ void expr_eval_kernel(const int* __restrict__ code, int in
               case K_I64: r = ((const long long*)data)[row]; break;
               case K_F32: r = __double_as_longlong((double)((const float*)data)[row]); break;
               case K_F64: r = ((const long long*)data)[row]; break;
+              case K_I128: {
+                r = ((const long long*)data)[2 * row];
+                if (!rn && ((const long long*)data)[2 * row + 1] != (r >> 63)) re = kErrWide;
+                break;
+              }
               default: r = (((const uint32_t*)data)[row >> 5] >> (row & 31)) & 1u; break;
             }
             break;
@@ -361,6 +367,20 @@ extern "C" __global__ void expr_eval_kernel(const int* __restrict__ code, int in
             } else {
               r = (long long)rounded;
             }
+            break;
+          }
+          case DEC_DIV: {
+            if (ea || eb) { re = ea ? ea : eb; break; }
+            if (na || nb) { rn = true; break; }
+            long long y = val[b];
+            if (y == 0) { re = kErrDivZero; break; }
+            __int128 num = (__int128)val[a];
+            for (int k = 0; k < c; k++) num *= 10;
+            __int128 q = num / y, rem = num % y;
+            __int128 ar = rem < 0 ? -rem : rem, ay = y < 0 ? -(__int128)y : (__int128)y;
+            if (ar * 2 >= ay) q += ((num < 0) != (y < 0)) ? -1 : 1;
+            if (q > (__int128)LLONG_MAX || q < (__int128)LLONG_MIN) { re = kErrWide; break; }
+            r = (long long)q;
             break;
           }
           case TO_F32: re = ea; rn = na; r = __double_as_longlong((double)(float)__longlong_as_double(val[a])); break;

@@ -176,7 +176,12 @@ final class CpuEval {
             case I64, F64 -> MemoryUtil.getLong(addr);
             case F32 -> Double.doubleToRawLongBits(Float.intBitsToFloat(MemoryUtil.getInt(data[a] + 4 * row)));
             case BITS -> HostBitmaps.isSet(data[a], row) ? 1 : 0;
+            case I128 -> MemoryUtil.getLong(data[a] + 16 * row);
           };
+          if (Opcode.LoadKind.values()[c] == Opcode.LoadKind.I128 && !rn
+              && MemoryUtil.getLong(data[a] + 16 * row + 8) != (r >> 63)) {
+            re = Opcode.ERR_WIDE;
+          }
         }
         case LOAD_CONST -> {
           r = consts[a];
@@ -347,6 +352,27 @@ final class CpuEval {
               re = Opcode.ERR_OVERFLOW;
             } else {
               r = (long) rounded;
+            }
+          }
+        }
+        case DEC_DIV -> {
+          if (ea != 0 || eb != 0) {
+            re = ea != 0 ? ea : eb;
+          } else if (na || nb) {
+            rn = true;
+          } else if (val[b] == 0) {
+            re = Opcode.ERR_DIV_ZERO;
+          } else {
+            java.math.BigInteger num = java.math.BigInteger.valueOf(val[a]).multiply(java.math.BigInteger.TEN.pow(c));
+            java.math.BigInteger[] qr = num.divideAndRemainder(java.math.BigInteger.valueOf(val[b]));
+            java.math.BigInteger q = qr[0];
+            if (qr[1].abs().shiftLeft(1).compareTo(java.math.BigInteger.valueOf(val[b]).abs()) >= 0) {
+              q = q.add(java.math.BigInteger.valueOf(num.signum() * Long.signum(val[b])));
+            }
+            if (q.bitLength() > 63) {
+              re = Opcode.ERR_WIDE;
+            } else {
+              r = q.longValue();
             }
           }
         }

@@ -236,9 +236,13 @@ public final class Evaluate {
     };
   }
 
-  private static UserException rowError(long first) {
+  private static dev.gpudf.columnar.error.GpudfException rowError(long first) {
     long row = first >>> 8;
     int code = (int) (first & 0xFF);
+    if (code == Opcode.ERR_WIDE) {
+      return new dev.gpudf.columnar.error.NotSupportedException("row " + row
+          + " holds a DECIMAL value beyond 18 digits, which expressions do not support yet");
+    }
     String what = switch (code) {
       case Opcode.ERR_DIV_ZERO -> "division by zero";
       case Opcode.ERR_DOMAIN -> "argument outside the function's domain (SQRT of a negative, LN of a non-positive number)";

@@ -57,7 +57,8 @@ public final class ExprCompiler {
     Expr.Call call = (Expr.Call) e;
     List<Expr> args = call.args();
     return switch (call.op()) {
-      case ADD, SUB, MUL, DIV, MOD -> arithmetic(call.op(), gen(arg(call, 0, 2)), gen(args.get(1)));
+      case DIV -> args.size() == 3 ? decimalDivide(call) : arithmetic(Op.DIV, gen(arg(call, 0, 2)), gen(args.get(1)));
+      case ADD, SUB, MUL, MOD -> arithmetic(call.op(), gen(arg(call, 0, 2)), gen(args.get(1)));
       case NEG -> negate(gen(arg(call, 0, 1)));
       case EQ, NE, LT, LE, GT, GE -> compare(call.op(), gen(arg(call, 0, 2)), gen(args.get(1)));
       case AND, OR -> logic(call.op(), args);
@@ -123,12 +124,8 @@ public final class ExprCompiler {
       case INT64, TIMESTAMP -> Opcode.LoadKind.I64;
       case FLOAT32 -> Opcode.LoadKind.F32;
       case FLOAT64 -> Opcode.LoadKind.F64;
-      case DECIMAL -> {
-        if (!t.isDecimal64()) {
-          throw new NotSupportedException("expressions over " + t + " columns (more than 18 digits) are not supported yet");
-        }
-        yield Opcode.LoadKind.I64;
-      }
+      // a DECIMAL beyond 18 digits is read as int64 when its value fits, which is checked per row
+      case DECIMAL -> t.isDecimal64() ? Opcode.LoadKind.I64 : Opcode.LoadKind.I128;
       case STRING -> null;
     };
     int slot = columns.indexOf(index);
@@ -156,7 +153,7 @@ public final class ExprCompiler {
       case FLOAT32, FLOAT64 -> Double.doubleToRawLongBits(((Number) v).doubleValue());
       case DECIMAL -> {
         BigDecimal d = ((BigDecimal) v).setScale(t.scale());
-        if (d.unscaledValue().bitLength() > 63 || !t.isDecimal64()) {
+        if (d.unscaledValue().bitLength() > 63) {
           throw new NotSupportedException("decimal constants beyond 18 digits are not supported yet: " + v);
         }
         yield d.unscaledValue().longValueExact();
@@ -212,6 +209,9 @@ public final class ExprCompiler {
           int p = Math.min(DataType.MAX_DECIMAL_PRECISION, Math.max(s, da.precision() + db.precision()));
           return emit(Opcode.I_MUL, DataType.decimal(p, s), a.reg, b.reg, 64, a, b);
         }
+        case DIV -> {
+          return divide(a, b, Math.min(DataType.MAX_DECIMAL64_PRECISION, Math.max(6, da.scale() + db.precision() + 1)));
+        }
         default -> throw new NotSupportedException("decimal " + op + " is not supported yet");
       }
     }
@@ -224,6 +224,37 @@ public final class ExprCompiler {
       default -> Opcode.I_MOD;
     };
     return emit(code, t, a.reg, b.reg, 8 * t.byteWidth(), a, b);
+  }
+
+  /** DIV(a, b, scale): a decimal quotient at a given scale (what the SQL layer declared). */
+  private Value decimalDivide(Expr.Call call) {
+    if (!(call.args().get(2) instanceof Expr.Lit lit) || !(lit.value() instanceof Long scale)) {
+      throw new UserException("the third argument of DIV must be an integer constant scale");
+    }
+    Value a = gen(call.args().get(0));
+    Value b = gen(call.args().get(1));
+    requireNumeric(a, Op.DIV);
+    requireNumeric(b, Op.DIV);
+    if (isFloat(a.type) || isFloat(b.type)) {
+      return arithmetic(Op.DIV, a, b);
+    }
+    return divide(a, b, scale.intValue());
+  }
+
+  /**
+   * Decimal a / b rounded half away from zero at scale {@code scale} (or at a's scale less b's,
+   * when that is larger): a is scaled up by a power of ten first, in 128 bits.
+   */
+  private Value divide(Value a, Value b, int scale) {
+    DataType da = asDecimal(a.type);
+    DataType db = asDecimal(b.type);
+    int s = Math.max(scale, da.scale() - db.scale());
+    int k = s - da.scale() + db.scale();
+    if (k > 18) {
+      throw new NotSupportedException("a decimal quotient needing 10^" + k + " of scaling is not supported yet");
+    }
+    DataType t = DataType.decimal(DataType.MAX_DECIMAL_PRECISION, Math.min(s, DataType.MAX_DECIMAL_PRECISION));
+    return emit(Opcode.DEC_DIV, t, a.reg, b.reg, k, a, b);
   }
 
   private Value negate(Value a) {

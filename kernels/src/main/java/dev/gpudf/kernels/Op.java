@@ -2,6 +2,7 @@ package dev.gpudf.kernels;
 
 /** The operators of an {@link Expr} tree, with SQL semantics (three-valued logic, NULL in, NULL out). */
 public enum Op {
+  /** DIV takes an optional third argument, an integer constant: the scale of a decimal quotient. */
   ADD, SUB, MUL, DIV, MOD, NEG,
   EQ, NE, LT, LE, GT, GE, IS_DISTINCT_FROM, IS_NOT_DISTINCT_FROM,
   AND, OR, NOT, IS_NULL, IS_NOT_NULL,

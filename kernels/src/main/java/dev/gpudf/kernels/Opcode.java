@@ -63,13 +63,15 @@ enum Opcode {
   /** dst = string a without spaces at both ends (c = 0), the start (1) or the end (2). */
   TRIM,
   /** dst = 1-based character position of string a in string b, 0 if absent. */
-  POSITION;
+  POSITION,
+  /** dst = a * 10^c / b rounded half away from zero, in 128 bits; beyond 64 bits is ERR_WIDE. */
+  DEC_DIV;
 
   /** Functions of F_MATH. */
   enum MathFn { SQRT, LN, EXP, POWER, FLOOR, CEIL, ABS }
 
   /** How LOAD_COL reads a value. */
-  enum LoadKind { I8, I16, I32, I64, F32, F64, BITS }
+  enum LoadKind { I8, I16, I32, I64, F32, F64, BITS, I128 }
 
   /** Comparison kinds. */
   enum Cmp { EQ, NE, LT, LE, GT, GE }
@@ -79,4 +81,6 @@ enum Opcode {
   static final int ERR_DIV_ZERO = 2;
   static final int ERR_DOMAIN = 3;
   static final int ERR_NEGATIVE_LENGTH = 4;
+  /** A DECIMAL value beyond 64 bits reached a register (a limit of this interpreter, not an SQL error). */
+  static final int ERR_WIDE = 5;
 }

@@ -1,5 +1,6 @@
 package dev.gpudf.sql;
 
+import dev.gpudf.columnar.Column;
 import dev.gpudf.columnar.DeviceTable;
 import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.Table;
@@ -78,6 +79,8 @@ public final class GpuAggregate extends Aggregate implements GpuRel {
       case MIN -> Reduction.MIN;
       case MAX -> Reduction.MAX;
       case AVG -> Reduction.MEAN;
+      // a constant per group (decorrelated IN / EXISTS use it as a marker); added after grouping
+      case LITERAL_AGG -> Reduction.COUNT_ALL;
       default -> null;
     };
   }
@@ -93,9 +96,34 @@ public final class GpuAggregate extends Aggregate implements GpuRel {
     if (why != null) {
       throw new NotSupportedException(why);
     }
-    if (!getGroupSet().isEmpty()) {
-      return grouped(ctx);
+    try (Table<?> computed = getGroupSet().isEmpty() ? global(ctx) : grouped(ctx)) {
+      return withLiterals(ctx, computed);
     }
+  }
+
+  /** Replaces the placeholder columns of LITERAL_AGG calls by their constants. */
+  private Table<?> withLiterals(QueryContext ctx, Table<?> t) {
+    List<Column> columns = new ArrayList<>();
+    try {
+      int keys = getGroupCount();
+      for (int c = 0; c < t.columnCount(); c++) {
+        AggregateCall call = c < keys ? null : getAggCallList().get(c - keys);
+        if (call != null && call.getAggregation().getKind() == org.apache.calcite.sql.SqlKind.LITERAL_AGG) {
+          columns.add(TableOps.evaluate(ctx.exec(), t, RexToExpr.translate(call.rexList.get(0), t.types(), getCluster())));
+        } else {
+          Column col = t.column(c);
+          col.retain();
+          columns.add(col);
+        }
+      }
+    } catch (RuntimeException e) {
+      columns.forEach(Column::close);
+      throw e;
+    }
+    return TableOps.table(ctx.exec(), t, t.names(), columns, t.rowCount());
+  }
+
+  private Table<?> global(QueryContext ctx) {
     try (Table<?> in = input(ctx, 0)) {
       List<Scalar> values = new ArrayList<>();
       for (AggregateCall call : getAggCallList()) {

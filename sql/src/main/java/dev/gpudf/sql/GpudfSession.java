@@ -24,7 +24,9 @@ import org.apache.calcite.plan.RelOptRule;
 import org.apache.calcite.plan.hep.HepPlanner;
 import org.apache.calcite.plan.hep.HepProgram;
 import org.apache.calcite.plan.hep.HepProgramBuilder;
+import org.apache.calcite.rel.core.RelFactories;
 import org.apache.calcite.rel.rules.CoreRules;
+import org.apache.calcite.sql2rel.RelDecorrelator;
 import org.apache.calcite.rex.RexUtil;
 import org.apache.calcite.schema.SchemaPlus;
 import org.apache.calcite.sql.SqlNode;
@@ -130,15 +132,30 @@ public final class GpudfSession implements AutoCloseable {
    * join conditions so equi-joins have plain key columns.
    */
   private static RelNode rewrite(RelNode logical) {
+    // sub-queries become correlates, which the decorrelator turns into joins and aggregates
+    RelNode rel = hep(logical, List.of(CoreRules.FILTER_SUB_QUERY_TO_CORRELATE, CoreRules.PROJECT_SUB_QUERY_TO_CORRELATE,
+        CoreRules.JOIN_SUB_QUERY_TO_CORRELATE));
+    rel = RelDecorrelator.decorrelateQuery(rel, RelFactories.LOGICAL_BUILDER.create(rel.getCluster(), null));
+    // (a AND x) OR (a AND y) -> a AND (x OR y), so a join key repeated in every branch becomes a join key
+    rel = rel.accept(new org.apache.calcite.rel.RelShuttleImpl() {
+      @Override
+      public RelNode visit(LogicalFilter filter) {
+        RelNode input = filter.getInput().accept(this);
+        return filter.copy(filter.getTraitSet(), input,
+            RexUtil.pullFactors(filter.getCluster().getRexBuilder(), filter.getCondition()));
+      }
+    });
+    return hep(rel, List.of(CoreRules.FILTER_REDUCE_EXPRESSIONS, CoreRules.PROJECT_REDUCE_EXPRESSIONS,
+        CoreRules.FILTER_INTO_JOIN, CoreRules.JOIN_CONDITION_PUSH, CoreRules.JOIN_PUSH_EXPRESSIONS,
+        CoreRules.AGGREGATE_EXPAND_DISTINCT_AGGREGATES_TO_JOIN, CoreRules.PROJECT_MERGE, CoreRules.PROJECT_REMOVE));
+  }
+
+  private static RelNode hep(RelNode rel, List<RelOptRule> rules) {
     HepProgramBuilder b = HepProgram.builder();
-    for (RelOptRule r : List.of(CoreRules.FILTER_REDUCE_EXPRESSIONS, CoreRules.PROJECT_REDUCE_EXPRESSIONS,
-        CoreRules.FILTER_INTO_JOIN, CoreRules.JOIN_CONDITION_PUSH, CoreRules.JOIN_PUSH_EXPRESSIONS, CoreRules.PROJECT_MERGE,
-        CoreRules.PROJECT_REMOVE)) {
-      b.addRuleInstance(r);
-    }
+    rules.forEach(b::addRuleInstance);
     HepPlanner hep = new HepPlanner(b.build());
     hep.setExecutor(RexUtil.EXECUTOR);
-    hep.setRoot(logical);
+    hep.setRoot(rel);
     return hep.findBestExp();
   }
 

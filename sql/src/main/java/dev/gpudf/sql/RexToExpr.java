@@ -82,7 +82,9 @@ final class RexToExpr {
         case PLUS -> Expr.call(Op.ADD, a);
         case MINUS -> Expr.call(Op.SUB, a);
         case TIMES -> Expr.call(Op.MUL, a);
-        case DIVIDE -> Expr.call(Op.DIV, a);
+        // a decimal quotient is computed at the scale Calcite declared, so it is rounded once
+        case DIVIDE -> call.getType().getSqlTypeName() == org.apache.calcite.sql.type.SqlTypeName.DECIMAL
+            ? Expr.call(Op.DIV, a[0], a[1], Expr.lit((long) call.getType().getScale())) : Expr.call(Op.DIV, a);
         case MOD -> Expr.call(Op.MOD, a);
         case MINUS_PREFIX -> Expr.call(Op.NEG, a);
         case PLUS_PREFIX -> a[0];
