@@ -24,21 +24,7 @@ final class CpuGather {
   private CpuGather() {}
 
   static HostTable table(BufferAllocator allocator, HostTable table, int[] map) {
-    int srcRows = table.rowCount();
-    boolean bad = IntStream.range(0, map.length).parallel().anyMatch(i -> map[i] < 0 || map[i] >= srcRows);
-    if (bad) {
-      throw new UserException("gather map holds an index outside [0, " + srcRows + ")");
-    }
-    List<HostColumn> out = new ArrayList<>();
-    try {
-      for (int i = 0; i < table.columnCount(); i++) {
-        out.add(column(allocator, table.names().get(i), table.column(i), map));
-      }
-    } catch (RuntimeException e) {
-      out.forEach(HostColumn::close);
-      throw e;
-    }
-    return new HostTable(table.names(), out, map.length);
+    return gather(allocator, table, map, false);
   }
 
   /**
@@ -46,9 +32,14 @@ final class CpuGather {
    * outer join); indices past the end are still an error.
    */
   static HostTable tableWithNulls(BufferAllocator allocator, HostTable table, int[] map) {
+    return gather(allocator, table, map, true);
+  }
+
+  private static HostTable gather(BufferAllocator allocator, HostTable table, int[] map, boolean nullRows) {
     int srcRows = table.rowCount();
-    if (IntStream.range(0, map.length).parallel().anyMatch(i -> map[i] >= srcRows)) {
-      throw new UserException("gather map holds an index past " + srcRows + " rows");
+    boolean bad = IntStream.range(0, map.length).parallel().anyMatch(i -> map[i] >= srcRows || (!nullRows && map[i] < 0));
+    if (bad) {
+      throw new UserException("gather map holds an index outside [0, " + srcRows + ")");
     }
     List<HostColumn> out = new ArrayList<>();
     try {

@@ -1,7 +1,6 @@
 package dev.gpudf.kernels;
 
 import dev.gpudf.columnar.DataType;
-import dev.gpudf.columnar.HostBitmaps;
 import dev.gpudf.columnar.HostColumn;
 import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.TypeId;
@@ -16,7 +15,6 @@ import java.util.stream.IntStream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
-import org.apache.arrow.vector.FieldVector;
 
 /**
  * GROUP BY on the CPU: rows are hash-partitioned by their keys, each partition is grouped by an
