@@ -73,25 +73,26 @@ public final class GpuJoin extends org.apache.calcite.rel.core.Join implements G
     };
     try (Table<?> left = input(ctx, 0); Table<?> right = input(ctx, 1);
         HostTable l = onHost(ctx, left); HostTable r = onHost(ctx, right);
-        HostTable joined = Join.join(ctx.exec(), l, r, lk, rk, kind, getRowType().getFieldNames())) {
-      Table<?> result = joined;
-      RexNode remaining = info.getRemaining(getCluster().getRexBuilder());
-      if (!remaining.isAlwaysTrue()) {
-        try (Column mask = TableOps.evaluate(ctx.exec(), joined, RexToExpr.translate(remaining, joined.types(), getCluster()))) {
-          result = TableOps.filter(ctx.exec(), joined, mask);
-        }
-      } else {
-        joined.retain();
+        HostTable joined = Join.join(ctx.exec(), l, r, lk, rk, kind, getRowType().getFieldNames());
+        Table<?> result = remaining(ctx, joined, info.getRemaining(getCluster().getRexBuilder()))) {
+      if (!(left instanceof DeviceTable)) {
+        result.retain();
+        return result;
       }
-      try (Table<?> owned = result) {
-        if (!(left instanceof DeviceTable)) {
-          owned.retain();
-          return owned;
-        }
-        try (VectorSchemaRoot root = owned.toArrow(ctx.exec().allocator()); CudaStream stream = ctx.exec().gpu().newStream()) {
-          return DeviceTable.fromArrow(ctx.exec().gpu(), root, stream);
-        }
+      try (VectorSchemaRoot root = result.toArrow(ctx.exec().allocator()); CudaStream stream = ctx.exec().gpu().newStream()) {
+        return DeviceTable.fromArrow(ctx.exec().gpu(), root, stream);
       }
+    }
+  }
+
+  /** {@code joined} filtered by the non-equality part of the condition (retained as is when there is none). */
+  private Table<?> remaining(QueryContext ctx, HostTable joined, RexNode condition) {
+    if (condition.isAlwaysTrue()) {
+      joined.retain();
+      return joined;
+    }
+    try (Column mask = TableOps.evaluate(ctx.exec(), joined, RexToExpr.translate(condition, joined.types(), getCluster()))) {
+      return TableOps.filter(ctx.exec(), joined, mask);
     }
   }
 
