@@ -37,6 +37,7 @@ import org.apache.calcite.tools.Frameworks;
 import org.apache.calcite.tools.Planner;
 import org.apache.calcite.tools.Program;
 import org.apache.calcite.tools.Programs;
+import org.apache.calcite.tools.RelBuilder;
 import org.apache.calcite.tools.RelConversionException;
 import org.apache.calcite.tools.ValidationException;
 
@@ -52,6 +53,8 @@ public final class GpudfSession implements AutoCloseable {
   private final Gpu gpu;
   private final BufferAllocator allocator;
   private final Catalog catalog;
+  private final SchemaPlus frameSchema = Frameworks.createRootSchema(false);
+  private RelBuilder frames;
 
   private GpudfSession(Gpu gpu, BufferAllocator allocator) {
     this.gpu = gpu;
@@ -75,11 +78,7 @@ public final class GpudfSession implements AutoCloseable {
 
   /** Runs {@code sql} and returns its result as Arrow vectors from the session's allocator; the caller closes it. */
   public VectorSchemaRoot query(String sql) {
-    GpuRel plan = plan(sql);
-    try (QueryContext ctx = new QueryContext(gpu == null ? Exec.onCpu(allocator) : Exec.onGpu(gpu, allocator), catalog);
-        Table<?> result = plan.execute(ctx)) {
-      return result.toArrow(allocator);
-    }
+    return execute(plan(sql));
   }
 
   /** The physical plan of {@code sql}, one operator a line. */
@@ -87,30 +86,68 @@ public final class GpudfSession implements AutoCloseable {
     return RelOptUtil.toString(plan(sql));
   }
 
-  private GpuRel plan(String sql) {
-    FrameworkConfig config = Frameworks.newConfigBuilder()
+  /** A lazy {@link DataFrame} over catalog table {@code name}. */
+  public synchronized DataFrame table(String name) {
+    // DataFrames of one session share one cluster, so they can be joined; its schema gains
+    // each table registered since the last call
+    if (frames == null) {
+      frames = RelBuilder.create(Frameworks.newConfigBuilder(config()).defaultSchema(frameSchema).build());
+    }
+    for (Map.Entry<String, Table<?>> e : catalog.tables().entrySet()) {
+      if (frameSchema.tables().get(e.getKey()) == null) {
+        frameSchema.add(e.getKey(), new CatalogTable(e.getKey(), e.getValue().names(), e.getValue().types()));
+      }
+    }
+    try {
+      return new DataFrame(this, frames.scan(name.toLowerCase(java.util.Locale.ROOT)).build());
+    } catch (RuntimeException e) {
+      throw new UserException("no table '" + name + "' (tables: " + catalog.tables().keySet() + ")", e);
+    }
+  }
+
+  VectorSchemaRoot execute(GpuRel plan) {
+    try (QueryContext ctx = new QueryContext(gpu == null ? Exec.onCpu(allocator) : Exec.onGpu(gpu, allocator), catalog);
+        Table<?> result = plan.execute(ctx)) {
+      return result.toArrow(allocator);
+    }
+  }
+
+  private FrameworkConfig config() {
+    return Frameworks.newConfigBuilder()
         .defaultSchema(schema())
         .parserConfig(SqlParser.config().withCaseSensitive(false).withUnquotedCasing(org.apache.calcite.avatica.util.Casing.TO_LOWER))
         .typeSystem(GpudfTypeSystem.INSTANCE)
         .programs(program())
         .executor(RexUtil.EXECUTOR)
         .build();
-    try (Planner planner = Frameworks.getPlanner(config)) {
+  }
+
+  private GpuRel plan(String sql) {
+    try (Planner planner = Frameworks.getPlanner(config())) {
       SqlNode parsed = planner.parse(sql);
       SqlNode validated = planner.validate(parsed);
       RelRoot root = planner.rel(validated);
-      RelNode logical = rewrite(root.project());
-      checkSupported(logical);
-      RelNode physical = planner.transform(0, logical.getTraitSet().replace(GpuRel.CONVENTION), logical);
-      if (!(physical instanceof GpuRel rel)) {
-        throw new InternalException("planning ended outside the GPU convention: " + RelOptUtil.toString(physical));
-      }
-      return rel;
+      return optimize(root.project());
     } catch (SqlParseException | ValidationException e) {
       throw new UserException(e.getMessage(), e);
     } catch (RelConversionException e) {
       throw new InternalException("planning failed: " + e.getMessage(), e);
     }
+  }
+
+  /** Logical rewrites, the support check, then Volcano into the GPU convention: shared by SQL and DataFrames. */
+  GpuRel optimize(RelNode logical) {
+    if (logical.getCluster().getPlanner().getExecutor() == null) {
+      logical.getCluster().getPlanner().setExecutor(RexUtil.EXECUTOR);
+    }
+    RelNode rewritten = rewrite(logical);
+    checkSupported(rewritten);
+    RelNode physical = program().run(rewritten.getCluster().getPlanner(), rewritten,
+        rewritten.getTraitSet().replace(GpuRel.CONVENTION), List.of(), List.of());
+    if (!(physical instanceof GpuRel rel)) {
+      throw new InternalException("planning ended outside the GPU convention: " + RelOptUtil.toString(physical));
+    }
+    return rel;
   }
 
   private SchemaPlus schema() {

@@ -1,0 +1,142 @@
+package dev.gpudf.sql;
+
+import dev.gpudf.columnar.error.UserException;
+import java.util.function.Function;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.sql.SqlOperator;
+import org.apache.calcite.sql.fun.SqlStdOperatorTable;
+import org.apache.calcite.tools.RelBuilder;
+import org.apache.calcite.util.DateString;
+
+/**
+ * A column expression of the {@link DataFrame} API, resolved against the frame it is used in.
+ * <pre>{@code
+ * df.filter(col("l_shipdate").le(date("1998-09-02")))
+ *   .select(col("l_extendedprice").times(lit(1).minus(col("l_discount"))).as("price"))
+ * }</pre>
+ */
+public final class Col {
+  private final Function<RelBuilder, RexNode> build;
+  private final String alias;
+  private final boolean descending;
+
+  private Col(Function<RelBuilder, RexNode> build, String alias, boolean descending) {
+    this.build = build;
+    this.alias = alias;
+    this.descending = descending;
+  }
+
+  /** The column {@code name}; an unknown name fails where it is used, listing the columns. */
+  public static Col col(String name) {
+    return new Col(b -> {
+      try {
+        return b.field(name);
+      } catch (IllegalArgumentException e) {
+        throw new UserException("no column '" + name + "': " + e.getMessage(), e);
+      }
+    }, name, false);
+  }
+
+  /** A constant: Integer, Long, Double, BigDecimal, Boolean or String. */
+  public static Col lit(Object value) {
+    return new Col(b -> b.literal(value), null, false);
+  }
+
+  /** A DATE constant from {@code yyyy-mm-dd}. */
+  public static Col date(String isoDate) {
+    return new Col(b -> b.getRexBuilder().makeDateLiteral(new DateString(isoDate)), null, false);
+  }
+
+  RexNode rex(RelBuilder b) {
+    RexNode r = build.apply(b);
+    return alias == null ? r : b.alias(r, alias);
+  }
+
+  RexNode bare(RelBuilder b) {
+    return build.apply(b);
+  }
+
+  boolean descending() {
+    return descending;
+  }
+
+  private Col call(SqlOperator op, Col... more) {
+    return new Col(b -> {
+      RexNode[] args = new RexNode[more.length + 1];
+      args[0] = build.apply(b);
+      for (int i = 0; i < more.length; i++) {
+        args[i + 1] = more[i].build.apply(b);
+      }
+      return b.call(op, args);
+    }, null, false);
+  }
+
+  public Col as(String name) {
+    return new Col(build, name, descending);
+  }
+
+  /** This column as a descending sort key. */
+  public Col desc() {
+    return new Col(build, alias, true);
+  }
+
+  public Col plus(Col o) {
+    return call(SqlStdOperatorTable.PLUS, o);
+  }
+
+  public Col minus(Col o) {
+    return call(SqlStdOperatorTable.MINUS, o);
+  }
+
+  public Col times(Col o) {
+    return call(SqlStdOperatorTable.MULTIPLY, o);
+  }
+
+  public Col div(Col o) {
+    return call(SqlStdOperatorTable.DIVIDE, o);
+  }
+
+  public Col eq(Col o) {
+    return call(SqlStdOperatorTable.EQUALS, o);
+  }
+
+  public Col ne(Col o) {
+    return call(SqlStdOperatorTable.NOT_EQUALS, o);
+  }
+
+  public Col lt(Col o) {
+    return call(SqlStdOperatorTable.LESS_THAN, o);
+  }
+
+  public Col le(Col o) {
+    return call(SqlStdOperatorTable.LESS_THAN_OR_EQUAL, o);
+  }
+
+  public Col gt(Col o) {
+    return call(SqlStdOperatorTable.GREATER_THAN, o);
+  }
+
+  public Col ge(Col o) {
+    return call(SqlStdOperatorTable.GREATER_THAN_OR_EQUAL, o);
+  }
+
+  public Col and(Col o) {
+    return call(SqlStdOperatorTable.AND, o);
+  }
+
+  public Col or(Col o) {
+    return call(SqlStdOperatorTable.OR, o);
+  }
+
+  public Col not() {
+    return call(SqlStdOperatorTable.NOT);
+  }
+
+  public Col isNull() {
+    return call(SqlStdOperatorTable.IS_NULL);
+  }
+
+  public Col like(String pattern) {
+    return call(SqlStdOperatorTable.LIKE, lit(pattern));
+  }
+}
