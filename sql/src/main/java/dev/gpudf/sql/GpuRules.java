@@ -10,12 +10,14 @@ import org.apache.calcite.rel.core.Filter;
 import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rel.core.Sort;
+import org.apache.calcite.rel.core.Union;
 import org.apache.calcite.rel.logical.LogicalAggregate;
 import org.apache.calcite.rel.logical.LogicalFilter;
 import org.apache.calcite.rel.logical.LogicalJoin;
 import org.apache.calcite.rel.logical.LogicalProject;
 import org.apache.calcite.rel.logical.LogicalSort;
 import org.apache.calcite.rel.logical.LogicalTableScan;
+import org.apache.calcite.rel.logical.LogicalUnion;
 
 /** The rules that turn logical operators into gpudf's physical ones ({@link GpuRel#CONVENTION}). */
 public final class GpuRules {
@@ -43,6 +45,11 @@ public final class GpuRules {
         Join j = (Join) r;
         return new GpuJoin(j.getCluster(), j.getTraitSet().replace(GpuRel.CONVENTION), gpu(j.getLeft()), gpu(j.getRight()),
             j.getCondition(), j.getJoinType());
+      }),
+      rule(LogicalUnion.class, "GpuUnionRule", r -> {
+        Union u = (Union) r;
+        return new GpuUnion(u.getCluster(), u.getTraitSet().replace(GpuRel.CONVENTION),
+            u.getInputs().stream().map(GpuRules::gpu).toList(), u.all);
       }),
       rule(LogicalAggregate.class, "GpuAggregateRule", r -> {
         Aggregate a = (Aggregate) r;

@@ -199,7 +199,8 @@ public final class GpudfSession implements AutoCloseable {
   /** Rejects, by name, every logical operator that has no physical operator yet. */
   private static void checkSupported(RelNode node) {
     boolean known = node instanceof TableScan || node instanceof LogicalFilter || node instanceof LogicalProject
-        || node instanceof LogicalSort || node instanceof LogicalAggregate || node instanceof LogicalJoin;
+        || node instanceof LogicalSort || node instanceof LogicalAggregate || node instanceof LogicalJoin
+        || node instanceof org.apache.calcite.rel.logical.LogicalUnion;
     if (!known) {
       throw new NotSupportedException(node.getRelTypeName().replace("Logical", "") + " is not supported yet");
     }

@@ -160,9 +160,19 @@ class GpudfSessionTest {
       assertTrue(got.getRowCount() > 0);
     }
     assertTrue(s.explain("SELECT * FROM lineitem a JOIN lineitem b ON a.l_orderkey = b.l_orderkey").contains("GpuJoin"));
-    NotSupportedException sub = assertThrows(NotSupportedException.class,
-        () -> s.query("SELECT l_orderkey FROM lineitem UNION SELECT l_orderkey FROM lineitem"));
-    assertTrue(sub.getMessage().contains("not supported"), sub.getMessage());
+    try (VectorSchemaRoot all = s.query("SELECT l_returnflag FROM lineitem UNION ALL SELECT l_returnflag FROM lineitem");
+        VectorSchemaRoot distinct = s.query("SELECT l_returnflag AS f FROM lineitem UNION SELECT l_returnflag FROM lineitem "
+            + "ORDER BY f")) {
+      assertEquals(2 * ROWS, all.getRowCount());
+      List<String> flags = rows.stream().map(Row::flag).distinct().sorted().toList();
+      assertEquals(flags.size(), distinct.getRowCount());
+      for (int i = 0; i < flags.size(); i++) {
+        assertEquals(flags.get(i), distinct.getVector(0).getObject(i).toString());
+      }
+    }
+    NotSupportedException except = assertThrows(NotSupportedException.class,
+        () -> s.query("SELECT l_orderkey FROM lineitem EXCEPT SELECT l_orderkey FROM lineitem"));
+    assertTrue(except.getMessage().contains("not supported"), except.getMessage());
     assertThrows(UserException.class, () -> s.query("SELEKT 1"));
     assertThrows(UserException.class, () -> s.query("SELECT * FROM nowhere"));
   }
