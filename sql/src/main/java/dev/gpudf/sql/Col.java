@@ -1,6 +1,7 @@
 package dev.gpudf.sql;
 
 import dev.gpudf.columnar.error.UserException;
+import java.util.List;
 import java.util.function.Function;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.sql.SqlOperator;
@@ -138,5 +139,57 @@ public final class Col {
 
   public Col like(String pattern) {
     return call(SqlStdOperatorTable.LIKE, lit(pattern));
+  }
+
+  public Col isNotNull() {
+    return call(SqlStdOperatorTable.IS_NOT_NULL);
+  }
+
+  /** SUBSTRING(this FROM start FOR length), 1-based characters. */
+  public Col substring(int start, int length) {
+    return call(SqlStdOperatorTable.SUBSTRING, lit(start), lit(length));
+  }
+
+  /** EXTRACT(YEAR FROM this) of a DATE or TIMESTAMP. */
+  public Col year() {
+    return new Col(b -> b.call(SqlStdOperatorTable.EXTRACT,
+        b.getRexBuilder().makeFlag(org.apache.calcite.avatica.util.TimeUnitRange.YEAR), build.apply(b)), null, false);
+  }
+
+  /** CAST(this AS type). */
+  public Col cast(dev.gpudf.columnar.DataType type) {
+    return new Col(b -> b.cast(build.apply(b), SqlTypes.toCalcite(b.getTypeFactory(), type).getSqlTypeName(),
+        type.id() == dev.gpudf.columnar.TypeId.DECIMAL ? type.precision() : -1,
+        type.id() == dev.gpudf.columnar.TypeId.DECIMAL ? type.scale() : -1), null, false);
+  }
+
+  /** CASE WHEN condition THEN value ..., finished by {@link When#otherwise}. */
+  public static When when(Col condition, Col value) {
+    return new When(List.of(condition, value));
+  }
+
+  /** A CASE expression being built. */
+  public static final class When {
+    private final List<Col> parts;
+
+    private When(List<Col> parts) {
+      this.parts = parts;
+    }
+
+    public When when(Col condition, Col value) {
+      List<Col> more = new java.util.ArrayList<>(parts);
+      more.add(condition);
+      more.add(value);
+      return new When(more);
+    }
+
+    public Col otherwise(Col value) {
+      return new Col(b -> {
+        List<RexNode> args = new java.util.ArrayList<>();
+        parts.forEach(p -> args.add(p.build.apply(b)));
+        args.add(value.build.apply(b));
+        return b.call(SqlStdOperatorTable.CASE, args);
+      }, null, false);
+    }
   }
 }

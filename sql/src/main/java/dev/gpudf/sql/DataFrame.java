@@ -115,6 +115,50 @@ public final class DataFrame {
     return with(b.sort(k));
   }
 
+  /** This frame with column {@code name} added (or replaced) by {@code value}. */
+  public DataFrame withColumn(String name, Col value) {
+    RelBuilder b = builder();
+    List<RexNode> exprs = new ArrayList<>();
+    List<String> names = new ArrayList<>();
+    for (String c : columns()) {
+      if (!c.equals(name)) {
+        exprs.add(b.field(c));
+        names.add(c);
+      }
+    }
+    exprs.add(value.bare(b));
+    names.add(name);
+    return with(b.project(exprs, names));
+  }
+
+  /** This frame without the named columns (each must exist). */
+  public DataFrame drop(String... names) {
+    RelBuilder b = builder();
+    List<String> gone = List.of(names);
+    for (String n : names) {
+      Col.col(n).bare(b);
+    }
+    List<RexNode> keep = new ArrayList<>();
+    for (String c : columns()) {
+      if (!gone.contains(c)) {
+        keep.add(b.field(c));
+      }
+    }
+    return with(b.project(keep));
+  }
+
+  /** Distinct rows. */
+  public DataFrame distinct() {
+    RelBuilder b = builder();
+    return with(b.distinct());
+  }
+
+  /** The rows of this frame then those of {@code other} (UNION ALL), or distinct rows when {@code all} is false. */
+  public DataFrame union(DataFrame other, boolean all) {
+    RelBuilder b = builder().push(other.rel);
+    return with(b.union(all));
+  }
+
   public DataFrame limit(int n) {
     RelBuilder b = builder();
     return with(b.limit(0, n));
@@ -123,6 +167,38 @@ public final class DataFrame {
   /** The physical plan, one operator a line. */
   public String explain() {
     return RelOptUtil.toString(session.optimize(rel));
+  }
+
+  /** The first {@code n} rows as aligned text. */
+  public String format(int n) {
+    try (VectorSchemaRoot r = limit(n).toArrow()) {
+      List<String> names = columns();
+      int[] width = new int[names.size()];
+      String[][] cells = new String[r.getRowCount()][names.size()];
+      for (int c = 0; c < names.size(); c++) {
+        width[c] = names.get(c).length();
+        for (int i = 0; i < r.getRowCount(); i++) {
+          Object v = r.getVector(c).getObject(i);
+          cells[i][c] = v == null ? "NULL" : v.toString();
+          width[c] = Math.max(width[c], cells[i][c].length());
+        }
+      }
+      StringBuilder sb = new StringBuilder();
+      for (int c = 0; c < names.size(); c++) {
+        sb.append(String.format("%-" + width[c] + "s", names.get(c))).append(c + 1 < names.size() ? " | " : "\n");
+      }
+      for (String[] row : cells) {
+        for (int c = 0; c < row.length; c++) {
+          sb.append(String.format("%-" + width[c] + "s", row[c])).append(c + 1 < row.length ? " | " : "\n");
+        }
+      }
+      return sb.toString();
+    }
+  }
+
+  /** Prints {@link #format(int)} to standard output. */
+  public void show(int n) {
+    System.out.print(format(n));
   }
 
   /** Runs the query; the caller closes the result (from the session's allocator). */

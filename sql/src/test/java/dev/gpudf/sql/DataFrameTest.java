@@ -110,6 +110,27 @@ class DataFrameTest {
   }
 
   @Test
+  void columnsCaseDistinctUnion() {
+    DataFrame orders = session.table("orders");
+    DataFrame flagged = orders.withColumn("late", Col.when(col("o_orderdate").gt(date("1997-01-01")), lit(true))
+            .otherwise(lit(false)))
+        .withColumn("year", col("o_orderdate").year())
+        .withColumn("code", col("o_orderpriority").substring(1, 1))
+        .drop("o_comment", "o_clerk");
+    assertEquals(List.of("o_orderkey", "o_custkey", "o_orderstatus", "o_totalprice", "o_orderdate", "o_orderpriority",
+        "o_shippriority", "late", "year", "code"), flagged.columns());
+    same("select count(*), sum(case when o_orderdate > date '1997-01-01' then 1 else 0 end) from orders",
+        flagged.groupBy().agg(count(), sum(Col.when(col("late"), lit(1)).otherwise(lit(0)))));
+    same("select distinct o_orderstatus from orders order by o_orderstatus",
+        orders.select(col("o_orderstatus")).distinct().orderBy(col("o_orderstatus")));
+    same("select o_orderstatus from orders union all select o_orderstatus from orders",
+        orders.select(col("o_orderstatus")).union(orders.select(col("o_orderstatus")), true));
+    String text = orders.select(col("o_orderkey"), col("o_orderstatus")).orderBy(col("o_orderkey")).format(2);
+    assertEquals(3, text.lines().count(), text);
+    assertTrue(text.startsWith("o_orderkey | o_orderstatus"), text);
+  }
+
+  @Test
   void unknownColumnsFailWhereTheyAreNamed() {
     DataFrame li = session.table("lineitem");
     UserException e = assertThrows(UserException.class, () -> li.filter(col("l_shipdat").le(date("1998-09-02"))));
