@@ -28,6 +28,11 @@ public final class GpuUnion extends Union implements GpuRel {
   }
 
   @Override
+  public org.apache.calcite.rel.RelWriter explainTerms(org.apache.calcite.rel.RelWriter pw) {
+    return super.explainTerms(pw).itemIf("backend", "cpu", !all);
+  }
+
+  @Override
   public Table<?> execute(QueryContext ctx) {
     List<Table<?>> parts = new ArrayList<>();
     try {
