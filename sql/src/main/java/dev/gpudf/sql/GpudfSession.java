@@ -54,6 +54,16 @@ public final class GpudfSession implements AutoCloseable {
   private final BufferAllocator allocator;
   private final Catalog catalog;
   private final SchemaPlus frameSchema = Frameworks.createRootSchema(false);
+  private final java.util.concurrent.atomic.AtomicLong plansMade = new java.util.concurrent.atomic.AtomicLong();
+  // plans are stateless operator trees, so one can serve every execution of its statement
+  private final Map<Object, GpuRel> plans = new java.util.LinkedHashMap<>(16, 0.75f, true) {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<Object, GpuRel> eldest) {
+      return size() > 256;
+    }
+  };
   private RelBuilder frames;
 
   private GpudfSession(Gpu gpu, BufferAllocator allocator) {
@@ -78,7 +88,34 @@ public final class GpudfSession implements AutoCloseable {
 
   /** Runs {@code sql} and returns its result as Arrow vectors from the session's allocator; the caller closes it. */
   public VectorSchemaRoot query(String sql) {
-    return execute(plan(sql));
+    return execute(planned(sql));
+  }
+
+  /**
+   * The plan of {@code sql}, from the session's cache when the same text was planned before
+   * against tables of the same names and column types (a re-executed statement is not planned
+   * again; a table replaced by one of another shape is).
+   */
+  private GpuRel planned(String sql) {
+    Map<String, List<Object>> shapes = new java.util.TreeMap<>();
+    catalog.tables().forEach((name, t) -> shapes.put(name, List.of(t.names(), t.types())));
+    Object key = List.of(sql, shapes);
+    synchronized (plans) {
+      GpuRel hit = plans.get(key);
+      if (hit != null) {
+        return hit;
+      }
+    }
+    GpuRel plan = plan(sql);
+    synchronized (plans) {
+      plans.put(key, plan);
+    }
+    return plan;
+  }
+
+  /** How many statements were planned (not served from the plan cache) so far. */
+  public long plansMade() {
+    return plansMade.get();
   }
 
   /** The physical plan of {@code sql}, one operator a line. */
@@ -123,6 +160,7 @@ public final class GpudfSession implements AutoCloseable {
   }
 
   private GpuRel plan(String sql) {
+    plansMade.incrementAndGet();
     try (Planner planner = Frameworks.getPlanner(config())) {
       SqlNode parsed = planner.parse(sql);
       SqlNode validated = planner.validate(parsed);

@@ -123,6 +123,12 @@ class GpudfSessionTest {
       assertEquals(rows.get(11).comment.length(), got.getVector(1).getObject(1));
     }
     assertTrue(s.explain("SELECT l_orderkey FROM lineitem WHERE l_discount > 0.05").contains("GpuFilter"));
+    // the same statement again is served from the plan cache
+    long planned = s.plansMade();
+    for (int i = 0; i < 3; i++) {
+      s.query("SELECT COUNT(*) FROM lineitem WHERE l_discount > 0.05").close();
+    }
+    assertEquals(planned + 1, s.plansMade());
     // GROUP BY (on the CPU group-by for now) with ORDER BY over its result
     try (VectorSchemaRoot got = s.query("SELECT l_returnflag, COUNT(*) AS n, SUM(l_extendedprice) AS total, "
         + "AVG(l_discount) AS disc FROM lineitem WHERE l_orderkey < 50 GROUP BY l_returnflag ORDER BY l_returnflag")) {
