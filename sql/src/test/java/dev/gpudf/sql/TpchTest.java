@@ -270,6 +270,15 @@ class TpchTest {
       }
     }
     assertEquals(List.of(), failures, "queries whose answers differ from DuckDB's (details above)");
+    // planning time after warm-up (explain plans afresh, without the plan cache)
+    for (Map.Entry<String, String> q : QUERIES.entrySet()) {
+      s.explain(q.getValue());
+      long t0 = System.nanoTime();
+      for (int i = 0; i < 5; i++) {
+        s.explain(q.getValue());
+      }
+      System.out.printf("PLANNING %s %.1f ms%n", q.getKey(), (System.nanoTime() - t0) / 5e6);
+    }
   }
 
   @Test
