@@ -172,27 +172,7 @@ public final class DataFrame {
   /** The first {@code n} rows as aligned text. */
   public String format(int n) {
     try (VectorSchemaRoot r = limit(n).toArrow()) {
-      List<String> names = columns();
-      int[] width = new int[names.size()];
-      String[][] cells = new String[r.getRowCount()][names.size()];
-      for (int c = 0; c < names.size(); c++) {
-        width[c] = names.get(c).length();
-        for (int i = 0; i < r.getRowCount(); i++) {
-          Object v = r.getVector(c).getObject(i);
-          cells[i][c] = v == null ? "NULL" : v.toString();
-          width[c] = Math.max(width[c], cells[i][c].length());
-        }
-      }
-      StringBuilder sb = new StringBuilder();
-      for (int c = 0; c < names.size(); c++) {
-        sb.append(String.format("%-" + width[c] + "s", names.get(c))).append(c + 1 < names.size() ? " | " : "\n");
-      }
-      for (String[] row : cells) {
-        for (int c = 0; c < row.length; c++) {
-          sb.append(String.format("%-" + width[c] + "s", row[c])).append(c + 1 < row.length ? " | " : "\n");
-        }
-      }
-      return sb.toString();
+      return ResultText.format(r);
     }
   }
 

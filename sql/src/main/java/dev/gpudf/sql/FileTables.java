@@ -1,0 +1,243 @@
+package dev.gpudf.sql;
+
+import dev.gpudf.columnar.error.UserException;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Stream;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.DateDayVector;
+import org.apache.arrow.vector.DecimalVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowFileReader;
+
+/**
+ * Tables from files: a directory's {@code *.arrow} (Arrow IPC file format, every batch) and
+ * {@code *.csv} (a header row, comma-separated, RFC 4180 quotes; each column typed as BIGINT,
+ * DECIMAL, DOUBLE, DATE or VARCHAR by its values; an empty field is NULL) become catalog tables
+ * named after the file.
+ */
+public final class FileTables {
+  private FileTables() {}
+
+  /** Registers every supported file of {@code dir} in {@code catalog}; returns the table names. */
+  public static List<String> loadDirectory(Catalog catalog, Path dir, BufferAllocator allocator) {
+    List<String> names = new ArrayList<>();
+    try (Stream<Path> files = Files.list(dir)) {
+      for (Path f : files.sorted().toList()) {
+        String file = f.getFileName().toString();
+        String lower = file.toLowerCase(Locale.ROOT);
+        if (!lower.endsWith(".arrow") && !lower.endsWith(".csv")) {
+          continue;
+        }
+        String name = file.substring(0, file.lastIndexOf('.'));
+        try (VectorSchemaRoot root = lower.endsWith(".arrow") ? arrow(f, allocator) : csv(f, allocator)) {
+          catalog.register(name, root);
+        }
+        names.add(name);
+      }
+    } catch (IOException e) {
+      throw new UserException("cannot read directory " + dir + ": " + e.getMessage(), e);
+    }
+    return names;
+  }
+
+  /** All batches of an Arrow IPC file as one root; the caller closes it. */
+  static VectorSchemaRoot arrow(Path file, BufferAllocator allocator) throws IOException {
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ);
+        ArrowFileReader reader = new ArrowFileReader(ch, allocator)) {
+      VectorSchemaRoot in = reader.getVectorSchemaRoot();
+      VectorSchemaRoot out = VectorSchemaRoot.create(in.getSchema(), allocator);
+      try {
+        int rows = 0;
+        while (reader.loadNextBatch()) {
+          for (int c = 0; c < in.getFieldVectors().size(); c++) {
+            FieldVector src = in.getVector(c);
+            FieldVector dst = out.getVector(c);
+            for (int i = 0; i < in.getRowCount(); i++) {
+              dst.copyFromSafe(i, rows + i, src);
+            }
+          }
+          rows += in.getRowCount();
+          out.setRowCount(rows);
+        }
+        return out;
+      } catch (RuntimeException | IOException e) {
+        out.close();
+        throw e;
+      }
+    }
+  }
+
+  /** A CSV file with a header row as one root; the caller closes it. */
+  static VectorSchemaRoot csv(Path file, BufferAllocator allocator) throws IOException {
+    List<List<String>> rows;
+    try (java.io.BufferedReader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+      rows = parse(r);
+    }
+    if (rows.isEmpty()) {
+      throw new UserException(file + " has no header row");
+    }
+    List<String> header = rows.get(0);
+    List<List<String>> data = rows.subList(1, rows.size());
+    List<FieldVector> vectors = new ArrayList<>();
+    try {
+      for (int c = 0; c < header.size(); c++) {
+        final int col = c;
+        List<String> values = data.stream().map(row -> col < row.size() ? row.get(col) : "").toList();
+        vectors.add(column(allocator, header.get(c), values));
+      }
+    } catch (RuntimeException e) {
+      vectors.forEach(FieldVector::close);
+      throw e;
+    }
+    VectorSchemaRoot root = new VectorSchemaRoot(vectors);
+    root.setRowCount(data.size());
+    return root;
+  }
+
+  private static FieldVector column(BufferAllocator a, String name, List<String> values) {
+    boolean allLong = true;
+    boolean allDecimal = true;
+    boolean allDouble = true;
+    boolean allDate = true;
+    int scale = 0;
+    int digits = 1;
+    for (String v : values) {
+      if (v.isEmpty()) {
+        continue;
+      }
+      allLong &= v.matches("-?\\d{1,18}");
+      allDecimal &= v.matches("-?\\d{1,18}\\.\\d{1,18}");
+      if (allDecimal) {
+        BigDecimal d = new BigDecimal(v);
+        scale = Math.max(scale, d.scale());
+        digits = Math.max(digits, d.precision() - d.scale());
+      }
+      allDouble &= v.matches("-?(\\d+\\.?\\d*|\\.\\d+)([eE][-+]?\\d+)?");
+      allDate &= v.matches("\\d{4}-\\d{2}-\\d{2}");
+    }
+    int n = values.size();
+    FieldVector out;
+    if (allLong) {
+      BigIntVector v = new BigIntVector(name, a);
+      v.allocateNew(n);
+      for (int i = 0; i < n; i++) {
+        if (values.get(i).isEmpty()) {
+          v.setNull(i);
+        } else {
+          v.set(i, Long.parseLong(values.get(i)));
+        }
+      }
+      out = v;
+    } else if (allDecimal && digits + scale <= 38) {
+      DecimalVector v = new DecimalVector(name, a, digits + scale, scale);
+      v.allocateNew(n);
+      for (int i = 0; i < n; i++) {
+        if (values.get(i).isEmpty()) {
+          v.setNull(i);
+        } else {
+          v.setSafe(i, new BigDecimal(values.get(i)).setScale(scale));
+        }
+      }
+      out = v;
+    } else if (allDouble) {
+      Float8Vector v = new Float8Vector(name, a);
+      v.allocateNew(n);
+      for (int i = 0; i < n; i++) {
+        if (values.get(i).isEmpty()) {
+          v.setNull(i);
+        } else {
+          v.set(i, Double.parseDouble(values.get(i)));
+        }
+      }
+      out = v;
+    } else if (allDate) {
+      DateDayVector v = new DateDayVector(name, a);
+      v.allocateNew(n);
+      for (int i = 0; i < n; i++) {
+        if (values.get(i).isEmpty()) {
+          v.setNull(i);
+        } else {
+          v.set(i, (int) LocalDate.parse(values.get(i)).toEpochDay());
+        }
+      }
+      out = v;
+    } else {
+      VarCharVector v = new VarCharVector(name, a);
+      v.allocateNew();
+      for (int i = 0; i < n; i++) {
+        if (values.get(i).isEmpty()) {
+          v.setNull(i);
+        } else {
+          v.setSafe(i, values.get(i).getBytes(StandardCharsets.UTF_8));
+        }
+      }
+      out = v;
+    }
+    out.setValueCount(n);
+    return out;
+  }
+
+  /** RFC 4180: fields split by commas, double-quoted fields may hold commas, newlines and "" for a quote. */
+  static List<List<String>> parse(java.io.BufferedReader r) throws IOException {
+    List<List<String>> rows = new ArrayList<>();
+    List<String> row = new ArrayList<>();
+    StringBuilder field = new StringBuilder();
+    boolean quoted = false;
+    boolean any = false;
+    int ch;
+    while ((ch = r.read()) >= 0) {
+      any = true;
+      if (quoted) {
+        if (ch == '"') {
+          r.mark(1);
+          int next = r.read();
+          if (next == '"') {
+            field.append('"');
+          } else {
+            quoted = false;
+            if (next >= 0) {
+              r.reset();
+            }
+          }
+        } else {
+          field.append((char) ch);
+        }
+      } else if (ch == '"') {
+        quoted = true;
+      } else if (ch == ',') {
+        row.add(field.toString());
+        field.setLength(0);
+      } else if (ch == '\n') {
+        row.add(field.toString());
+        field.setLength(0);
+        rows.add(row);
+        row = new ArrayList<>();
+        any = false;
+      } else if (ch != '\r') {
+        field.append((char) ch);
+      }
+    }
+    if (any) {
+      row.add(field.toString());
+      rows.add(row);
+    }
+    if (quoted) {
+      throw new UserException("a quoted CSV field is not closed");
+    }
+    return rows;
+  }
+}

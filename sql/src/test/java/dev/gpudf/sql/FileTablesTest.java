@@ -1,0 +1,69 @@
+package dev.gpudf.sql;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.gpudf.columnar.error.UserException;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowFileWriter;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A directory of Arrow IPC and CSV files as tables, queried with SQL. */
+class FileTablesTest {
+  @Test
+  void arrowAndCsvFilesBecomeTables(@TempDir Path dir) throws IOException {
+    Files.writeString(dir.resolve("city.csv"), String.join("\n",
+        "id,name,price,founded,population",
+        "1,\"Zürich, ZH\",12.50,1218-01-01,421878",
+        "2,München,7.25,1158-06-14,",
+        "3,\"say \"\"hi\"\"\",0.10,1900-12-31,3", ""), StandardCharsets.UTF_8);
+    try (RootAllocator a = new RootAllocator()) {
+      IntVector v = new IntVector("id", a);
+      v.allocateNew(2500);
+      for (int i = 0; i < 2500; i++) {
+        v.set(i, i % 4);
+      }
+      v.setValueCount(2500);
+      try (VectorSchemaRoot root = new VectorSchemaRoot(List.<FieldVector>of(v));
+          FileChannel ch = FileChannel.open(dir.resolve("visits.arrow"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+          ArrowFileWriter w = new ArrowFileWriter(root, null, ch)) {
+        root.setRowCount(1000);
+        w.start();
+        w.writeBatch();
+        root.setRowCount(2500);
+        w.writeBatch();
+        w.end();
+      }
+      try (GpudfSession s = GpudfSession.cpu(a)) {
+        assertEquals(List.of("city", "visits"), FileTables.loadDirectory(s.catalog(), dir, a));
+        try (VectorSchemaRoot r = s.query("SELECT c.name, c.price, c.founded, c.population, COUNT(*) AS n FROM city c "
+            + "JOIN visits v ON c.id = v.id GROUP BY c.name, c.price, c.founded, c.population ORDER BY c.name")) {
+          assertEquals(3, r.getRowCount());
+          // 3500 rows of ids 0..3 over two batches: id 1 appears 250 + 625 times
+          assertEquals("München", r.getVector(0).getObject(0).toString());
+          assertEquals("Zürich, ZH", r.getVector(0).getObject(1).toString());
+          assertEquals("say \"hi\"", r.getVector(0).getObject(2).toString());
+          assertEquals(0, new BigDecimal("12.50").compareTo((BigDecimal) r.getVector(1).getObject(1)));
+          assertEquals(null, r.getVector(3).getObject(0));
+          assertEquals(875L, r.getVector(4).getObject(1));
+        }
+      }
+      Files.writeString(dir.resolve("bad.csv"), "a,b\n\"open,1\n");
+      try (GpudfSession s = GpudfSession.cpu(a)) {
+        assertThrows(UserException.class, () -> FileTables.loadDirectory(s.catalog(), dir, a));
+      }
+    }
+  }
+}
