@@ -1,5 +1,7 @@
 package dev.gpudf.cli;
 
+import dev.gpudf.columnar.error.NotSupportedException;
+import dev.gpudf.columnar.error.UserException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -9,6 +11,22 @@ import picocli.CommandLine.Command;
     subcommands = {InfoCommand.class, SqlCommand.class})
 public final class GpudfCli {
   public static void main(String[] args) {
-    System.exit(new CommandLine(new GpudfCli()).execute(args));
+    System.exit(commandLine().execute(args));
+  }
+
+  /**
+   * The command line with its error handling: a user error or an unsupported feature prints its
+   * message and exits with status 1; anything else is a bug and keeps its stack trace.
+   */
+  static CommandLine commandLine() {
+    CommandLine cli = new CommandLine(new GpudfCli());
+    cli.setExecutionExceptionHandler((e, line, parsed) -> {
+      if (e instanceof UserException || e instanceof NotSupportedException) {
+        line.getErr().println("error: " + e.getMessage());
+        return 1;
+      }
+      throw e;
+    });
+    return cli;
   }
 }

@@ -16,7 +16,7 @@ class SqlCommandTest {
   void runsAQueryOverADirectory(@TempDir Path dir) throws Exception {
     Files.writeString(dir.resolve("t.csv"), "k,v\na,1\nb,2\na,3\n");
     StringWriter sw = new StringWriter();
-    CommandLine cl = new CommandLine(new GpudfCli());
+    CommandLine cl = GpudfCli.commandLine();
     cl.setOut(new PrintWriter(sw));
     assertEquals(0, cl.execute("sql", "--path", dir.toString(), "--backend", "cpu",
         "SELECT k, SUM(v) AS total FROM t GROUP BY k ORDER BY k"));
@@ -27,12 +27,23 @@ class SqlCommandTest {
   void explainsAndRejectsBadBackends(@TempDir Path dir) throws Exception {
     Files.writeString(dir.resolve("t.csv"), "k,v\na,1\n");
     StringWriter sw = new StringWriter();
-    CommandLine cl = new CommandLine(new GpudfCli());
+    CommandLine cl = GpudfCli.commandLine();
     cl.setOut(new PrintWriter(sw));
     assertEquals(0, cl.execute("sql", "--path", dir.toString(), "--backend", "cpu", "--explain", "SELECT k FROM t WHERE v > 0"));
     assertTrue(sw.toString().contains("GpuFilter"), sw.toString());
-    CommandLine bad = new CommandLine(new GpudfCli());
+    CommandLine bad = GpudfCli.commandLine();
     bad.setErr(new PrintWriter(new StringWriter()));
     assertTrue(bad.execute("sql", "--path", dir.toString(), "--backend", "tpu", "SELECT 1") != 0);
+  }
+
+  @Test
+  void reportsUserErrorsWithoutAStackTrace(@TempDir Path dir) throws Exception {
+    Files.writeString(dir.resolve("t.csv"), "k,v\na,1\n");
+    StringWriter err = new StringWriter();
+    CommandLine cl = GpudfCli.commandLine();
+    cl.setErr(new PrintWriter(err));
+    assertEquals(1, cl.execute("sql", "--path", dir.toString(), "--backend", "cpu", "SELECT nope FROM t"));
+    assertEquals("error: From line 1, column 8 to line 1, column 11: Column 'nope' not found in any table",
+        err.toString().strip());
   }
 }

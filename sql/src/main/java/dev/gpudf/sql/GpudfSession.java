@@ -159,6 +159,16 @@ public final class GpudfSession implements AutoCloseable {
         .build();
   }
 
+  /** Calcite wraps the validator's message (with its line and column) in two exceptions; keep only that message. */
+  private static String validationMessage(ValidationException e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof org.apache.calcite.runtime.CalciteContextException context) {
+        return context.getMessage();
+      }
+    }
+    return e.getMessage();
+  }
+
   private GpuRel plan(String sql) {
     plansMade.incrementAndGet();
     try (Planner planner = Frameworks.getPlanner(config())) {
@@ -166,8 +176,10 @@ public final class GpudfSession implements AutoCloseable {
       SqlNode validated = planner.validate(parsed);
       RelRoot root = planner.rel(validated);
       return optimize(root.project());
-    } catch (SqlParseException | ValidationException e) {
+    } catch (SqlParseException e) {
       throw new UserException(e.getMessage(), e);
+    } catch (ValidationException e) {
+      throw new UserException(validationMessage(e), e);
     } catch (RelConversionException e) {
       throw new InternalException("planning failed: " + e.getMessage(), e);
     }
