@@ -7,6 +7,7 @@ import dev.gpudf.columnar.cuda.CudaStream;
 import dev.gpudf.columnar.cuda.Gpu;
 import dev.gpudf.columnar.error.UserException;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -49,6 +50,11 @@ public final class Catalog implements AutoCloseable {
       throw new UserException("no table '" + name + "'");
     }
     t.close();
+  }
+
+  /** The tables' names (lower case), in the order they were registered. */
+  public synchronized List<String> names() {
+    return List.copyOf(tables.keySet());
   }
 
   synchronized Map<String, Table<?>> tables() {

@@ -12,6 +12,7 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.RelRoot;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.TableScan;
@@ -111,6 +112,11 @@ public final class GpudfSession implements AutoCloseable {
       plans.put(key, plan);
     }
     return plan;
+  }
+
+  /** The column names and SQL types {@code sql} returns, from its (cached) plan; nothing runs. */
+  public RelDataType resultType(String sql) {
+    return planned(sql).getRowType();
   }
 
   /** How many statements were planned (not served from the plan cache) so far. */

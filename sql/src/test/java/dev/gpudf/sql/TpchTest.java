@@ -9,6 +9,12 @@ import io.trino.tpch.TpchTable;
 import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import org.junit.jupiter.api.io.TempDir;
+import org.apache.arrow.vector.ipc.ArrowFileWriter;
+import java.sql.SQLException;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.Path;
+import java.nio.channels.FileChannel;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.LocalDate;
@@ -225,16 +231,44 @@ class TpchTest {
     }
   }
 
-  private void compare(String name, VectorSchemaRoot got, String sql) throws Exception {
+  /** The rows of an Arrow result, a date as its day number. */
+  private static List<Object[]> rows(VectorSchemaRoot got) {
+    List<Object[]> rows = new ArrayList<>();
+    for (int r = 0; r < got.getRowCount(); r++) {
+      Object[] row = new Object[got.getFieldVectors().size()];
+      for (int c = 0; c < row.length; c++) {
+        row[c] = got.getVector(c).getObject(r);
+      }
+      rows.add(row);
+    }
+    return rows;
+  }
+
+  /** The rows of a JDBC result, a date as its day number (as in {@link #rows(VectorSchemaRoot)}). */
+  private static List<Object[]> rows(ResultSet got) throws SQLException {
+    List<Object[]> rows = new ArrayList<>();
+    int cols = got.getMetaData().getColumnCount();
+    while (got.next()) {
+      Object[] row = new Object[cols];
+      for (int c = 0; c < cols; c++) {
+        Object v = got.getObject(c + 1);
+        row[c] = v instanceof java.sql.Date d ? d.toLocalDate().toEpochDay() : v;
+      }
+      rows.add(row);
+    }
+    return rows;
+  }
+
+  private void compare(String name, List<Object[]> got, String sql) throws Exception {
     try (Statement st = duck.createStatement(); ResultSet rs = st.executeQuery(sql)) {
       int cols = rs.getMetaData().getColumnCount();
-      assertEquals(cols, got.getFieldVectors().size(), name + " columns");
       int row = 0;
       while (rs.next()) {
-        assertTrue(row < got.getRowCount(), name + ": gpudf has only " + got.getRowCount() + " rows");
+        assertTrue(row < got.size(), name + ": gpudf has only " + got.size() + " rows");
+        assertEquals(cols, got.get(row).length, name + " columns");
         for (int c = 1; c <= cols; c++) {
           Object want = rs.getObject(c);
-          Object have = got.getVector(c - 1).getObject(row);
+          Object have = got.get(row)[c - 1];
           String where = name + " row " + row + " column " + rs.getMetaData().getColumnName(c);
           if (want == null || have == null) {
             assertEquals(want, have, where);
@@ -253,23 +287,37 @@ class TpchTest {
         }
         row++;
       }
-      assertEquals(row, got.getRowCount(), name + " rows");
+      assertEquals(row, got.size(), name + " rows");
     }
   }
 
-  private void runAll(GpudfSession s) throws Exception {
+  /** Runs every query through {@code run} and compares each answer with DuckDB's; fails listing all that differ. */
+  private void compareAll(QueryRunner run) throws Exception {
     List<String> failures = new ArrayList<>();
-    register(s);
     for (Map.Entry<String, String> q : QUERIES.entrySet()) {
-      try (VectorSchemaRoot got = s.query(q.getValue())) {
-        compare(q.getKey(), got, q.getValue());
-      } catch (RuntimeException | AssertionError e) {
+      try {
+        compare(q.getKey(), run.rows(q.getValue()), q.getValue());
+      } catch (Exception | AssertionError e) {
         // every query runs, so one report lists all that differ
         System.out.println("TPC-H " + q.getKey() + " failed: " + e);
         failures.add(q.getKey());
       }
     }
     assertEquals(List.of(), failures, "queries whose answers differ from DuckDB's (details above)");
+  }
+
+  /** One way of running a query for {@link #compareAll}. */
+  private interface QueryRunner {
+    List<Object[]> rows(String sql) throws Exception;
+  }
+
+  private void runAll(GpudfSession s) throws Exception {
+    register(s);
+    compareAll(sql -> {
+      try (VectorSchemaRoot got = s.query(sql)) {
+        return rows(got);
+      }
+    });
     // planning time after warm-up (explain plans afresh, without the plan cache)
     for (Map.Entry<String, String> q : QUERIES.entrySet()) {
       s.explain(q.getValue());
@@ -278,6 +326,28 @@ class TpchTest {
         s.explain(q.getValue());
       }
       System.out.printf("PLANNING %s %.1f ms%n", q.getKey(), (System.nanoTime() - t0) / 5e6);
+    }
+  }
+
+  /** The same 22 queries through the {@code jdbc:gpudf:} driver over a directory of Arrow IPC files. */
+  @Test
+  void jdbcDriverOverArrowFilesAgreesWithDuckDb(@TempDir Path dir) throws Exception {
+    for (TpchTable<?> t : TpchTable.getTables()) {
+      try (VectorSchemaRoot r = TpchData.arrow(allocator, t, SCALE);
+          FileChannel ch = FileChannel.open(dir.resolve(t.getTableName() + ".arrow"),
+              StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+          ArrowFileWriter w = new ArrowFileWriter(r, null, ch)) {
+        w.start();
+        w.writeBatch();
+        w.end();
+      }
+    }
+    try (Connection c = DriverManager.getConnection("jdbc:gpudf:path=" + dir + ";backend=cpu")) {
+      compareAll(sql -> {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+          return rows(rs);
+        }
+      });
     }
   }
 

@@ -1,0 +1,249 @@
+package dev.gpudf.sql.jdbc;
+
+import dev.gpudf.columnar.cuda.Cuda;
+import dev.gpudf.columnar.cuda.Gpu;
+import dev.gpudf.columnar.error.NotSupportedException;
+import dev.gpudf.columnar.error.UserException;
+import dev.gpudf.sql.FileTables;
+import dev.gpudf.sql.GpudfSession;
+import java.nio.file.Path;
+import java.sql.DatabaseMetaData;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.calcite.avatica.AvaticaConnection;
+import org.apache.calcite.avatica.ColumnMetaData;
+import org.apache.calcite.avatica.MetaImpl;
+import org.apache.calcite.avatica.NoSuchStatementException;
+import org.apache.calcite.avatica.QueryState;
+import org.apache.calcite.avatica.remote.TypedValue;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rel.type.RelDataTypeField;
+
+/**
+ * Avatica's view of one gpudf connection: opens the connection's session (and its allocator and
+ * GPU) and closes them with the connection. A query's whole result travels in its first frame.
+ * Parameters, batches and DML are refused with {@link NotSupportedException}.
+ */
+final class GpudfMeta extends MetaImpl {
+  private RootAllocator allocator;
+  private Gpu gpu;
+  private GpudfSession session;
+
+  GpudfMeta(AvaticaConnection connection) {
+    super(connection);
+  }
+
+  @Override
+  public synchronized void openConnection(ConnectionHandle ch, Map<String, String> info) {
+    String backend = info.getOrDefault("backend", "auto").toLowerCase(Locale.ROOT);
+    boolean useGpu = switch (backend) {
+      case "gpu" -> true;
+      case "cpu" -> false;
+      case "auto" -> Cuda.isAvailable();
+      default -> throw new UserException("backend must be cpu, gpu or auto, not '" + backend + "'");
+    };
+    allocator = new RootAllocator();
+    try {
+      gpu = useGpu ? Gpu.open(0) : null;
+      session = useGpu ? GpudfSession.gpu(gpu, allocator) : GpudfSession.cpu(allocator);
+      String path = info.get("path");
+      if (path != null) {
+        FileTables.loadDirectory(session.catalog(), Path.of(path), allocator);
+      }
+    } catch (RuntimeException e) {
+      closeConnection(ch);
+      throw e;
+    }
+  }
+
+  @Override
+  public synchronized void closeConnection(ConnectionHandle ch) {
+    try (RootAllocator a = allocator; Gpu g = gpu; GpudfSession s = session) {
+      session = null;
+      gpu = null;
+      allocator = null;
+    }
+  }
+
+  private synchronized GpudfSession session() {
+    if (session == null) {
+      throw new UserException("the connection is closed");
+    }
+    return session;
+  }
+
+  @Override
+  public StatementHandle prepare(ConnectionHandle ch, String sql, long maxRowCount) {
+    StatementHandle h = createStatement(ch);
+    h.signature = signature(sql, session().resultType(sql));
+    return h;
+  }
+
+  @Override
+  public ExecuteResult prepareAndExecute(StatementHandle h, String sql, long maxRowCount, PrepareCallback callback)
+      throws NoSuchStatementException {
+    return prepareAndExecute(h, sql, maxRowCount, -1, callback);
+  }
+
+  @Override
+  public ExecuteResult prepareAndExecute(StatementHandle h, String sql, long maxRowCount, int maxRowsInFirstFrame,
+      PrepareCallback callback) throws NoSuchStatementException {
+    try {
+      h.signature = signature(sql, session().resultType(sql));
+      Frame frame = run(h.signature, sql, maxRowCount);
+      synchronized (callback.getMonitor()) {
+        callback.clear();
+        callback.assign(h.signature, frame, -1);
+      }
+      callback.execute();
+      return new ExecuteResult(List.of(MetaResultSet.create(h.connectionId, h.id, false, h.signature, frame)));
+    } catch (java.sql.SQLException e) {
+      throw new UserException(e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public ExecuteResult execute(StatementHandle h, List<TypedValue> parameterValues, long maxRowCount) {
+    return execute(h, parameterValues, (int) Math.min(maxRowCount, Integer.MAX_VALUE));
+  }
+
+  @Override
+  public ExecuteResult execute(StatementHandle h, List<TypedValue> parameterValues, int maxRowsInFirstFrame) {
+    if (parameterValues != null && !parameterValues.isEmpty()) {
+      throw new NotSupportedException("statement parameters are not supported yet");
+    }
+    Frame frame = run(h.signature, h.signature.sql, -1);
+    return new ExecuteResult(List.of(MetaResultSet.create(h.connectionId, h.id, false, h.signature, frame)));
+  }
+
+  private static Signature signature(String sql, RelDataType type) {
+    return Signature.create(ArrowRows.columns(type), sql, List.of(), CursorFactory.ARRAY, StatementType.SELECT);
+  }
+
+  private Frame run(Signature signature, String sql, long maxRowCount) {
+    GpudfSession s = session();
+    RelDataType type = s.resultType(sql);
+    try (VectorSchemaRoot result = s.query(sql)) {
+      return Frame.create(0, true, ArrowRows.rows(result, type, maxRowCount));
+    }
+  }
+
+  @Override
+  public ExecuteBatchResult prepareAndExecuteBatch(StatementHandle h, List<String> sqlCommands) {
+    throw new NotSupportedException("batches are not supported");
+  }
+
+  @Override
+  public ExecuteBatchResult executeBatch(StatementHandle h, List<List<TypedValue>> parameterValues) {
+    throw new NotSupportedException("batches are not supported");
+  }
+
+  @Override
+  public Frame fetch(StatementHandle h, long offset, int fetchMaxRowCount) {
+    // every result is complete in its first frame (done = true), so Avatica never asks for more
+    throw new NotSupportedException("fetching beyond the first frame is not supported");
+  }
+
+  @Override
+  public void closeStatement(StatementHandle h) {
+    // statements hold no state beyond their plan, which lives in the session's plan cache
+  }
+
+  @Override
+  public boolean syncResults(StatementHandle sh, QueryState state, long offset) {
+    return false;
+  }
+
+  @Override
+  public void commit(ConnectionHandle ch) {
+    // read-only: there is nothing to commit
+  }
+
+  @Override
+  public void rollback(ConnectionHandle ch) {
+    // read-only: there is nothing to roll back
+  }
+
+  @Override
+  public MetaResultSet getTables(ConnectionHandle ch, String catalog, Pat schemaPattern, Pat tableNamePattern,
+      List<String> typeList) {
+    List<Object> rows = new ArrayList<>();
+    if (typeList == null || typeList.contains("TABLE")) {
+      for (String name : matching(tableNamePattern)) {
+        rows.add(new MetaTable(null, null, name, "TABLE"));
+      }
+    }
+    return result(MetaTable.class, rows);
+  }
+
+  @Override
+  public MetaResultSet getColumns(ConnectionHandle ch, String catalog, Pat schemaPattern, Pat tableNamePattern,
+      Pat columnNamePattern) {
+    List<Object> rows = new ArrayList<>();
+    Pattern columns = like(columnNamePattern);
+    for (String table : matching(tableNamePattern)) {
+      for (RelDataTypeField f : session().resultType("SELECT * FROM \"" + table + "\"").getFieldList()) {
+        if (!columns.matcher(f.getName()).matches()) {
+          continue;
+        }
+        RelDataType t = f.getType();
+        Integer precision = t.getPrecision() == RelDataType.PRECISION_NOT_SPECIFIED ? null : t.getPrecision();
+        Integer scale = t.getScale() == RelDataType.SCALE_NOT_SPECIFIED ? null : t.getScale();
+        boolean nullable = t.isNullable();
+        rows.add(new MetaColumn(null, null, table, f.getName(), t.getSqlTypeName().getJdbcOrdinal(),
+            t.getSqlTypeName().getName(), precision, scale, 10,
+            nullable ? DatabaseMetaData.columnNullable : DatabaseMetaData.columnNoNulls, null,
+            f.getIndex() + 1, nullable ? "YES" : "NO"));
+      }
+    }
+    return result(MetaColumn.class, rows);
+  }
+
+  private List<String> matching(Pat tableNamePattern) {
+    Pattern p = like(tableNamePattern);
+    return session().catalog().names().stream().filter(n -> p.matcher(n).matches()).toList();
+  }
+
+  /** A JDBC metadata pattern ({@code %} any run, {@code _} one character, {@code \} escapes, null for all) as a regex. */
+  private static Pattern like(Pat pat) {
+    if (pat == null || pat.s == null) {
+      return Pattern.compile(".*", Pattern.DOTALL);
+    }
+    StringBuilder re = new StringBuilder();
+    String s = pat.s;
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c == '\\' && i + 1 < s.length()) {
+        re.append(Pattern.quote(String.valueOf(s.charAt(++i))));
+      } else {
+        re.append(c == '%' ? ".*" : c == '_' ? "." : Pattern.quote(String.valueOf(c)));
+      }
+    }
+    return Pattern.compile(re.toString(), Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
+  }
+
+  /** Avatica's metadata rows (public fields, in declaration order, as {@code fieldMetaData} lists them) as arrays. */
+  private MetaResultSet result(Class<?> rowClass, List<Object> rows) {
+    List<java.lang.reflect.Field> fields = java.util.Arrays.stream(rowClass.getFields())
+        .filter(f -> !java.lang.reflect.Modifier.isStatic(f.getModifiers())).toList();
+    List<Object> arrays = new ArrayList<>(rows.size());
+    for (Object row : rows) {
+      Object[] values = new Object[fields.size()];
+      for (int i = 0; i < values.length; i++) {
+        try {
+          values[i] = fields.get(i).get(row);
+        } catch (IllegalAccessException e) {
+          throw new dev.gpudf.columnar.error.InternalException("cannot read metadata field " + fields.get(i), e);
+        }
+      }
+      arrays.add(values);
+    }
+    List<ColumnMetaData> columns = fieldMetaData(rowClass).columns;
+    return createResultSet(Map.of(), columns, CursorFactory.ARRAY, Frame.create(0, true, arrays));
+  }
+}

@@ -1,0 +1,163 @@
+package dev.gpudf.sql.jdbc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class GpudfDriverTest {
+  @TempDir Path dir;
+  String url;
+
+  @BeforeEach
+  void writeTables() throws Exception {
+    Files.writeString(dir.resolve("orders.csv"), """
+        o_id,o_price,o_ratio,o_date,o_name
+        1,10.50,5e-1,2024-01-02,"a, b"
+        2,,1.25,2024-02-29,Zürich 東京
+        3,7.25,,1969-12-31,
+        """);
+    Files.writeString(dir.resolve("nation.csv"), "n_key,n_name\n0,ALGERIA\n1,ARGENTINA\n");
+    url = "jdbc:gpudf:path=" + dir + ";backend=cpu";
+  }
+
+  @Test
+  void driverIsFoundThroughServiceLoading() throws SQLException {
+    assertTrue(DriverManager.getDriver(url) instanceof GpudfDriver);
+  }
+
+  @Test
+  void everyTypeComesBackThroughTheResultSet() throws SQLException {
+    try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT o_id, o_price, o_ratio, o_date, o_name, o_id > 1 AS big "
+            + "FROM orders ORDER BY o_id")) {
+      ResultSetMetaData md = rs.getMetaData();
+      assertEquals(6, md.getColumnCount());
+      assertEquals(List.of(Types.BIGINT, Types.DECIMAL, Types.DOUBLE, Types.DATE, Types.VARCHAR, Types.BOOLEAN),
+          List.of(md.getColumnType(1), md.getColumnType(2), md.getColumnType(3), md.getColumnType(4),
+              md.getColumnType(5), md.getColumnType(6)));
+      assertEquals("o_price", md.getColumnLabel(2));
+      assertEquals(2, md.getScale(2));
+
+      assertTrue(rs.next());
+      assertEquals(1L, rs.getLong(1));
+      assertEquals(new BigDecimal("10.50"), rs.getBigDecimal(2));
+      assertEquals(0.5, rs.getDouble(3));
+      assertEquals(LocalDate.of(2024, 1, 2), rs.getDate(4).toLocalDate());
+      assertEquals("2024-01-02", rs.getString(4));
+      assertEquals("a, b", rs.getString(5));
+      assertFalse(rs.getBoolean(6));
+
+      assertTrue(rs.next());
+      assertNull(rs.getBigDecimal("o_price"));
+      assertTrue(rs.wasNull());
+      assertEquals(LocalDate.of(2024, 2, 29), rs.getDate("o_date").toLocalDate());
+      assertEquals("Zürich 東京", rs.getString("o_name"));
+      assertTrue(rs.getBoolean("big"));
+
+      assertTrue(rs.next());
+      assertEquals(0.0, rs.getDouble(3));
+      assertTrue(rs.wasNull());
+      assertEquals("1969-12-31", rs.getString(4));
+      assertNull(rs.getString(5));
+      assertFalse(rs.next());
+    }
+  }
+
+  @Test
+  void aggregatesAndJoinsMatchTheSession() throws SQLException {
+    String sql = "SELECT n_name, COUNT(*) AS n, SUM(o_price) AS total FROM orders JOIN nation ON o_id - 1 = n_key "
+        + "GROUP BY n_name ORDER BY n_name";
+    try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      List<String> rows = new ArrayList<>();
+      while (rs.next()) {
+        rows.add(rs.getString(1) + "|" + rs.getLong(2) + "|" + rs.getBigDecimal(3));
+      }
+      assertEquals(List.of("ALGERIA|1|10.50", "ARGENTINA|1|null"), rows);
+    }
+  }
+
+  @Test
+  void preparedStatementsRunAgainAndHonourMaxRows() throws SQLException {
+    try (Connection c = DriverManager.getConnection(url);
+        PreparedStatement p = c.prepareStatement("SELECT o_id FROM orders ORDER BY o_id DESC")) {
+      assertEquals(Types.BIGINT, p.getMetaData().getColumnType(1));
+      for (int run = 0; run < 2; run++) {
+        try (ResultSet rs = p.executeQuery()) {
+          List<Long> ids = new ArrayList<>();
+          while (rs.next()) {
+            ids.add(rs.getLong(1));
+          }
+          assertEquals(List.of(3L, 2L, 1L), ids);
+        }
+      }
+      try (Statement s = c.createStatement()) {
+        s.setMaxRows(2);
+        try (ResultSet rs = s.executeQuery("SELECT o_id FROM orders")) {
+          int n = 0;
+          while (rs.next()) {
+            n++;
+          }
+          assertEquals(2, n);
+        }
+      }
+    }
+  }
+
+  @Test
+  void databaseMetaDataListsTablesAndColumns() throws SQLException {
+    try (Connection c = DriverManager.getConnection(url)) {
+      List<String> tables = new ArrayList<>();
+      try (ResultSet rs = c.getMetaData().getTables(null, null, "%", null)) {
+        while (rs.next()) {
+          tables.add(rs.getString("TABLE_NAME") + ":" + rs.getString("TABLE_TYPE"));
+        }
+      }
+      assertEquals(List.of("nation:TABLE", "orders:TABLE"), tables);
+      List<String> columns = new ArrayList<>();
+      try (ResultSet rs = c.getMetaData().getColumns(null, null, "ord%", "o\\_%")) {
+        while (rs.next()) {
+          columns.add(rs.getString("COLUMN_NAME") + " " + rs.getString("TYPE_NAME") + " " + rs.getInt("ORDINAL_POSITION"));
+        }
+      }
+      assertEquals(List.of("o_id BIGINT 1", "o_price DECIMAL 2", "o_ratio DOUBLE 3", "o_date DATE 4",
+          "o_name VARCHAR 5"), columns);
+    }
+  }
+
+  @Test
+  void errorsAreSqlExceptionsThatSayWhatIsWrong() throws SQLException {
+    try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+      SQLException e = assertThrows(SQLException.class, () -> s.executeQuery("SELECT nope FROM orders"));
+      assertTrue(e.getMessage().contains("Column 'nope' not found"), e.getMessage());
+      try (ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM orders")) {
+        assertTrue(rs.next());
+        assertEquals(3, rs.getInt(1));
+      }
+    }
+    SQLException bad = assertThrows(SQLException.class,
+        () -> DriverManager.getConnection("jdbc:gpudf:path=" + dir + ";backend=tpu"));
+    assertTrue(bad.getMessage().contains("backend must be cpu, gpu or auto"), bad.getMessage());
+    assertThrows(SQLException.class, () -> DriverManager.getConnection("jdbc:gpudf:path=" + dir.resolve("missing")));
+  }
+}
