@@ -183,6 +183,6 @@ public final class DataFrame {
 
   /** Runs the query; the caller closes the result (from the session's allocator). */
   public VectorSchemaRoot toArrow() {
-    return session.execute(session.optimize(rel));
+    return session.execute(session.optimize(rel), List.of());
   }
 }

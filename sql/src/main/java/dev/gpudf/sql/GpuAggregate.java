@@ -109,7 +109,7 @@ public final class GpuAggregate extends Aggregate implements GpuRel {
       for (int c = 0; c < t.columnCount(); c++) {
         AggregateCall call = c < keys ? null : getAggCallList().get(c - keys);
         if (call != null && call.getAggregation().getKind() == org.apache.calcite.sql.SqlKind.LITERAL_AGG) {
-          columns.add(TableOps.evaluate(ctx.exec(), t, RexToExpr.translate(call.rexList.get(0), t.types(), getCluster())));
+          columns.add(TableOps.evaluate(ctx.exec(), t, RexToExpr.translate(call.rexList.get(0), t.types(), getCluster(), ctx.parameters())));
         } else {
           Column col = t.column(c);
           col.retain();

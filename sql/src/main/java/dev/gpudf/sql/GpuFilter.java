@@ -22,7 +22,7 @@ public final class GpuFilter extends Filter implements GpuRel {
   @Override
   public Table<?> execute(QueryContext ctx) {
     try (Table<?> in = input(ctx, 0);
-        Column mask = TableOps.evaluate(ctx.exec(), in, RexToExpr.translate(getCondition(), in.types(), getCluster()))) {
+        Column mask = TableOps.evaluate(ctx.exec(), in, RexToExpr.translate(getCondition(), in.types(), getCluster(), ctx.parameters()))) {
       return TableOps.filter(ctx.exec(), in, mask);
     }
   }

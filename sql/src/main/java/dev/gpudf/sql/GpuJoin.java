@@ -91,7 +91,7 @@ public final class GpuJoin extends org.apache.calcite.rel.core.Join implements G
       joined.retain();
       return joined;
     }
-    try (Column mask = TableOps.evaluate(ctx.exec(), joined, RexToExpr.translate(condition, joined.types(), getCluster()))) {
+    try (Column mask = TableOps.evaluate(ctx.exec(), joined, RexToExpr.translate(condition, joined.types(), getCluster(), ctx.parameters()))) {
       return TableOps.filter(ctx.exec(), joined, mask);
     }
   }

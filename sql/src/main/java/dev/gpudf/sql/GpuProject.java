@@ -34,7 +34,7 @@ public final class GpuProject extends Project implements GpuRel {
             c.retain();
             columns.add(c);
           } else {
-            columns.add(TableOps.evaluate(ctx.exec(), in, RexToExpr.translate(e, in.types(), getCluster())));
+            columns.add(TableOps.evaluate(ctx.exec(), in, RexToExpr.translate(e, in.types(), getCluster(), ctx.parameters())));
           }
         }
       } catch (RuntimeException ex) {

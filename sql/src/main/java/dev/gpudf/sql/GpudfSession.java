@@ -10,29 +10,33 @@ import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.calcite.plan.RelOptRule;
 import org.apache.calcite.plan.RelOptUtil;
+import org.apache.calcite.plan.hep.HepPlanner;
+import org.apache.calcite.plan.hep.HepProgram;
+import org.apache.calcite.plan.hep.HepProgramBuilder;
 import org.apache.calcite.rel.RelNode;
-import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.RelRoot;
+import org.apache.calcite.rel.RelVisitor;
 import org.apache.calcite.rel.core.Aggregate;
+import org.apache.calcite.rel.core.RelFactories;
 import org.apache.calcite.rel.core.TableScan;
 import org.apache.calcite.rel.logical.LogicalAggregate;
 import org.apache.calcite.rel.logical.LogicalFilter;
 import org.apache.calcite.rel.logical.LogicalJoin;
 import org.apache.calcite.rel.logical.LogicalProject;
 import org.apache.calcite.rel.logical.LogicalSort;
-import org.apache.calcite.plan.RelOptRule;
-import org.apache.calcite.plan.hep.HepPlanner;
-import org.apache.calcite.plan.hep.HepProgram;
-import org.apache.calcite.plan.hep.HepProgramBuilder;
-import org.apache.calcite.rel.core.RelFactories;
 import org.apache.calcite.rel.rules.CoreRules;
-import org.apache.calcite.sql2rel.RelDecorrelator;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rex.RexDynamicParam;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexShuttle;
 import org.apache.calcite.rex.RexUtil;
 import org.apache.calcite.schema.SchemaPlus;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.parser.SqlParseException;
 import org.apache.calcite.sql.parser.SqlParser;
+import org.apache.calcite.sql2rel.RelDecorrelator;
 import org.apache.calcite.tools.FrameworkConfig;
 import org.apache.calcite.tools.Frameworks;
 import org.apache.calcite.tools.Planner;
@@ -89,7 +93,52 @@ public final class GpudfSession implements AutoCloseable {
 
   /** Runs {@code sql} and returns its result as Arrow vectors from the session's allocator; the caller closes it. */
   public VectorSchemaRoot query(String sql) {
-    return execute(planned(sql));
+    return query(sql, List.of());
+  }
+
+  /**
+   * Runs {@code sql} with {@code parameters} as the values of its {@code ?} markers, in order (a
+   * null element is SQL NULL; values are converted to each marker's type, as {@link
+   * #parameterTypes} reports it). The plan is cached without the values, so running the
+   * statement again with others does not plan it again. The caller closes the result.
+   */
+  public VectorSchemaRoot query(String sql, List<Object> parameters) {
+    GpuRel plan = planned(sql);
+    int expected = parameterTypes(plan).size();
+    if (parameters.size() != expected) {
+      throw new UserException("the statement has " + expected + " parameters, " + parameters.size() + " were given");
+    }
+    return execute(plan, parameters);
+  }
+
+  /** The types of {@code sql}'s {@code ?} markers, in order, as Calcite inferred them from where they stand. */
+  public List<RelDataType> parameterTypes(String sql) {
+    return parameterTypes(planned(sql));
+  }
+
+  private static List<RelDataType> parameterTypes(RelNode plan) {
+    java.util.SortedMap<Integer, RelDataType> found = new java.util.TreeMap<>();
+    new RelVisitor() {
+      @Override
+      public void visit(RelNode node, int ordinal, RelNode parent) {
+        if (node instanceof org.apache.calcite.rel.core.Sort sort
+            && (sort.fetch instanceof RexDynamicParam || sort.offset instanceof RexDynamicParam)) {
+          throw new NotSupportedException("parameters are supported in expressions only (not in LIMIT or OFFSET)");
+        }
+        node.accept(new RexShuttle() {
+          @Override
+          public RexNode visitDynamicParam(RexDynamicParam param) {
+            found.put(param.getIndex(), param.getType());
+            return param;
+          }
+        });
+        super.visit(node, ordinal, parent);
+      }
+    }.go(plan);
+    if (!found.isEmpty() && found.lastKey() != found.size() - 1) {
+      throw new InternalException("parameter markers " + found.keySet() + " are not all in the plan");
+    }
+    return List.copyOf(found.values());
   }
 
   /**
@@ -148,8 +197,9 @@ public final class GpudfSession implements AutoCloseable {
     }
   }
 
-  VectorSchemaRoot execute(GpuRel plan) {
-    try (QueryContext ctx = new QueryContext(gpu == null ? Exec.onCpu(allocator) : Exec.onGpu(gpu, allocator), catalog);
+  VectorSchemaRoot execute(GpuRel plan, List<Object> parameters) {
+    try (QueryContext ctx = new QueryContext(gpu == null ? Exec.onCpu(allocator) : Exec.onGpu(gpu, allocator), catalog,
+        parameters);
         Table<?> result = plan.execute(ctx)) {
       return result.toArrow(allocator);
     }

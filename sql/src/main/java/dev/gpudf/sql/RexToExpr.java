@@ -3,6 +3,7 @@ package dev.gpudf.sql;
 import dev.gpudf.columnar.DataType;
 
 import dev.gpudf.columnar.error.NotSupportedException;
+import dev.gpudf.columnar.error.UserException;
 import dev.gpudf.kernels.Evaluate;
 import dev.gpudf.kernels.Expr;
 import dev.gpudf.kernels.Op;
@@ -11,10 +12,13 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.calcite.avatica.util.TimeUnitRange;
 import org.apache.calcite.plan.RelOptCluster;
+import org.apache.calcite.rex.RexBuilder;
 import org.apache.calcite.rex.RexCall;
+import org.apache.calcite.rex.RexDynamicParam;
 import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexShuttle;
 import org.apache.calcite.rex.RexUtil;
 import org.apache.calcite.sql.fun.SqlLikeOperator;
 import org.apache.calcite.sql.fun.SqlTrimFunction;
@@ -27,12 +31,38 @@ import org.apache.calcite.sql.fun.SqlTrimFunction;
 final class RexToExpr {
   private RexToExpr() {}
 
-  /** {@code rex} over input columns of types {@code input}, as an expression of Calcite's declared type. */
-  static Expr translate(RexNode rex, List<DataType> input, RelOptCluster cluster) {
-    RexNode expanded = RexUtil.expandSearch(cluster.getRexBuilder(), null, rex);
+  /**
+   * {@code rex} over input columns of types {@code input}, as an expression of Calcite's declared
+   * type; each {@code ?} becomes its value from {@code parameters}.
+   */
+  static Expr translate(RexNode rex, List<DataType> input, RelOptCluster cluster, List<Object> parameters) {
+    RexNode bound = rex.accept(new RexShuttle() {
+      @Override
+      public RexNode visitDynamicParam(RexDynamicParam param) {
+        return bind(cluster.getRexBuilder(), param, parameters);
+      }
+    });
+    RexNode expanded = RexUtil.expandSearch(cluster.getRexBuilder(), null, bound);
     Expr e = new RexToExpr.Walker(input).walk(expanded);
     DataType declared = SqlTypes.fromCalcite(rex.getType());
     return Evaluate.typeOf(e, input).equals(declared) ? e : Expr.cast(e, declared);
+  }
+
+  private static RexNode bind(RexBuilder rexBuilder, RexDynamicParam param, List<Object> parameters) {
+    int i = param.getIndex();
+    if (i >= parameters.size()) {
+      throw new UserException("parameter " + (i + 1) + " is not set (" + parameters.size() + " given)");
+    }
+    Object value = parameters.get(i);
+    if (value == null) {
+      return rexBuilder.makeNullLiteral(param.getType());
+    }
+    try {
+      return rexBuilder.makeLiteral(value, param.getType(), true);
+    } catch (RuntimeException e) {
+      throw new UserException("parameter " + (i + 1) + ": " + value + " (" + value.getClass().getSimpleName()
+          + ") cannot be used as " + param.getType(), e);
+    }
   }
 
   private record Walker(List<DataType> input) {

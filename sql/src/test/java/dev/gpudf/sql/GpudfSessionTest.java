@@ -129,6 +129,20 @@ class GpudfSessionTest {
       s.query("SELECT COUNT(*) FROM lineitem WHERE l_discount > 0.05").close();
     }
     assertEquals(planned + 1, s.plansMade());
+    // parameters bind to the one cached plan
+    String byDiscount = "SELECT COUNT(*) FROM lineitem WHERE l_discount > ? AND l_shipdate >= ?";
+    planned = s.plansMade();
+    assertEquals(2, s.parameterTypes(byDiscount).size());
+    for (String d : List.of("0.01", "0.05", "0.09")) {
+      try (VectorSchemaRoot got = s.query(byDiscount, List.of(new BigDecimal(d), (int) LocalDate.of(1995, 1, 1).toEpochDay()))) {
+        long want = rows.stream().filter(r -> r.discount.compareTo(new BigDecimal(d)) > 0
+            && !r.shipdate.isBefore(LocalDate.of(1995, 1, 1))).count();
+        assertEquals(want, got.getVector(0).getObject(0), "discount > " + d);
+      }
+    }
+    assertEquals(planned + 1, s.plansMade());
+    assertThrows(UserException.class, () -> s.query(byDiscount, List.of(BigDecimal.ONE)));
+    assertThrows(UserException.class, () -> s.query(byDiscount, List.of("x", 0)));
     // GROUP BY (on the CPU group-by for now) with ORDER BY over its result
     try (VectorSchemaRoot got = s.query("SELECT l_returnflag, COUNT(*) AS n, SUM(l_extendedprice) AS total, "
         + "AVG(l_discount) AS disc FROM lineitem WHERE l_orderkey < 50 GROUP BY l_returnflag ORDER BY l_returnflag")) {

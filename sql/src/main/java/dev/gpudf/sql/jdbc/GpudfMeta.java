@@ -16,6 +16,8 @@ import java.util.regex.Pattern;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.calcite.avatica.AvaticaConnection;
+import org.apache.calcite.avatica.AvaticaParameter;
+import org.apache.calcite.avatica.AvaticaStatement;
 import org.apache.calcite.avatica.ColumnMetaData;
 import org.apache.calcite.avatica.MetaImpl;
 import org.apache.calcite.avatica.NoSuchStatementException;
@@ -23,11 +25,13 @@ import org.apache.calcite.avatica.QueryState;
 import org.apache.calcite.avatica.remote.TypedValue;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeField;
+import org.apache.calcite.sql.type.SqlTypeName;
 
 /**
  * Avatica's view of one gpudf connection: opens the connection's session (and its allocator and
  * GPU) and closes them with the connection. A query's whole result travels in its first frame.
- * Parameters, batches and DML are refused with {@link NotSupportedException}.
+ * Prepared statements take {@code ?} parameters in expressions; batches and DML are refused
+ * with {@link NotSupportedException}.
  */
 final class GpudfMeta extends MetaImpl {
   private RootAllocator allocator;
@@ -95,7 +99,7 @@ final class GpudfMeta extends MetaImpl {
       PrepareCallback callback) throws NoSuchStatementException {
     try {
       h.signature = signature(sql, session().resultType(sql));
-      Frame frame = run(h.signature, sql, maxRowCount);
+      Frame frame = run(sql, List.of(), maxRowCount);
       synchronized (callback.getMonitor()) {
         callback.clear();
         callback.assign(h.signature, frame, -1);
@@ -114,21 +118,40 @@ final class GpudfMeta extends MetaImpl {
 
   @Override
   public ExecuteResult execute(StatementHandle h, List<TypedValue> parameterValues, int maxRowsInFirstFrame) {
-    if (parameterValues != null && !parameterValues.isEmpty()) {
-      throw new NotSupportedException("statement parameters are not supported yet");
+    List<Object> values = new ArrayList<>();
+    if (parameterValues != null) {
+      // TypedValue keeps Avatica's local form (a DATE as its day number), which Calcite's literals take
+      parameterValues.forEach(v -> values.add(v == null ? null : v.value));
     }
-    Frame frame = run(h.signature, h.signature.sql, -1);
+    Frame frame = run(h.signature.sql, values, maxRows(h));
     return new ExecuteResult(List.of(MetaResultSet.create(h.connectionId, h.id, false, h.signature, frame)));
   }
 
-  private static Signature signature(String sql, RelDataType type) {
-    return Signature.create(ArrowRows.columns(type), sql, List.of(), CursorFactory.ARRAY, StatementType.SELECT);
+  /** The statement's current {@code setMaxRows} limit, which Avatica passes to prepare but not to execute. */
+  private long maxRows(StatementHandle h) {
+    AvaticaStatement statement = connection.statementMap.get(h.id);
+    try {
+      return statement == null ? -1 : statement.getLargeMaxRows();
+    } catch (java.sql.SQLException e) {
+      throw new UserException(e.getMessage(), e);
+    }
   }
 
-  private Frame run(Signature signature, String sql, long maxRowCount) {
+  private Signature signature(String sql, RelDataType type) {
+    List<AvaticaParameter> parameters = new ArrayList<>();
+    for (RelDataType p : session().parameterTypes(sql)) {
+      SqlTypeName name = p.getSqlTypeName();
+      parameters.add(new AvaticaParameter(SqlTypeName.NUMERIC_TYPES.contains(name),
+          Math.max(p.getPrecision(), 0), Math.max(p.getScale(), 0), name.getJdbcOrdinal(), name.getName(),
+          Object.class.getName(), "?" + (parameters.size() + 1)));
+    }
+    return Signature.create(ArrowRows.columns(type), sql, parameters, CursorFactory.ARRAY, StatementType.SELECT);
+  }
+
+  private Frame run(String sql, List<Object> parameters, long maxRowCount) {
     GpudfSession s = session();
     RelDataType type = s.resultType(sql);
-    try (VectorSchemaRoot result = s.query(sql)) {
+    try (VectorSchemaRoot result = s.query(sql, parameters)) {
       return Frame.create(0, true, ArrowRows.rows(result, type, maxRowCount));
     }
   }

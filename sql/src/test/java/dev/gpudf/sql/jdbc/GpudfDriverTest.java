@@ -125,6 +125,52 @@ class GpudfDriverTest {
   }
 
   @Test
+  void parametersBindToTheCachedPlan() throws SQLException {
+    try (Connection c = DriverManager.getConnection(url);
+        PreparedStatement p = c.prepareStatement(
+            "SELECT o_name FROM orders WHERE o_id >= ? AND o_date < ? AND o_price IS DISTINCT FROM ? ORDER BY o_id")) {
+      assertEquals(3, p.getParameterMetaData().getParameterCount());
+      assertEquals(Types.BIGINT, p.getParameterMetaData().getParameterType(1));
+      assertEquals(Types.DATE, p.getParameterMetaData().getParameterType(2));
+      p.setLong(1, 2);
+      p.setDate(2, java.sql.Date.valueOf("2024-03-01"));
+      p.setBigDecimal(3, new BigDecimal("10.50"));
+      assertEquals(java.util.Arrays.asList("Zürich 東京", null), strings(p));
+      p.setLong(1, 1);
+      p.setDate(2, java.sql.Date.valueOf("2024-02-01"));
+      p.setBigDecimal(3, new BigDecimal("7.25"));
+      assertEquals(List.of("a, b"), strings(p));
+      p.setNull(3, Types.DECIMAL);
+      assertEquals(java.util.Arrays.asList("a, b", null), strings(p));
+      p.setMaxRows(1);
+      assertEquals(1, strings(p).size());
+    }
+    try (Connection c = DriverManager.getConnection(url);
+        PreparedStatement p = c.prepareStatement("SELECT COUNT(*) FROM orders WHERE o_name = ?")) {
+      p.setString(1, "a, b");
+      try (ResultSet rs = p.executeQuery()) {
+        assertTrue(rs.next());
+        assertEquals(1, rs.getLong(1));
+      }
+      p.setString(1, "nobody");
+      try (ResultSet rs = p.executeQuery()) {
+        assertTrue(rs.next());
+        assertEquals(0, rs.getLong(1));
+      }
+    }
+  }
+
+  private static List<String> strings(PreparedStatement p) throws SQLException {
+    List<String> out = new ArrayList<>();
+    try (ResultSet rs = p.executeQuery()) {
+      while (rs.next()) {
+        out.add(rs.getString(1));
+      }
+    }
+    return out;
+  }
+
+  @Test
   void databaseMetaDataListsTablesAndColumns() throws SQLException {
     try (Connection c = DriverManager.getConnection(url)) {
       List<String> tables = new ArrayList<>();
@@ -154,6 +200,11 @@ class GpudfDriverTest {
         assertTrue(rs.next());
         assertEquals(3, rs.getInt(1));
       }
+    }
+    try (Connection c = DriverManager.getConnection(url)) {
+      SQLException limit = assertThrows(SQLException.class, () -> c.prepareStatement("SELECT o_id FROM orders LIMIT ?"));
+      // Avatica's message names the statement; the cause says why
+      assertTrue(limit.getCause().getMessage().contains("not in LIMIT or OFFSET"), limit.getCause().getMessage());
     }
     SQLException bad = assertThrows(SQLException.class,
         () -> DriverManager.getConnection("jdbc:gpudf:path=" + dir + ";backend=tpu"));
