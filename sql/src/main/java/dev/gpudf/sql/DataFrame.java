@@ -131,6 +131,13 @@ public final class DataFrame {
     return with(b.project(exprs, names));
   }
 
+  /** This frame with column {@code from} (which must exist) named {@code to}, in the same place. */
+  public DataFrame withColumnRenamed(String from, String to) {
+    RelBuilder b = builder();
+    Col.col(from).bare(b);
+    return with(b.rename(columns().stream().map(c -> c.equals(from) ? to : c).toList()));
+  }
+
   /** This frame without the named columns (each must exist). */
   public DataFrame drop(String... names) {
     RelBuilder b = builder();

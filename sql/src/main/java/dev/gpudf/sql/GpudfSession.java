@@ -178,6 +178,13 @@ public final class GpudfSession implements AutoCloseable {
     return RelOptUtil.toString(plan(sql));
   }
 
+  /** Runs {@code frame} and registers its result as table {@code name}. */
+  public void createTable(String name, DataFrame frame) {
+    try (VectorSchemaRoot rows = frame.toArrow()) {
+      catalog.register(name, rows);
+    }
+  }
+
   /** A lazy {@link DataFrame} over catalog table {@code name}. */
   public synchronized DataFrame table(String name) {
     // DataFrames of one session share one cluster, so they can be joined; its schema gains

@@ -32,7 +32,8 @@ class DataFrameTest {
   void load() {
     allocator = new RootAllocator();
     session = GpudfSession.cpu(allocator);
-    for (TpchTable<?> t : List.of(TpchTable.LINE_ITEM, TpchTable.ORDERS, TpchTable.CUSTOMER)) {
+    for (TpchTable<?> t : List.of(TpchTable.LINE_ITEM, TpchTable.ORDERS, TpchTable.CUSTOMER,
+        TpchTable.SUPPLIER, TpchTable.NATION, TpchTable.REGION)) {
       try (VectorSchemaRoot r = TpchData.arrow(allocator, t, 0.01)) {
         session.catalog().register(t.getTableName(), r);
       }
@@ -97,6 +98,51 @@ class DataFrameTest {
         .select(col("l_orderkey"), col("revenue"), col("o_orderdate"), col("o_shippriority"))
         .orderBy(col("revenue").desc(), col("o_orderdate"), col("l_orderkey"))
         .limit(10));
+  }
+
+  @Test
+  void q5() {
+    DataFrame asia = session.table("region").filter(col("r_name").eq(lit("ASIA")));
+    Col revenue = col("l_extendedprice").times(lit(1).minus(col("l_discount")));
+    same(TpchTest.QUERIES.get("q5"), session.table("customer")
+        .join(session.table("orders"), JoinRelType.INNER, "c_custkey", "o_custkey")
+        .filter(col("o_orderdate").ge(date("1994-01-01")).and(col("o_orderdate").lt(date("1995-01-01"))))
+        .join(session.table("lineitem"), JoinRelType.INNER, "o_orderkey", "l_orderkey")
+        .join(session.table("supplier"), JoinRelType.INNER, "l_suppkey", "s_suppkey", "c_nationkey", "s_nationkey")
+        .join(session.table("nation"), JoinRelType.INNER, "s_nationkey", "n_nationkey")
+        .join(asia, JoinRelType.INNER, "n_regionkey", "r_regionkey")
+        .groupBy("n_name")
+        .agg(sum(revenue).as("revenue"))
+        .orderBy(col("revenue").desc()));
+  }
+
+  @Test
+  void q10() {
+    Col revenue = col("l_extendedprice").times(lit(1).minus(col("l_discount")));
+    same(TpchTest.QUERIES.get("q10"), session.table("customer")
+        .join(session.table("orders"), JoinRelType.INNER, "c_custkey", "o_custkey")
+        .filter(col("o_orderdate").ge(date("1993-10-01")).and(col("o_orderdate").lt(date("1994-01-01"))))
+        .join(session.table("lineitem").filter(col("l_returnflag").eq(lit("R"))), JoinRelType.INNER,
+            "o_orderkey", "l_orderkey")
+        .join(session.table("nation"), JoinRelType.INNER, "c_nationkey", "n_nationkey")
+        .groupBy("c_custkey", "c_name", "c_acctbal", "c_phone", "n_name", "c_address", "c_comment")
+        .agg(sum(revenue).as("revenue"))
+        .select(col("c_custkey"), col("c_name"), col("revenue"), col("c_acctbal"), col("n_name"), col("c_address"),
+            col("c_phone"), col("c_comment"))
+        .orderBy(col("revenue").desc(), col("c_custkey"))
+        .limit(20));
+  }
+
+  @Test
+  void renamedColumnsAndTablesMadeFromFrames() {
+    DataFrame n = session.table("nation").withColumnRenamed("n_name", "nation").select(col("n_nationkey"), col("nation"));
+    assertEquals(List.of("n_nationkey", "nation"), n.columns());
+    assertThrows(UserException.class, () -> session.table("nation").withColumnRenamed("n_nam", "x"));
+    session.createTable("asia_nations", session.table("nation")
+        .join(session.table("region").filter(col("r_name").eq(lit("ASIA"))), JoinRelType.INNER, "n_regionkey", "r_regionkey")
+        .select(col("n_name")));
+    same("SELECT n_name FROM nation, region WHERE n_regionkey = r_regionkey AND r_name = 'ASIA' ORDER BY n_name",
+        session.table("asia_nations").orderBy(col("n_name")));
   }
 
   @Test
