@@ -24,6 +24,16 @@ class SqlCommandTest {
   }
 
   @Test
+  void printsDatesAndLiteralRows(@TempDir Path dir) throws Exception {
+    StringWriter sw = new StringWriter();
+    CommandLine cl = GpudfCli.commandLine();
+    cl.setOut(new PrintWriter(sw));
+    assertEquals(0, cl.execute("sql", "--path", dir.toString(), "--backend", "cpu",
+        "SELECT d, s FROM (VALUES (DATE '2024-02-29', 'Zürich'), (DATE '1969-12-31', NULL)) AS t(d, s) ORDER BY d"));
+    assertEquals("d          | s\n1969-12-31 | NULL\n2024-02-29 | Zürich\n(2 rows, cpu backend)\n", sw.toString());
+  }
+
+  @Test
   void explainsAndRejectsBadBackends(@TempDir Path dir) throws Exception {
     Files.writeString(dir.resolve("t.csv"), "k,v\na,1\n");
     StringWriter sw = new StringWriter();

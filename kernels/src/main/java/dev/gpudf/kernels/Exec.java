@@ -36,6 +36,11 @@ public final class Exec implements AutoCloseable {
     return new Exec(null, allocator);
   }
 
+  /** Whether this state runs kernels on a GPU (the CPU twins otherwise). */
+  public boolean hasGpu() {
+    return gpu != null;
+  }
+
   /** The GPU; throws {@link NotSupportedException} for CPU-only state. */
   public Gpu gpu() {
     if (gpu == null) {

@@ -11,6 +11,7 @@ import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rel.core.Sort;
 import org.apache.calcite.rel.core.Union;
+import org.apache.calcite.rel.core.Values;
 import org.apache.calcite.rel.logical.LogicalAggregate;
 import org.apache.calcite.rel.logical.LogicalFilter;
 import org.apache.calcite.rel.logical.LogicalJoin;
@@ -18,6 +19,7 @@ import org.apache.calcite.rel.logical.LogicalProject;
 import org.apache.calcite.rel.logical.LogicalSort;
 import org.apache.calcite.rel.logical.LogicalTableScan;
 import org.apache.calcite.rel.logical.LogicalUnion;
+import org.apache.calcite.rel.logical.LogicalValues;
 
 /** The rules that turn logical operators into gpudf's physical ones ({@link GpuRel#CONVENTION}). */
 public final class GpuRules {
@@ -50,6 +52,10 @@ public final class GpuRules {
         Union u = (Union) r;
         return new GpuUnion(u.getCluster(), u.getTraitSet().replace(GpuRel.CONVENTION),
             u.getInputs().stream().map(GpuRules::gpu).toList(), u.all);
+      }),
+      rule(LogicalValues.class, "GpuValuesRule", r -> {
+        Values v = (Values) r;
+        return new GpuValues(v.getCluster(), v.getRowType(), v.getTuples(), v.getTraitSet().replace(GpuRel.CONVENTION));
       }),
       rule(LogicalAggregate.class, "GpuAggregateRule", r -> {
         Aggregate a = (Aggregate) r;

@@ -313,7 +313,7 @@ public final class GpudfSession implements AutoCloseable {
   private static void checkSupported(RelNode node) {
     boolean known = node instanceof TableScan || node instanceof LogicalFilter || node instanceof LogicalProject
         || node instanceof LogicalSort || node instanceof LogicalAggregate || node instanceof LogicalJoin
-        || node instanceof org.apache.calcite.rel.logical.LogicalUnion;
+        || node instanceof org.apache.calcite.rel.logical.LogicalUnion || node instanceof org.apache.calcite.rel.logical.LogicalValues;
     if (!known) {
       throw new NotSupportedException(node.getRelTypeName().replace("Logical", "") + " is not supported yet");
     }

@@ -1,6 +1,9 @@
 package dev.gpudf.sql;
 
+import java.time.LocalDate;
 import java.util.List;
+import org.apache.arrow.vector.DateDayVector;
+import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
 
@@ -15,8 +18,7 @@ public final class ResultText {
     for (int c = 0; c < names.size(); c++) {
       width[c] = names.get(c).length();
       for (int i = 0; i < r.getRowCount(); i++) {
-        Object v = r.getVector(c).getObject(i);
-        cells[i][c] = v == null ? "NULL" : v.toString();
+        cells[i][c] = cell(r.getVector(c), i);
         width[c] = Math.max(width[c], cells[i][c].length());
       }
     }
@@ -26,6 +28,14 @@ public final class ResultText {
       line(sb, row, width);
     }
     return sb.toString();
+  }
+
+  private static String cell(FieldVector v, int i) {
+    if (v.isNull(i)) {
+      return "NULL";
+    }
+    // Arrow's DATE is a day number; people read dates
+    return v instanceof DateDayVector d ? LocalDate.ofEpochDay(d.get(i)).toString() : v.getObject(i).toString();
   }
 
   private static void line(StringBuilder sb, String[] cells, int[] width) {

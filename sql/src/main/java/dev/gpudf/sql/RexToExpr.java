@@ -7,6 +7,7 @@ import dev.gpudf.columnar.error.UserException;
 import dev.gpudf.kernels.Evaluate;
 import dev.gpudf.kernels.Expr;
 import dev.gpudf.kernels.Op;
+import dev.gpudf.kernels.Scalar;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,6 +47,24 @@ final class RexToExpr {
     Expr e = new RexToExpr.Walker(input).walk(expanded);
     DataType declared = SqlTypes.fromCalcite(rex.getType());
     return Evaluate.typeOf(e, input).equals(declared) ? e : Expr.cast(e, declared);
+  }
+
+  /** The value of {@code lit} in gpudf's representation of its type (a DATE as its day number). */
+  static Scalar scalar(RexLiteral lit) {
+    DataType t = SqlTypes.fromCalcite(lit.getType());
+    if (lit.isNull()) {
+      return Scalar.nullOf(t);
+    }
+    Object v = switch (t.id()) {
+      case BOOL -> lit.getValueAs(Boolean.class);
+      case INT8, INT16, INT32, INT64 -> lit.getValueAs(Long.class);
+      case FLOAT32, FLOAT64 -> lit.getValueAs(Double.class);
+      case DECIMAL -> lit.getValueAs(BigDecimal.class);
+      case DATE -> (long) lit.getValueAs(Integer.class);
+      case TIMESTAMP -> Walker.timestamp(lit.getValueAs(Long.class), t);
+      case STRING -> lit.getValueAs(String.class);
+    };
+    return new Scalar(t, v);
   }
 
   private static RexNode bind(RexBuilder rexBuilder, RexDynamicParam param, List<Object> parameters) {
@@ -172,20 +191,8 @@ final class RexToExpr {
     }
 
     private Expr literal(RexLiteral lit) {
-      DataType t = SqlTypes.fromCalcite(lit.getType());
-      if (lit.isNull()) {
-        return Expr.nullOf(t);
-      }
-      Object v = switch (t.id()) {
-        case BOOL -> lit.getValueAs(Boolean.class);
-        case INT8, INT16, INT32, INT64 -> lit.getValueAs(Long.class);
-        case FLOAT32, FLOAT64 -> lit.getValueAs(Double.class);
-        case DECIMAL -> lit.getValueAs(BigDecimal.class);
-        case DATE -> (long) lit.getValueAs(Integer.class);
-        case TIMESTAMP -> timestamp(lit.getValueAs(Long.class), t);
-        case STRING -> lit.getValueAs(String.class);
-      };
-      return new Expr.Lit(t, v);
+      Scalar s = scalar(lit);
+      return s.isNull() ? Expr.nullOf(s.type()) : new Expr.Lit(s.type(), s.value());
     }
 
     private static long timestamp(long millis, DataType t) {

@@ -2,9 +2,9 @@ package dev.gpudf.sql;
 
 import dev.gpudf.columnar.ArrowTypes;
 import dev.gpudf.columnar.DataType;
-import dev.gpudf.columnar.error.InternalException;
 import dev.gpudf.kernels.Scalar;
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
@@ -19,46 +19,64 @@ import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.SmallIntVector;
 import org.apache.arrow.vector.TimeStampVector;
 import org.apache.arrow.vector.TinyIntVector;
+import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
-/** One-row Arrow tables of scalars: how global aggregates become a result table. */
+/** Arrow tables of scalars: how global aggregates and VALUES become result tables. */
 final class ScalarTables {
   private ScalarTables() {}
 
   /** A one-row root with a column per scalar; the caller closes it. */
   static VectorSchemaRoot of(BufferAllocator allocator, List<String> names, List<Scalar> values) {
+    return rows(allocator, names, values.stream().map(Scalar::type).toList(), List.of(values));
+  }
+
+  /**
+   * A root with columns {@code names} of {@code types} and one row per element of {@code rows}
+   * (each value converted to its column's type); the caller closes it.
+   */
+  static VectorSchemaRoot rows(BufferAllocator allocator, List<String> names, List<DataType> types,
+      List<List<Scalar>> rows) {
     List<FieldVector> vectors = new ArrayList<>();
-    for (int i = 0; i < values.size(); i++) {
-      Scalar s = values.get(i);
-      FieldVector v = ArrowTypes.toArrowField(names.get(i), s.type()).createVector(allocator);
-      vectors.add(v);
-      v.setInitialCapacity(1);
-      v.allocateNew();
-      if (s.isNull()) {
-        v.setNull(0);
-      } else {
-        set(v, s.type(), s.value());
+    try {
+      for (int c = 0; c < types.size(); c++) {
+        FieldVector v = ArrowTypes.toArrowField(names.get(c), types.get(c)).createVector(allocator);
+        vectors.add(v);
+        v.setInitialCapacity(rows.size());
+        v.allocateNew();
+        for (int r = 0; r < rows.size(); r++) {
+          Scalar s = rows.get(r).get(c);
+          if (s.isNull()) {
+            v.setNull(r);
+          } else {
+            set(v, r, types.get(c), s.value());
+          }
+        }
+        v.setValueCount(rows.size());
       }
-      v.setValueCount(1);
+    } catch (RuntimeException e) {
+      vectors.forEach(FieldVector::close);
+      throw e;
     }
     VectorSchemaRoot root = new VectorSchemaRoot(vectors);
-    root.setRowCount(1);
+    root.setRowCount(rows.size());
     return root;
   }
 
-  private static void set(FieldVector v, DataType t, Object value) {
+  private static void set(FieldVector v, int i, DataType t, Object value) {
     switch (t.id()) {
-      case BOOL -> ((BitVector) v).set(0, (Boolean) value ? 1 : 0);
-      case INT8 -> ((TinyIntVector) v).set(0, ((Number) value).byteValue());
-      case INT16 -> ((SmallIntVector) v).set(0, ((Number) value).shortValue());
-      case INT32 -> ((IntVector) v).set(0, ((Number) value).intValue());
-      case INT64 -> ((BigIntVector) v).set(0, ((Number) value).longValue());
-      case FLOAT32 -> ((Float4Vector) v).set(0, ((Number) value).floatValue());
-      case FLOAT64 -> ((Float8Vector) v).set(0, ((Number) value).doubleValue());
-      case DECIMAL -> ((DecimalVector) v).set(0, ((BigDecimal) value).setScale(t.scale()));
-      case DATE -> ((DateDayVector) v).set(0, ((Number) value).intValue());
-      case TIMESTAMP -> ((TimeStampVector) v).set(0, ((Number) value).longValue());
-      case STRING -> throw new InternalException("string scalars are not produced by any aggregate yet");
+      case BOOL -> ((BitVector) v).set(i, (Boolean) value ? 1 : 0);
+      case INT8 -> ((TinyIntVector) v).set(i, ((Number) value).byteValue());
+      case INT16 -> ((SmallIntVector) v).set(i, ((Number) value).shortValue());
+      case INT32 -> ((IntVector) v).set(i, ((Number) value).intValue());
+      case INT64 -> ((BigIntVector) v).set(i, ((Number) value).longValue());
+      case FLOAT32 -> ((Float4Vector) v).set(i, ((Number) value).floatValue());
+      case FLOAT64 -> ((Float8Vector) v).set(i, ((Number) value).doubleValue());
+      // a narrower literal (1 in a DECIMAL(3, 1) column) widens exactly; the planner typed the column to hold it
+      case DECIMAL -> ((DecimalVector) v).setSafe(i, new BigDecimal(value.toString()).setScale(t.scale()));
+      case DATE -> ((DateDayVector) v).set(i, ((Number) value).intValue());
+      case TIMESTAMP -> ((TimeStampVector) v).set(i, ((Number) value).longValue());
+      case STRING -> ((VarCharVector) v).setSafe(i, ((String) value).getBytes(StandardCharsets.UTF_8));
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.gpudf.sql;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -193,6 +194,24 @@ class GpudfSessionTest {
     NotSupportedException except = assertThrows(NotSupportedException.class,
         () -> s.query("SELECT l_orderkey FROM lineitem EXCEPT SELECT l_orderkey FROM lineitem"));
     assertTrue(except.getMessage().contains("not supported"), except.getMessage());
+    // literal rows: SELECT without FROM, VALUES widened to one type per column, NULLs, joined with a table
+    try (VectorSchemaRoot got = s.query("SELECT 1 + 1 AS two, 'Zürich' AS city, DATE '2024-02-29' AS d")) {
+      assertEquals(1, got.getRowCount());
+      assertEquals(2, ((Number) got.getVector(0).getObject(0)).intValue());
+      assertEquals("Zürich", got.getVector(1).getObject(0).toString());
+      assertEquals((int) LocalDate.of(2024, 2, 29).toEpochDay(), got.getVector(2).getObject(0));
+    }
+    try (VectorSchemaRoot got = s.query("SELECT x, y FROM (VALUES (1, 'a'), (2.25, NULL), (NULL, 'ccc')) AS t(x, y) ORDER BY x")) {
+      assertEquals(3, got.getRowCount());
+      assertEquals(new BigDecimal("1.00"), got.getVector(0).getObject(0));
+      assertEquals(new BigDecimal("2.25"), got.getVector(0).getObject(1));
+      assertNull(got.getVector(0).getObject(2));
+      assertNull(got.getVector(1).getObject(1));
+      assertEquals("ccc", got.getVector(1).getObject(2).toString());
+    }
+    try (VectorSchemaRoot got = s.query("SELECT COUNT(*) FROM lineitem JOIN (VALUES ('R'), ('A')) AS f(flag) ON l_returnflag = flag")) {
+      assertEquals(rows.stream().filter(r -> r.flag.equals("R") || r.flag.equals("A")).count(), got.getVector(0).getObject(0));
+    }
     assertThrows(UserException.class, () -> s.query("SELEKT 1"));
     assertThrows(UserException.class, () -> s.query("SELECT * FROM nowhere"));
   }
