@@ -5,6 +5,7 @@ import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
 
 /**
@@ -32,7 +33,7 @@ public final class HostTable extends Table<HostColumn> {
     try {
       for (FieldVector v : root.getFieldVectors()) {
         int nulls = HostBitmaps.nullCount(v);
-        columns.add(new HostColumn(share(v, nulls), nulls));
+        columns.add(new HostColumn(share(v.getName(), v, nulls), nulls));
         names.add(v.getName());
       }
     } catch (RuntimeException e) {
@@ -46,15 +47,17 @@ public final class HostTable extends Table<HostColumn> {
   @Override
   public VectorSchemaRoot toArrow(BufferAllocator allocator) {
     List<FieldVector> vectors = new ArrayList<>();
-    for (HostColumn c : columns()) {
-      vectors.add(share(c.vector(), c.nullCount()));
+    for (int i = 0; i < columns().size(); i++) {
+      HostColumn c = columns().get(i);
+      vectors.add(share(names().get(i), c.vector(), c.nullCount()));
     }
     return new VectorSchemaRoot(vectors);
   }
 
-  // A new vector over the same buffers, accounted to the source's allocator.
-  private static FieldVector share(FieldVector source, int nullCount) {
-    FieldVector copy = source.getField().createVector(source.getAllocator());
+  // A new vector, named as the table names the column, over the same buffers, accounted to the source's allocator.
+  private static FieldVector share(String name, FieldVector source, int nullCount) {
+    Field f = source.getField();
+    FieldVector copy = new Field(name, f.getFieldType(), f.getChildren()).createVector(source.getAllocator());
     copy.loadFieldBuffers(new ArrowFieldNode(source.getValueCount(), nullCount), source.getFieldBuffers());
     return copy;
   }

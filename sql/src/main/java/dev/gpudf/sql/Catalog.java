@@ -32,15 +32,26 @@ public final class Catalog implements AutoCloseable {
     if (tables.containsKey(key)) {
       throw new UserException("table '" + name + "' already exists");
     }
-    Table<?> t;
+    tables.put(key, load(root));
+  }
+
+  private Table<?> load(VectorSchemaRoot root) {
     if (gpu == null) {
-      t = HostTable.fromArrow(root);
-    } else {
-      try (CudaStream stream = gpu.newStream()) {
-        t = DeviceTable.fromArrow(gpu, root, stream);
-      }
+      return HostTable.fromArrow(root);
     }
-    tables.put(key, t);
+    try (CudaStream stream = gpu.newStream()) {
+      return DeviceTable.fromArrow(gpu, root, stream);
+    }
+  }
+
+  /** Replaces the rows of existing table {@code name} by {@code root} (copied, as for {@link #register}); the caller keeps {@code root}. */
+  public synchronized void replace(String name, VectorSchemaRoot root) {
+    String key = name.toLowerCase(Locale.ROOT);
+    if (!tables.containsKey(key)) {
+      throw new UserException("no table '" + name + "'");
+    }
+    // load first: if that fails, the table keeps its old rows
+    tables.put(key, load(root)).close();
   }
 
   /** Removes and closes table {@code name}. */

@@ -173,6 +173,25 @@ public final class GpudfSession implements AutoCloseable {
     return plansMade.get();
   }
 
+  /** How every statement is parsed: unquoted names fold to lower case; DDL is part of the grammar. */
+  static final SqlParser.Config PARSER = SqlParser.config().withCaseSensitive(false)
+      .withUnquotedCasing(org.apache.calcite.avatica.util.Casing.TO_LOWER)
+      .withParserFactory(org.apache.calcite.sql.parser.ddl.SqlDdlParserImpl.FACTORY);
+
+  /** Whether {@code sql} is a query (it returns rows) rather than DDL or DML (see {@link #update}). */
+  public boolean returnsRows(String sql) {
+    return Statements.parse(sql).getKind().belongsTo(org.apache.calcite.sql.SqlKind.QUERY);
+  }
+
+  /**
+   * Runs a DDL or DML statement and returns the number of rows it inserted (0 for DDL):
+   * {@code CREATE TABLE [IF NOT EXISTS] t (columns)}, {@code CREATE TABLE t AS query},
+   * {@code INSERT INTO t [(columns)] query-or-VALUES}, {@code DROP TABLE [IF EXISTS] t}.
+   */
+  public long update(String sql) {
+    return Statements.run(this, sql);
+  }
+
   /** The physical plan of {@code sql}, one operator a line. */
   public String explain(String sql) {
     return RelOptUtil.toString(plan(sql));
@@ -215,7 +234,7 @@ public final class GpudfSession implements AutoCloseable {
   private FrameworkConfig config() {
     return Frameworks.newConfigBuilder()
         .defaultSchema(schema())
-        .parserConfig(SqlParser.config().withCaseSensitive(false).withUnquotedCasing(org.apache.calcite.avatica.util.Casing.TO_LOWER))
+        .parserConfig(PARSER)
         .typeSystem(GpudfTypeSystem.INSTANCE)
         .programs(program())
         .executor(RexUtil.EXECUTOR)
@@ -238,7 +257,7 @@ public final class GpudfSession implements AutoCloseable {
       SqlNode parsed = planner.parse(sql);
       SqlNode validated = planner.validate(parsed);
       RelRoot root = planner.rel(validated);
-      return optimize(root.project());
+      return named(optimize(root.project()), root.validatedRowType.getFieldNames());
     } catch (SqlParseException e) {
       throw new UserException(e.getMessage(), e);
     } catch (ValidationException e) {
@@ -246,6 +265,21 @@ public final class GpudfSession implements AutoCloseable {
     } catch (RelConversionException e) {
       throw new InternalException("planning failed: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * {@code plan} with the statement's column names: rewrites may drop the projection that named
+   * them (a trivial one over VALUES, say), and a result must keep the names the query gave.
+   */
+  private static GpuRel named(GpuRel plan, List<String> names) {
+    if (plan.getRowType().getFieldNames().equals(names)) {
+      return plan;
+    }
+    RelNode rel = (RelNode) plan;
+    RelDataType type = rel.getCluster().getTypeFactory().createStructType(
+        rel.getRowType().getFieldList().stream().map(f -> f.getType()).toList(), names);
+    return new GpuProject(rel.getCluster(), rel.getTraitSet(), rel,
+        rel.getCluster().getRexBuilder().identityProjects(rel.getRowType()), type);
   }
 
   /** Logical rewrites, the support check, then Volcano into the GPU convention: shared by SQL and DataFrames. */
@@ -256,7 +290,8 @@ public final class GpudfSession implements AutoCloseable {
     RelNode rewritten = rewrite(logical);
     checkSupported(rewritten);
     RelNode physical = program().run(rewritten.getCluster().getPlanner(), rewritten,
-        rewritten.getTraitSet().replace(GpuRel.CONVENTION), List.of(), List.of());
+        // simplify: a VALUES of several rows has a composite collation, which Volcano cannot take as a goal
+        rewritten.getTraitSet().replace(GpuRel.CONVENTION).simplify(), List.of(), List.of());
     if (!(physical instanceof GpuRel rel)) {
       throw new InternalException("planning ended outside the GPU convention: " + RelOptUtil.toString(physical));
     }

@@ -30,13 +30,14 @@ import org.apache.calcite.sql.type.SqlTypeName;
 /**
  * Avatica's view of one gpudf connection: opens the connection's session (and its allocator and
  * GPU) and closes them with the connection. A query's whole result travels in its first frame.
- * Prepared statements take {@code ?} parameters in expressions; batches and DML are refused
- * with {@link NotSupportedException}.
+ * Queries return rows; CREATE TABLE, INSERT and DROP TABLE return update counts. Prepared
+ * queries take {@code ?} parameters in expressions; batches are refused with {@link NotSupportedException}.
  */
 final class GpudfMeta extends MetaImpl {
   private RootAllocator allocator;
   private Gpu gpu;
   private GpudfSession session;
+  private final Map<Integer, Signature> prepared = new java.util.concurrent.ConcurrentHashMap<>();
 
   GpudfMeta(AvaticaConnection connection) {
     super(connection);
@@ -84,7 +85,8 @@ final class GpudfMeta extends MetaImpl {
   @Override
   public StatementHandle prepare(ConnectionHandle ch, String sql, long maxRowCount) {
     StatementHandle h = createStatement(ch);
-    h.signature = signature(sql, session().resultType(sql));
+    h.signature = session().returnsRows(sql) ? signature(sql, session().resultType(sql)) : updateSignature(sql);
+    prepared.put(h.id, h.signature);
     return h;
   }
 
@@ -98,6 +100,16 @@ final class GpudfMeta extends MetaImpl {
   public ExecuteResult prepareAndExecute(StatementHandle h, String sql, long maxRowCount, int maxRowsInFirstFrame,
       PrepareCallback callback) throws NoSuchStatementException {
     try {
+      if (!session().returnsRows(sql)) {
+        h.signature = updateSignature(sql);
+        long count = session().update(sql);
+        synchronized (callback.getMonitor()) {
+          callback.clear();
+          callback.assign(h.signature, null, count);
+        }
+        callback.execute();
+        return new ExecuteResult(List.of(MetaResultSet.count(h.connectionId, h.id, count)));
+      }
       h.signature = signature(sql, session().resultType(sql));
       Frame frame = run(sql, List.of(), maxRowCount);
       synchronized (callback.getMonitor()) {
@@ -123,8 +135,19 @@ final class GpudfMeta extends MetaImpl {
       // TypedValue keeps Avatica's local form (a DATE as its day number), which Calcite's literals take
       parameterValues.forEach(v -> values.add(v == null ? null : v.value));
     }
-    Frame frame = run(h.signature.sql, values, maxRows(h));
-    return new ExecuteResult(List.of(MetaResultSet.create(h.connectionId, h.id, false, h.signature, frame)));
+    // Avatica hands some executions a handle without its signature; the prepared one is kept here
+    Signature signature = h.signature != null ? h.signature : prepared.get(h.id);
+    if (signature == null) {
+      throw new UserException("statement " + h.id + " was not prepared");
+    }
+    if (signature.statementType == StatementType.OTHER_DDL) {
+      if (!values.isEmpty()) {
+        throw new NotSupportedException("parameters in DDL and DML statements are not supported");
+      }
+      return new ExecuteResult(List.of(MetaResultSet.count(h.connectionId, h.id, session().update(signature.sql))));
+    }
+    Frame frame = run(signature.sql, values, maxRows(h));
+    return new ExecuteResult(List.of(MetaResultSet.create(h.connectionId, h.id, false, signature, frame)));
   }
 
   /** The statement's current {@code setMaxRows} limit, which Avatica passes to prepare but not to execute. */
@@ -135,6 +158,11 @@ final class GpudfMeta extends MetaImpl {
     } catch (java.sql.SQLException e) {
       throw new UserException(e.getMessage(), e);
     }
+  }
+
+  /** A DDL or DML statement: no columns, an update count. */
+  private static Signature updateSignature(String sql) {
+    return Signature.create(List.of(), sql, List.of(), CursorFactory.ARRAY, StatementType.OTHER_DDL);
   }
 
   private Signature signature(String sql, RelDataType type) {
@@ -174,7 +202,8 @@ final class GpudfMeta extends MetaImpl {
 
   @Override
   public void closeStatement(StatementHandle h) {
-    // statements hold no state beyond their plan, which lives in the session's plan cache
+    // a statement's plan lives in the session's plan cache; only its signature is ours
+    prepared.remove(h.id);
   }
 
   @Override

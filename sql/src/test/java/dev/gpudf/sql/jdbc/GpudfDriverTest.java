@@ -171,6 +171,26 @@ class GpudfDriverTest {
   }
 
   @Test
+  void ddlAndInsertsThroughStatements() throws SQLException {
+    try (Connection c = DriverManager.getConnection("jdbc:gpudf:backend=cpu"); Statement s = c.createStatement()) {
+      assertEquals(0, s.executeUpdate("CREATE TABLE t (k INTEGER, name VARCHAR)"));
+      assertEquals(2, s.executeUpdate("INSERT INTO t VALUES (1, 'eins'), (2, 'zwei')"));
+      try (PreparedStatement p = c.prepareStatement("INSERT INTO t SELECT k + 2, name FROM t")) {
+        assertEquals(2, p.executeUpdate());
+      }
+      assertFalse(s.execute("DROP TABLE IF EXISTS nothing"));
+      try (ResultSet rs = s.executeQuery("SELECT SUM(k), COUNT(DISTINCT name) FROM t")) {
+        assertTrue(rs.next());
+        assertEquals(10, rs.getLong(1));
+        assertEquals(2, rs.getLong(2));
+      }
+      try (ResultSet rs = c.getMetaData().getTables(null, null, "t", null)) {
+        assertTrue(rs.next());
+      }
+    }
+  }
+
+  @Test
   void databaseMetaDataListsTablesAndColumns() throws SQLException {
     try (Connection c = DriverManager.getConnection(url)) {
       List<String> tables = new ArrayList<>();

@@ -1,0 +1,65 @@
+package dev.gpudf.sql;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.gpudf.columnar.error.GpudfException;
+import dev.gpudf.columnar.error.UserException;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.Test;
+
+class StatementsTest {
+  private static String rows(GpudfSession s, String sql) {
+    try (VectorSchemaRoot r = s.query(sql)) {
+      return ResultText.format(r);
+    }
+  }
+
+  @Test
+  void createInsertSelectDrop() {
+    try (RootAllocator a = new RootAllocator(); GpudfSession s = GpudfSession.cpu(a)) {
+      assertFalse(s.returnsRows("CREATE TABLE t (k INTEGER, name VARCHAR(20), price DECIMAL(10, 2), d DATE)"));
+      assertTrue(s.returnsRows("SELECT 1"));
+      assertEquals(0, s.update("CREATE TABLE t (k INTEGER, name VARCHAR(20), price DECIMAL(10, 2), d DATE)"));
+      assertEquals("k | name | price | d\n", rows(s, "SELECT * FROM t"));
+      assertEquals(2, s.update("INSERT INTO t VALUES (1, 'Zürich', 10.5, DATE '2024-02-29'), (2, NULL, 3, NULL)"));
+      assertEquals(1, s.update("INSERT INTO t (name, k) VALUES ('only name', 3)"));
+      assertEquals(2, s.update("INSERT INTO t SELECT k + 10, name, price * 2, d FROM t WHERE price IS NOT NULL"));
+      assertEquals("""
+          k  | name      | price | d
+          1  | Zürich    | 10.50 | 2024-02-29
+          2  | NULL      | 3.00  | NULL
+          3  | only name | NULL  | NULL
+          11 | Zürich    | 21.00 | 2024-02-29
+          12 | NULL      | 6.00  | NULL
+          """, rows(s, "SELECT * FROM t ORDER BY k"));
+
+      // computed columns keep the names the query gives them
+      assertEquals("doubled | small\n2       | true\n", rows(s, "SELECT k * 2 AS doubled, k < 5 AS small FROM t WHERE k = 1"));
+      assertEquals(0, s.update("CREATE TABLE big AS SELECT k, price FROM t WHERE k > 10"));
+      assertEquals("k  | price\n11 | 21.00\n12 | 6.00\n", rows(s, "SELECT * FROM big ORDER BY k"));
+      assertEquals(0, s.update("CREATE TABLE IF NOT EXISTS big (x INTEGER)"));
+      assertEquals(0, s.update("DROP TABLE big"));
+      assertEquals(0, s.update("DROP TABLE IF EXISTS big"));
+      assertThrows(UserException.class, () -> s.update("DROP TABLE big"));
+      assertThrows(UserException.class, () -> s.update("CREATE TABLE t (x INTEGER)"));
+    }
+  }
+
+  @Test
+  void badInsertsFailAndLoseNothing() {
+    try (RootAllocator a = new RootAllocator(); GpudfSession s = GpudfSession.cpu(a)) {
+      s.update("CREATE TABLE t (k INTEGER, name VARCHAR)");
+      s.update("INSERT INTO t VALUES (1, 'a')");
+      assertThrows(UserException.class, () -> s.update("INSERT INTO t VALUES (1, 'a', 'extra')"));
+      assertThrows(UserException.class, () -> s.update("INSERT INTO t (nope) VALUES (1)"));
+      assertThrows(UserException.class, () -> s.update("INSERT INTO missing VALUES (1)"));
+      assertThrows(GpudfException.class, () -> s.update("INSERT INTO t VALUES (2147483648 * 2, 'overflow')"));
+      assertThrows(UserException.class, () -> s.update("CREATE TABLE u"));
+      assertEquals("k | name\n1 | a\n", rows(s, "SELECT * FROM t"));
+    }
+  }
+}
