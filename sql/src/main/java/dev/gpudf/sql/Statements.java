@@ -71,6 +71,10 @@ final class Statements {
         if (!(c instanceof SqlColumnDeclaration column)) {
           throw new NotSupportedException("table constraints are not supported: " + c);
         }
+        if (column.strategy == org.apache.calcite.schema.ColumnStrategy.NOT_NULLABLE) {
+          // refused rather than ignored: inserts do not check it yet
+          throw new NotSupportedException("NOT NULL columns are not supported yet: " + column.name);
+        }
         if (column.expression != null) {
           throw new NotSupportedException("column defaults are not supported: " + column.name);
         }

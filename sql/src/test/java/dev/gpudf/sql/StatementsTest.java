@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.gpudf.columnar.error.GpudfException;
+import dev.gpudf.columnar.error.NotSupportedException;
 import dev.gpudf.columnar.error.UserException;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -59,6 +60,8 @@ class StatementsTest {
       assertThrows(UserException.class, () -> s.update("INSERT INTO missing VALUES (1)"));
       assertThrows(GpudfException.class, () -> s.update("INSERT INTO t VALUES (2147483648 * 2, 'overflow')"));
       assertThrows(UserException.class, () -> s.update("CREATE TABLE u"));
+      assertThrows(NotSupportedException.class, () -> s.update("CREATE TABLE u (k INTEGER NOT NULL)"));
+      assertThrows(NotSupportedException.class, () -> s.update("CREATE TABLE u (k INTEGER, PRIMARY KEY (k))"));
       assertEquals("k | name\n1 | a\n", rows(s, "SELECT * FROM t"));
     }
   }
