@@ -1,2 +1,2 @@
-/** End-to-end tests across all modules; not written yet, see ARCHITECTURE.md. */
+/** End-to-end tests across all modules: the sqllogictest corpus through the {@code jdbc:gpudf:} driver. */
 package dev.gpudf.it;

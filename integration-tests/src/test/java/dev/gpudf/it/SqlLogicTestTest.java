@@ -1,0 +1,111 @@
+package dev.gpudf.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.StringReader;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The sqllogictest runner itself, then the SQLite corpus through {@code jdbc:gpudf:} on the CPU backend. */
+class SqlLogicTestTest {
+  @Test
+  void runnerTellsPassingFromFailingRecords() throws Exception {
+    String script = """
+        hash-threshold 4
+
+        statement ok
+        CREATE TABLE t1(a INTEGER, b INTEGER)
+
+        statement ok
+        INSERT INTO t1(b, a) VALUES(2, 1), (4, 3), (NULL, 5)
+
+        statement error
+        INSERT INTO nowhere VALUES(1)
+
+        statement error
+        SELECT 1
+
+        query II rowsort
+        SELECT a, b FROM t1
+        ----
+        1
+        2
+        3
+        4
+        5
+        NULL
+
+        query I nosort
+        SELECT a FROM t1 ORDER BY a DESC
+        ----
+        5
+        3
+        2
+
+        query R valuesort
+        SELECT a * 1.5e0 FROM t1
+        ----
+        3 values hashing to %s
+
+        onlyif mysql
+        query I nosort
+        SELECT nothing FROM anywhere
+        ----
+        1
+
+        query I nosort
+        SELECT nothing FROM t1
+        ----
+        1
+        """.formatted(md5Of(List.of("1.500", "4.500", "7.500")));
+    try (Connection c = DriverManager.getConnection("jdbc:gpudf:backend=cpu")) {
+      SqlLogicTest.Outcome o = SqlLogicTest.run(c, new StringReader(script));
+      // 'statement error' on SELECT 1 fails: the statement succeeds
+      assertEquals(3, o.statementsOk(), o.firstProblems().toString());
+      assertEquals(1, o.statementsFailed(), o.firstProblems().toString());
+      assertEquals(2, o.queriesPassed(), o.firstProblems().toString());
+      assertEquals(1, o.queriesFailed(), o.firstProblems().toString());
+      assertEquals(1, o.queriesErrored(), o.firstProblems().toString());
+    }
+  }
+
+  private static String md5Of(List<String> values) throws Exception {
+    java.security.MessageDigest md = java.security.MessageDigest.getInstance("MD5");
+    for (String v : values) {
+      md.update((v + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+    return String.format("%032x", new java.math.BigInteger(1, md.digest()));
+  }
+
+  /** Prints the pass rate of {@code test/select1.test} and guards it against regressions. */
+  @Test
+  void select1() throws Exception {
+    try (Connection c = DriverManager.getConnection("jdbc:gpudf:backend=cpu")) {
+      SqlLogicTest.Outcome o = SqlLogicTest.run(c, SqlLogicTest.corpus("test/select1.test"));
+      System.out.println(o.summary("test/select1.test"));
+      o.firstProblems().stream().limit(5).forEach(p -> System.out.println("  " + p));
+      assertTrue(o.queries() > 900, "the file has about 1000 queries: " + o.summary("select1"));
+      assertEquals(0, o.statementsFailed(), o.firstProblems().toString());
+    }
+  }
+
+  /**
+   * The files named by {@code -Dgpudf.slt.files} (comma-separated corpus paths, such as
+   * {@code test/random/expr/slt_good_0.test}), each summarised; skipped when the property is unset.
+   */
+  @Test
+  void filesNamedOnTheCommandLine() throws Exception {
+    String files = System.getProperty("gpudf.slt.files");
+    org.junit.jupiter.api.Assumptions.assumeTrue(files != null, "set -Dgpudf.slt.files to run corpus files");
+    for (String f : files.split(",")) {
+      try (Connection c = DriverManager.getConnection("jdbc:gpudf:backend=cpu")) {
+        SqlLogicTest.Outcome o = SqlLogicTest.run(c, SqlLogicTest.corpus(f.strip()));
+        System.out.println(o.summary(f.strip()));
+        assertEquals(0, o.statementsFailed(), o.firstProblems().toString());
+      }
+    }
+  }
+}
