@@ -272,7 +272,8 @@ public final class GpudfSession implements AutoCloseable {
    * them (a trivial one over VALUES, say), and a result must keep the names the query gave.
    */
   private static GpuRel named(GpuRel plan, List<String> names) {
-    if (plan.getRowType().getFieldNames().equals(names)) {
+    if (plan.getRowType().getFieldNames().equals(names) || names.stream().distinct().count() < names.size()) {
+      // duplicate names (SELECT a, a) cannot name a Calcite row type; the plan keeps its made-unique ones
       return plan;
     }
     RelNode rel = (RelNode) plan;
