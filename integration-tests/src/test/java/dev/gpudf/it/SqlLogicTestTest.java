@@ -103,12 +103,14 @@ class SqlLogicTestTest {
   void filesNamedOnTheCommandLine() throws Exception {
     String files = System.getProperty("gpudf.slt.files");
     org.junit.jupiter.api.Assumptions.assumeTrue(files != null, "set -Dgpudf.slt.files to run corpus files");
+    int wrong = 0;
     for (String f : files.split(",")) {
       try (Connection c = DriverManager.getConnection("jdbc:gpudf:backend=cpu")) {
         SqlLogicTest.Outcome o = SqlLogicTest.run(c, SqlLogicTest.corpus(f.strip()));
         System.out.println(o.summary(f.strip()));
-        assertEquals(0, o.statementsFailed(), o.firstProblems().toString());
+        wrong += o.queriesFailed();
       }
     }
+    assertEquals(0, wrong, "queries with wrong answers (see the summaries above)");
   }
 }

@@ -30,7 +30,12 @@ public final class GpuValues extends Values implements GpuRel {
 
   @Override
   public Table<?> execute(QueryContext ctx) {
-    List<DataType> types = getRowType().getFieldList().stream().map(f -> SqlTypes.fromCalcite(f.getType())).toList();
+    // a column of bare NULLs has Calcite's type NULL, which no column type names; it is stored as an
+    // all-null BOOL, which every CAST above it (an INSERT's, say) converts from
+    List<DataType> types = getRowType().getFieldList().stream()
+        .map(f -> f.getType().getSqlTypeName() == org.apache.calcite.sql.type.SqlTypeName.NULL ? DataType.BOOL
+            : SqlTypes.fromCalcite(f.getType()))
+        .toList();
     List<List<Scalar>> rows = new ArrayList<>();
     for (List<RexLiteral> tuple : getTuples()) {
       List<Scalar> row = new ArrayList<>();

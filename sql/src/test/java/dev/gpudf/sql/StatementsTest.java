@@ -28,12 +28,14 @@ class StatementsTest {
       assertEquals("k | name | price | d\n", rows(s, "SELECT * FROM t"));
       assertEquals(2, s.update("INSERT INTO t VALUES (1, 'Zürich', 10.5, DATE '2024-02-29'), (2, NULL, 3, NULL)"));
       assertEquals(1, s.update("INSERT INTO t (name, k) VALUES ('only name', 3)"));
+      assertEquals(1, s.update("INSERT INTO t VALUES (4, NULL, NULL, NULL)"));
       assertEquals(2, s.update("INSERT INTO t SELECT k + 10, name, price * 2, d FROM t WHERE price IS NOT NULL"));
       assertEquals("""
           k  | name      | price | d
           1  | Zürich    | 10.50 | 2024-02-29
           2  | NULL      | 3.00  | NULL
           3  | only name | NULL  | NULL
+          4  | NULL      | NULL  | NULL
           11 | Zürich    | 21.00 | 2024-02-29
           12 | NULL      | 6.00  | NULL
           """, rows(s, "SELECT * FROM t ORDER BY k"));
