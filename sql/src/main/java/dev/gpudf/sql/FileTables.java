@@ -1,5 +1,6 @@
 package dev.gpudf.sql;
 
+import dev.gpudf.columnar.DataType;
 import dev.gpudf.columnar.error.UserException;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -14,12 +15,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.DateDayVector;
-import org.apache.arrow.vector.DecimalVector;
 import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.Float8Vector;
-import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowFileReader;
 
@@ -129,66 +125,25 @@ public final class FileTables {
       allDouble &= v.matches("-?(\\d+\\.?\\d*|\\.\\d+)([eE][-+]?\\d+)?");
       allDate &= v.matches("\\d{4}-\\d{2}-\\d{2}");
     }
-    int n = values.size();
-    FieldVector out;
+    DataType type;
+    java.util.function.Function<String, Object> parse;
     if (allLong) {
-      BigIntVector v = new BigIntVector(name, a);
-      v.allocateNew(n);
-      for (int i = 0; i < n; i++) {
-        if (values.get(i).isEmpty()) {
-          v.setNull(i);
-        } else {
-          v.set(i, Long.parseLong(values.get(i)));
-        }
-      }
-      out = v;
+      type = DataType.INT64;
+      parse = Long::parseLong;
     } else if (allDecimal && digits + scale <= 38) {
-      DecimalVector v = new DecimalVector(name, a, digits + scale, scale);
-      v.allocateNew(n);
-      for (int i = 0; i < n; i++) {
-        if (values.get(i).isEmpty()) {
-          v.setNull(i);
-        } else {
-          v.setSafe(i, new BigDecimal(values.get(i)).setScale(scale));
-        }
-      }
-      out = v;
+      type = DataType.decimal(digits + scale, scale);
+      parse = BigDecimal::new;
     } else if (allDouble) {
-      Float8Vector v = new Float8Vector(name, a);
-      v.allocateNew(n);
-      for (int i = 0; i < n; i++) {
-        if (values.get(i).isEmpty()) {
-          v.setNull(i);
-        } else {
-          v.set(i, Double.parseDouble(values.get(i)));
-        }
-      }
-      out = v;
+      type = DataType.FLOAT64;
+      parse = Double::parseDouble;
     } else if (allDate) {
-      DateDayVector v = new DateDayVector(name, a);
-      v.allocateNew(n);
-      for (int i = 0; i < n; i++) {
-        if (values.get(i).isEmpty()) {
-          v.setNull(i);
-        } else {
-          v.set(i, (int) LocalDate.parse(values.get(i)).toEpochDay());
-        }
-      }
-      out = v;
+      type = DataType.DATE;
+      parse = d -> LocalDate.parse(d).toEpochDay();
     } else {
-      VarCharVector v = new VarCharVector(name, a);
-      v.allocateNew();
-      for (int i = 0; i < n; i++) {
-        if (values.get(i).isEmpty()) {
-          v.setNull(i);
-        } else {
-          v.setSafe(i, values.get(i).getBytes(StandardCharsets.UTF_8));
-        }
-      }
-      out = v;
+      type = DataType.STRING;
+      parse = t -> t;
     }
-    out.setValueCount(n);
-    return out;
+    return ScalarTables.column(a, name, type, values.stream().map(v -> v.isEmpty() ? null : parse.apply(v)).toList());
   }
 
   /** RFC 4180: fields split by commas, double-quoted fields may hold commas, newlines and "" for a quote. */

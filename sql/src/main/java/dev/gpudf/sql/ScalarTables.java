@@ -40,19 +40,9 @@ final class ScalarTables {
     List<FieldVector> vectors = new ArrayList<>();
     try {
       for (int c = 0; c < types.size(); c++) {
-        FieldVector v = ArrowTypes.toArrowField(names.get(c), types.get(c)).createVector(allocator);
-        vectors.add(v);
-        v.setInitialCapacity(rows.size());
-        v.allocateNew();
-        for (int r = 0; r < rows.size(); r++) {
-          Scalar s = rows.get(r).get(c);
-          if (s.isNull()) {
-            v.setNull(r);
-          } else {
-            set(v, r, types.get(c), s.value());
-          }
-        }
-        v.setValueCount(rows.size());
+        final int col = c;
+        vectors.add(column(allocator, names.get(c), types.get(c),
+            rows.stream().map(r -> r.get(col).isNull() ? null : r.get(col).value()).toList()));
       }
     } catch (RuntimeException e) {
       vectors.forEach(FieldVector::close);
@@ -61,6 +51,30 @@ final class ScalarTables {
     VectorSchemaRoot root = new VectorSchemaRoot(vectors);
     root.setRowCount(rows.size());
     return root;
+  }
+
+  /**
+   * A vector named {@code name} of {@code type} holding {@code values} (null elements are nulls;
+   * numbers in any boxed type, a DATE as its day number); the caller closes it.
+   */
+  static FieldVector column(BufferAllocator allocator, String name, DataType type, List<?> values) {
+    FieldVector v = ArrowTypes.toArrowField(name, type).createVector(allocator);
+    try {
+      v.setInitialCapacity(values.size());
+      v.allocateNew();
+      for (int r = 0; r < values.size(); r++) {
+        if (values.get(r) == null) {
+          v.setNull(r);
+        } else {
+          set(v, r, type, values.get(r));
+        }
+      }
+      v.setValueCount(values.size());
+      return v;
+    } catch (RuntimeException e) {
+      v.close();
+      throw e;
+    }
   }
 
   private static void set(FieldVector v, int i, DataType t, Object value) {
