@@ -1,9 +1,6 @@
 package dev.gpudf.sql;
 
-import dev.gpudf.columnar.DeviceTable;
-import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.Table;
-import dev.gpudf.columnar.cuda.CudaStream;
 import dev.gpudf.columnar.cuda.Gpu;
 import dev.gpudf.columnar.error.UserException;
 import java.util.LinkedHashMap;
@@ -32,16 +29,7 @@ public final class Catalog implements AutoCloseable {
     if (tables.containsKey(key)) {
       throw new UserException("table '" + name + "' already exists");
     }
-    tables.put(key, load(root));
-  }
-
-  private Table<?> load(VectorSchemaRoot root) {
-    if (gpu == null) {
-      return HostTable.fromArrow(root);
-    }
-    try (CudaStream stream = gpu.newStream()) {
-      return DeviceTable.fromArrow(gpu, root, stream);
-    }
+    tables.put(key, TableOps.load(gpu, root));
   }
 
   /** Replaces the rows of existing table {@code name} by {@code root} (copied, as for {@link #register}); the caller keeps {@code root}. */
@@ -51,7 +39,7 @@ public final class Catalog implements AutoCloseable {
       throw new UserException("no table '" + name + "'");
     }
     // load first: if that fails, the table keeps its old rows
-    tables.put(key, load(root)).close();
+    tables.put(key, TableOps.load(gpu, root)).close();
   }
 
   /** Removes and closes table {@code name}. */

@@ -141,12 +141,7 @@ public final class GpuAggregate extends Aggregate implements GpuRel {
         values.add(s);
       }
       try (VectorSchemaRoot root = ScalarTables.of(ctx.exec().allocator(), getRowType().getFieldNames(), values)) {
-        if (in instanceof DeviceTable) {
-          try (CudaStream stream = ctx.exec().gpu().newStream()) {
-            return DeviceTable.fromArrow(ctx.exec().gpu(), root, stream);
-          }
-        }
-        return HostTable.fromArrow(root);
+        return TableOps.load(in instanceof DeviceTable ? ctx.exec().gpu() : null, root);
       }
     }
   }

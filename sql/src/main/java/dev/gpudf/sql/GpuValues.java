@@ -2,10 +2,7 @@ package dev.gpudf.sql;
 
 import com.google.common.collect.ImmutableList;
 import dev.gpudf.columnar.DataType;
-import dev.gpudf.columnar.DeviceTable;
-import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.Table;
-import dev.gpudf.columnar.cuda.CudaStream;
 import dev.gpudf.kernels.Scalar;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,12 +43,7 @@ public final class GpuValues extends Values implements GpuRel {
       rows.add(row);
     }
     try (VectorSchemaRoot root = ScalarTables.rows(ctx.exec().allocator(), getRowType().getFieldNames(), types, rows)) {
-      if (!ctx.exec().hasGpu()) {
-        return HostTable.fromArrow(root);
-      }
-      try (CudaStream stream = ctx.exec().gpu().newStream()) {
-        return DeviceTable.fromArrow(ctx.exec().gpu(), root, stream);
-      }
+      return TableOps.load(ctx.exec().hasGpu() ? ctx.exec().gpu() : null, root);
     }
   }
 }

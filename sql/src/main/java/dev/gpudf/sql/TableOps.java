@@ -6,6 +6,8 @@ import dev.gpudf.columnar.DeviceTable;
 import dev.gpudf.columnar.HostColumn;
 import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.Table;
+import dev.gpudf.columnar.cuda.CudaStream;
+import dev.gpudf.columnar.cuda.Gpu;
 import dev.gpudf.kernels.Evaluate;
 import dev.gpudf.kernels.Exec;
 import dev.gpudf.kernels.Expr;
@@ -18,6 +20,7 @@ import dev.gpudf.kernels.Sort;
 import dev.gpudf.kernels.SortKey;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
  * The kernels' eager operations for a table of either backend: the GPU for a
@@ -50,6 +53,16 @@ final class TableOps {
 
   static Scalar reduce(Exec exec, Column c, Reduction op) {
     return Reduce.reduce(exec, c, op);
+  }
+
+  /** {@code root} copied into a table on {@code gpu}, or shared into a host table when it is null; the caller keeps {@code root}. */
+  static Table<?> load(Gpu gpu, VectorSchemaRoot root) {
+    if (gpu == null) {
+      return HostTable.fromArrow(root);
+    }
+    try (CudaStream stream = gpu.newStream()) {
+      return DeviceTable.fromArrow(gpu, root, stream);
+    }
   }
 
   /** A table of {@code like}'s backend over {@code columns}, which it takes ownership of. */
