@@ -1,6 +1,5 @@
 package dev.gpudf.cli;
 
-import dev.gpudf.columnar.cuda.Cuda;
 import dev.gpudf.columnar.cuda.Gpu;
 import dev.gpudf.sql.FileTables;
 import dev.gpudf.sql.GpudfSession;
@@ -37,12 +36,7 @@ final class SqlCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
-    boolean gpu = switch (backend) {
-      case "gpu" -> true;
-      case "cpu" -> false;
-      case "auto" -> Cuda.isAvailable();
-      default -> throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--backend must be cpu, gpu or auto");
-    };
+    boolean gpu = GpudfSession.usesGpu(backend);
     try (RootAllocator allocator = new RootAllocator(); Gpu device = gpu ? Gpu.open(0) : null;
         GpudfSession session = gpu ? GpudfSession.gpu(device, allocator) : GpudfSession.cpu(allocator)) {
       FileTables.loadDirectory(session.catalog(), path, allocator);

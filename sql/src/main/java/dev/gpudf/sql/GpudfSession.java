@@ -77,6 +77,19 @@ public final class GpudfSession implements AutoCloseable {
     this.catalog = new Catalog(gpu);
   }
 
+  /**
+   * Whether a {@code backend} setting ({@code cpu}, {@code gpu}, or {@code auto}: the GPU when one
+   * is usable) means a GPU session; anything else is a {@link UserException}.
+   */
+  public static boolean usesGpu(String backend) {
+    return switch (backend.toLowerCase(java.util.Locale.ROOT)) {
+      case "gpu" -> true;
+      case "cpu" -> false;
+      case "auto" -> dev.gpudf.columnar.cuda.Cuda.isAvailable();
+      default -> throw new UserException("backend must be cpu, gpu or auto, not '" + backend + "'");
+    };
+  }
+
   /** A session on the CPU backend; results and tables come from {@code allocator}. */
   public static GpudfSession cpu(BufferAllocator allocator) {
     return new GpudfSession(null, allocator);

@@ -1,6 +1,5 @@
 package dev.gpudf.sql.jdbc;
 
-import dev.gpudf.columnar.cuda.Cuda;
 import dev.gpudf.columnar.cuda.Gpu;
 import dev.gpudf.columnar.error.NotSupportedException;
 import dev.gpudf.columnar.error.UserException;
@@ -10,7 +9,6 @@ import java.nio.file.Path;
 import java.sql.DatabaseMetaData;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Pattern;
 import org.apache.arrow.memory.RootAllocator;
@@ -45,13 +43,7 @@ final class GpudfMeta extends MetaImpl {
 
   @Override
   public synchronized void openConnection(ConnectionHandle ch, Map<String, String> info) {
-    String backend = info.getOrDefault("backend", "auto").toLowerCase(Locale.ROOT);
-    boolean useGpu = switch (backend) {
-      case "gpu" -> true;
-      case "cpu" -> false;
-      case "auto" -> Cuda.isAvailable();
-      default -> throw new UserException("backend must be cpu, gpu or auto, not '" + backend + "'");
-    };
+    boolean useGpu = GpudfSession.usesGpu(info.getOrDefault("backend", "auto"));
     allocator = new RootAllocator();
     try {
       gpu = useGpu ? Gpu.open(0) : null;
