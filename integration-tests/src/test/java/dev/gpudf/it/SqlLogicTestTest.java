@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.StringReader;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The sqllogictest runner itself, then the SQLite corpus through {@code jdbc:gpudf:} on the CPU backend. */
@@ -48,7 +47,7 @@ class SqlLogicTestTest {
         query R valuesort
         SELECT a * 1.5e0 FROM t1
         ----
-        3 values hashing to %s
+        3 values hashing to 533a3bba08f27dafb899cbbb4924ae91
 
         onlyif mysql
         query I nosort
@@ -60,7 +59,7 @@ class SqlLogicTestTest {
         SELECT nothing FROM t1
         ----
         1
-        """.formatted(md5Of(List.of("1.500", "4.500", "7.500")));
+        """; // the hash is md5sum of "1.500\n4.500\n7.500\n", computed outside Java
     try (Connection c = DriverManager.getConnection("jdbc:gpudf:backend=cpu")) {
       SqlLogicTest.Outcome o = SqlLogicTest.run(c, new StringReader(script));
       // 'statement error' on SELECT 1 fails: the statement succeeds
@@ -70,14 +69,6 @@ class SqlLogicTestTest {
       assertEquals(1, o.queriesFailed(), o.firstProblems().toString());
       assertEquals(1, o.queriesErrored(), o.firstProblems().toString());
     }
-  }
-
-  private static String md5Of(List<String> values) throws Exception {
-    java.security.MessageDigest md = java.security.MessageDigest.getInstance("MD5");
-    for (String v : values) {
-      md.update((v + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
-    }
-    return String.format("%032x", new java.math.BigInteger(1, md.digest()));
   }
 
   /** Prints the pass rate of {@code test/select1.test} and guards it against regressions. */
