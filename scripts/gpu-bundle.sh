@@ -11,14 +11,25 @@ SHARED=${GPUDF_SHARED:-../shared}
 JUNIT_CONSOLE=org.junit.platform:junit-platform-console-standalone:1.14.1
 mvn -q -B -DskipTests install -DskipTests
 mvn -q -B dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/cp.txt \
-  -pl columnar,kernels,flight-server,benchmarks
+  -pl columnar,kernels,sql,flight-server,benchmarks
 mvn -q -B dependency:copy -Dartifact=$JUNIT_CONSOLE -DoutputDirectory=target/junit
 cp=$(for f in */target/cp.txt; do cat "$f"; echo; done | tr ':' '\n' | grep -v -E '/(gpudf-[a-z-]+|junit-[a-z-]+|opentest4j|apiguardian-api)-[^/]*\.jar$' | sort -u | paste -sd:)
-for m in columnar kernels flight-server benchmarks; do
+for m in columnar kernels sql flight-server benchmarks; do
   cp="$m/target/classes:$cp"
   [ -d "$m/target/test-classes" ] && cp="$m/target/test-classes:$cp"
 done
 cp="$cp:$(ls target/junit/*.jar)"
+# pack.sh re-creates each jar with a fresh manifest, which breaks signed jars (Janino's): their
+# signature files are dropped from a copy. DuckDB (the TPC-H peer of the sql tests) ships
+# natives for four platforms in one 84 MB jar; the GPU host needs only linux_amd64.
+mkdir -p target/slim
+for jar in $(echo "$cp" | tr ':' '\n' | grep '\.jar$'); do
+  drop=$(unzip -Z1 "$jar" | grep -E '^META-INF/[^/]*\.(SF|RSA|DSA|EC)$|^libduckdb_java\.so_(osx|windows|linux_arm64)' || true)
+  [ -n "$drop" ] || continue
+  slim=$(pwd)/target/slim/$(basename "$jar")
+  cp "$jar" "$slim" && echo "$drop" | xargs zip -q -d "$slim"
+  cp=${cp//$jar/$slim}
+done
 rm -rf .gpu-bundle
 bash "$SHARED/gpu-bundle/pack.sh" .gpu-bundle "$cp"
 du -sh .gpu-bundle
