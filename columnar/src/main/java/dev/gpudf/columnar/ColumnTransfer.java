@@ -58,6 +58,11 @@ final class ColumnTransfer {
         checkCapacity(v, wide, 0, 16L * n);
         try (ArrowBuf narrow = gpu.pinnedAllocator().buffer(8L * n)) {
           for (long i = 0; i < n; i++) {
+            // A null slot may hold anything (a CPU join fills its unmatched side with garbage).
+            if (nullCount > 0 && v.isNull((int) i)) {
+              narrow.setLong(8 * i, 0);
+              continue;
+            }
             long lo = wide.getLong(16 * i);
             long hi = wide.getLong(16 * i + 8);
             if (hi != (lo >> 63)) {

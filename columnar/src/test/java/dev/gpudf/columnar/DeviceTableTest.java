@@ -133,6 +133,26 @@ class DeviceTableTest {
   }
 
   @Test
+  void aNullSlotMayHoldAnyDecimalBits() {
+    try (DecimalVector d = new DecimalVector("price", pageable, 15, 2)) {
+      d.allocateNew(2);
+      d.setSafe(0, new BigDecimal("12.34"));
+      d.getDataBuffer().setLong(16, 0x6BC75E2D63100000L);
+      d.getDataBuffer().setLong(24, 5L);
+      d.setNull(1);
+      d.setValueCount(2);
+      VectorSchemaRoot root = new VectorSchemaRoot(List.<FieldVector>of(d));
+      root.setRowCount(2);
+      try (DeviceTable t = DeviceTable.fromArrow(gpu, root, stream);
+          VectorSchemaRoot back = t.toArrow(pageable, stream)) {
+        DecimalVector got = (DecimalVector) back.getVector(0);
+        assertEquals(new BigDecimal("12.34"), got.getObject(0));
+        assertTrue(got.isNull(1));
+      }
+    }
+  }
+
+  @Test
   void unsupportedTypeFailsBeforeAnyDeviceAllocation() {
     long allocationsBefore = gpu.pool().stats().allocationCount();
     try (VectorSchemaRoot root = TestTables.withListColumn(pageable)) {
