@@ -2,7 +2,7 @@ package dev.gpudf.cli;
 
 import dev.gpudf.columnar.cuda.Gpu;
 import dev.gpudf.sql.FileTables;
-import dev.gpudf.sql.GpudfSession;
+import dev.gpudf.sql.GpuSession;
 import dev.gpudf.sql.ResultText;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -36,9 +36,9 @@ final class SqlCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
-    boolean gpu = GpudfSession.usesGpu(backend);
+    boolean gpu = GpuSession.usesGpu(backend);
     try (RootAllocator allocator = new RootAllocator(); Gpu device = gpu ? Gpu.open(0) : null;
-        GpudfSession session = gpu ? GpudfSession.gpu(device, allocator) : GpudfSession.cpu(allocator)) {
+        GpuSession session = gpu ? GpuSession.gpu(device, allocator) : GpuSession.cpu(allocator)) {
       FileTables.loadDirectory(session.catalog(), path, allocator);
       if (explain) {
         out.print(session.explain(sql));

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.StringReader;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The sqllogictest runner itself, then the SQLite corpus through {@code jdbc:gpudf:} on the CPU backend. */
@@ -68,6 +69,26 @@ class SqlLogicTestTest {
       assertEquals(2, o.queriesPassed(), o.firstProblems().toString());
       assertEquals(1, o.queriesFailed(), o.firstProblems().toString());
       assertEquals(1, o.queriesErrored(), o.firstProblems().toString());
+    }
+  }
+
+  /** The project's own files ({@code src/test/resources/slt/*.test}): every record passes. */
+  @Test
+  void projectFilesPassCompletely() throws Exception {
+    java.nio.file.Path dir = java.nio.file.Path.of(getClass().getResource("/slt").toURI());
+    List<java.nio.file.Path> files;
+    try (java.util.stream.Stream<java.nio.file.Path> s = java.nio.file.Files.list(dir)) {
+      files = s.filter(f -> f.toString().endsWith(".test")).sorted().toList();
+    }
+    assertTrue(!files.isEmpty(), "no .test files in " + dir);
+    for (java.nio.file.Path f : files) {
+      try (Connection c = DriverManager.getConnection("jdbc:gpudf:backend=cpu");
+          java.io.Reader r = java.nio.file.Files.newBufferedReader(f)) {
+        SqlLogicTest.Outcome o = SqlLogicTest.run(c, r);
+        System.out.println(o.summary(f.getFileName().toString()));
+        assertEquals(0, o.statementsFailed() + o.queriesFailed() + o.queriesErrored(), f + ": " + o.firstProblems());
+        assertTrue(o.queriesPassed() > 0, f + " has no queries");
+      }
     }
   }
 

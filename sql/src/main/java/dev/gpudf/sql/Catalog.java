@@ -17,6 +17,8 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 public final class Catalog implements AutoCloseable {
   private final Gpu gpu;
   private final Map<String, Table<?>> tables = new LinkedHashMap<>();
+  private static final String HIDDEN = "$frame";
+  private int hidden;
 
   /** A catalog whose tables live on {@code gpu}, or on the host when it is null. */
   Catalog(Gpu gpu) {
@@ -30,6 +32,16 @@ public final class Catalog implements AutoCloseable {
       throw new UserException("table '" + name + "' already exists");
     }
     tables.put(key, TableOps.load(gpu, root));
+  }
+
+  /**
+   * Loads {@code root} as a table that {@link #names} does not list (the rows of a DataFrame
+   * made from Arrow or a file) and returns its generated name; the caller keeps {@code root}.
+   */
+  synchronized String registerHidden(VectorSchemaRoot root) {
+    String name = HIDDEN + (++hidden);
+    register(name, root);
+    return name;
   }
 
   /** Replaces the rows of existing table {@code name} by {@code root} (copied, as for {@link #register}); the caller keeps {@code root}. */
@@ -53,7 +65,7 @@ public final class Catalog implements AutoCloseable {
 
   /** The tables' names (lower case), in the order they were registered. */
   public synchronized List<String> names() {
-    return List.copyOf(tables.keySet());
+    return tables.keySet().stream().filter(n -> !n.startsWith(HIDDEN)).toList();
   }
 
   synchronized Map<String, Table<?>> tables() {

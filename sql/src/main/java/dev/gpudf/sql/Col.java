@@ -27,15 +27,32 @@ public final class Col {
     this.descending = descending;
   }
 
-  /** The column {@code name}; an unknown name fails where it is used, listing the columns. */
+  /**
+   * The column {@code name}; an unknown name fails at the frame call that uses it, listing the
+   * columns. In a join condition it names a column of either side.
+   */
   public static Col col(String name) {
-    return new Col(b -> {
-      try {
-        return b.field(name);
-      } catch (IllegalArgumentException e) {
-        throw new UserException("no column '" + name + "': " + e.getMessage(), e);
-      }
-    }, name, false);
+    return new Col(b -> b.size() >= 2 ? joinField(b, name) : field(b, 1, 0, name), name, false);
+  }
+
+  private static RexNode field(RelBuilder b, int inputs, int input, String name) {
+    List<String> names = b.peek(inputs, input).getRowType().getFieldNames();
+    if (!names.contains(name)) {
+      throw new UserException("no column '" + name + "' (columns: " + names + ")");
+    }
+    return b.field(inputs, input, name);
+  }
+
+  private static RexNode joinField(RelBuilder b, String name) {
+    List<String> left = b.peek(2, 0).getRowType().getFieldNames();
+    List<String> right = b.peek(2, 1).getRowType().getFieldNames();
+    if (left.contains(name) && right.contains(name)) {
+      throw new UserException("column '" + name + "' is on both sides of the join; rename one side's with withColumnRenamed");
+    }
+    if (!left.contains(name) && !right.contains(name)) {
+      throw new UserException("no column '" + name + "' on either side of the join (left: " + left + ", right: " + right + ")");
+    }
+    return b.field(2, left.contains(name) ? 0 : 1, name);
   }
 
   /** A constant: Integer, Long, Double, BigDecimal, Boolean or String. */

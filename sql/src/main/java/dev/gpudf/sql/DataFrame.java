@@ -1,8 +1,12 @@
 package dev.gpudf.sql;
 
+import dev.gpudf.columnar.ArrowTypes;
+import dev.gpudf.columnar.Table;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.JoinRelType;
@@ -21,10 +25,10 @@ import org.apache.calcite.tools.RelBuilderFactory;
  * }</pre>
  */
 public final class DataFrame {
-  private final GpudfSession session;
+  private final GpuSession session;
   private final RelNode rel;
 
-  DataFrame(GpudfSession session, RelNode rel) {
+  DataFrame(GpuSession session, RelNode rel) {
     this.session = session;
     this.rel = rel;
   }
@@ -84,25 +88,21 @@ public final class DataFrame {
     }
   }
 
-  /** An equi-join: {@code pairs} alternate a column of this frame and one of {@code right}. */
-  public DataFrame join(DataFrame right, JoinRelType type, String... pairs) {
-    if (pairs.length == 0 || pairs.length % 2 != 0) {
-      throw new dev.gpudf.columnar.error.UserException("join takes pairs of left and right column names");
+  /**
+   * This frame joined with {@code right} on {@code condition}, whose columns name either side
+   * (a name on both sides is refused: rename one first with {@link #withColumnRenamed}). Equality
+   * conditions become hash-join keys; the result has this frame's columns, then {@code right}'s
+   * (none of {@code right}'s for SEMI and ANTI).
+   * <pre>{@code
+   * orders.join(customer, col("o_custkey").eq(col("c_custkey")), JoinRelType.INNER)
+   * }</pre>
+   */
+  public DataFrame join(DataFrame right, Col condition, JoinRelType type) {
+    if (right.session != session) {
+      throw new dev.gpudf.columnar.error.UserException("cannot join frames of two sessions");
     }
     RelBuilder b = builder().push(right.rel);
-    List<RexNode> conds = new ArrayList<>();
-    for (int i = 0; i < pairs.length; i += 2) {
-      conds.add(b.equals(field(b, 0, pairs[i]), field(b, 1, pairs[i + 1])));
-    }
-    return with(b.join(type, b.and(conds)));
-  }
-
-  private static RexNode field(RelBuilder b, int input, String name) {
-    try {
-      return b.field(2, input, name);
-    } catch (IllegalArgumentException e) {
-      throw new dev.gpudf.columnar.error.UserException("no column '" + name + "': " + e.getMessage(), e);
-    }
+    return with(b.join(type, condition.bare(b)));
   }
 
   /** Sorts by the keys ({@link Col#desc()} for descending; nulls as in SQL's default). */
@@ -188,8 +188,37 @@ public final class DataFrame {
     System.out.print(format(n));
   }
 
+  /** The columns' names and Arrow types, without running anything. */
+  public Schema schema() {
+    return new Schema(rel.getRowType().getFieldList().stream()
+        .map(f -> ArrowTypes.toArrowField(f.getName(), SqlTypes.fromCalcite(f.getType()))).toList());
+  }
+
   /** Runs the query; the caller closes the result (from the session's allocator). */
   public VectorSchemaRoot toArrow() {
     return session.execute(session.optimize(rel), List.of());
+  }
+
+  /** Runs the query and copies the result into vectors from {@code allocator}; the caller closes them. */
+  public VectorSchemaRoot toArrow(BufferAllocator allocator) {
+    try (Table<?> t = collect()) {
+      return t.toArrow(allocator);
+    }
+  }
+
+  /**
+   * Runs the query and keeps the result where it was computed: a {@code DeviceTable} in GPU
+   * memory on a GPU session (a {@code HostTable} on a CPU one). The caller closes it.
+   */
+  public Table<?> collect() {
+    return session.collect(session.optimize(rel));
+  }
+
+  /**
+   * A frame over a copy of {@code rows} in {@code session} (on the device for a GPU session),
+   * kept until the session closes; the caller keeps {@code rows}.
+   */
+  public static DataFrame fromArrow(GpuSession session, VectorSchemaRoot rows) {
+    return session.frameOf(rows);
   }
 }

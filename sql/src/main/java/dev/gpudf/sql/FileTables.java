@@ -17,15 +17,25 @@ import java.util.stream.Stream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.dataset.file.FileFormat;
+import org.apache.arrow.dataset.file.FileSystemDatasetFactory;
+import org.apache.arrow.dataset.jni.NativeMemoryPool;
+import org.apache.arrow.dataset.scanner.ScanOptions;
+import org.apache.arrow.dataset.scanner.Scanner;
+import org.apache.arrow.dataset.source.Dataset;
+import org.apache.arrow.dataset.source.DatasetFactory;
 import org.apache.arrow.vector.ipc.ArrowFileReader;
+import org.apache.arrow.vector.ipc.ArrowReader;
 
 /**
- * Tables from files: a directory's {@code *.arrow} (Arrow IPC file format, every batch) and
- * {@code *.csv} (a header row, comma-separated, RFC 4180 quotes; each column typed as BIGINT,
+ * Tables from files: a directory's {@code *.parquet} (through Arrow Dataset's reader, types
+ * kept), {@code *.arrow} (Arrow IPC file format, every batch) and {@code *.csv} (a header row, comma-separated, RFC 4180 quotes; each column typed as BIGINT,
  * DECIMAL, DOUBLE, DATE or VARCHAR by its values; an empty field is NULL) become catalog tables
  * named after the file.
  */
 public final class FileTables {
+  private static final List<String> FORMATS = List.of("arrow", "csv", "parquet");
+
   private FileTables() {}
 
   /** Registers every supported file of {@code dir} in {@code catalog}; returns the table names. */
@@ -35,11 +45,12 @@ public final class FileTables {
       for (Path f : files.sorted().toList()) {
         String file = f.getFileName().toString();
         String lower = file.toLowerCase(Locale.ROOT);
-        if (!lower.endsWith(".arrow") && !lower.endsWith(".csv")) {
+        String format = lower.substring(lower.lastIndexOf('.') + 1);
+        if (!FORMATS.contains(format)) {
           continue;
         }
         String name = file.substring(0, file.lastIndexOf('.'));
-        try (VectorSchemaRoot root = lower.endsWith(".arrow") ? arrow(f, allocator) : csv(f, allocator)) {
+        try (VectorSchemaRoot root = read(f, format, allocator)) {
           catalog.register(name, root);
         }
         names.add(name);
@@ -50,30 +61,66 @@ public final class FileTables {
     return names;
   }
 
-  /** All batches of an Arrow IPC file as one root; the caller closes it. */
-  static VectorSchemaRoot arrow(Path file, BufferAllocator allocator) throws IOException {
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ);
-        ArrowFileReader reader = new ArrowFileReader(ch, allocator)) {
-      VectorSchemaRoot in = reader.getVectorSchemaRoot();
-      VectorSchemaRoot out = VectorSchemaRoot.create(in.getSchema(), allocator);
-      try {
-        int rows = 0;
-        while (reader.loadNextBatch()) {
-          for (int c = 0; c < in.getFieldVectors().size(); c++) {
-            FieldVector src = in.getVector(c);
-            FieldVector dst = out.getVector(c);
-            for (int i = 0; i < in.getRowCount(); i++) {
-              dst.copyFromSafe(i, rows + i, src);
-            }
-          }
-          rows += in.getRowCount();
-          out.setRowCount(rows);
+  /**
+   * The rows of {@code file} in {@code format} ({@code arrow}, {@code csv} or {@code parquet})
+   * as one root; the caller closes it.
+   */
+  static VectorSchemaRoot read(Path file, String format, BufferAllocator allocator) throws IOException {
+    switch (format) {
+      case "arrow":
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ);
+            ArrowFileReader reader = new ArrowFileReader(ch, allocator)) {
+          return allBatches(reader, allocator);
         }
-        return out;
-      } catch (RuntimeException | IOException e) {
-        out.close();
-        throw e;
+      case "csv":
+        return csv(file, allocator);
+      case "parquet":
+        return parquet(file, allocator);
+      default:
+        throw new UserException("unknown file format '" + format + "' (arrow, csv, parquet)");
+    }
+  }
+
+  private static VectorSchemaRoot parquet(Path file, BufferAllocator allocator) {
+    if (!Files.isRegularFile(file)) {
+      throw new UserException("no file " + file);
+    }
+    try (DatasetFactory factory = new FileSystemDatasetFactory(allocator, NativeMemoryPool.getDefault(),
+            FileFormat.PARQUET, file.toAbsolutePath().toUri().toString());
+        Dataset dataset = factory.finish();
+        Scanner scanner = dataset.newScan(new ScanOptions(1 << 16));
+        ArrowReader reader = scanner.scanBatches()) {
+      return allBatches(reader, allocator);
+    } catch (UserException e) {
+      throw e;
+    } catch (Exception e) {
+      // the native reader reports a damaged or foreign file as a RuntimeException; closing a
+      // dataset or scanner is declared to throw Exception
+      throw new UserException("cannot read Parquet file " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Every batch of {@code reader} appended into one root; the caller closes it. */
+  private static VectorSchemaRoot allBatches(ArrowReader reader, BufferAllocator allocator) throws IOException {
+    VectorSchemaRoot in = reader.getVectorSchemaRoot();
+    VectorSchemaRoot out = VectorSchemaRoot.create(in.getSchema(), allocator);
+    try {
+      int rows = 0;
+      while (reader.loadNextBatch()) {
+        for (int c = 0; c < in.getFieldVectors().size(); c++) {
+          FieldVector src = in.getVector(c);
+          FieldVector dst = out.getVector(c);
+          for (int i = 0; i < in.getRowCount(); i++) {
+            dst.copyFromSafe(i, rows + i, src);
+          }
+        }
+        rows += in.getRowCount();
+        out.setRowCount(rows);
       }
+      return out;
+    } catch (RuntimeException | IOException e) {
+      out.close();
+      throw e;
     }
   }
 

@@ -7,7 +7,8 @@ import org.apache.calcite.sql.type.SqlTypeName;
 
 /**
  * Calcite's type system set to what the kernels compute: decimals up to precision 38, SUM of
- * integers as BIGINT and of DECIMAL(p, s) as DECIMAL(38, s), AVG as DOUBLE (as DuckDB does).
+ * integers as BIGINT and of DECIMAL(p, s) as DECIMAL(38, s), AVG as DOUBLE (as DuckDB does),
+ * and string literals of different lengths meeting in VALUES, CASE or UNION as VARCHAR.
  */
 public final class GpudfTypeSystem extends RelDataTypeSystemImpl {
   public static final GpudfTypeSystem INSTANCE = new GpudfTypeSystem();
@@ -27,6 +28,15 @@ public final class GpudfTypeSystem extends RelDataTypeSystemImpl {
       case DECIMAL -> 38;
       default -> super.getMaxPrecision(t);
     };
+  }
+
+  /**
+   * Calcite would type {@code VALUES ('a'), ('bcd')} as CHAR(3) and pad 'a' with spaces, which
+   * then no longer equals a VARCHAR 'a' (the kernels compare bytes, as DuckDB and PostgreSQL do).
+   */
+  @Override
+  public boolean shouldConvertRaggedUnionTypesToVarying() {
+    return true;
   }
 
   @Override

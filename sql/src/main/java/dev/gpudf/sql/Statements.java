@@ -29,13 +29,13 @@ final class Statements {
 
   static SqlNode parse(String sql) {
     try {
-      return SqlParser.create(sql, GpudfSession.PARSER).parseStmt();
+      return SqlParser.create(sql, GpuSession.PARSER).parseStmt();
     } catch (SqlParseException e) {
       throw new UserException(e.getMessage(), e);
     }
   }
 
-  static long run(GpudfSession session, String sql) {
+  static long run(GpuSession session, String sql) {
     SqlNode node = parse(sql);
     if (node instanceof SqlCreateTable create) {
       return create(session, create);
@@ -51,7 +51,7 @@ final class Statements {
     throw new NotSupportedException(node.getKind() + " statements are not supported (only CREATE TABLE, INSERT, DROP TABLE)");
   }
 
-  private static long create(GpudfSession session, SqlCreateTable create) {
+  private static long create(GpuSession session, SqlCreateTable create) {
     String name = simple(create.name);
     if (exists(session, name)) {
       if (create.ifNotExists) {
@@ -91,7 +91,7 @@ final class Statements {
     return 0;
   }
 
-  private static long insert(GpudfSession session, SqlInsert insert) {
+  private static long insert(GpuSession session, SqlInsert insert) {
     if (!(insert.getTargetTable() instanceof SqlIdentifier target)) {
       throw new NotSupportedException("INSERT into " + insert.getTargetTable());
     }
@@ -147,7 +147,7 @@ final class Statements {
     };
   }
 
-  private static boolean exists(GpudfSession session, String name) {
+  private static boolean exists(GpuSession session, String name) {
     return session.catalog().names().contains(name.toLowerCase(Locale.ROOT));
   }
 

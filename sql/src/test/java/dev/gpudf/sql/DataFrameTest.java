@@ -7,31 +7,46 @@ import static dev.gpudf.sql.Col.col;
 import static dev.gpudf.sql.Col.date;
 import static dev.gpudf.sql.Col.lit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.gpudf.columnar.Table;
 import dev.gpudf.columnar.error.UserException;
 import io.trino.tpch.TpchTable;
 import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.stream.Stream;
+import org.apache.arrow.dataset.file.DatasetFileWriter;
+import org.apache.arrow.dataset.file.FileFormat;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.ipc.ArrowStreamReader;
+import org.apache.arrow.vector.ipc.ArrowStreamWriter;
+import org.apache.arrow.vector.types.DateUnit;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.calcite.rel.core.JoinRelType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
 
 /** TPC-H queries written with the DataFrame API give what their SQL text gives, in one session. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DataFrameTest {
   private RootAllocator allocator;
-  private GpudfSession session;
+  private GpuSession session;
 
   @BeforeAll
   void load() {
     allocator = new RootAllocator();
-    session = GpudfSession.cpu(allocator);
+    session = GpuSession.cpu(allocator);
     for (TpchTable<?> t : List.of(TpchTable.LINE_ITEM, TpchTable.ORDERS, TpchTable.CUSTOMER,
         TpchTable.SUPPLIER, TpchTable.NATION, TpchTable.REGION)) {
       try (VectorSchemaRoot r = TpchData.arrow(allocator, t, 0.01)) {
@@ -65,6 +80,10 @@ class DataFrameTest {
   }
 
   private void same(String sql, DataFrame df) {
+    same(sql, df, session);
+  }
+
+  private static void same(String sql, DataFrame df, GpuSession session) {
     try (VectorSchemaRoot want = session.query(sql); VectorSchemaRoot got = df.toArrow()) {
       assertTrue(want.getRowCount() > 0, "the query selects nothing: " + sql);
       assertSameRows(want, got);
@@ -90,8 +109,8 @@ class DataFrameTest {
   void q3() {
     DataFrame customer = session.table("customer").filter(col("c_mktsegment").eq(lit("BUILDING")));
     same(TpchTest.QUERIES.get("q3"), customer
-        .join(session.table("orders"), JoinRelType.INNER, "c_custkey", "o_custkey")
-        .join(session.table("lineitem"), JoinRelType.INNER, "o_orderkey", "l_orderkey")
+        .join(session.table("orders"), col("c_custkey").eq(col("o_custkey")), JoinRelType.INNER)
+        .join(session.table("lineitem"), col("o_orderkey").eq(col("l_orderkey")), JoinRelType.INNER)
         .filter(col("o_orderdate").lt(date("1995-03-15")).and(col("l_shipdate").gt(date("1995-03-15"))))
         .groupBy("l_orderkey", "o_orderdate", "o_shippriority")
         .agg(sum(col("l_extendedprice").times(lit(1).minus(col("l_discount")))).as("revenue"))
@@ -105,12 +124,12 @@ class DataFrameTest {
     DataFrame asia = session.table("region").filter(col("r_name").eq(lit("ASIA")));
     Col revenue = col("l_extendedprice").times(lit(1).minus(col("l_discount")));
     same(TpchTest.QUERIES.get("q5"), session.table("customer")
-        .join(session.table("orders"), JoinRelType.INNER, "c_custkey", "o_custkey")
+        .join(session.table("orders"), col("c_custkey").eq(col("o_custkey")), JoinRelType.INNER)
         .filter(col("o_orderdate").ge(date("1994-01-01")).and(col("o_orderdate").lt(date("1995-01-01"))))
-        .join(session.table("lineitem"), JoinRelType.INNER, "o_orderkey", "l_orderkey")
-        .join(session.table("supplier"), JoinRelType.INNER, "l_suppkey", "s_suppkey", "c_nationkey", "s_nationkey")
-        .join(session.table("nation"), JoinRelType.INNER, "s_nationkey", "n_nationkey")
-        .join(asia, JoinRelType.INNER, "n_regionkey", "r_regionkey")
+        .join(session.table("lineitem"), col("o_orderkey").eq(col("l_orderkey")), JoinRelType.INNER)
+        .join(session.table("supplier"), col("l_suppkey").eq(col("s_suppkey")).and(col("c_nationkey").eq(col("s_nationkey"))), JoinRelType.INNER)
+        .join(session.table("nation"), col("s_nationkey").eq(col("n_nationkey")), JoinRelType.INNER)
+        .join(asia, col("n_regionkey").eq(col("r_regionkey")), JoinRelType.INNER)
         .groupBy("n_name")
         .agg(sum(revenue).as("revenue"))
         .orderBy(col("revenue").desc()));
@@ -120,11 +139,10 @@ class DataFrameTest {
   void q10() {
     Col revenue = col("l_extendedprice").times(lit(1).minus(col("l_discount")));
     same(TpchTest.QUERIES.get("q10"), session.table("customer")
-        .join(session.table("orders"), JoinRelType.INNER, "c_custkey", "o_custkey")
+        .join(session.table("orders"), col("c_custkey").eq(col("o_custkey")), JoinRelType.INNER)
         .filter(col("o_orderdate").ge(date("1993-10-01")).and(col("o_orderdate").lt(date("1994-01-01"))))
-        .join(session.table("lineitem").filter(col("l_returnflag").eq(lit("R"))), JoinRelType.INNER,
-            "o_orderkey", "l_orderkey")
-        .join(session.table("nation"), JoinRelType.INNER, "c_nationkey", "n_nationkey")
+        .join(session.table("lineitem").filter(col("l_returnflag").eq(lit("R"))), col("o_orderkey").eq(col("l_orderkey")), JoinRelType.INNER)
+        .join(session.table("nation"), col("c_nationkey").eq(col("n_nationkey")), JoinRelType.INNER)
         .groupBy("c_custkey", "c_name", "c_acctbal", "c_phone", "n_name", "c_address", "c_comment")
         .agg(sum(revenue).as("revenue"))
         .select(col("c_custkey"), col("c_name"), col("revenue"), col("c_acctbal"), col("n_name"), col("c_address"),
@@ -139,7 +157,7 @@ class DataFrameTest {
     assertEquals(List.of("n_nationkey", "nation"), n.columns());
     assertThrows(UserException.class, () -> session.table("nation").withColumnRenamed("n_nam", "x"));
     session.createTable("asia_nations", session.table("nation")
-        .join(session.table("region").filter(col("r_name").eq(lit("ASIA"))), JoinRelType.INNER, "n_regionkey", "r_regionkey")
+        .join(session.table("region").filter(col("r_name").eq(lit("ASIA"))), col("n_regionkey").eq(col("r_regionkey")), JoinRelType.INNER)
         .select(col("n_name")));
     same("SELECT n_name FROM nation, region WHERE n_regionkey = r_regionkey AND r_name = 'ASIA' ORDER BY n_name",
         session.table("asia_nations").orderBy(col("n_name")));
@@ -184,5 +202,132 @@ class DataFrameTest {
     assertThrows(UserException.class, () -> session.table("nowhere"));
     assertTrue(li.filter(col("l_quantity").lt(lit(5))).explain().contains("GpuFilter"));
     assertEquals("l_orderkey", li.columns().get(0));
+  }
+
+  @Test
+  void sqlFramesJoinTableFramesWithAnyCondition() {
+    DataFrame asia = session.sql("SELECT r_regionkey, r_name AS region FROM region WHERE r_name = 'ASIA'");
+    same("SELECT n_name, r_name FROM nation JOIN region ON n_regionkey = r_regionkey AND n_nationkey > r_regionkey"
+            + " WHERE r_name = 'ASIA' ORDER BY n_name",
+        session.table("nation")
+            .join(asia, col("n_regionkey").eq(col("r_regionkey")).and(col("n_nationkey").gt(col("r_regionkey"))),
+                JoinRelType.INNER)
+            .select(col("n_name"), col("region"))
+            .orderBy(col("n_name")));
+    same("SELECT n_name FROM nation WHERE n_regionkey NOT IN (SELECT r_regionkey FROM region WHERE r_name = 'ASIA')"
+            + " ORDER BY n_name",
+        session.table("nation").join(asia, col("n_regionkey").eq(col("r_regionkey")), JoinRelType.ANTI)
+            .select(col("n_name")).orderBy(col("n_name")));
+    UserException both = assertThrows(UserException.class, () -> session.table("nation")
+        .join(session.table("nation"), col("n_nationkey").eq(col("n_nationkey")), JoinRelType.INNER));
+    assertTrue(both.getMessage().contains("both sides"), both.getMessage());
+    UserException none = assertThrows(UserException.class, () -> session.table("nation")
+        .join(asia, col("n_regionkey").eq(col("r_regionkeys")), JoinRelType.INNER));
+    assertTrue(none.getMessage().contains("r_regionkeys") && none.getMessage().contains("r_regionkey,"),
+        none.getMessage());
+    assertThrows(UserException.class, () -> session.sql("SELECT nothing FROM region"));
+    assertThrows(UserException.class, () -> session.sql("SELEC 1"));
+    UserException ddl = assertThrows(UserException.class, () -> session.sql("DROP TABLE region"));
+    assertTrue(ddl.getMessage().contains("update()"), ddl.getMessage());
+  }
+
+  @Test
+  void schemaCollectAndArrowRoundTrips() {
+    DataFrame orders = session.table("orders").select(col("o_orderkey"), col("o_totalprice"), col("o_orderdate"),
+        col("o_comment"));
+    Schema schema = orders.schema();
+    assertEquals(List.of("o_orderkey", "o_totalprice", "o_orderdate", "o_comment"),
+        schema.getFields().stream().map(Field::getName).toList());
+    assertEquals(new ArrowType.Decimal(15, 2, 128), schema.getFields().get(1).getType());
+    assertEquals(new ArrowType.Date(DateUnit.DAY), schema.getFields().get(2).getType());
+    try (Table<?> t = orders.filter(col("o_orderkey").lt(lit(100))).collect()) {
+      assertTrue(t instanceof dev.gpudf.columnar.HostTable, "a CPU session keeps results on the host");
+      assertEquals(List.of("o_orderkey", "o_totalprice", "o_orderdate", "o_comment"), t.names());
+      assertTrue(t.rowCount() > 0 && t.rowCount() < 100, "rows " + t.rowCount());
+    }
+    try (RootAllocator mine = new RootAllocator();
+        VectorSchemaRoot rows = orders.orderBy(col("o_orderkey")).limit(7).toArrow(mine)) {
+      assertEquals(7, rows.getRowCount());
+      DataFrame back = DataFrame.fromArrow(session, rows);
+      assertEquals(schema, back.schema());
+      same("SELECT o_orderkey, o_totalprice FROM orders WHERE o_orderkey IN "
+              + "(SELECT o_orderkey FROM orders ORDER BY o_orderkey LIMIT 7) AND o_totalprice > 100000 ORDER BY o_orderkey",
+          back.filter(col("o_totalprice").gt(lit(100000))).select(col("o_orderkey"), col("o_totalprice"))
+              .orderBy(col("o_orderkey")));
+      rows.close();
+      // the frame holds the session's copy, not the caller's vectors
+      try (VectorSchemaRoot n = back.groupBy().agg(count().as("n")).toArrow()) {
+        assertEquals(7L, n.getVector(0).getObject(0));
+      }
+    }
+    assertFalse(session.catalog().names().stream().anyMatch(n -> n.startsWith("$")), session.catalog().names().toString());
+  }
+
+  @Test
+  void readsParquetArrowAndCsvFiles(@TempDir Path dir) throws Exception {
+    String sql = "SELECT o_orderkey, o_custkey, o_totalprice, o_orderdate, o_orderpriority FROM orders"
+        + " WHERE o_orderkey < 200 ORDER BY o_orderkey";
+    Path parquet = dir.resolve("orders.parquet");
+    Path arrow = dir.resolve("orders.arrow");
+    try (VectorSchemaRoot rows = session.query(sql)) {
+      java.io.ByteArrayOutputStream ipc = new java.io.ByteArrayOutputStream();
+      try (ArrowStreamWriter w = new ArrowStreamWriter(rows, null, ipc)) {
+        w.start();
+        w.writeBatch();
+        w.end();
+      }
+      try (ArrowReader reader = new ArrowStreamReader(new java.io.ByteArrayInputStream(ipc.toByteArray()), allocator)) {
+        DatasetFileWriter.write(allocator, reader, FileFormat.PARQUET, dir.toUri().toString(), new String[0], 1,
+            "orders_{i}.parquet");
+      }
+      try (Stream<Path> files = Files.list(dir)) {
+        Files.move(files.filter(f -> f.toString().endsWith(".parquet")).findFirst().orElseThrow(), parquet);
+      }
+      try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(arrow,
+              java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.WRITE);
+          org.apache.arrow.vector.ipc.ArrowFileWriter w = new org.apache.arrow.vector.ipc.ArrowFileWriter(rows, null, ch)) {
+        w.start();
+        w.writeBatch();
+        w.end();
+      }
+    }
+    Files.writeString(dir.resolve("prio.csv"), "priority,rank\n1-URGENT,1\n2-HIGH,2\n5-LOW,5\n");
+    DataFrame fromParquet = session.read().parquet(parquet);
+    assertEquals(session.sql(sql).schema(), fromParquet.schema(), "Parquet keeps DECIMAL and DATE");
+    same(sql, fromParquet.orderBy(col("o_orderkey")));
+    same(sql, session.read().arrow(arrow).orderBy(col("o_orderkey")));
+    same("SELECT o_orderkey, \"rank\" FROM orders JOIN (VALUES ('1-URGENT', 1), ('2-HIGH', 2), ('5-LOW', 5))"
+            + " AS p(priority, \"rank\") ON o_orderpriority = priority WHERE o_orderkey < 200 ORDER BY o_orderkey",
+        fromParquet.join(session.read().csv(dir.resolve("prio.csv")), col("o_orderpriority").eq(col("priority")),
+                JoinRelType.INNER)
+            .select(col("o_orderkey"), col("rank")).orderBy(col("o_orderkey")));
+    Files.writeString(dir.resolve("bad.parquet"), "not parquet");
+    UserException bad = assertThrows(UserException.class, () -> session.read().parquet(dir.resolve("bad.parquet")));
+    assertTrue(bad.getMessage().contains("bad.parquet"), bad.getMessage());
+    assertThrows(UserException.class, () -> session.read().parquet(dir.resolve("absent.parquet")));
+  }
+
+  @Test
+  void jdbcUrlConnectsToThisSession() throws Exception {
+    try (RootAllocator a = new RootAllocator(); GpuSession own = GpuSession.cpu(a)) {
+      try (VectorSchemaRoot nation = session.query("SELECT * FROM nation")) {
+        own.createTable("nation", nation);
+      }
+      String url = own.jdbcUrl();
+      assertEquals(url, own.jdbcUrl());
+      try (java.sql.Connection c = java.sql.DriverManager.getConnection(url);
+          java.sql.Statement st = c.createStatement()) {
+        try (java.sql.ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM nation")) {
+          assertTrue(rs.next());
+          assertEquals(25, rs.getLong(1));
+        }
+        st.executeUpdate("CREATE TABLE made_over_jdbc AS SELECT n_name FROM nation WHERE n_regionkey = 1");
+      }
+      same("SELECT n_name FROM nation WHERE n_regionkey = 1 ORDER BY n_name",
+          own.table("made_over_jdbc").orderBy(col("n_name")), own);
+      own.close();
+      java.sql.SQLException gone = assertThrows(java.sql.SQLException.class, () -> java.sql.DriverManager.getConnection(url));
+      assertTrue(gone.getMessage().contains("no open session"), gone.getMessage());
+    }
   }
 }

@@ -16,12 +16,12 @@ import org.junit.jupiter.api.Test;
 /** Plan shapes: the physical plans of representative queries, as EXPLAIN prints them. */
 class ExplainTest {
   private RootAllocator allocator;
-  private GpudfSession session;
+  private GpuSession session;
 
   @BeforeEach
   void open() {
     allocator = new RootAllocator();
-    session = GpudfSession.cpu(allocator);
+    session = GpuSession.cpu(allocator);
     BigIntVector id = new BigIntVector("id", allocator);
     IntVector qty = new IntVector("qty", allocator);
     VarCharVector name = new VarCharVector("name", allocator);

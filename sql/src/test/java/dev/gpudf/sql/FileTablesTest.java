@@ -46,7 +46,7 @@ class FileTablesTest {
         w.writeBatch();
         w.end();
       }
-      try (GpudfSession s = GpudfSession.cpu(a)) {
+      try (GpuSession s = GpuSession.cpu(a)) {
         assertEquals(List.of("city", "visits"), FileTables.loadDirectory(s.catalog(), dir, a));
         try (VectorSchemaRoot r = s.query("SELECT c.name, c.price, c.founded, c.population, COUNT(*) AS n FROM city c "
             + "JOIN visits v ON c.id = v.id GROUP BY c.name, c.price, c.founded, c.population ORDER BY c.name")) {
@@ -61,7 +61,7 @@ class FileTablesTest {
         }
       }
       Files.writeString(dir.resolve("bad.csv"), "a,b\n\"open,1\n");
-      try (GpudfSession s = GpudfSession.cpu(a)) {
+      try (GpuSession s = GpuSession.cpu(a)) {
         assertThrows(UserException.class, () -> FileTables.loadDirectory(s.catalog(), dir, a));
       }
     }

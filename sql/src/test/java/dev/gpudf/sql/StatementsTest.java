@@ -13,7 +13,7 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.junit.jupiter.api.Test;
 
 class StatementsTest {
-  private static String rows(GpudfSession s, String sql) {
+  private static String rows(GpuSession s, String sql) {
     try (VectorSchemaRoot r = s.query(sql)) {
       return ResultText.format(r);
     }
@@ -21,7 +21,7 @@ class StatementsTest {
 
   @Test
   void createInsertSelectDrop() {
-    try (RootAllocator a = new RootAllocator(); GpudfSession s = GpudfSession.cpu(a)) {
+    try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
       assertFalse(s.returnsRows("CREATE TABLE t (k INTEGER, name VARCHAR(20), price DECIMAL(10, 2), d DATE)"));
       assertTrue(s.returnsRows("SELECT 1"));
       assertEquals(0, s.update("CREATE TABLE t (k INTEGER, name VARCHAR(20), price DECIMAL(10, 2), d DATE)"));
@@ -54,7 +54,7 @@ class StatementsTest {
 
   @Test
   void badInsertsFailAndLoseNothing() {
-    try (RootAllocator a = new RootAllocator(); GpudfSession s = GpudfSession.cpu(a)) {
+    try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
       s.update("CREATE TABLE t (k INTEGER, name VARCHAR)");
       s.update("INSERT INTO t VALUES (1, 'a')");
       assertThrows(UserException.class, () -> s.update("INSERT INTO t VALUES (1, 'a', 'extra')"));

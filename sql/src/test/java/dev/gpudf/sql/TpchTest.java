@@ -223,7 +223,7 @@ class TpchTest {
     allocator.close();
   }
 
-  private void register(GpudfSession s) {
+  private void register(GpuSession s) {
     for (TpchTable<?> t : TpchTable.getTables()) {
       try (VectorSchemaRoot r = TpchData.arrow(allocator, t, SCALE)) {
         s.catalog().register(t.getTableName(), r);
@@ -311,7 +311,7 @@ class TpchTest {
     List<Object[]> rows(String sql) throws Exception;
   }
 
-  private void runAll(GpudfSession s) throws Exception {
+  private void runAll(GpuSession s) throws Exception {
     register(s);
     compareAll(sql -> {
       try (VectorSchemaRoot got = s.query(sql)) {
@@ -353,7 +353,7 @@ class TpchTest {
 
   @Test
   void cpuBackendAgreesWithDuckDb() throws Exception {
-    try (GpudfSession s = GpudfSession.cpu(allocator)) {
+    try (GpuSession s = GpuSession.cpu(allocator)) {
       runAll(s);
     }
   }
@@ -361,7 +361,7 @@ class TpchTest {
   @RequiresGpu
   @Test
   void gpuBackendAgreesWithDuckDb() throws Exception {
-    try (Gpu gpu = Gpu.open(0, 4L << 30, 256L << 20); GpudfSession s = GpudfSession.gpu(gpu, allocator)) {
+    try (Gpu gpu = Gpu.open(0, 4L << 30, 256L << 20); GpuSession s = GpuSession.gpu(gpu, allocator)) {
       runAll(s);
     }
   }

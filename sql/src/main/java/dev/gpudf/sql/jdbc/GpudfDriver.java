@@ -13,7 +13,9 @@ import org.apache.calcite.avatica.UnregisteredDriver;
  * the connection {@code Properties}): {@code path} (a directory whose {@code *.arrow} and
  * {@code *.csv} files become tables) and {@code backend} ({@code cpu}, {@code gpu}, or
  * {@code auto}, the default: the GPU when one is usable). Example:
- * {@code jdbc:gpudf:path=/data;backend=cpu}. Each connection owns a session and closes it.
+ * {@code jdbc:gpudf:path=/data;backend=cpu}. Each connection owns a session and closes it,
+ * except with {@code session=ID} (the URL of {@code GpuSession.jdbcUrl()}), which connects to that
+ * open session of this JVM and leaves it open.
  */
 public final class GpudfDriver extends UnregisteredDriver {
   static {

@@ -4,7 +4,7 @@ import dev.gpudf.columnar.cuda.Gpu;
 import dev.gpudf.columnar.error.NotSupportedException;
 import dev.gpudf.columnar.error.UserException;
 import dev.gpudf.sql.FileTables;
-import dev.gpudf.sql.GpudfSession;
+import dev.gpudf.sql.GpuSession;
 import java.nio.file.Path;
 import java.sql.DatabaseMetaData;
 import java.util.ArrayList;
@@ -34,7 +34,9 @@ import org.apache.calcite.sql.type.SqlTypeName;
 final class GpudfMeta extends MetaImpl {
   private RootAllocator allocator;
   private Gpu gpu;
-  private GpudfSession session;
+  private GpuSession session;
+  // a session named by session= belongs to whoever opened it, not to this connection
+  private boolean borrowed;
   private final Map<Integer, Signature> prepared = new java.util.concurrent.ConcurrentHashMap<>();
 
   GpudfMeta(AvaticaConnection connection) {
@@ -43,11 +45,20 @@ final class GpudfMeta extends MetaImpl {
 
   @Override
   public synchronized void openConnection(ConnectionHandle ch, Map<String, String> info) {
-    boolean useGpu = GpudfSession.usesGpu(info.getOrDefault("backend", "auto"));
+    String shared = info.get("session");
+    if (shared != null) {
+      if (info.containsKey("path") || info.containsKey("backend")) {
+        throw new UserException("session= names an open session; it takes no path or backend");
+      }
+      session = GpuSession.byJdbcId(shared);
+      borrowed = true;
+      return;
+    }
+    boolean useGpu = GpuSession.usesGpu(info.getOrDefault("backend", "auto"));
     allocator = new RootAllocator();
     try {
       gpu = useGpu ? Gpu.open(0) : null;
-      session = useGpu ? GpudfSession.gpu(gpu, allocator) : GpudfSession.cpu(allocator);
+      session = useGpu ? GpuSession.gpu(gpu, allocator) : GpuSession.cpu(allocator);
       String path = info.get("path");
       if (path != null) {
         FileTables.loadDirectory(session.catalog(), Path.of(path), allocator);
@@ -60,14 +71,18 @@ final class GpudfMeta extends MetaImpl {
 
   @Override
   public synchronized void closeConnection(ConnectionHandle ch) {
-    try (RootAllocator a = allocator; Gpu g = gpu; GpudfSession s = session) {
+    if (borrowed) {
+      session = null;
+      return;
+    }
+    try (RootAllocator a = allocator; Gpu g = gpu; GpuSession s = session) {
       session = null;
       gpu = null;
       allocator = null;
     }
   }
 
-  private synchronized GpudfSession session() {
+  private synchronized GpuSession session() {
     if (session == null) {
       throw new UserException("the connection is closed");
     }
@@ -169,7 +184,7 @@ final class GpudfMeta extends MetaImpl {
   }
 
   private Frame run(String sql, List<Object> parameters, long maxRowCount) {
-    GpudfSession s = session();
+    GpuSession s = session();
     RelDataType type = s.resultType(sql);
     try (VectorSchemaRoot result = s.query(sql, parameters)) {
       return Frame.create(0, true, ArrowRows.rows(result, type, maxRowCount));

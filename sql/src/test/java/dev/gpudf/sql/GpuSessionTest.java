@@ -30,7 +30,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** SQL end to end on a small lineitem-like table, against answers computed in plain Java. */
-class GpudfSessionTest {
+class GpuSessionTest {
   private static final int ROWS = 500;
   private RootAllocator allocator;
   private final List<Row> rows = new ArrayList<>();
@@ -85,7 +85,7 @@ class GpudfSessionTest {
     return root;
   }
 
-  private void check(GpudfSession s) {
+  private void check(GpuSession s) {
     try (VectorSchemaRoot data = lineitem(allocator)) {
       s.catalog().register("lineitem", data);
     }
@@ -218,7 +218,7 @@ class GpudfSessionTest {
 
   @Test
   void cpuBackend() {
-    try (GpudfSession s = GpudfSession.cpu(allocator)) {
+    try (GpuSession s = GpuSession.cpu(allocator)) {
       check(s);
     }
   }
@@ -226,7 +226,7 @@ class GpudfSessionTest {
   @RequiresGpu
   @Test
   void gpuBackend() {
-    try (Gpu gpu = Gpu.open(0, 1L << 30, 256L << 20); GpudfSession s = GpudfSession.gpu(gpu, allocator)) {
+    try (Gpu gpu = Gpu.open(0, 1L << 30, 256L << 20); GpuSession s = GpuSession.gpu(gpu, allocator)) {
       check(s);
     }
   }

@@ -10,7 +10,12 @@ import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.calcite.config.CalciteConnectionConfigImpl;
+import org.apache.calcite.config.CalciteConnectionProperty;
+import org.apache.calcite.jdbc.CalciteSchema;
+import org.apache.calcite.plan.RelOptCluster;
 import org.apache.calcite.plan.RelOptRule;
+import org.apache.calcite.prepare.CalciteCatalogReader;
 import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.plan.hep.HepPlanner;
 import org.apache.calcite.plan.hep.HepProgram;
@@ -34,9 +39,14 @@ import org.apache.calcite.rex.RexShuttle;
 import org.apache.calcite.rex.RexUtil;
 import org.apache.calcite.schema.SchemaPlus;
 import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.parser.SqlParseException;
 import org.apache.calcite.sql.parser.SqlParser;
+import org.apache.calcite.sql.validate.SqlValidator;
+import org.apache.calcite.sql.validate.SqlValidatorUtil;
 import org.apache.calcite.sql2rel.RelDecorrelator;
+import org.apache.calcite.sql2rel.SqlToRelConverter;
+import org.apache.calcite.sql2rel.StandardConvertletTable;
 import org.apache.calcite.tools.FrameworkConfig;
 import org.apache.calcite.tools.Frameworks;
 import org.apache.calcite.tools.Planner;
@@ -54,7 +64,7 @@ import org.apache.calcite.tools.ValidationException;
  * for now) and equi-joins of every kind (on the CPU for now); set operations, sub-queries,
  * DISTINCT aggregates and window functions raise {@link NotSupportedException}.
  */
-public final class GpudfSession implements AutoCloseable {
+public final class GpuSession implements AutoCloseable {
   private final Gpu gpu;
   private final BufferAllocator allocator;
   private final Catalog catalog;
@@ -70,8 +80,10 @@ public final class GpudfSession implements AutoCloseable {
     }
   };
   private RelBuilder frames;
+  private String jdbcId;
+  private static final Map<String, GpuSession> JDBC_SESSIONS = new java.util.concurrent.ConcurrentHashMap<>();
 
-  private GpudfSession(Gpu gpu, BufferAllocator allocator) {
+  private GpuSession(Gpu gpu, BufferAllocator allocator) {
     this.gpu = gpu;
     this.allocator = allocator;
     this.catalog = new Catalog(gpu);
@@ -91,13 +103,18 @@ public final class GpudfSession implements AutoCloseable {
   }
 
   /** A session on the CPU backend; results and tables come from {@code allocator}. */
-  public static GpudfSession cpu(BufferAllocator allocator) {
-    return new GpudfSession(null, allocator);
+  public static GpuSession cpu(BufferAllocator allocator) {
+    return new GpuSession(null, allocator);
   }
 
   /** A session whose tables live on {@code gpu} and whose operators run there. */
-  public static GpudfSession gpu(Gpu gpu, BufferAllocator allocator) {
-    return new GpudfSession(gpu, allocator);
+  public static GpuSession gpu(Gpu gpu, BufferAllocator allocator) {
+    return new GpuSession(gpu, allocator);
+  }
+
+  /** Where the session's results (and a CPU session's tables) live. */
+  BufferAllocator allocator() {
+    return allocator;
   }
 
   public Catalog catalog() {
@@ -217,31 +234,109 @@ public final class GpudfSession implements AutoCloseable {
     }
   }
 
+  /** Registers a copy of {@code rows} as table {@code name} (on the device for a GPU session); the caller keeps {@code rows}. */
+  public void createTable(String name, VectorSchemaRoot rows) {
+    catalog.register(name, rows);
+  }
+
   /** A lazy {@link DataFrame} over catalog table {@code name}. */
   public synchronized DataFrame table(String name) {
-    // DataFrames of one session share one cluster, so they can be joined; its schema gains
-    // each table registered since the last call
+    try {
+      return new DataFrame(this, frames().scan(name.toLowerCase(java.util.Locale.ROOT)).build());
+    } catch (RuntimeException e) {
+      throw new UserException("no table '" + name + "' (tables: " + catalog.names() + ")", e);
+    }
+  }
+
+  /**
+   * A lazy {@link DataFrame} over the rows of query {@code sql}, which is parsed and validated
+   * now (a syntax error or an unknown name fails here) and runs when the frame does.
+   */
+  public synchronized DataFrame sql(String sql) {
+    RelOptCluster cluster = frames().getCluster();
+    SqlNode parsed;
+    try {
+      parsed = SqlParser.create(sql, PARSER).parseQuery();
+    } catch (SqlParseException e) {
+      throw new UserException(e.getMessage(), e);
+    }
+    if (!parsed.getKind().belongsTo(org.apache.calcite.sql.SqlKind.QUERY)) {
+      throw new UserException("sql() takes a query; run DDL and DML with update()");
+    }
+    java.util.Properties caseInsensitive = new java.util.Properties();
+    caseInsensitive.setProperty(CalciteConnectionProperty.CASE_SENSITIVE.camelName(), "false");
+    CalciteCatalogReader reader = new CalciteCatalogReader(CalciteSchema.from(frameSchema), List.of(),
+        cluster.getTypeFactory(), new CalciteConnectionConfigImpl(caseInsensitive));
+    SqlValidator validator = SqlValidatorUtil.newValidator(SqlStdOperatorTable.instance(), reader,
+        cluster.getTypeFactory(), SqlValidator.Config.DEFAULT.withIdentifierExpansion(true));
+    SqlNode validated;
+    try {
+      validated = validator.validate(parsed);
+    } catch (org.apache.calcite.runtime.CalciteContextException e) {
+      throw new UserException(e.getMessage(), e);
+    }
+    SqlToRelConverter converter = new SqlToRelConverter(null, validator, reader, cluster,
+        StandardConvertletTable.INSTANCE, SqlToRelConverter.config().withTrimUnusedFields(false));
+    return new DataFrame(this, converter.convertQuery(validated, false, true).project());
+  }
+
+  /** Reads files into lazy {@link DataFrame}s (each file is loaded once, into the session's memory). */
+  public FrameReader read() {
+    return new FrameReader(this);
+  }
+
+  /**
+   * A {@code jdbc:gpudf:} URL whose connections (in this JVM, while this session is open) query
+   * this session's tables, including those the connections create; closing such a connection
+   * leaves the session open.
+   */
+  public synchronized String jdbcUrl() {
+    if (jdbcId == null) {
+      jdbcId = java.util.UUID.randomUUID().toString();
+      JDBC_SESSIONS.put(jdbcId, this);
+    }
+    return "jdbc:gpudf:session=" + jdbcId;
+  }
+
+  /** The open session whose {@link #jdbcUrl} holds {@code id}: how the JDBC driver finds it. */
+  public static GpuSession byJdbcId(String id) {
+    GpuSession s = JDBC_SESSIONS.get(id);
+    if (s == null) {
+      throw new UserException("no open session '" + id + "' in this JVM");
+    }
+    return s;
+  }
+
+  /** A frame over a copy of {@code rows}, which the session keeps until it closes; the caller keeps {@code rows}. */
+  DataFrame frameOf(VectorSchemaRoot rows) {
+    return table(catalog.registerHidden(rows));
+  }
+
+  /** The builder of the session's frames, its schema holding every catalog table as it is now. */
+  private RelBuilder frames() {
+    // DataFrames of one session share one cluster, so they can be joined
     if (frames == null) {
       frames = RelBuilder.create(Frameworks.newConfigBuilder(config()).defaultSchema(frameSchema).build());
     }
-    for (Map.Entry<String, Table<?>> e : catalog.tables().entrySet()) {
-      if (frameSchema.tables().get(e.getKey()) == null) {
-        frameSchema.add(e.getKey(), new CatalogTable(e.getKey(), e.getValue().names(), e.getValue().types()));
-      }
-    }
-    try {
-      return new DataFrame(this, frames.scan(name.toLowerCase(java.util.Locale.ROOT)).build());
-    } catch (RuntimeException e) {
-      throw new UserException("no table '" + name + "' (tables: " + catalog.tables().keySet() + ")", e);
+    addTables(frameSchema);
+    return frames;
+  }
+
+  /** Runs {@code plan}; the caller closes the result, a device table on a GPU session. */
+  Table<?> collect(GpuRel plan) {
+    try (QueryContext ctx = context(List.of())) {
+      return plan.execute(ctx);
     }
   }
 
   VectorSchemaRoot execute(GpuRel plan, List<Object> parameters) {
-    try (QueryContext ctx = new QueryContext(gpu == null ? Exec.onCpu(allocator) : Exec.onGpu(gpu, allocator), catalog,
-        parameters);
-        Table<?> result = plan.execute(ctx)) {
+    try (QueryContext ctx = context(parameters); Table<?> result = plan.execute(ctx)) {
       return result.toArrow(allocator);
     }
+  }
+
+  private QueryContext context(List<Object> parameters) {
+    return new QueryContext(gpu == null ? Exec.onCpu(allocator) : Exec.onGpu(gpu, allocator), catalog, parameters);
   }
 
   private FrameworkConfig config() {
@@ -314,10 +409,12 @@ public final class GpudfSession implements AutoCloseable {
 
   private SchemaPlus schema() {
     SchemaPlus root = Frameworks.createRootSchema(false);
-    for (Map.Entry<String, Table<?>> e : catalog.tables().entrySet()) {
-      root.add(e.getKey(), new CatalogTable(e.getKey(), e.getValue().names(), e.getValue().types()));
-    }
+    addTables(root);
     return root;
+  }
+
+  private void addTables(SchemaPlus schema) {
+    catalog.tables().forEach((name, t) -> schema.add(name, new CatalogTable(name, t.names(), t.types())));
   }
 
   private static Program program() {
@@ -378,7 +475,10 @@ public final class GpudfSession implements AutoCloseable {
   }
 
   @Override
-  public void close() {
+  public synchronized void close() {
+    if (jdbcId != null) {
+      JDBC_SESSIONS.remove(jdbcId);
+    }
     catalog.close();
   }
 }
