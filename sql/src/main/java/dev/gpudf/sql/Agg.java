@@ -4,7 +4,10 @@ import java.util.function.Function;
 import org.apache.calcite.tools.RelBuilder;
 
 /**
- * An aggregate of the {@link DataFrame} API: {@code sum(col("x")).as("total")}.
+ * An aggregate of the {@link DataFrame} API, for {@link DataFrame.Grouped#agg}.
+ * <pre>{@code
+ * orders.groupBy("o_orderstatus").agg(sum(col("o_totalprice")).as("total"), count().as("n"))
+ * }</pre>
  */
 public final class Agg {
   private final Function<RelBuilder, RelBuilder.AggCall> build;

@@ -66,7 +66,10 @@ public final class DataFrame {
     return new Grouped(keys);
   }
 
-  /** The grouping step between {@link #groupBy} and {@link #agg}. */
+  /**
+   * The grouping step between {@link #groupBy} and {@link #agg}: {@code df.groupBy("k").agg(count())};
+   * {@code df.groupBy().agg(...)} aggregates all rows into one.
+   */
   public final class Grouped {
     private final String[] keys;
 

@@ -57,12 +57,21 @@ import org.apache.calcite.tools.RelConversionException;
 import org.apache.calcite.tools.ValidationException;
 
 /**
- * A SQL session over a {@link Catalog}: Calcite parses and validates, a Hep pass folds constant
- * expressions and shapes joins, Volcano converts to {@link GpuRel} operators ({@link GpuRules}), and the plan
- * runs on the session's backend: the GPU when the session has one, else the CPU twins. Today:
- * scans, WHERE, SELECT expressions, ORDER BY / LIMIT / OFFSET, aggregates (GROUP BY on the CPU
- * for now) and equi-joins of every kind (on the CPU for now); set operations, sub-queries,
- * DISTINCT aggregates and window functions raise {@link NotSupportedException}.
+ * Where gpudf queries run: a {@link Catalog} of tables (in GPU memory for a GPU session, in host
+ * memory for a CPU one), SQL and {@link DataFrame}s over them, and JDBC access through {@link
+ * #jdbcUrl}. Calcite parses and validates, a Hep pass folds constant expressions and shapes
+ * joins, Volcano converts to {@link GpuRel} operators ({@link GpuRules}), and the plan runs on the
+ * session's backend. What has no operator yet (window functions, say) raises {@link
+ * NotSupportedException}. The session owns its tables; whoever opens it closes it (the
+ * {@link Gpu} and allocator stay the caller's).
+ * <pre>{@code
+ * try (RootAllocator allocator = new RootAllocator(); Gpu gpu = Gpu.open(0);
+ *     GpuSession session = GpuSession.gpu(gpu, allocator)) {
+ *   session.createTable("orders", ordersRoot);
+ *   try (VectorSchemaRoot r = session.query("SELECT COUNT(*) FROM orders")) { ... }
+ *   session.table("orders").groupBy("o_orderstatus").agg(count().as("n")).show(10);
+ * }
+ * }</pre>
  */
 public final class GpuSession implements AutoCloseable {
   private final Gpu gpu;
