@@ -12,6 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.gpudf.columnar.Table;
+import dev.gpudf.columnar.cuda.Gpu;
+import dev.gpudf.columnar.testing.RequiresGpu;
 import dev.gpudf.columnar.error.UserException;
 import io.trino.tpch.TpchTable;
 import java.math.BigDecimal;
@@ -328,6 +330,32 @@ class DataFrameTest {
       own.close();
       java.sql.SQLException gone = assertThrows(java.sql.SQLException.class, () -> java.sql.DriverManager.getConnection(url));
       assertTrue(gone.getMessage().contains("no open session"), gone.getMessage());
+    }
+  }
+
+  /** The same frames on a GPU session: results stay on the device until asked for, and agree with the CPU's. */
+  @RequiresGpu
+  @Test
+  void gpuSessionCollectsToTheDevice() {
+    try (Gpu gpu = Gpu.open(0, 2L << 30, 256L << 20); GpuSession g = GpuSession.gpu(gpu, allocator)) {
+      for (String t : List.of("lineitem", "orders", "customer")) {
+        try (VectorSchemaRoot rows = session.query("SELECT * FROM " + t)) {
+          g.createTable(t, rows);
+        }
+      }
+      DataFrame q = g.table("customer").join(g.table("orders"), col("c_custkey").eq(col("o_custkey")), JoinRelType.INNER)
+          .filter(col("o_orderdate").lt(date("1995-03-15")))
+          .groupBy("c_mktsegment").agg(sum(col("o_totalprice")).as("total"), count().as("n"))
+          .orderBy(col("c_mktsegment"));
+      try (Table<?> t = q.collect()) {
+        assertTrue(t instanceof dev.gpudf.columnar.DeviceTable, t.getClass().getName());
+        assertEquals(5, t.rowCount());
+      }
+      try (VectorSchemaRoot want = session.query("SELECT c_mktsegment, SUM(o_totalprice), COUNT(*) FROM customer, orders"
+              + " WHERE c_custkey = o_custkey AND o_orderdate < DATE '1995-03-15' GROUP BY c_mktsegment ORDER BY 1");
+          VectorSchemaRoot got = q.toArrow(allocator)) {
+        assertSameRows(want, got);
+      }
     }
   }
 }
