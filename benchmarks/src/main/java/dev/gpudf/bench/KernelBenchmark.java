@@ -9,6 +9,7 @@ import dev.gpudf.columnar.cuda.DeviceBuffer;
 import dev.gpudf.columnar.cuda.Gpu;
 import dev.gpudf.kernels.Exec;
 import dev.gpudf.kernels.Filter;
+import dev.gpudf.kernels.KernelLaunch;
 import dev.gpudf.kernels.Reduce;
 import dev.gpudf.kernels.Reduction;
 import dev.gpudf.kernels.Sort;
@@ -62,11 +63,24 @@ public final class KernelBenchmark {
               gbs, 100 * gbs / copyGBs);
         }
         result("sum_f64", sum, "");
+        // the kernel alone (partials left on the device): how much of sum_f64 is the call around it
+        int grid = KernelLaunch.gridFor(gpu.device(), rows);
+        try (DeviceBuffer partials = g.allocate(16L * grid)) {
+          result("sum_f64_kernel_only", gpuTime(gpu, g, reps, () -> {
+            KernelLaunch.launch("reduce_sum_f64_kernel", grid, g.stream(), dx.column(0).data(), null, (long) rows, partials);
+            return null;
+          }), "");
+        }
         result("filter_f64_50pct", gpuTime(gpu, g, reps, () -> close(Filter.filter(g, dx, dmask.column(0)))), "");
         result("sort_i32", gpuTime(gpu, g, reps, () -> close(Sort.sort(g, dk, List.of(SortKey.asc(0))))), "");
         result("argsort_i32", gpuTime(gpu, g, reps, () -> close(Sort.argsort(g, dk, List.of(SortKey.asc(0))))), "");
         result("sort_i32_f64", gpuTime(gpu, g, reps,
             () -> close(Sort.sort(g, dkv, List.of(SortKey.asc(0), SortKey.asc(1))))), "");
+        if (Boolean.getBoolean("gpudf.debug.profileLaunches")) {
+          profile("sort_i32", () -> close(Sort.sort(g, dk, List.of(SortKey.asc(0)))));
+          profile("argsort_i32", () -> close(Sort.argsort(g, dk, List.of(SortKey.asc(0)))));
+          profile("sum_f64", () -> Reduce.reduce(g, dx.column(0), Reduction.SUM));
+        }
         result("topn_100_f64", gpuTime(gpu, g, reps, () -> close(Sort.topN(g, dx, List.of(SortKey.desc(0)), 100))), "");
       }
       if (cpuToo) {
@@ -106,6 +120,17 @@ public final class KernelBenchmark {
   }
 
   /** Medians of event time and wall time over {@code reps} calls after one warm-up, in ms. */
+  /** One call of {@code op} with every launch synchronised and timed: where its time goes, kernel by kernel. */
+  private static void profile(String name, Supplier<Object> op) {
+    KernelLaunch.takeProfile();
+    long t0 = System.nanoTime();
+    op.get();
+    double total = (System.nanoTime() - t0) / 1e6;
+    System.out.printf("PROFILE %s: %.3f ms in all (launches synchronised)%n", name, total);
+    KernelLaunch.takeProfile().forEach((k, e) ->
+        System.out.printf("PROFILE   %-32s %4d launches %8.3f ms%n", k, e[0], e[1] / 1e6));
+  }
+
   private static double[] gpuTime(Gpu gpu, Exec g, int reps, Supplier<Object> op) {
     try (CudaEvent start = new CudaEvent(gpu.device(), true); CudaEvent end = new CudaEvent(gpu.device(), true)) {
       op.get();

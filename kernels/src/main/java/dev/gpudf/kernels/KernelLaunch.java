@@ -5,18 +5,23 @@ import static dev.gpudf.columnar.cuda.Cuda.check;
 import dev.gpudf.columnar.cuda.CudaDevice;
 import dev.gpudf.columnar.cuda.CudaStream;
 import dev.gpudf.columnar.cuda.DeviceBuffer;
+import java.util.List;
 import jcuda.Pointer;
 import jcuda.driver.JCudaDriver;
 
 /**
  * Launches a {@code *_kernel} entry point with grid-stride sizing and checks the launch. With
  * {@code -Dgpudf.debug.syncLaunches=true} every launch is followed by a stream synchronise, so
- * an asynchronous fault is reported at the kernel that caused it.
+ * an asynchronous fault is reported at the kernel that caused it. With {@code
+ * -Dgpudf.debug.profileLaunches=true} each launch is also timed (synchronised before and after),
+ * per kernel name, for {@link #takeProfile}.
  */
 public final class KernelLaunch {
   /** Threads per block for the grid-stride kernels. */
   public static final int BLOCK = 256;
   private static final boolean SYNC = Boolean.getBoolean("gpudf.debug.syncLaunches");
+  private static final boolean PROFILE = Boolean.getBoolean("gpudf.debug.profileLaunches");
+  private static final java.util.Map<String, long[]> PROFILE_NANOS = new java.util.concurrent.ConcurrentHashMap<>();
 
   private KernelLaunch() {}
 
@@ -53,10 +58,40 @@ public final class KernelLaunch {
       }
     }
     device.makeCurrent();
+    long t0 = 0;
+    if (PROFILE) {
+      stream.synchronize();
+      t0 = System.nanoTime();
+    }
     check(JCudaDriver.cuLaunchKernel(module.function(kernel), grid, 1, 1, BLOCK, 1, 1, 0, stream.handle(),
         Pointer.to(params), null), "cuLaunchKernel(" + kernel + ")");
-    if (SYNC) {
+    if (SYNC || PROFILE) {
       stream.synchronize();
     }
+    if (PROFILE) {
+      long spent = System.nanoTime() - t0;
+      long[] entry = PROFILE_NANOS.computeIfAbsent(kernel, k -> new long[2]);
+      synchronized (entry) {
+        entry[0]++;
+        entry[1] += spent;
+      }
+    }
+  }
+
+  /**
+   * Launch counts and synchronised wall nanoseconds per kernel since the last call, then clears
+   * them; empty unless {@code gpudf.debug.profileLaunches} is set.
+   */
+  public static java.util.SortedMap<String, long[]> takeProfile() {
+    java.util.SortedMap<String, long[]> out = new java.util.TreeMap<>();
+    for (String k : List.copyOf(PROFILE_NANOS.keySet())) {
+      long[] e = PROFILE_NANOS.remove(k);
+      if (e != null) {
+        synchronized (e) {
+          out.put(k, e.clone());
+        }
+      }
+    }
+    return out;
   }
 }
