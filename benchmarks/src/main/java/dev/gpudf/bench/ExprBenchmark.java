@@ -30,7 +30,7 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * The expression figures of the expressions issue: {@code l_extendedprice * (1 - l_discount) *
  * (1 + l_tax)} on DECIMAL(15,2) columns (TPC-H lineitem shape), {@code p_name LIKE '%green%'}
  * over part-name-like strings and {@code o_comment NOT LIKE '%special%requests%'} over
- * comment-like strings; GPU (CUDA events around the call, median) and the CPU twin (one run).
+ * comment-like strings; GPU (CUDA events around the call, median after a JIT warm-up) and the CPU twin (one run).
  * Lines starting {@code RESULT} as in {@link KernelBenchmark}.
  *
  * <p>{@code ExprBenchmark [lineitemRows] [partRows] [orderRows] [reps] [gpu]}; gpu = 0 runs the
@@ -90,7 +90,7 @@ public final class ExprBenchmark {
 
   private static void gpuResult(Gpu gpu, Exec g, String name, int reps, Op1 op) {
     try (CudaEvent start = new CudaEvent(gpu.device(), true); CudaEvent end = new CudaEvent(gpu.device(), true)) {
-      op.run().close();
+      JitWarmUp.run(g.stream(), () -> op.run().close());
       double[] ms = new double[reps];
       long nulls = 0;
       for (int r = 0; r < reps; r++) {

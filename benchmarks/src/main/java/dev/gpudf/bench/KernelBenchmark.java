@@ -32,7 +32,7 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * The kernels on device-resident data, 100M rows by default: device copy bandwidth, sum of
  * float64, filter of float64 at 50% selectivity, sort and argsort of int32, a two-key
  * (int32, float64) sort, top-100; then the CPU twins on the same data. Each GPU figure is the
- * median of {@code reps} calls after a warm-up, timed two ways: CUDA events on the query's
+ * median of {@code reps} calls after a JIT warm-up, timed two ways: CUDA events on the query's
  * stream around the call (the GPU timeline, as the CuPy peer is timed) and wall time from the
  * Java call until its stream is idle. Lines starting {@code RESULT} (event time first) are read
  * by {@code benchmarks/compare.py}.
@@ -119,7 +119,7 @@ public final class KernelBenchmark {
     System.out.printf("RESULT %s %.3f ms (wall %.3f ms) %s%n", name, eventAndWall[0], eventAndWall[1], note);
   }
 
-  /** Medians of event time and wall time over {@code reps} calls after one warm-up, in ms. */
+  /** Medians of event time and wall time over {@code reps} calls after {@link JitWarmUp}, in ms. */
   /** One call of {@code op} with every launch synchronised and timed: where its time goes, kernel by kernel. */
   private static void profile(String name, Supplier<Object> op) {
     KernelLaunch.takeProfile();
@@ -133,8 +133,7 @@ public final class KernelBenchmark {
 
   private static double[] gpuTime(Gpu gpu, Exec g, int reps, Supplier<Object> op) {
     try (CudaEvent start = new CudaEvent(gpu.device(), true); CudaEvent end = new CudaEvent(gpu.device(), true)) {
-      op.get();
-      g.stream().synchronize();
+      JitWarmUp.run(g.stream(), op::get);
       double[] ev = new double[reps];
       double[] wall = new double[reps];
       for (int r = 0; r < reps; r++) {

@@ -17,13 +17,6 @@ import java.util.stream.Stream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.dataset.file.FileFormat;
-import org.apache.arrow.dataset.file.FileSystemDatasetFactory;
-import org.apache.arrow.dataset.jni.NativeMemoryPool;
-import org.apache.arrow.dataset.scanner.ScanOptions;
-import org.apache.arrow.dataset.scanner.Scanner;
-import org.apache.arrow.dataset.source.Dataset;
-import org.apache.arrow.dataset.source.DatasetFactory;
 import org.apache.arrow.vector.ipc.ArrowFileReader;
 import org.apache.arrow.vector.ipc.ArrowReader;
 
@@ -75,33 +68,14 @@ public final class FileTables {
       case "csv":
         return csv(file, allocator);
       case "parquet":
-        return parquet(file, allocator);
+        return ParquetFiles.read(file, allocator);
       default:
         throw new UserException("unknown file format '" + format + "' (arrow, csv, parquet)");
     }
   }
 
-  private static VectorSchemaRoot parquet(Path file, BufferAllocator allocator) {
-    if (!Files.isRegularFile(file)) {
-      throw new UserException("no file " + file);
-    }
-    try (DatasetFactory factory = new FileSystemDatasetFactory(allocator, NativeMemoryPool.getDefault(),
-            FileFormat.PARQUET, file.toAbsolutePath().toUri().toString());
-        Dataset dataset = factory.finish();
-        Scanner scanner = dataset.newScan(new ScanOptions(1 << 16));
-        ArrowReader reader = scanner.scanBatches()) {
-      return allBatches(reader, allocator);
-    } catch (UserException e) {
-      throw e;
-    } catch (Exception e) {
-      // the native reader reports a damaged or foreign file as a RuntimeException; closing a
-      // dataset or scanner is declared to throw Exception
-      throw new UserException("cannot read Parquet file " + file + ": " + e.getMessage(), e);
-    }
-  }
-
   /** Every batch of {@code reader} appended into one root; the caller closes it. */
-  private static VectorSchemaRoot allBatches(ArrowReader reader, BufferAllocator allocator) throws IOException {
+  static VectorSchemaRoot allBatches(ArrowReader reader, BufferAllocator allocator) throws IOException {
     VectorSchemaRoot in = reader.getVectorSchemaRoot();
     VectorSchemaRoot out = VectorSchemaRoot.create(in.getSchema(), allocator);
     try {
