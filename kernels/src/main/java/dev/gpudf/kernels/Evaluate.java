@@ -1,5 +1,6 @@
 package dev.gpudf.kernels;
 
+import dev.gpudf.columnar.Column;
 import dev.gpudf.columnar.DataType;
 import dev.gpudf.columnar.DeviceColumn;
 import dev.gpudf.columnar.DeviceTable;
@@ -35,13 +36,42 @@ public final class Evaluate {
 
   /** On the GPU; the caller owns the result. */
   public static DeviceColumn evaluate(Exec exec, DeviceTable table, Expr e) {
-    Program p = ExprCompiler.compile(e, table.types());
-    int n = table.rowCount();
+    return (DeviceColumn) evaluate(exec, EvalInput.of(table), e);
+  }
+
+  /** On the CPU; the caller owns the result. */
+  public static HostColumn evaluate(Exec exec, HostTable table, Expr e) {
+    return (HostColumn) evaluate(exec, EvalInput.of(table), e);
+  }
+
+  /**
+   * On the input's backend; the caller owns the result. Parts that build strings are computed
+   * first, as columns of their own ({@link StringBuild}).
+   */
+  static Column evaluate(Exec exec, EvalInput in, Expr e) {
+    if (StringBuild.anywhere(e, in.types())) {
+      if (StringBuild.builds(e, in.types())) {
+        return StringBuild.build(exec, in, e);
+      }
+      List<Column> made = new ArrayList<>();
+      try {
+        Expr rest = StringBuild.materialize(exec, in, e, made);
+        return evaluate(exec, in.plus(made), rest);
+      } finally {
+        made.forEach(Column::close);
+      }
+    }
+    return in.onDevice() ? gpu(exec, in, e) : cpu(exec, in, e);
+  }
+
+  private static DeviceColumn gpu(Exec exec, EvalInput in, Expr e) {
+    Program p = ExprCompiler.compile(e, in.types());
+    int n = in.rows();
     StoreKind store = storeKind(p.result());
     long words = (n + 31L) / 32;
     long[] columns = new long[3 * p.columns().size()];
     for (int s = 0; s < p.columns().size(); s++) {
-      DeviceColumn c = table.column(p.columns().get(s));
+      DeviceColumn c = (DeviceColumn) in.columns().get(p.columns().get(s));
       columns[3 * s] = c.data().address();
       columns[3 * s + 1] = c.validity() == null ? 0 : c.validity().address();
       columns[3 * s + 2] = c.offsets() == null ? 0 : c.offsets().address();
@@ -103,13 +133,12 @@ public final class Evaluate {
     }
   }
 
-  /** On the CPU; the caller owns the result. */
-  public static HostColumn evaluate(Exec exec, HostTable table, Expr e) {
-    Program p = ExprCompiler.compile(e, table.types());
-    int n = table.rowCount();
+  private static HostColumn cpu(Exec exec, EvalInput in, Expr e) {
+    Program p = ExprCompiler.compile(e, in.types());
+    int n = in.rows();
     List<HostColumn> slots = new ArrayList<>();
     for (int index : p.columns()) {
-      slots.add(table.column(index));
+      slots.add((HostColumn) in.columns().get(index));
     }
     BufferAllocator a = exec.allocator();
     try (ArrowBuf pool = a.buffer(Math.max(1, p.strings().length))) {
@@ -219,7 +248,7 @@ public final class Evaluate {
 
   /** The type {@code e} evaluates to over columns of {@code input}. */
   public static DataType typeOf(Expr e, List<DataType> input) {
-    return ExprCompiler.compile(e, input).result();
+    return ExprCompiler.compile(StringBuild.placeholders(e, input), input).result();
   }
 
   static StoreKind storeKind(DataType t) {

@@ -99,6 +99,9 @@ public final class ExprCompiler {
         arg(call, 0, 3);
         yield gen(Expr.call(Op.AND, Expr.call(Op.GE, args.get(0), args.get(1)), Expr.call(Op.LE, args.get(0), args.get(2))));
       }
+      // Evaluate computes these ahead of the program (StringBuild): reaching here is a bug
+      case CONCAT, UPPER, LOWER -> throw new dev.gpudf.columnar.error.InternalException(call.op()
+          + " reached the expression compiler instead of StringBuild");
     };
   }
 

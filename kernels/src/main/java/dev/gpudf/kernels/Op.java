@@ -37,5 +37,10 @@ public enum Op {
   /** Spaces removed from both ends, the start, or the end. */
   TRIM, LTRIM, RTRIM,
   /** args: needle, haystack: the 1-based character position of the first match, 0 if none, as INT32. */
-  POSITION
+  POSITION,
+  /**
+   * Strings built anew (see {@code StringBuild}): {@code a || b} (NULL if either is), and a
+   * string with each character upper- or lower-cased (Java's simple case mapping).
+   */
+  CONCAT, UPPER, LOWER
 }

@@ -360,6 +360,44 @@ class EvaluateTest {
     }
   }
 
+  @Test
+  void stringsBuiltAnew() {
+    try (VectorSchemaRoot r = strings("apple", "", null, "grüne Äpfel straße", "日本語", "ǅ İ ı")) {
+      assertEquals(Arrays.asList("apple|", "|", null, "grüne Äpfel straße|", "日本語|", "ǅ İ ı|"),
+          texts(r, call(Op.CONCAT, col(0), str("|"))));
+      assertEquals(Arrays.asList("appleapple", "", null, "grüne Äpfel straßegrüne Äpfel straße", "日本語日本語", "ǅ İ ıǅ İ ı"),
+          texts(r, call(Op.CONCAT, col(0), col(0))));
+      assertEquals(Arrays.asList(null, null, null, null, null, null), texts(r, call(Op.CONCAT, col(0), Expr.nullOf(DataType.STRING))));
+      // Java's simple (one code point to one) case mapping: ß stays, İ lowers to i, ı uppers to I
+      assertEquals(Arrays.asList("APPLE", "", null, "GRÜNE ÄPFEL STRAßE", "日本語", "Ǆ İ I"), texts(r, call(Op.UPPER, col(0))));
+      assertEquals(Arrays.asList("apple", "", null, "grüne äpfel straße", "日本語", "ǆ i ı"), texts(r, call(Op.LOWER, col(0))));
+      // built strings feed the interpreter like columns: predicates, lengths, nesting
+      assertEquals(Arrays.asList(true, false, null, false, false, false),
+          eval(r, call(Op.LIKE, call(Op.UPPER, col(0)), str("A%"))));
+      assertEquals(Arrays.asList(7, 2, null, 20, 5, 7), eval(r, call(Op.CHAR_LENGTH,
+          call(Op.CONCAT, call(Op.LOWER, call(Op.CONCAT, str("<"), col(0))), str(">")))));
+      assertEquals(Arrays.asList("APPLE", "", "?", "GRÜNE ÄPFEL STRAßE", "日本語", "Ǆ İ I"),
+          texts(r, call(Op.COALESCE, call(Op.UPPER, col(0)), str("?"))));
+    }
+    try (VectorSchemaRoot t = sample()) {
+      assertEquals(Arrays.asList("1", "7", null, "-4", "2147483647", "0"), texts(t, Expr.cast(col(0), DataType.STRING)));
+      assertEquals(Arrays.asList("10.00", "99.99", "0.01", null, "12345.67", "1.10"), texts(t, Expr.cast(col(4), DataType.STRING)));
+      assertEquals(Arrays.asList("-0.05", "-0.10", "0.00", "-0.01", null, "-1.00"),
+          texts(t, Expr.cast(call(Op.NEG, col(5)), DataType.STRING)));
+      assertEquals(Arrays.asList("TRUE", "FALSE", null, "TRUE", null, "FALSE"), texts(t, Expr.cast(col(2), DataType.STRING)));
+      assertEquals(Arrays.asList("x=1", "x=7", null, "x=-4", "x=2147483647", "x=0"),
+          texts(t, call(Op.CONCAT, str("x="), Expr.cast(col(0), DataType.STRING))));
+      try (HostTable h = HostTable.fromArrow(t)) {
+        NotSupportedException e = assertThrows(NotSupportedException.class,
+            () -> Evaluate.evaluate(exec, h, Expr.cast(col(3), DataType.STRING)));
+        assertTrue(e.getMessage().contains("FLOAT64"), e.getMessage());
+        assertThrows(UserException.class, () -> Evaluate.evaluate(exec, h, call(Op.UPPER, col(0))));
+        assertEquals(DataType.STRING, Evaluate.typeOf(call(Op.CONCAT, str("a"), Expr.cast(col(0), DataType.STRING)), h.types()));
+        assertEquals(DataType.BOOL, Evaluate.typeOf(call(Op.EQ, call(Op.LOWER, str("A")), str("a")), h.types()));
+      }
+    }
+  }
+
   /** LIKE against java.util.regex on random strings and patterns over a small multi-byte alphabet. */
   @Test
   void likeAgreesWithRegex() {
@@ -453,7 +491,14 @@ class EvaluateTest {
         call(Op.OR, call(Op.LT, col(names.indexOf("str")), str("n")), call(Op.GT, call(Op.CHAR_LENGTH, col(names.indexOf("str"))), lit(5))),
         call(Op.SUBSTRING, col(names.indexOf("str")), lit(2), lit(3)),
         call(Op.COALESCE, call(Op.TRIM, col(names.indexOf("str"))), str("—")),
-        call(Op.POSITION, str("é"), col(names.indexOf("str"))));
+        call(Op.POSITION, str("é"), col(names.indexOf("str"))),
+        call(Op.CONCAT, call(Op.UPPER, col(names.indexOf("str"))), call(Op.LOWER, col(names.indexOf("str")))),
+        call(Op.CONCAT, Expr.cast(col(i32), DataType.STRING), Expr.cast(col(dec), DataType.STRING)),
+        call(Op.CONCAT, Expr.cast(col(date), DataType.STRING), Expr.cast(col(b), DataType.STRING)),
+        Expr.cast(col(i8), DataType.STRING),
+        Expr.cast(col(names.indexOf("dec38")), DataType.STRING),
+        Expr.cast(col(names.indexOf("i64")), DataType.STRING),
+        call(Op.EQ, call(Op.LOWER, col(names.indexOf("str"))), col(names.indexOf("str"))));
   }
 
   @ParameterizedTest

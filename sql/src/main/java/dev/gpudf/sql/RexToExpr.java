@@ -118,6 +118,7 @@ final class RexToExpr {
           return Expr.call(op, walk(operands.get(2)));
         }
         case CAST -> {
+          checkStringCast(operands.get(0).getType(), call.getType());
           return Expr.cast(walk(operands.get(0)), SqlTypes.fromCalcite(call.getType()));
         }
         default -> {
@@ -171,9 +172,33 @@ final class RexToExpr {
           case "POWER" -> Expr.call(Op.POWER, a);
           case "CHAR_LENGTH", "CHARACTER_LENGTH" -> Expr.call(Op.CHAR_LENGTH, a);
           case "SUBSTRING" -> Expr.call(Op.SUBSTRING, a);
+          case "||" -> Expr.call(Op.CONCAT, two(a, name));
+          case "UPPER" -> Expr.call(Op.UPPER, one(a, name));
+          case "LOWER" -> Expr.call(Op.LOWER, one(a, name));
           default -> throw new NotSupportedException("SQL operator " + call.getOperator().getName() + " is not supported yet");
         };
       };
+    }
+
+    /**
+     * Strings are unbounded VARCHAR on the device: a cast to CHAR(n) or to a VARCHAR(n) shorter
+     * than what the value may hold would pad or cut it, which is refused rather than ignored.
+     */
+    private static void checkStringCast(org.apache.calcite.rel.type.RelDataType from,
+        org.apache.calcite.rel.type.RelDataType to) {
+      org.apache.calcite.sql.type.SqlTypeName t = to.getSqlTypeName();
+      if (t != org.apache.calcite.sql.type.SqlTypeName.CHAR && t != org.apache.calcite.sql.type.SqlTypeName.VARCHAR) {
+        return;
+      }
+      boolean bounded = to.getPrecision() != org.apache.calcite.rel.type.RelDataType.PRECISION_NOT_SPECIFIED;
+      boolean fits = org.apache.calcite.sql.type.SqlTypeUtil.isCharacter(from)
+          && from.getPrecision() != org.apache.calcite.rel.type.RelDataType.PRECISION_NOT_SPECIFIED
+          && from.getPrecision() <= to.getPrecision()
+          && (t == org.apache.calcite.sql.type.SqlTypeName.VARCHAR || from.getSqlTypeName() == t && from.getPrecision() == to.getPrecision());
+      if (bounded && !fits) {
+        throw new NotSupportedException("CAST to " + to.getFullTypeString().replace(" NOT NULL", "")
+            + " (a bounded length) is not supported yet; cast to VARCHAR");
+      }
     }
 
     private static Expr[] one(Expr[] a, String name) {
