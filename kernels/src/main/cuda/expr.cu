@@ -20,7 +20,7 @@ enum Opcode {
   LOAD_STR_COL = 35, LOAD_STR_CONST = 36, CMP_S = 37, LIKE = 38, CHAR_LENGTH = 39, SUBSTRING = 40, TRIM = 41,
   POSITION = 42, DEC_DIV = 43
 };
-enum MathFn { M_SQRT = 0, M_LN = 1, M_EXP = 2, M_POWER = 3, M_FLOOR = 4, M_CEIL = 5, M_ABS = 6 };
+enum MathFn { M_SQRT = 0, M_LN = 1, M_EXP = 2, M_POWER = 3, M_FLOOR = 4, M_CEIL = 5, M_ABS = 6, M_ROUND = 7 };
 enum LoadKind { K_I8 = 0, K_I16 = 1, K_I32 = 2, K_I64 = 3, K_F32 = 4, K_F64 = 5, K_BITS = 6, K_I128 = 7 };
 enum Cmp { C_EQ = 0, C_NE = 1, C_LT = 2, C_LE = 3, C_GT = 4, C_GE = 5 };
 constexpr int kErrOverflow = 1;
@@ -35,6 +35,14 @@ constexpr int kWidth = 5;
 // S_STRLEN writes each row's byte length (int64), S_STRCOPY its bytes at str_offsets[row].
 enum Store { S_I8 = 0, S_I16 = 1, S_I32 = 2, S_I64 = 3, S_F32 = 4, S_F64 = 5, S_BITS = 6, S_D128 = 7, S_STRLEN = 8,
              S_STRCOPY = 9 };
+
+// x rounded half away from zero at the scale `scale` (10^digits). Explicit _rn operations: a fused
+// multiply-add would round differently from the CPU twin. From 2^52 up a double is an integer.
+__device__ __forceinline__ double round_away(double x, double scale) {
+  double m = __dmul_rn(fabs(x), scale);
+  if (!(m < 4503599627370496.0)) return x;
+  return copysign(__ddiv_rn(floor(__dadd_rn(m, 0.5)), scale), x);
+}
 
 __device__ __forceinline__ bool fits(long long v, int bits) {
   if (bits >= 64) return true;
@@ -396,6 +404,7 @@ extern "C" __global__ void expr_eval_kernel(const int* __restrict__ code, int in
               case M_POWER: f = pow(x, y); break;
               case M_FLOOR: f = floor(x); break;
               case M_CEIL: f = ceil(x); break;
+              case M_ROUND: f = round_away(x, y); break;
               default: f = fabs(x); break;
             }
             r = __double_as_longlong(f);

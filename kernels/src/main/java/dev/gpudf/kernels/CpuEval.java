@@ -59,6 +59,15 @@ final class CpuEval {
     return new Rows(values, lengths, nulls, IntStream.range(0, firstError.length).mapToLong(i -> firstError[i]).min().orElse(Long.MAX_VALUE));
   }
 
+  /** The twin of {@code round_away} in {@code expr.cu}. */
+  private static double roundAway(double x, double scale) {
+    double m = Math.abs(x) * scale;
+    if (!(m < 4503599627370496.0)) {
+      return x;
+    }
+    return Math.copySign(Math.floor(m + 0.5) / scale, x);
+  }
+
   /** One row's register file: value bits, byte length (strings), null flag, error code. */
   private static final class Registers {
     final long[] val = new long[Program.MAX_REGISTERS];
@@ -401,6 +410,7 @@ final class CpuEval {
                 case FLOOR -> Math.floor(x);
                 case CEIL -> Math.ceil(x);
                 case ABS -> Math.abs(x);
+                case ROUND -> roundAway(x, y);
               });
             }
           }

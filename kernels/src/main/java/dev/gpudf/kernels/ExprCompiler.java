@@ -76,6 +76,18 @@ public final class ExprCompiler {
       case SQRT, LN, EXP -> math(call.op(), gen(arg(call, 0, 1)), null);
       case POWER -> math(Op.POWER, gen(arg(call, 0, 2)), gen(args.get(1)));
       case FLOOR, CEIL -> floorCeil(call.op(), gen(arg(call, 0, 1)));
+      case ROUND -> round(call);
+      case SIGN -> {
+        // CASE WHEN x > 0 THEN 1 WHEN x < 0 THEN -1 ELSE x END, in x's type; NaN orders above
+        // +inf here, so a float's positive case stops at +inf and NaN falls through to ELSE
+        Expr x = arg(call, 0, 1);
+        DataType t = typeOf(x);
+        requireNumeric(new Value(-1, t), Op.SIGN);
+        Expr positive = isFloat(t) ? call(Op.BETWEEN, x, Expr.lit(Double.MIN_VALUE), Expr.lit(Double.POSITIVE_INFINITY))
+            : call(Op.GT, x, zero(t));
+        yield gen(Expr.caseWhen(List.of(positive, Expr.cast(Expr.lit(1), t),
+            call(Op.LT, x, zero(t)), Expr.cast(Expr.lit(-1), t)), x));
+      }
       case LIKE -> like(call);
       case SUBSTRING -> substring(call);
       case TRIM, LTRIM, RTRIM -> {
@@ -408,6 +420,54 @@ public final class ExprCompiler {
     Opcode.MathFn fn = Opcode.MathFn.valueOf(op.name());
     return b == null ? emit(Opcode.F_MATH, DataType.FLOAT64, x.reg, x.reg, fn.ordinal(), x)
         : emit(Opcode.F_MATH, DataType.FLOAT64, x.reg, y.reg, fn.ordinal(), x, y);
+  }
+
+  private DataType typeOf(Expr e) {
+    return ExprCompiler.compile(e, input).result();
+  }
+
+  private static Expr zero(DataType t) {
+    return Expr.cast(Expr.lit(0), t);
+  }
+
+  private static Expr call(Op op, Expr... args) {
+    return Expr.call(op, args);
+  }
+
+  private Value round(Expr.Call call) {
+    if (call.args().isEmpty() || call.args().size() > 2) {
+      throw new UserException("ROUND takes a value and optionally a number of digits");
+    }
+    int digits = 0;
+    if (call.args().size() == 2) {
+      if (!(call.args().get(1) instanceof Expr.Lit lit) || !(lit.value() instanceof Long d) || !isInt(lit.type())) {
+        throw new NotSupportedException("ROUND's number of digits must be an integer constant");
+      }
+      digits = (int) Math.max(-40, Math.min(40, d));
+    }
+    Value v = gen(call.args().get(0));
+    requireNumeric(v, Op.ROUND);
+    if (isFloat(v.type)) {
+      int scale = constant(Double.doubleToRawLongBits(Math.pow(10, digits)));
+      Value y = emitKeep(Opcode.LOAD_CONST, DataType.FLOAT64, scale, 0, 0);
+      Value f = emit(Opcode.F_MATH, DataType.FLOAT64, v.reg, y.reg, Opcode.MathFn.ROUND.ordinal(), v, y);
+      return v.type.equals(DataType.FLOAT32) ? emit(Opcode.TO_F32, v.type, f.reg, 0, 0, f) : new Value(f.reg, v.type);
+    }
+    int cut = (isDecimal(v.type) ? v.type.scale() : 0) - digits;
+    if (cut <= 0) {
+      return v;
+    }
+    if (cut > 18) {
+      throw new NotSupportedException("ROUND to " + digits + " digits of " + v.type + " is not supported");
+    }
+    int pow = constant(BigDecimal.TEN.pow(cut).longValueExact());
+    Value q = emit(Opcode.SCALE_DOWN, DataType.INT64, v.reg, pow, 0, v);
+    Value back = emit(Opcode.SCALE_UP, DataType.INT64, q.reg, pow, 0, q);
+    // rounding up may need one digit more than the type holds: 99.5 in DECIMAL(3, 1) is 100
+    return v.type.id() == TypeId.DECIMAL && v.type.isDecimal64()
+        ? emit(Opcode.PRECISION_CHECK, v.type, back.reg, constant(BigDecimal.TEN.pow(v.type.precision()).longValueExact()), 0,
+            back)
+        : emit(Opcode.RANGE_CHECK, v.type, back.reg, 0, 8 * v.type.byteWidth(), back);
   }
 
   private Value floorCeil(Op op, Value v) {

@@ -22,6 +22,13 @@ public enum Op {
   /** Floats stay floats, integers are unchanged, DECIMAL(p, s) becomes DECIMAL(p - s + 1, 0). */
   FLOOR, CEIL,
   /**
+   * args: value[, digits, an integer constant, default 0]: rounded half away from zero to that
+   * many digits after the point (before it when negative), keeping the value's type.
+   */
+  ROUND,
+  /** -1, 0 or 1 in the argument's type (a float's NaN and -0.0 stay as they are). */
+  SIGN,
+  /**
    * args: value, pattern[, escape]: {@code %} matches any run of characters, {@code _} one
    * character (a Unicode code point, not a byte); the optional one-character escape literal
    * makes the next pattern character literal.

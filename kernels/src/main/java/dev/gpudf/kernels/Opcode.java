@@ -67,8 +67,8 @@ enum Opcode {
   /** dst = a * 10^c / b rounded half away from zero, in 128 bits; beyond 64 bits is ERR_WIDE. */
   DEC_DIV;
 
-  /** Functions of F_MATH. */
-  enum MathFn { SQRT, LN, EXP, POWER, FLOOR, CEIL, ABS }
+  /** Functions of F_MATH; ROUND takes b = 10^digits and rounds half away from zero. */
+  enum MathFn { SQRT, LN, EXP, POWER, FLOOR, CEIL, ABS, ROUND }
 
   /** How LOAD_COL reads a value. */
   enum LoadKind { I8, I16, I32, I64, F32, F64, BITS, I128 }

@@ -398,6 +398,38 @@ class EvaluateTest {
     }
   }
 
+  @Test
+  void roundAndSign() {
+    try (VectorSchemaRoot t = sample()) {
+      // price DECIMAL(15,2): 10.00 99.99 0.01 null 12345.67 1.10
+      assertEquals(Arrays.asList(new BigDecimal("10.00"), new BigDecimal("100.00"), new BigDecimal("0.00"), null,
+          new BigDecimal("12345.70"), new BigDecimal("1.10")), eval(t, call(Op.ROUND, col(4), lit(1))));
+      assertEquals(Arrays.asList(new BigDecimal("0.00"), new BigDecimal("100.00"), new BigDecimal("0.00"), null,
+          new BigDecimal("12300.00"), new BigDecimal("0.00")), eval(t, call(Op.ROUND, col(4), lit(-2))));
+      assertEquals(Arrays.asList(new BigDecimal("-0.10"), new BigDecimal("-0.10"), new BigDecimal("0.00"),
+          new BigDecimal("-0.00"), null, new BigDecimal("-1.00")), eval(t, call(Op.ROUND, call(Op.NEG, col(5)), lit(1))));
+      // y INT32: 2 0 5 3 1 null; half away from zero at the tens
+      assertEquals(Arrays.asList(0, 0, 10, 0, 0, null), eval(t, call(Op.ROUND, col(1), lit(-1))));
+      assertEquals(Arrays.asList(0, 0, -10, 0, 0, null), eval(t, call(Op.ROUND, call(Op.NEG, col(1)), lit(-1))));
+      assertEquals(Arrays.asList(1, 7, null, -4, Integer.MAX_VALUE, 0), eval(t, call(Op.ROUND, col(0))));
+      // f FLOAT64: 1.5 NaN -0.0 null inf 2.0
+      List<Object> r = eval(t, call(Op.ROUND, col(3)));
+      assertEquals(Arrays.asList(2.0, Double.NaN, -0.0, null, Double.POSITIVE_INFINITY, 2.0), r);
+      assertEquals(Arrays.asList(-2.5, Double.NaN, -1.0, null, Double.NEGATIVE_INFINITY, -3.0),
+          eval(t, call(Op.ROUND, call(Op.NEG, call(Op.ADD, col(3), lit(0.96))), lit(1))));
+      assertEquals(Arrays.asList(1, 1, null, -1, 1, 0), eval(t, call(Op.SIGN, col(0))));
+      assertEquals(Arrays.asList(1.0, Double.NaN, -0.0, null, 1.0, 1.0), eval(t, call(Op.SIGN, col(3))));
+      assertEquals(Arrays.asList(new BigDecimal("-1.00"), new BigDecimal("-1.00"), new BigDecimal("0.00"),
+          new BigDecimal("-1.00"), null, new BigDecimal("-1.00")), eval(t, call(Op.SIGN, call(Op.NEG, col(5)))));
+      try (HostTable h = HostTable.fromArrow(t)) {
+        // x INT32 holds MAX_VALUE in row 4, which rounds to 2147483650
+        UserException e = assertThrows(UserException.class, () -> Evaluate.evaluate(exec, h, call(Op.ROUND, col(0), lit(-1))));
+        assertTrue(e.getMessage().contains("overflow in row 4"), e.getMessage());
+        assertThrows(NotSupportedException.class, () -> Evaluate.evaluate(exec, h, call(Op.ROUND, col(4), col(0))));
+      }
+    }
+  }
+
   /** LIKE against java.util.regex on random strings and patterns over a small multi-byte alphabet. */
   @Test
   void likeAgreesWithRegex() {
@@ -496,6 +528,10 @@ class EvaluateTest {
         call(Op.CONCAT, Expr.cast(col(i32), DataType.STRING), Expr.cast(col(dec), DataType.STRING)),
         call(Op.CONCAT, Expr.cast(col(date), DataType.STRING), Expr.cast(col(b), DataType.STRING)),
         Expr.cast(col(i8), DataType.STRING),
+        call(Op.ROUND, col(dec), lit(2)),
+        call(Op.ROUND, col(f64), lit(3)),
+        call(Op.ROUND, col(i32), lit(-3)),
+        call(Op.SIGN, col(f32)),
         Expr.cast(col(names.indexOf("dec38")), DataType.STRING),
         Expr.cast(col(names.indexOf("i64")), DataType.STRING),
         call(Op.EQ, call(Op.LOWER, col(names.indexOf("str"))), col(names.indexOf("str"))));

@@ -174,6 +174,8 @@ final class RexToExpr {
           case "SUBSTRING" -> Expr.call(Op.SUBSTRING, a);
           case "||" -> Expr.call(Op.CONCAT, two(a, name));
           case "UPPER" -> Expr.call(Op.UPPER, one(a, name));
+          case "ROUND" -> Expr.call(Op.ROUND, a);
+          case "SIGN" -> Expr.call(Op.SIGN, one(a, name));
           case "LOWER" -> Expr.call(Op.LOWER, one(a, name));
           default -> throw new NotSupportedException("SQL operator " + call.getOperator().getName() + " is not supported yet");
         };
