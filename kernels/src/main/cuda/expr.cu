@@ -18,7 +18,7 @@ enum Opcode {
   AND = 19, OR = 20, NOT = 21, IS_NULL = 22, IS_NOT_NULL = 23, SELECT = 24, FLOOR_DIV = 25, CIVIL = 26,
   RANGE_CHECK = 27, F2I = 28, SCALE_DOWN = 29, PRECISION_CHECK = 30, F2DEC = 31, TO_F32 = 32, F_MATH = 33, I_ABS = 34,
   LOAD_STR_COL = 35, LOAD_STR_CONST = 36, CMP_S = 37, LIKE = 38, CHAR_LENGTH = 39, SUBSTRING = 40, TRIM = 41,
-  POSITION = 42, DEC_DIV = 43
+  POSITION = 42, DEC_DIV = 43, ADD_MONTHS = 44
 };
 enum MathFn { M_SQRT = 0, M_LN = 1, M_EXP = 2, M_POWER = 3, M_FLOOR = 4, M_CEIL = 5, M_ABS = 6, M_ROUND = 7 };
 enum LoadKind { K_I8 = 0, K_I16 = 1, K_I32 = 2, K_I64 = 3, K_F32 = 4, K_F64 = 5, K_BITS = 6, K_I128 = 7 };
@@ -74,6 +74,26 @@ __device__ __forceinline__ long long civil(long long days, int field) {
   long long month = mp < 10 ? mp + 3 : mp - 9;
   long long year = yoe + era * 400 + (month <= 2 ? 1 : 0);
   return field == 0 ? year : (field == 1 ? month : day);
+}
+
+// Day number of a proleptic Gregorian date (the inverse of civil; CpuEval.daysFromCivil).
+__device__ __forceinline__ long long days_from_civil(long long y, long long m, long long d) {
+  y -= m <= 2 ? 1 : 0;
+  long long era = floor_div(y, 400);
+  long long yoe = y - era * 400;
+  long long doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  long long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+// Day number `days` moved by `months`, the day clamped to the month's length (CpuEval.addMonths).
+__device__ __forceinline__ long long add_months(long long days, long long months) {
+  long long y = civil(days, 0), m = civil(days, 1), d = civil(days, 2);
+  long long index = y * 12 + (m - 1) + months;
+  long long y2 = floor_div(index, 12), m2 = index - y2 * 12 + 1;
+  bool leap = (y2 % 4 == 0 && y2 % 100 != 0) || y2 % 400 == 0;
+  long long length = m2 == 2 ? (leap ? 29 : 28) : (m2 == 4 || m2 == 6 || m2 == 9 || m2 == 11) ? 30 : 31;
+  return days_from_civil(y2, m2, d < length ? d : length);
 }
 
 // x / d rounded half away from zero, d > 0 (CpuEval.divideRoundingAway).
@@ -411,6 +431,16 @@ extern "C" __global__ void expr_eval_kernel(const int* __restrict__ code, int in
             break;
           }
           case CIVIL: re = ea; rn = na; r = civil(val[a], c); break;
+          case ADD_MONTHS: {
+            if (ea || eb) { re = ea ? ea : eb; break; }
+            if (na || nb) { rn = true; break; }
+            long long k = val[b];
+            // beyond a million years either way no 32-bit day number is reachable
+            if (k > 12000000LL || k < -12000000LL) { re = kErrOverflow; break; }
+            r = add_months(val[a], k);
+            if (!fits(r, 32)) re = kErrOverflow;
+            break;
+          }
           default: {  // SELECT
             if (ea) { re = ea; break; }
             int src = (!na && val[a] == 1) ? b : c;

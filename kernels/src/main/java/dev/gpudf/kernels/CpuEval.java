@@ -325,6 +325,20 @@ final class CpuEval {
           rn = na;
           r = civil(val[a], c);
         }
+        case ADD_MONTHS -> {
+          if (ea != 0 || eb != 0) {
+            re = ea != 0 ? ea : eb;
+          } else if (na || nb) {
+            rn = true;
+          } else if (Math.abs(val[b]) > 12_000_000L) {
+            re = Opcode.ERR_OVERFLOW;
+          } else {
+            r = addMonths(val[a], val[b]);
+            if (r != (int) r) {
+              re = Opcode.ERR_OVERFLOW;
+            }
+          }
+        }
         case RANGE_CHECK, PRECISION_CHECK, SCALE_DOWN, I_ABS -> {
           if (ea != 0) {
             re = ea;
@@ -450,6 +464,26 @@ final class CpuEval {
     long month = mp < 10 ? mp + 3 : mp - 9;
     long year = yoe + era * 400 + (month <= 2 ? 1 : 0);
     return field == 0 ? year : field == 1 ? month : day;
+  }
+
+  /** Day number of a proleptic Gregorian date: the inverse of {@link #civil}, as the kernel computes it. */
+  static long daysFromCivil(long y, long m, long d) {
+    y -= m <= 2 ? 1 : 0;
+    long era = Math.floorDiv(y, 400);
+    long yoe = y - era * 400;
+    long doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+    long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146_097 + doe - 719_468;
+  }
+
+  /** The kernel's add_months: the day clamped to the new month's length. */
+  static long addMonths(long days, long months) {
+    long index = civil(days, 0) * 12 + (civil(days, 1) - 1) + months;
+    long y = Math.floorDiv(index, 12);
+    long m = index - y * 12 + 1;
+    boolean leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    long length = m == 2 ? (leap ? 29 : 28) : (m == 4 || m == 6 || m == 9 || m == 11) ? 30 : 31;
+    return daysFromCivil(y, m, Math.min(civil(days, 2), length));
   }
 
   /** Unsigned byte order, a prefix first (the kernel's cmp_s). */

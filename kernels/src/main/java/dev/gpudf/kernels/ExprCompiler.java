@@ -72,6 +72,7 @@ public final class ExprCompiler {
       case COALESCE -> coalesce(args);
       case IN -> in(args);
       case EXTRACT_YEAR, EXTRACT_MONTH, EXTRACT_DAY -> extract(call.op(), gen(arg(call, 0, 1)));
+      case ADD_MONTHS, ADD_DAYS, ADD_MILLIS -> calendar(call.op(), gen(arg(call, 0, 2)), gen(args.get(1)));
       case ABS -> abs(gen(arg(call, 0, 1)));
       case SQRT, LN, EXP -> math(call.op(), gen(arg(call, 0, 1)), null);
       case POWER -> math(Op.POWER, gen(arg(call, 0, 2)), gen(args.get(1)));
@@ -488,6 +489,42 @@ public final class ExprCompiler {
     Value neg = emit(Opcode.I_NEG, v.type, v.reg, 0, 64, v);
     Value floored = emit(Opcode.FLOOR_DIV, to, neg.reg, divisor, 0, neg);
     return emit(Opcode.I_NEG, to, floored.reg, 0, 64, floored);
+  }
+
+  /** DATE or TIMESTAMP {@code t} moved by {@code n} months, days or milliseconds. */
+  private Value calendar(Op op, Value t, Value n) {
+    if (!isInt(n.type)) {
+      throw new UserException(op + " takes an integer count, not " + n.type);
+    }
+    if (t.type.id() == TypeId.DATE) {
+      return switch (op) {
+        case ADD_MONTHS -> emit(Opcode.ADD_MONTHS, DataType.DATE, t.reg, n.reg, 0, t, n);
+        case ADD_DAYS -> emit(Opcode.I_ADD, DataType.DATE, t.reg, n.reg, 32, t, n);
+        default -> throw new UserException("a DATE moves by whole days, not milliseconds");
+      };
+    }
+    if (t.type.id() != TypeId.TIMESTAMP) {
+      throw new UserException(op + " takes a DATE or TIMESTAMP, not " + t.type);
+    }
+    long perDay = unitsPerDay(t.type);
+    int perDayConst = constant(perDay);
+    if (op == Op.ADD_DAYS) {
+      Value delta = emit(Opcode.SCALE_UP, DataType.INT64, n.reg, perDayConst, 0, n);
+      return emit(Opcode.I_ADD, t.type, t.reg, delta.reg, 64, t, delta);
+    }
+    if (op == Op.ADD_MILLIS) {
+      // a timestamp in seconds takes whole seconds: the milliseconds are floored
+      Value delta = perDay >= 86_400_000L ? emit(Opcode.SCALE_UP, DataType.INT64, n.reg, constant(perDay / 86_400_000L), 0, n)
+          : emit(Opcode.FLOOR_DIV, DataType.INT64, n.reg, constant(1000), 0, n);
+      return emit(Opcode.I_ADD, t.type, t.reg, delta.reg, 64, t, delta);
+    }
+    // months move the day; the time of day stays
+    Value days = emitKeep(Opcode.FLOOR_DIV, DataType.INT64, t.reg, perDayConst, 0);
+    Value start = emitKeep(Opcode.SCALE_UP, DataType.INT64, days.reg, perDayConst, 0);
+    Value time = emit(Opcode.I_SUB, DataType.INT64, t.reg, start.reg, 64, t, start);
+    Value moved = emit(Opcode.ADD_MONTHS, DataType.INT64, days.reg, n.reg, 0, days, n);
+    Value back = emit(Opcode.SCALE_UP, DataType.INT64, moved.reg, perDayConst, 0, moved);
+    return emit(Opcode.I_ADD, t.type, back.reg, time.reg, 64, back, time);
   }
 
   private Value extract(Op op, Value v) {

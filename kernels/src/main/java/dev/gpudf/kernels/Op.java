@@ -13,6 +13,13 @@ public enum Op {
   IN,
   /** args: value, low, high (inclusive). */
   BETWEEN,
+  /**
+   * args: DATE or TIMESTAMP, integer count: calendar months added (a day past the new month's
+   * end becomes its last day), or days added; the result has the first argument's type.
+   */
+  ADD_MONTHS, ADD_DAYS,
+  /** args: TIMESTAMP, integer count of milliseconds added (a day-time interval). */
+  ADD_MILLIS,
   /** Calendar fields of a DATE or TIMESTAMP (proleptic Gregorian, UTC), as INT32. */
   EXTRACT_YEAR, EXTRACT_MONTH, EXTRACT_DAY,
   /** Same type as the argument; the most negative integer is an overflow. */

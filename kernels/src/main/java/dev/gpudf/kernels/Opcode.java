@@ -65,7 +65,12 @@ enum Opcode {
   /** dst = 1-based character position of string a in string b, 0 if absent. */
   POSITION,
   /** dst = a * 10^c / b rounded half away from zero, in 128 bits; beyond 64 bits is ERR_WIDE. */
-  DEC_DIV;
+  DEC_DIV,
+  /**
+   * dst = day number a moved by b calendar months, the day of month clamped to the new month's
+   * length (Jan 31 + 1 month = Feb 28 or 29); a result beyond 32 bits overflows.
+   */
+  ADD_MONTHS;
 
   /** Functions of F_MATH; ROUND takes b = 10^digits and rounds half away from zero. */
   enum MathFn { SQRT, LN, EXP, POWER, FLOOR, CEIL, ABS, ROUND }

@@ -360,6 +360,50 @@ class EvaluateTest {
     }
   }
 
+  /** Months, days and milliseconds added to dates and timestamps, against java.time. */
+  @Test
+  void calendarArithmeticMatchesJavaTime() {
+    try (VectorSchemaRoot r = TestTables.allTypes(allocator, 5000, Nulls.every(7), 5); HostTable t = HostTable.fromArrow(r)) {
+      int date = t.names().indexOf("date");
+      int ts = t.names().indexOf("ts_utc");
+      FieldVector dv = r.getVector(date);
+      FieldVector tv = r.getVector(ts);
+      for (long k : List.of(1L, -1L, 13L, -25L, 1200L)) {
+        List<Object> dates = eval(r, call(Op.ADD_MONTHS, col(date), lit(k)));
+        List<Object> stamps = eval(r, call(Op.ADD_MONTHS, col(ts), lit(k)));
+        for (int i = 0; i < 5000; i++) {
+          if (dv.isNull(i)) {
+            assertEquals(null, dates.get(i));
+          } else {
+            java.time.LocalDate d = java.time.LocalDate.ofEpochDay(dv.getDataBuffer().getInt(4L * i));
+            assertEquals((int) d.plusMonths(k).toEpochDay(), dates.get(i), d + " + " + k + " months");
+          }
+          if (!tv.isNull(i)) {
+            long micros = tv.getDataBuffer().getLong(8L * i);
+            java.time.LocalDateTime at = java.time.LocalDateTime.ofEpochSecond(Math.floorDiv(micros, 1_000_000L),
+                (int) Math.floorMod(micros, 1_000_000L) * 1000, java.time.ZoneOffset.UTC);
+            java.time.LocalDateTime want = at.plusMonths(k);
+            long wantMicros = want.toEpochSecond(java.time.ZoneOffset.UTC) * 1_000_000L + want.getNano() / 1000;
+            assertEquals(wantMicros, stamps.get(i), at + " + " + k + " months");
+          }
+        }
+      }
+      List<Object> days = eval(r, call(Op.ADD_DAYS, col(date), lit(-45)));
+      List<Object> millis = eval(r, call(Op.ADD_MILLIS, col(ts), lit(90_061_001L)));
+      for (int i = 0; i < 5000; i++) {
+        if (!dv.isNull(i)) {
+          assertEquals(dv.getDataBuffer().getInt(4L * i) - 45, days.get(i));
+        }
+      }
+      assertEquals(5000, millis.size());
+      try (VectorSchemaRoot s = sample(); HostTable h = HostTable.fromArrow(s)) {
+        assertThrows(UserException.class, () -> Evaluate.evaluate(exec, h, call(Op.ADD_MONTHS, col(4), lit(1))));
+        assertThrows(UserException.class, () -> Evaluate.evaluate(exec, h,
+            call(Op.ADD_MONTHS, Expr.cast(col(0), DataType.DATE), lit(1.5))));
+      }
+    }
+  }
+
   @Test
   void stringsBuiltAnew() {
     try (VectorSchemaRoot r = strings("apple", "", null, "grüne Äpfel straße", "日本語", "ǅ İ ı")) {
@@ -532,6 +576,10 @@ class EvaluateTest {
         call(Op.ROUND, col(f64), lit(3)),
         call(Op.ROUND, col(i32), lit(-3)),
         call(Op.SIGN, col(f32)),
+        call(Op.ADD_MONTHS, col(date), col(i8)),
+        call(Op.ADD_MONTHS, col(names.indexOf("ts_utc")), lit(-14)),
+        call(Op.ADD_DAYS, col(names.indexOf("ts_utc")), col(i16)),
+        call(Op.ADD_MILLIS, col(names.indexOf("ts_utc")), lit(-1234L)),
         Expr.cast(col(names.indexOf("dec38")), DataType.STRING),
         Expr.cast(col(names.indexOf("i64")), DataType.STRING),
         call(Op.EQ, call(Op.LOWER, col(names.indexOf("str"))), col(names.indexOf("str"))));

@@ -21,8 +21,11 @@ import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexShuttle;
 import org.apache.calcite.rex.RexUtil;
+import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.fun.SqlLikeOperator;
 import org.apache.calcite.sql.fun.SqlTrimFunction;
+import org.apache.calcite.sql.type.SqlTypeFamily;
+import org.apache.calcite.sql.type.SqlTypeUtil;
 
 /**
  * Translates Calcite row expressions into the kernels' {@link Expr}, and casts the result to
@@ -98,6 +101,10 @@ final class RexToExpr {
       List<Expr> args = new ArrayList<>();
       List<RexNode> operands = call.getOperands();
       String name = call.getOperator().getName().toUpperCase(java.util.Locale.ROOT);
+      if ((call.getKind() == SqlKind.PLUS || call.getKind() == SqlKind.MINUS)
+          && operands.stream().anyMatch(o -> SqlTypeUtil.isInterval(o.getType()))) {
+        return interval(call);
+      }
       switch (call.getKind()) {
         case EXTRACT -> {
           TimeUnitRange unit = ((RexLiteral) operands.get(0)).getValueAs(TimeUnitRange.class);
@@ -182,6 +189,32 @@ final class RexToExpr {
       };
     }
 
+    /** DATE or TIMESTAMP plus or minus an interval literal: months, whole days, or milliseconds. */
+    private Expr interval(RexCall call) {
+      List<RexNode> operands = call.getOperands();
+      int at = SqlTypeUtil.isInterval(operands.get(0).getType()) ? 0 : 1;
+      if (!(operands.get(at) instanceof RexLiteral lit)) {
+        throw new NotSupportedException("interval arithmetic with a computed interval is not supported yet: " + call);
+      }
+      if (SqlTypeUtil.isInterval(operands.get(1 - at).getType())) {
+        throw new NotSupportedException("adding intervals to intervals is not supported yet: " + call);
+      }
+      if (lit.isNull()) {
+        return Expr.nullOf(SqlTypes.fromCalcite(call.getType()));
+      }
+      long amount = lit.getValueAs(BigDecimal.class).longValueExact();
+      if (call.getKind() == SqlKind.MINUS) {
+        amount = Math.negateExact(amount);
+      }
+      Expr when = walk(operands.get(1 - at));
+      boolean months = lit.getType().getSqlTypeName().getFamily() == SqlTypeFamily.INTERVAL_YEAR_MONTH;
+      if (months) {
+        return Expr.call(Op.ADD_MONTHS, when, Expr.lit(amount));
+      }
+      return amount % 86_400_000L == 0 ? Expr.call(Op.ADD_DAYS, when, Expr.lit(amount / 86_400_000L))
+          : Expr.call(Op.ADD_MILLIS, when, Expr.lit(amount));
+    }
+
     /**
      * Strings are unbounded VARCHAR on the device: a cast to CHAR(n) or to a VARCHAR(n) shorter
      * than what the value may hold would pad or cut it, which is refused rather than ignored.
@@ -193,7 +226,7 @@ final class RexToExpr {
         return;
       }
       boolean bounded = to.getPrecision() != org.apache.calcite.rel.type.RelDataType.PRECISION_NOT_SPECIFIED;
-      boolean fits = org.apache.calcite.sql.type.SqlTypeUtil.isCharacter(from)
+      boolean fits = SqlTypeUtil.isCharacter(from)
           && from.getPrecision() != org.apache.calcite.rel.type.RelDataType.PRECISION_NOT_SPECIFIED
           && from.getPrecision() <= to.getPrecision()
           && (t == org.apache.calcite.sql.type.SqlTypeName.VARCHAR || from.getSqlTypeName() == t && from.getPrecision() == to.getPrecision());
