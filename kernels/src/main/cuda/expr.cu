@@ -5,6 +5,7 @@
 // row wins, with its code in the low byte). Warps cover 32 consecutive rows so validity and BOOL
 // results are written a word at a time with __ballot_sync.
 #include <cstdint>
+#include <math_constants.h>
 #include <climits>
 #include "common.cuh"
 
@@ -18,7 +19,7 @@ enum Opcode {
   AND = 19, OR = 20, NOT = 21, IS_NULL = 22, IS_NOT_NULL = 23, SELECT = 24, FLOOR_DIV = 25, CIVIL = 26,
   RANGE_CHECK = 27, F2I = 28, SCALE_DOWN = 29, PRECISION_CHECK = 30, F2DEC = 31, TO_F32 = 32, F_MATH = 33, I_ABS = 34,
   LOAD_STR_COL = 35, LOAD_STR_CONST = 36, CMP_S = 37, LIKE = 38, CHAR_LENGTH = 39, SUBSTRING = 40, TRIM = 41,
-  POSITION = 42, DEC_DIV = 43, ADD_MONTHS = 44
+  POSITION = 42, DEC_DIV = 43, ADD_MONTHS = 44, PARSE = 45
 };
 enum MathFn { M_SQRT = 0, M_LN = 1, M_EXP = 2, M_POWER = 3, M_FLOOR = 4, M_CEIL = 5, M_ABS = 6, M_ROUND = 7 };
 enum LoadKind { K_I8 = 0, K_I16 = 1, K_I32 = 2, K_I64 = 3, K_F32 = 4, K_F64 = 5, K_BITS = 6, K_I128 = 7 };
@@ -28,6 +29,9 @@ constexpr int kErrDivZero = 2;
 constexpr int kErrDomain = 3;
 constexpr int kErrNegativeLength = 4;
 constexpr int kErrWide = 5;
+constexpr int kErrCast = 6;
+constexpr int kErrInexact = 7;
+enum ParseKind { P_INT64 = 0, P_DECIMAL64 = 1, P_DATE = 2, P_BOOL = 3, P_FLOAT64 = 4 };
 constexpr int kMaxRegs = 32;
 constexpr int kWidth = 5;
 
@@ -94,6 +98,134 @@ __device__ __forceinline__ long long add_months(long long days, long long months
   bool leap = (y2 % 4 == 0 && y2 % 100 != 0) || y2 % 400 == 0;
   long long length = m2 == 2 ? (leap ? 29 : 28) : (m2 == 4 || m2 == 6 || m2 == 9 || m2 == 11) ? 30 : 31;
   return days_from_civil(y2, m2, d < length ? d : length);
+}
+
+// Strings to values for CAST (CpuEval.parse is the same, step for step). Returns 0 or an error
+// code; spaces around the text are ignored.
+__device__ __forceinline__ bool digit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+__device__ __forceinline__ bool lower_equals(const unsigned char* s, int n, const char* word) {
+  int i = 0;
+  for (; word[i] != 0; i++) {
+    if (i >= n) return false;
+    unsigned char c = s[i];
+    if (c >= 'A' && c <= 'Z') c = c - 'A' + 'a';
+    if (c != (unsigned char)word[i]) return false;
+  }
+  return i == n;
+}
+
+__device__ int parse_value(const unsigned char* s, int n, int kind, long long scale, long long bound, long long* out) {
+  while (n > 0 && s[0] == ' ') { s++; n--; }
+  while (n > 0 && s[n - 1] == ' ') n--;
+  if (n == 0) return kErrCast;
+  if (kind == P_BOOL) {
+    if (lower_equals(s, n, "true")) { *out = 1; return 0; }
+    if (lower_equals(s, n, "false")) { *out = 0; return 0; }
+    return kErrCast;
+  }
+  if (kind == P_DATE) {
+    int i = 0;
+    long long part[3] = {0, 0, 0};
+    for (int p = 0; p < 3; p++) {
+      int start = i;
+      while (i < n && digit(s[i]) && i - start < 9) part[p] = part[p] * 10 + (s[i++] - '0');
+      int width = i - start;
+      if (width == 0 || (p == 0 && width != 4) || (p > 0 && width > 2)) return kErrCast;
+      if (p < 2) {
+        if (i >= n || s[i] != '-') return kErrCast;
+        i++;
+      }
+    }
+    if (i != n) return kErrCast;
+    long long y = part[0], m = part[1], d = part[2];
+    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    long long length = m == 2 ? (leap ? 29 : 28) : (m == 4 || m == 6 || m == 9 || m == 11) ? 30 : 31;
+    if (m < 1 || m > 12 || d < 1 || d > length) return kErrCast;
+    *out = days_from_civil(y, m, d);
+    return 0;
+  }
+  bool neg = false;
+  int i = 0;
+  if (s[0] == '+' || s[0] == '-') { neg = s[0] == '-'; i = 1; }
+  if (kind == P_FLOAT64) {
+    const unsigned char* w = s + i;
+    int wn = n - i;
+    if (lower_equals(w, wn, "nan")) { *out = __double_as_longlong(CUDART_NAN); return 0; }
+    if (lower_equals(w, wn, "infinity") || lower_equals(w, wn, "inf")) {
+      *out = __double_as_longlong(neg ? -CUDART_INF : CUDART_INF);
+      return 0;
+    }
+  }
+  // digits of the value: an unsigned 64-bit mantissa, the exponent of ten it stands at, and
+  // whether a nonzero digit had to be dropped
+  unsigned long long mant = 0;
+  int exp10 = 0, digits = 0, next = -1;
+  bool any = false, dot = false, dropped = false;
+  for (; i < n; i++) {
+    unsigned char c = s[i];
+    if (c == '.' && !dot) { dot = true; continue; }
+    if (!digit(c)) break;
+    any = true;
+    int v = c - '0';
+    if (kind == P_DECIMAL64 && dot && exp10 <= -scale) {
+      // beyond the target scale: the first such digit rounds, the rest do not matter
+      if (next < 0) next = v;
+      continue;
+    }
+    if (mant == 0 && v == 0) {
+      if (dot) exp10--;
+      continue;
+    }
+    if (digits < 19) {
+      mant = mant * 10 + v;
+      digits++;
+      if (dot) exp10--;
+    } else {
+      if (kind != P_FLOAT64) return kErrCast;
+      if (v != 0) dropped = true;
+      if (!dot) exp10++;
+    }
+  }
+  if (!any) return kErrCast;
+  if (kind == P_FLOAT64 && i < n && (s[i] == 'e' || s[i] == 'E')) {
+    i++;
+    bool eneg = false;
+    if (i < n && (s[i] == '+' || s[i] == '-')) { eneg = s[i] == '-'; i++; }
+    int e = 0, ed = 0;
+    while (i < n && digit(s[i])) { if (e < 100000) e = e * 10 + (s[i] - '0'); i++; ed++; }
+    if (ed == 0) return kErrCast;
+    exp10 += eneg ? -e : e;
+  }
+  if (i != n) return kErrCast;
+  if (kind == P_FLOAT64) {
+    const double p10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                          1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    double r;
+    if (mant == 0) {
+      r = 0.0;
+    } else if (dropped || mant > (1ull << 53) || exp10 < -22 || exp10 > 22) {
+      return kErrInexact;
+    } else {
+      r = exp10 >= 0 ? __dmul_rn((double)mant, p10[exp10]) : __ddiv_rn((double)mant, p10[-exp10]);
+    }
+    *out = __double_as_longlong(neg ? -r : r);
+    return 0;
+  }
+  // integers and decimals: mant * 10^exp10 brought to the target scale
+  long long target = kind == P_DECIMAL64 ? scale : 0;
+  if (kind == P_INT64 && exp10 < 0) return kErrCast;
+  __int128 v = mant;
+  for (long long k = 0; k < exp10 + target; k++) {
+    v *= 10;
+    if (v > (__int128)LLONG_MAX + 1) return kErrCast;
+  }
+  if (next >= 5) v += 1;
+  if (neg) v = -v;
+  if (v > (__int128)LLONG_MAX || v < (__int128)LLONG_MIN) return kErrCast;
+  if (kind == P_DECIMAL64 && (v >= bound || v <= -bound)) return kErrCast;
+  *out = (long long)v;
+  return 0;
 }
 
 // x / d rounded half away from zero, d > 0 (CpuEval.divideRoundingAway).
@@ -431,6 +563,13 @@ extern "C" __global__ void expr_eval_kernel(const int* __restrict__ code, int in
             break;
           }
           case CIVIL: re = ea; rn = na; r = civil(val[a], c); break;
+          case PARSE: {
+            if (ea) { re = ea; break; }
+            if (na) { rn = true; break; }
+            long long scale = c == P_DECIMAL64 ? consts[b] : 0, bound = c == P_DECIMAL64 ? consts[b + 1] : 0;
+            re = parse_value((const unsigned char*)val[a], len[a], c, scale, bound, &r);
+            break;
+          }
           case ADD_MONTHS: {
             if (ea || eb) { re = ea ? ea : eb; break; }
             if (na || nb) { rn = true; break; }

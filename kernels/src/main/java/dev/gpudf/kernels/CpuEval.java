@@ -325,6 +325,18 @@ final class CpuEval {
           rn = na;
           r = civil(val[a], c);
         }
+        case PARSE -> {
+          if (ea != 0) {
+            re = ea;
+          } else if (na) {
+            rn = true;
+          } else {
+            long[] out = new long[1];
+            re = parse(val[a], len[a & 31], c, c == Opcode.ParseKind.DECIMAL64.ordinal() ? consts[b] : 0,
+                c == Opcode.ParseKind.DECIMAL64.ordinal() ? consts[b + 1] : 0, out);
+            r = out[0];
+          }
+        }
         case ADD_MONTHS -> {
           if (ea != 0 || eb != 0) {
             re = ea != 0 ? ea : eb;
@@ -464,6 +476,211 @@ final class CpuEval {
     long month = mp < 10 ? mp + 3 : mp - 9;
     long year = yoe + era * 400 + (month <= 2 ? 1 : 0);
     return field == 0 ? year : field == 1 ? month : day;
+  }
+
+  private static final double[] POWERS_OF_TEN = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12,
+    1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+  private static boolean lowerEquals(byte[] s, int from, int n, String word) {
+    if (n - from != word.length()) {
+      return false;
+    }
+    for (int i = 0; i < word.length(); i++) {
+      int c = s[from + i] & 0xFF;
+      if (c >= 'A' && c <= 'Z') {
+        c = c - 'A' + 'a';
+      }
+      if (c != word.charAt(i)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The kernel's parse_value, step for step: 0 or an error code; the value goes to {@code out[0]}. */
+  static int parse(long address, int length, int kind, long scale, long bound, long[] out) {
+    byte[] s = new byte[length];
+    MemoryUtil.copyFromMemory(address, s, 0, length);
+    int from = 0;
+    int n = length;
+    while (from < n && s[from] == ' ') {
+      from++;
+    }
+    while (n > from && s[n - 1] == ' ') {
+      n--;
+    }
+    if (n == from) {
+      return Opcode.ERR_CAST;
+    }
+    Opcode.ParseKind k = Opcode.ParseKind.values()[kind];
+    if (k == Opcode.ParseKind.BOOL) {
+      if (lowerEquals(s, from, n, "true") || lowerEquals(s, from, n, "false")) {
+        out[0] = lowerEquals(s, from, n, "true") ? 1 : 0;
+        return 0;
+      }
+      return Opcode.ERR_CAST;
+    }
+    if (k == Opcode.ParseKind.DATE) {
+      int i = from;
+      long[] part = new long[3];
+      for (int p = 0; p < 3; p++) {
+        int start = i;
+        while (i < n && s[i] >= '0' && s[i] <= '9' && i - start < 9) {
+          part[p] = part[p] * 10 + (s[i++] - '0');
+        }
+        int width = i - start;
+        if (width == 0 || (p == 0 && width != 4) || (p > 0 && width > 2)) {
+          return Opcode.ERR_CAST;
+        }
+        if (p < 2) {
+          if (i >= n || s[i] != '-') {
+            return Opcode.ERR_CAST;
+          }
+          i++;
+        }
+      }
+      if (i != n) {
+        return Opcode.ERR_CAST;
+      }
+      long y = part[0];
+      long m = part[1];
+      long d = part[2];
+      boolean leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+      long days = m == 2 ? (leap ? 29 : 28) : (m == 4 || m == 6 || m == 9 || m == 11) ? 30 : 31;
+      if (m < 1 || m > 12 || d < 1 || d > days) {
+        return Opcode.ERR_CAST;
+      }
+      out[0] = daysFromCivil(y, m, d);
+      return 0;
+    }
+    boolean neg = false;
+    int i = from;
+    if (s[i] == '+' || s[i] == '-') {
+      neg = s[i] == '-';
+      i++;
+    }
+    if (k == Opcode.ParseKind.FLOAT64) {
+      if (lowerEquals(s, i, n, "nan")) {
+        out[0] = Double.doubleToRawLongBits(Double.NaN);
+        return 0;
+      }
+      if (lowerEquals(s, i, n, "infinity") || lowerEquals(s, i, n, "inf")) {
+        out[0] = Double.doubleToRawLongBits(neg ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY);
+        return 0;
+      }
+    }
+    long mant = 0;
+    int exp10 = 0;
+    int digits = 0;
+    int next = -1;
+    boolean any = false;
+    boolean dot = false;
+    boolean dropped = false;
+    for (; i < n; i++) {
+      int c = s[i] & 0xFF;
+      if (c == '.' && !dot) {
+        dot = true;
+        continue;
+      }
+      if (c < '0' || c > '9') {
+        break;
+      }
+      any = true;
+      int v = c - '0';
+      if (k == Opcode.ParseKind.DECIMAL64 && dot && exp10 <= -scale) {
+        if (next < 0) {
+          next = v;
+        }
+        continue;
+      }
+      if (mant == 0 && v == 0) {
+        if (dot) {
+          exp10--;
+        }
+        continue;
+      }
+      if (digits < 19) {
+        mant = mant * 10 + v;
+        digits++;
+        if (dot) {
+          exp10--;
+        }
+      } else {
+        if (k != Opcode.ParseKind.FLOAT64) {
+          return Opcode.ERR_CAST;
+        }
+        dropped |= v != 0;
+        if (!dot) {
+          exp10++;
+        }
+      }
+    }
+    if (!any) {
+      return Opcode.ERR_CAST;
+    }
+    if (k == Opcode.ParseKind.FLOAT64 && i < n && (s[i] == 'e' || s[i] == 'E')) {
+      i++;
+      boolean eneg = false;
+      if (i < n && (s[i] == '+' || s[i] == '-')) {
+        eneg = s[i] == '-';
+        i++;
+      }
+      int e = 0;
+      int ed = 0;
+      while (i < n && s[i] >= '0' && s[i] <= '9') {
+        if (e < 100_000) {
+          e = e * 10 + (s[i] - '0');
+        }
+        i++;
+        ed++;
+      }
+      if (ed == 0) {
+        return Opcode.ERR_CAST;
+      }
+      exp10 += eneg ? -e : e;
+    }
+    if (i != n) {
+      return Opcode.ERR_CAST;
+    }
+    if (k == Opcode.ParseKind.FLOAT64) {
+      double r;
+      if (mant == 0) {
+        r = 0.0;
+      } else if (dropped || Long.compareUnsigned(mant, 1L << 53) > 0 || exp10 < -22 || exp10 > 22) {
+        return Opcode.ERR_INEXACT;
+      } else {
+        r = exp10 >= 0 ? (double) mant * POWERS_OF_TEN[exp10] : (double) mant / POWERS_OF_TEN[-exp10];
+      }
+      out[0] = Double.doubleToRawLongBits(neg ? -r : r);
+      return 0;
+    }
+    long target = k == Opcode.ParseKind.DECIMAL64 ? scale : 0;
+    if (k == Opcode.ParseKind.INT64 && exp10 < 0) {
+      return Opcode.ERR_CAST;
+    }
+    java.math.BigInteger v = new java.math.BigInteger(Long.toUnsignedString(mant));
+    java.math.BigInteger limit = java.math.BigInteger.valueOf(Long.MAX_VALUE).add(java.math.BigInteger.ONE);
+    for (long e = 0; e < exp10 + target; e++) {
+      v = v.multiply(java.math.BigInteger.TEN);
+      if (v.compareTo(limit) > 0) {
+        return Opcode.ERR_CAST;
+      }
+    }
+    if (next >= 5) {
+      v = v.add(java.math.BigInteger.ONE);
+    }
+    if (neg) {
+      v = v.negate();
+    }
+    if (v.bitLength() > 63) {
+      return Opcode.ERR_CAST;
+    }
+    long r = v.longValue();
+    if (k == Opcode.ParseKind.DECIMAL64 && (r >= bound || r <= -bound)) {
+      return Opcode.ERR_CAST;
+    }
+    out[0] = r;
+    return 0;
   }
 
   /** Day number of a proleptic Gregorian date: the inverse of {@link #civil}, as the kernel computes it. */

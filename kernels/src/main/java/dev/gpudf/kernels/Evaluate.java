@@ -98,7 +98,7 @@ public final class Evaluate {
       }
       long first = exec.readLongs(error, 1)[0];
       if (first != -1L) {
-        throw rowError(first);
+        throw rowError(exec, in, e, first);
       }
       DeviceBuffer offsets = null;
       if (store == StoreKind.STRLEN) {
@@ -145,7 +145,7 @@ public final class Evaluate {
       pool.setBytes(0, p.strings());
       CpuEval.Rows rows = CpuEval.run(p, slots, n, pool.memoryAddress());
       if (rows.firstError() != Long.MAX_VALUE) {
-        throw rowError(rows.firstError());
+        throw rowError(exec, in, e, rows.firstError());
       }
       // string results point into the inputs and the pool, so they are copied while both live
       return p.result().id() == TypeId.STRING ? hostStrings(a, rows, n) : hostValues(a, p, rows, n);
@@ -246,6 +246,66 @@ public final class Evaluate {
     }
   }
 
+  /**
+   * The error of a string cast that failed in {@code row}, naming the text: each string cast
+   * of {@code e} runs again on that one row, on the CPU, until one fails.
+   */
+  private static dev.gpudf.columnar.error.GpudfException castError(Exec exec, EvalInput in, Expr e, int row, int code) {
+    List<Expr.Cast> casts = new ArrayList<>();
+    collectStringCasts(e, in.types(), casts);
+    try (HostTable one = oneRow(exec, in, row)) {
+      for (Expr.Cast c : casts) {
+        String text;
+        try (HostColumn arg = evaluate(exec, one, c.arg())) {
+          if (arg.vector().isNull(0)) {
+            continue;
+          }
+          text = arg.vector().getObject(0).toString();
+        }
+        try (HostColumn ok = evaluate(exec, one, c)) {
+          continue;
+        } catch (UserException failed) {
+          return code == Opcode.ERR_INEXACT
+              ? new dev.gpudf.columnar.error.NotSupportedException("cannot convert '" + text + "' to " + c.type()
+                  + " exactly (more than 2^53 in its digits or a power of ten beyond 22) in row " + row)
+              : new UserException("cannot cast '" + text + "' to " + c.type() + " in row " + row);
+        }
+      }
+    }
+    return new UserException("a string cast failed in row " + row);
+  }
+
+  private static void collectStringCasts(Expr e, List<DataType> input, List<Expr.Cast> out) {
+    if (e instanceof Expr.Cast c) {
+      collectStringCasts(c.arg(), input, out);
+      if (c.type().id() != TypeId.STRING && typeOf(c.arg(), input).id() == TypeId.STRING) {
+        out.add(c);
+      }
+    } else if (e instanceof Expr.Call c) {
+      c.args().forEach(a -> collectStringCasts(a, input, out));
+    }
+  }
+
+  /** Row {@code row} of the input as a one-row host table (copied from the device if it is there). */
+  private static HostTable oneRow(Exec exec, EvalInput in, int row) {
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < in.width(); i++) {
+      names.add("c" + i);
+      in.columns().get(i).retain();
+    }
+    if (in.onDevice()) {
+      List<DeviceColumn> cols = in.columns().stream().map(c -> (DeviceColumn) c).toList();
+      try (DeviceTable all = new DeviceTable(exec.gpu(), names, cols, in.rows());
+          DeviceTable one = Slice.slice(exec, all, row, 1)) {
+        return one.toHost(exec.allocator());
+      }
+    }
+    List<HostColumn> cols = in.columns().stream().map(c -> (HostColumn) c).toList();
+    try (HostTable all = new HostTable(names, cols, in.rows())) {
+      return Slice.slice(exec, all, row, 1);
+    }
+  }
+
   /** The type {@code e} evaluates to over columns of {@code input}. */
   public static DataType typeOf(Expr e, List<DataType> input) {
     return ExprCompiler.compile(StringBuild.placeholders(e, input), input).result();
@@ -265,9 +325,23 @@ public final class Evaluate {
     };
   }
 
-  private static dev.gpudf.columnar.error.GpudfException rowError(long first) {
+  // set while a failed cast is re-run to find its text, so that run's own failure stays unnamed
+  private static final ThreadLocal<Boolean> NAMING = ThreadLocal.withInitial(() -> false);
+
+  private static dev.gpudf.columnar.error.GpudfException rowError(Exec exec, EvalInput in, Expr e, long first) {
     long row = first >>> 8;
     int code = (int) (first & 0xFF);
+    if ((code == Opcode.ERR_CAST || code == Opcode.ERR_INEXACT) && !NAMING.get()) {
+      NAMING.set(true);
+      try {
+        return castError(exec, in, e, (int) row, code);
+      } finally {
+        NAMING.set(false);
+      }
+    }
+    if (code == Opcode.ERR_CAST || code == Opcode.ERR_INEXACT) {
+      return new UserException("a string cast failed in row " + row);
+    }
     if (code == Opcode.ERR_WIDE) {
       return new dev.gpudf.columnar.error.NotSupportedException("row " + row
           + " holds a DECIMAL value beyond 18 digits, which expressions do not support yet");

@@ -347,8 +347,12 @@ public final class ExprCompiler {
     if (from.equals(to)) {
       return v;
     }
-    if (from.id() == TypeId.STRING || to.id() == TypeId.STRING) {
-      throw new NotSupportedException("casts to and from strings are not supported yet");
+    if (from.id() == TypeId.STRING) {
+      return parse(v, to);
+    }
+    if (to.id() == TypeId.STRING) {
+      // StringBuild computes these ahead of the program
+      throw new dev.gpudf.columnar.error.InternalException("CAST to VARCHAR reached the expression compiler");
     }
     if (isNumeric(from) && isNumeric(to)) {
       if (isFloat(to)) {
@@ -394,6 +398,35 @@ public final class ExprCompiler {
           : emit(Opcode.FLOOR_DIV, to, v.reg, constant(f / t), 0, v);
     }
     throw new UserException("cannot cast " + from + " to " + to);
+  }
+
+  /** CAST of string {@code v} to {@code to}; a string that is no such value is an error naming it. */
+  private Value parse(Value v, DataType to) {
+    switch (to.id()) {
+      case INT8, INT16, INT32, INT64 -> {
+        Value i = emit(Opcode.PARSE, DataType.INT64, v.reg, 0, Opcode.ParseKind.INT64.ordinal(), v);
+        return emit(Opcode.RANGE_CHECK, to, i.reg, 0, 8 * to.byteWidth(), i);
+      }
+      case DECIMAL -> {
+        if (!to.isDecimal64()) {
+          throw new NotSupportedException("CAST of a string to " + to + " (beyond 18 digits) is not supported yet");
+        }
+        int scale = constant(to.scale());
+        constant(BigDecimal.TEN.pow(to.precision()).longValueExact());
+        return emit(Opcode.PARSE, to, v.reg, scale, Opcode.ParseKind.DECIMAL64.ordinal(), v);
+      }
+      case DATE -> {
+        return emit(Opcode.PARSE, to, v.reg, 0, Opcode.ParseKind.DATE.ordinal(), v);
+      }
+      case BOOL -> {
+        return emit(Opcode.PARSE, to, v.reg, 0, Opcode.ParseKind.BOOL.ordinal(), v);
+      }
+      case FLOAT64, FLOAT32 -> {
+        Value d = emit(Opcode.PARSE, DataType.FLOAT64, v.reg, 0, Opcode.ParseKind.FLOAT64.ordinal(), v);
+        return to.equals(DataType.FLOAT32) ? emit(Opcode.TO_F32, to, d.reg, 0, 0, d) : d;
+      }
+      default -> throw new NotSupportedException("CAST of a string to " + to + " is not supported yet");
+    }
   }
 
   private Value scaleDown(Value v, int digits) {

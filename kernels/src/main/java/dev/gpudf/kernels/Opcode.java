@@ -70,7 +70,17 @@ enum Opcode {
    * dst = day number a moved by b calendar months, the day of month clamped to the new month's
    * length (Jan 31 + 1 month = Feb 28 or 29); a result beyond 32 bits overflows.
    */
-  ADD_MONTHS;
+  ADD_MONTHS,
+  /**
+   * dst = string a parsed as {@link ParseKind} c (spaces around it ignored); DECIMAL reads its
+   * scale and its bound 10^precision from constants b and b + 1. A string that does not parse,
+   * or whose value does not fit, is ERR_CAST; a DOUBLE that cannot be converted exactly with
+   * one rounding (more than 2^53 in the digits, or a power of ten beyond 22) is ERR_INEXACT.
+   */
+  PARSE;
+
+  /** What PARSE reads. */
+  enum ParseKind { INT64, DECIMAL64, DATE, BOOL, FLOAT64 }
 
   /** Functions of F_MATH; ROUND takes b = 10^digits and rounds half away from zero. */
   enum MathFn { SQRT, LN, EXP, POWER, FLOOR, CEIL, ABS, ROUND }
@@ -88,4 +98,8 @@ enum Opcode {
   static final int ERR_NEGATIVE_LENGTH = 4;
   /** A DECIMAL value beyond 64 bits reached a register (a limit of this interpreter, not an SQL error). */
   static final int ERR_WIDE = 5;
+  /** A string that is not a value of the cast's type. */
+  static final int ERR_CAST = 6;
+  /** A string whose DOUBLE value the parser cannot round exactly (a limit of this parser). */
+  static final int ERR_INEXACT = 7;
 }

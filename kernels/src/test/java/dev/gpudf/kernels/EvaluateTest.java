@@ -405,6 +405,47 @@ class EvaluateTest {
   }
 
   @Test
+  void stringsCastToValues() {
+    try (VectorSchemaRoot r = strings(" 42 ", "-7", null, "+0", "9223372036854775807", "007")) {
+      assertEquals(Arrays.asList(42L, -7L, null, 0L, Long.MAX_VALUE, 7L), eval(r, Expr.cast(col(0), DataType.INT64)));
+      assertEquals(Arrays.asList(42.0, -7.0, null, 0.0, 9.223372036854776E18, 7.0).subList(0, 4),
+          eval(r, Expr.cast(call(Op.SUBSTRING, col(0), lit(1), lit(4)), DataType.FLOAT64)).subList(0, 4));
+    }
+    try (VectorSchemaRoot r = strings("1.005", "-2.5", "0.0049", ".5", "12", "999.994")) {
+      assertEquals(Arrays.asList(new BigDecimal("1.01"), new BigDecimal("-2.50"), new BigDecimal("0.00"), new BigDecimal("0.50"),
+          new BigDecimal("12.00"), new BigDecimal("999.99")), eval(r, Expr.cast(col(0), DataType.decimal(5, 2))));
+      assertEquals(Arrays.asList(1.005, -2.5, 0.0049, 0.5, 12.0, 999.994), eval(r, Expr.cast(col(0), DataType.FLOAT64)));
+    }
+    try (VectorSchemaRoot r = strings("2024-02-29", " 1999-12-31", "0001-01-01", "TRUE", "false", "NaN")) {
+      List<Object> dates = eval(r, Expr.caseWhen(List.of(call(Op.LIKE, col(0), str("%-%")), Expr.cast(col(0), DataType.DATE)),
+          Expr.nullOf(DataType.DATE)));
+      assertEquals(Arrays.asList((int) java.time.LocalDate.of(2024, 2, 29).toEpochDay(),
+          (int) java.time.LocalDate.of(1999, 12, 31).toEpochDay(), (int) java.time.LocalDate.of(1, 1, 1).toEpochDay(), null,
+          null, null), dates);
+      assertEquals(Arrays.asList(null, null, null, true, false, null), eval(r, Expr.caseWhen(
+          List.of(call(Op.IN, call(Op.CHAR_LENGTH, col(0)), lit(4), lit(5)), Expr.cast(col(0), DataType.BOOL)),
+          Expr.nullOf(DataType.BOOL))));
+    }
+    try (VectorSchemaRoot r = strings("12", "1x", "99999", "2023-02-29", "0.1", "1234567890.12345678")) {
+      try (HostTable t = HostTable.fromArrow(r)) {
+        UserException bad = assertThrows(UserException.class, () -> Evaluate.evaluate(exec, t, Expr.cast(col(0), DataType.INT32)));
+        assertEquals("cannot cast '1x' to INT32 in row 1", bad.getMessage());
+        UserException range = assertThrows(UserException.class, () -> Evaluate.evaluate(exec, t,
+            Expr.cast(call(Op.SUBSTRING, col(0), lit(1), lit(5)), DataType.decimal(4, 1))));
+        assertTrue(range.getMessage().startsWith("cannot cast '1x' to DECIMAL(4, 1)") || range.getMessage().contains("1x"),
+            range.getMessage());
+        UserException date = assertThrows(UserException.class, () -> Evaluate.evaluate(exec, t,
+            Expr.caseWhen(List.of(call(Op.LIKE, col(0), str("%-%")), Expr.cast(col(0), DataType.DATE)), Expr.nullOf(DataType.DATE))));
+        assertEquals("cannot cast '2023-02-29' to DATE in row 3", date.getMessage());
+        NotSupportedException inexact = assertThrows(NotSupportedException.class, () -> Evaluate.evaluate(exec, t,
+            Expr.caseWhen(List.of(call(Op.GT, call(Op.CHAR_LENGTH, col(0)), lit(10)), Expr.cast(col(0), DataType.FLOAT64)),
+                Expr.nullOf(DataType.FLOAT64))));
+        assertTrue(inexact.getMessage().contains("'1234567890.12345678'"), inexact.getMessage());
+      }
+    }
+  }
+
+  @Test
   void stringsBuiltAnew() {
     try (VectorSchemaRoot r = strings("apple", "", null, "grüne Äpfel straße", "日本語", "ǅ İ ı")) {
       assertEquals(Arrays.asList("apple|", "|", null, "grüne Äpfel straße|", "日本語|", "ǅ İ ı|"),
@@ -577,6 +618,11 @@ class EvaluateTest {
         call(Op.ROUND, col(i32), lit(-3)),
         call(Op.SIGN, col(f32)),
         call(Op.ADD_MONTHS, col(date), col(i8)),
+        Expr.cast(Expr.cast(col(i32), DataType.STRING), DataType.INT32),
+        Expr.cast(Expr.cast(col(dec), DataType.STRING), DataType.decimal(18, 4)),
+        Expr.cast(Expr.cast(col(dec), DataType.STRING), DataType.decimal(18, 1)),
+        Expr.cast(Expr.cast(col(date), DataType.STRING), DataType.DATE),
+        Expr.cast(call(Op.CONCAT, Expr.cast(col(i16), DataType.STRING), str(".25e1")), DataType.FLOAT64),
         call(Op.ADD_MONTHS, col(names.indexOf("ts_utc")), lit(-14)),
         call(Op.ADD_DAYS, col(names.indexOf("ts_utc")), col(i16)),
         call(Op.ADD_MILLIS, col(names.indexOf("ts_utc")), lit(-1234L)),
