@@ -9,10 +9,12 @@ import java.util.List;
 import java.util.stream.IntStream;
 
 /**
- * Equi-joins on the CPU: a hash table over the right side's keys (chained in row order), probed
- * by the left side in parallel chunks. NULL keys never match. Output rows follow the left side's
- * order, then the right side's; unmatched right rows of RIGHT and FULL joins come last. The GPU
- * hash join is not written yet; callers with device tables copy to the host and back.
+ * Joins on the CPU: a hash table over the right side's keys (chained in row order), probed by
+ * the left side in parallel chunks. NULL keys never match. A residual condition (the join's
+ * non-equality part) is evaluated on the candidate pairs (the key matches, or every pair when
+ * there are no keys) before the kind decides which rows are unmatched. Output rows follow the
+ * left side's order; unmatched right rows of RIGHT and FULL joins come last. The GPU hash join is
+ * not written yet; callers with device tables copy to the host and back.
  */
 public final class Join {
   private Join() {}
@@ -22,13 +24,21 @@ public final class Join {
 
   private static final int CHUNK = 1 << 14;
 
-  /**
-   * {@code left} joined to {@code right} on {@code leftKeys[i] = rightKeys[i]}: the left columns,
-   * then (except for SEMI and ANTI) the right columns, named {@code names}. The caller owns it.
-   */
+  /** An equi-join (or a CROSS join, without keys): {@link #join(Exec, HostTable, HostTable, int[], int[], Kind, List, Expr)} without a residual. */
   public static HostTable join(Exec exec, HostTable left, HostTable right, int[] leftKeys, int[] rightKeys, Kind kind,
       List<String> names) {
-    if (leftKeys.length != rightKeys.length || (leftKeys.length == 0) != (kind == Kind.CROSS)) {
+    return join(exec, left, right, leftKeys, rightKeys, kind, names, null);
+  }
+
+  /**
+   * {@code left} joined to {@code right} on {@code leftKeys[i] = rightKeys[i]} (no keys: every
+   * pair is a candidate) and, when {@code residual} is not null, on that BOOL expression over the
+   * left columns followed by the right columns (NULL is false): the left columns, then (except
+   * for SEMI and ANTI) the right columns, named {@code names}. The caller owns it.
+   */
+  public static HostTable join(Exec exec, HostTable left, HostTable right, int[] leftKeys, int[] rightKeys, Kind kind,
+      List<String> names, Expr residual) {
+    if (leftKeys.length != rightKeys.length || (kind == Kind.CROSS && leftKeys.length > 0)) {
       throw new UserException("a " + kind + " join needs " + (kind == Kind.CROSS ? "no" : "matching") + " key columns");
     }
     for (int i = 0; i < leftKeys.length; i++) {
@@ -37,7 +47,15 @@ public final class Join {
             + right.column(rightKeys[i]).type());
       }
     }
-    int[][] maps = kind == Kind.CROSS ? cross(left.rowCount(), right.rowCount()) : maps(left, right, leftKeys, rightKeys, kind);
+    int[][] maps;
+    if (leftKeys.length > 0 && residual == null) {
+      maps = maps(left, right, leftKeys, rightKeys, kind);
+    } else {
+      int[][] candidates = leftKeys.length == 0 ? cross(left.rowCount(), right.rowCount())
+          : maps(left, right, leftKeys, rightKeys, Kind.INNER);
+      maps = decide(candidates, residual == null ? null : holds(exec, left, right, candidates, residual),
+          left.rowCount(), right.rowCount(), kind);
+    }
     List<HostColumn> out = new ArrayList<>();
     try {
       try (HostTable l = CpuGather.tableWithNulls(exec.allocator(), left, maps[0])) {
@@ -75,6 +93,75 @@ public final class Join {
       r[i] = (int) (i % m);
     }
     return new int[][] {l, r};
+  }
+
+  /** Whether {@code residual} is TRUE for each candidate pair (evaluated over the paired rows). */
+  private static boolean[] holds(Exec exec, HostTable left, HostTable right, int[][] pairs, Expr residual) {
+    try (HostTable l = CpuGather.tableWithNulls(exec.allocator(), left, pairs[0]);
+        HostTable r = CpuGather.tableWithNulls(exec.allocator(), right, pairs[1])) {
+      List<String> names = new ArrayList<>();
+      List<HostColumn> cols = new ArrayList<>();
+      for (HostTable t : List.of(l, r)) {
+        for (int c = 0; c < t.columnCount(); c++) {
+          names.add("c" + names.size());
+          HostColumn col = t.column(c);
+          col.retain();
+          cols.add(col);
+        }
+      }
+      try (HostTable both = new HostTable(names, cols, pairs[0].length);
+          HostColumn mask = Evaluate.evaluate(exec, both, residual)) {
+        if (!mask.type().equals(dev.gpudf.columnar.DataType.BOOL)) {
+          throw new UserException("a join condition must be BOOLEAN, not " + mask.type());
+        }
+        org.apache.arrow.vector.BitVector v = (org.apache.arrow.vector.BitVector) mask.vector();
+        boolean[] out = new boolean[pairs[0].length];
+        for (int i = 0; i < out.length; i++) {
+          out[i] = !v.isNull(i) && v.get(i) == 1;
+        }
+        return out;
+      }
+    }
+  }
+
+  /**
+   * The gather maps of a {@code kind} join from its candidate pairs (in left row order) and
+   * which of them hold ({@code null}: all).
+   */
+  private static int[][] decide(int[][] candidates, boolean[] hold, int n, int m, Kind kind) {
+    IntList l = new IntList();
+    IntList r = new IntList();
+    boolean[] rightHit = kind == Kind.RIGHT || kind == Kind.FULL ? new boolean[m] : null;
+    boolean pairs = kind != Kind.SEMI && kind != Kind.ANTI;
+    int p = 0;
+    for (int i = 0; i < n; i++) {
+      boolean any = false;
+      for (; p < candidates[0].length && candidates[0][p] == i; p++) {
+        if (hold == null || hold[p]) {
+          any = true;
+          if (pairs) {
+            l.add(i);
+            r.add(candidates[1][p]);
+          }
+          if (rightHit != null) {
+            rightHit[candidates[1][p]] = true;
+          }
+        }
+      }
+      if ((kind == Kind.SEMI && any) || (kind == Kind.ANTI && !any) || (!any && (kind == Kind.LEFT || kind == Kind.FULL))) {
+        l.add(i);
+        r.add(-1);
+      }
+    }
+    if (rightHit != null) {
+      for (int j = 0; j < m; j++) {
+        if (!rightHit[j]) {
+          l.add(-1);
+          r.add(j);
+        }
+      }
+    }
+    return new int[][] {l.toArray(), r.toArray()};
   }
 
   /** The gather maps of the join: left rows and right rows, -1 where a side has no row. */

@@ -38,13 +38,18 @@ class JoinTest {
   }
 
   private static int[][] oracle(VectorSchemaRoot l, VectorSchemaRoot r, int[] lk, int[] rk, Join.Kind kind) {
+    return oracle(l, r, lk, rk, kind, (i, j) -> true);
+  }
+
+  private static int[][] oracle(VectorSchemaRoot l, VectorSchemaRoot r, int[] lk, int[] rk, Join.Kind kind,
+      java.util.function.BiPredicate<Integer, Integer> residual) {
     List<Integer> ls = new ArrayList<>();
     List<Integer> rs = new ArrayList<>();
     boolean[] rHit = new boolean[r.getRowCount()];
     for (int i = 0; i < l.getRowCount(); i++) {
       boolean any = false;
       for (int j = 0; j < r.getRowCount(); j++) {
-        if (kind == Join.Kind.CROSS || matches(l, lk, i, r, rk, j)) {
+        if ((kind == Join.Kind.CROSS || matches(l, lk, i, r, rk, j)) && residual.test(i, j)) {
           any = true;
           rHit[j] = true;
           if (kind != Join.Kind.SEMI && kind != Join.Kind.ANTI) {
@@ -112,5 +117,85 @@ class JoinTest {
         }
       }
     }
+  }
+
+  /** A non-equality condition on the candidate pairs, with and without equality keys, for every kind. */
+  @ParameterizedTest
+  @ValueSource(ints = {0, 1, 33, 200})
+  void residualConditionsDecideTheMatches(int rows) {
+    try (RootAllocator a = new RootAllocator(); Exec exec = Exec.onCpu(a)) {
+      try (VectorSchemaRoot l = TestTables.allTypes(a, rows, Nulls.every(5), 3);
+          VectorSchemaRoot r = TestTables.allTypes(a, rows / 2 + 1, Nulls.every(3), 4);
+          HostTable lt = HostTable.fromArrow(l); HostTable rt = HostTable.fromArrow(r)) {
+        int i8 = lt.names().indexOf("i8");
+        int bool = lt.names().indexOf("bool");
+        int width = lt.columnCount();
+        // left.i8 < right.i8, NULL (either side null) is false
+        Expr less = Expr.call(Op.LT, Expr.col(i8), Expr.col(width + i8));
+        java.util.function.BiPredicate<Integer, Integer> lessJava = (i, j) -> {
+          Object x = l.getVector(i8).getObject(i);
+          Object y = r.getVector(i8).getObject(j);
+          return x != null && y != null && (Byte) x < (Byte) y;
+        };
+        List<String> names = new ArrayList<>(lt.names());
+        names.addAll(rt.names().stream().map(n -> "r_" + n).toList());
+        for (int[] keys : new int[][] {{}, {bool}}) {
+          for (Join.Kind kind : Join.Kind.values()) {
+            if (kind == Join.Kind.CROSS && keys.length > 0) {
+              continue;
+            }
+            int[][] want = keys.length > 0 ? oracle(l, r, keys, keys, kind, lessJava)
+                : reshape(oracle(l, r, keys, keys, Join.Kind.CROSS, lessJava), l.getRowCount(), r.getRowCount(), kind);
+            try (HostTable joined = Join.join(exec, lt, rt, keys, keys, kind,
+                kind == Join.Kind.SEMI || kind == Join.Kind.ANTI ? lt.names() : names, less)) {
+              assertEquals(want[0].length, joined.rowCount(), kind + " on " + keys.length + " keys");
+              try (VectorSchemaRoot out = joined.toArrow(a)) {
+                for (int k = 0; k < want[0].length; k++) {
+                  assertEquals(want[0][k] < 0 ? null : l.getVector(i8).getObject(want[0][k]), out.getVector(i8).getObject(k),
+                      kind + " row " + k);
+                  if (kind != Join.Kind.SEMI && kind != Join.Kind.ANTI) {
+                    assertEquals(want[1][k] < 0 ? null : r.getVector(i8).getObject(want[1][k]),
+                        out.getVector(width + i8).getObject(k), kind + " row " + k);
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /** Inner pairs (in left order) made into the maps of {@code kind}, as the oracle would give them. */
+  private static int[][] reshape(int[][] inner, int n, int m, Join.Kind kind) {
+    List<Integer> ls = new ArrayList<>();
+    List<Integer> rs = new ArrayList<>();
+    boolean[] hit = new boolean[m];
+    int p = 0;
+    for (int i = 0; i < n; i++) {
+      boolean any = false;
+      for (; p < inner[0].length && inner[0][p] == i; p++) {
+        any = true;
+        hit[inner[1][p]] = true;
+        if (kind != Join.Kind.SEMI && kind != Join.Kind.ANTI) {
+          ls.add(i);
+          rs.add(inner[1][p]);
+        }
+      }
+      if ((kind == Join.Kind.SEMI && any) || (kind == Join.Kind.ANTI && !any)
+          || (!any && (kind == Join.Kind.LEFT || kind == Join.Kind.FULL))) {
+        ls.add(i);
+        rs.add(-1);
+      }
+    }
+    if (kind == Join.Kind.RIGHT || kind == Join.Kind.FULL) {
+      for (int j = 0; j < m; j++) {
+        if (!hit[j]) {
+          ls.add(-1);
+          rs.add(j);
+        }
+      }
+    }
+    return new int[][] {ls.stream().mapToInt(Integer::intValue).toArray(), rs.stream().mapToInt(Integer::intValue).toArray()};
   }
 }

@@ -1,11 +1,11 @@
 package dev.gpudf.sql;
 
-import dev.gpudf.columnar.Column;
 import dev.gpudf.columnar.DeviceTable;
 import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.Table;
 import dev.gpudf.columnar.cuda.CudaStream;
 import dev.gpudf.columnar.error.NotSupportedException;
+import dev.gpudf.kernels.Expr;
 import dev.gpudf.kernels.Join;
 import java.util.Set;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -19,10 +19,10 @@ import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rex.RexNode;
 
 /**
- * Joins: equi-joins of every kind (INNER, LEFT, RIGHT, FULL, SEMI, ANTI) by the CPU hash join,
- * and inner joins with extra (or only) non-equality conditions as a join then a filter. A GPU
- * session copies the inputs to the host and the result back, shown as {@code backend=cpu} in
- * EXPLAIN, until the GPU hash join exists.
+ * Joins of every kind (INNER, LEFT, RIGHT, FULL, SEMI, ANTI) by the CPU hash join on the
+ * equality keys, with any non-equality part of the condition evaluated on the candidate pairs
+ * (every pair when there are no keys). A GPU session copies the inputs to the host and the
+ * result back, shown as {@code backend=cpu} in EXPLAIN, until the GPU hash join exists.
  */
 public final class GpuJoin extends org.apache.calcite.rel.core.Join implements GpuRel {
   GpuJoin(RelOptCluster cluster, RelTraitSet traits, RelNode left, RelNode right, RexNode condition, JoinRelType joinType) {
@@ -42,13 +42,8 @@ public final class GpuJoin extends org.apache.calcite.rel.core.Join implements G
 
   /** Why this join cannot run, or null when it can. */
   static String unsupported(org.apache.calcite.rel.core.Join join) {
-    JoinInfo info = join.analyzeCondition();
-    boolean extra = !info.isEqui();
     if (join.getJoinType() == JoinRelType.ASOF || join.getJoinType() == JoinRelType.LEFT_ASOF) {
       return join.getJoinType() + " joins are not supported";
-    }
-    if (extra && join.getJoinType() != JoinRelType.INNER) {
-      return join.getJoinType() + " joins with non-equality conditions are not supported yet";
     }
     return null;
   }
@@ -62,7 +57,7 @@ public final class GpuJoin extends org.apache.calcite.rel.core.Join implements G
     JoinInfo info = analyzeCondition();
     int[] lk = info.leftKeys.toIntArray();
     int[] rk = info.rightKeys.toIntArray();
-    Join.Kind kind = lk.length == 0 ? Join.Kind.CROSS : switch (getJoinType()) {
+    Join.Kind kind = switch (getJoinType()) {
       case INNER -> Join.Kind.INNER;
       case LEFT -> Join.Kind.LEFT;
       case RIGHT -> Join.Kind.RIGHT;
@@ -71,28 +66,27 @@ public final class GpuJoin extends org.apache.calcite.rel.core.Join implements G
       case ANTI -> Join.Kind.ANTI;
       default -> throw new NotSupportedException(getJoinType() + " joins are not supported");
     };
+    RexNode remaining = info.getRemaining(getCluster().getRexBuilder());
     try (Table<?> left = input(ctx, 0); Table<?> right = input(ctx, 1);
-        HostTable l = onHost(ctx, left); HostTable r = onHost(ctx, right);
-        HostTable joined = Join.join(ctx.exec(), l, r, lk, rk, kind, getRowType().getFieldNames());
-        Table<?> result = remaining(ctx, joined, info.getRemaining(getCluster().getRexBuilder()))) {
-      if (!(left instanceof DeviceTable)) {
-        result.retain();
-        return result;
-      }
-      try (VectorSchemaRoot root = result.toArrow(ctx.exec().allocator()); CudaStream stream = ctx.exec().gpu().newStream()) {
-        return DeviceTable.fromArrow(ctx.exec().gpu(), root, stream);
+        HostTable l = onHost(ctx, left); HostTable r = onHost(ctx, right)) {
+      java.util.List<dev.gpudf.columnar.DataType> both = new java.util.ArrayList<>(l.types());
+      both.addAll(r.types());
+      Expr residual = remaining.isAlwaysTrue() ? null
+          : RexToExpr.translate(remaining, both, getCluster(), ctx.parameters());
+      try (HostTable result = Join.join(ctx.exec(), l, r, lk, rk, kind, getRowType().getFieldNames(), residual)) {
+        return onBackend(ctx, left, result);
       }
     }
   }
 
-  /** {@code joined} filtered by the non-equality part of the condition (retained as is when there is none). */
-  private Table<?> remaining(QueryContext ctx, HostTable joined, RexNode condition) {
-    if (condition.isAlwaysTrue()) {
-      joined.retain();
-      return joined;
+  /** {@code result} where the join's inputs were: copied to the device for a GPU session. */
+  private static Table<?> onBackend(QueryContext ctx, Table<?> input, HostTable result) {
+    if (!(input instanceof DeviceTable)) {
+      result.retain();
+      return result;
     }
-    try (Column mask = TableOps.evaluate(ctx.exec(), joined, RexToExpr.translate(condition, joined.types(), getCluster(), ctx.parameters()))) {
-      return TableOps.filter(ctx.exec(), joined, mask);
+    try (VectorSchemaRoot root = result.toArrow(ctx.exec().allocator()); CudaStream stream = ctx.exec().gpu().newStream()) {
+      return DeviceTable.fromArrow(ctx.exec().gpu(), root, stream);
     }
   }
 
