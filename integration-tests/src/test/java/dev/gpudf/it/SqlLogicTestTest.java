@@ -92,18 +92,16 @@ class SqlLogicTestTest {
     }
   }
 
-  /** Prints the pass rate of {@code test/select1.test} and guards it against regressions. */
-  @Test
-  void select1() throws Exception {
+  /** The SQLite corpus's {@code test/select1.test} to {@code select5.test}: every record passes. */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"test/select1.test", "test/select2.test", "test/select3.test",
+      "test/select4.test", "test/select5.test"})
+  void selectFilesPassCompletely(String file) throws Exception {
     try (Connection c = DriverManager.getConnection("jdbc:gpudf:backend=cpu")) {
-      SqlLogicTest.Outcome o = SqlLogicTest.run(c, SqlLogicTest.corpus("test/select1.test"));
-      System.out.println(o.summary("test/select1.test"));
-      o.firstProblems().stream().limit(5).forEach(p -> System.out.println("  " + p));
-      assertTrue(o.queries() > 900, "the file has about 1000 queries: " + o.summary("select1"));
-      assertEquals(0, o.statementsFailed(), o.firstProblems().toString());
-      // refusing a query is allowed (for now); a wrong answer never is
-      assertEquals(0, o.queriesFailed(), o.firstProblems().toString());
-      assertTrue(o.queriesPassed() >= 660, "fewer queries pass than on 2026-11-29: " + o.summary("select1"));
+      SqlLogicTest.Outcome o = SqlLogicTest.run(c, SqlLogicTest.corpus(file));
+      System.out.println(o.summary(file));
+      assertTrue(o.queries() > 700, "the file has hundreds of queries: " + o.summary(file));
+      assertEquals(0, o.statementsFailed() + o.queriesFailed() + o.queriesErrored(), o.firstProblems().toString());
     }
   }
 
@@ -120,6 +118,7 @@ class SqlLogicTestTest {
       try (Connection c = DriverManager.getConnection("jdbc:gpudf:backend=cpu")) {
         SqlLogicTest.Outcome o = SqlLogicTest.run(c, SqlLogicTest.corpus(f.strip()));
         System.out.println(o.summary(f.strip()));
+        o.firstProblems().stream().limit(3).forEach(p -> System.out.println("  " + p));
         wrong += o.queriesFailed();
       }
     }

@@ -23,6 +23,8 @@ public final class Join {
   public enum Kind { INNER, LEFT, RIGHT, FULL, SEMI, ANTI, CROSS }
 
   private static final int CHUNK = 1 << 14;
+  // every candidate pair of a keyless join is materialised: about 8 bytes a cell, 2 GiB in all
+  private static final long MAX_CROSS_CELLS = 1L << 28;
 
   /** An equi-join (or a CROSS join, without keys): {@link #join(Exec, HostTable, HostTable, int[], int[], Kind, List, Expr)} without a residual. */
   public static HostTable join(Exec exec, HostTable left, HostTable right, int[] leftKeys, int[] rightKeys, Kind kind,
@@ -51,6 +53,12 @@ public final class Join {
     if (leftKeys.length > 0 && residual == null) {
       maps = maps(left, right, leftKeys, rightKeys, kind);
     } else {
+      long pairs = leftKeys.length == 0 ? (long) left.rowCount() * right.rowCount() : 0;
+      if (pairs * (left.columnCount() + right.columnCount()) > MAX_CROSS_CELLS) {
+        throw new UserException("a join without equality keys of " + left.rowCount() + " x " + right.rowCount()
+            + " rows would pair " + pairs + " rows of " + (left.columnCount() + right.columnCount())
+            + " columns, more than this CPU join holds (" + MAX_CROSS_CELLS + " cells)");
+      }
       int[][] candidates = leftKeys.length == 0 ? cross(left.rowCount(), right.rowCount())
           : maps(left, right, leftKeys, rightKeys, Kind.INNER);
       maps = decide(candidates, residual == null ? null : holds(exec, left, right, candidates, residual),

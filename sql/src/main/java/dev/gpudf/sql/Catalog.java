@@ -18,6 +18,8 @@ public final class Catalog implements AutoCloseable {
   private final Gpu gpu;
   private final Map<String, Table<?>> tables = new LinkedHashMap<>();
   private static final String HIDDEN = "$frame";
+  private final Map<String, TableConstraints> constraints = new java.util.HashMap<>();
+  private final Map<String, String> indexes = new java.util.HashMap<>();
   private int hidden;
 
   /** A catalog whose tables live on {@code gpu}, or on the host when it is null. */
@@ -54,13 +56,31 @@ public final class Catalog implements AutoCloseable {
     tables.put(key, TableOps.load(gpu, root)).close();
   }
 
-  /** Removes and closes table {@code name}. */
+  /** Removes and closes table {@code name}, with its constraints and indexes. */
   public synchronized void drop(String name) {
-    Table<?> t = tables.remove(name.toLowerCase(Locale.ROOT));
+    String key = name.toLowerCase(Locale.ROOT);
+    Table<?> t = tables.remove(key);
     if (t == null) {
       throw new UserException("no table '" + name + "'");
     }
+    constraints.remove(key);
+    indexes.values().removeIf(key::equals);
     t.close();
+  }
+
+  /** What table {@code name} promises about its rows ({@link TableConstraints#NONE} unless declared). */
+  synchronized TableConstraints constraints(String name) {
+    return constraints.getOrDefault(name.toLowerCase(Locale.ROOT), TableConstraints.NONE);
+  }
+
+  /** Declares what table {@code name} promises; the caller has checked that its rows keep it. */
+  synchronized void constrain(String name, TableConstraints c) {
+    constraints.put(name.toLowerCase(Locale.ROOT), c);
+  }
+
+  /** Index {@code index} (lower case) and the table it is on; unused by plans, kept so DROP INDEX and name clashes behave. */
+  synchronized Map<String, String> indexes() {
+    return indexes;
   }
 
   /** The tables' names (lower case), in the order they were registered. */

@@ -3,12 +3,10 @@ package dev.gpudf.sql;
 import dev.gpudf.columnar.DeviceTable;
 import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.Table;
-import dev.gpudf.columnar.cuda.CudaStream;
 import dev.gpudf.columnar.error.NotSupportedException;
 import dev.gpudf.kernels.Expr;
 import dev.gpudf.kernels.Join;
 import java.util.Set;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.calcite.plan.RelOptCluster;
 import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.RelNode;
@@ -68,33 +66,14 @@ public final class GpuJoin extends org.apache.calcite.rel.core.Join implements G
     };
     RexNode remaining = info.getRemaining(getCluster().getRexBuilder());
     try (Table<?> left = input(ctx, 0); Table<?> right = input(ctx, 1);
-        HostTable l = onHost(ctx, left); HostTable r = onHost(ctx, right)) {
+        HostTable l = TableOps.onHost(ctx, left); HostTable r = TableOps.onHost(ctx, right)) {
       java.util.List<dev.gpudf.columnar.DataType> both = new java.util.ArrayList<>(l.types());
       both.addAll(r.types());
       Expr residual = remaining.isAlwaysTrue() ? null
           : RexToExpr.translate(remaining, both, getCluster(), ctx.parameters());
       try (HostTable result = Join.join(ctx.exec(), l, r, lk, rk, kind, getRowType().getFieldNames(), residual)) {
-        return onBackend(ctx, left, result);
+        return TableOps.onBackendOf(ctx, left, result);
       }
     }
-  }
-
-  /** {@code result} where the join's inputs were: copied to the device for a GPU session. */
-  private static Table<?> onBackend(QueryContext ctx, Table<?> input, HostTable result) {
-    if (!(input instanceof DeviceTable)) {
-      result.retain();
-      return result;
-    }
-    try (VectorSchemaRoot root = result.toArrow(ctx.exec().allocator()); CudaStream stream = ctx.exec().gpu().newStream()) {
-      return DeviceTable.fromArrow(ctx.exec().gpu(), root, stream);
-    }
-  }
-
-  private static HostTable onHost(QueryContext ctx, Table<?> t) {
-    if (t instanceof HostTable h) {
-      h.retain();
-      return h;
-    }
-    return ((DeviceTable) t).toHost(ctx.exec().allocator());
   }
 }

@@ -10,6 +10,7 @@ import org.apache.calcite.rel.core.Filter;
 import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rel.core.Sort;
+import org.apache.calcite.rel.core.SetOp;
 import org.apache.calcite.rel.core.Union;
 import org.apache.calcite.rel.core.Values;
 import org.apache.calcite.rel.logical.LogicalAggregate;
@@ -18,6 +19,8 @@ import org.apache.calcite.rel.logical.LogicalJoin;
 import org.apache.calcite.rel.logical.LogicalProject;
 import org.apache.calcite.rel.logical.LogicalSort;
 import org.apache.calcite.rel.logical.LogicalTableScan;
+import org.apache.calcite.rel.logical.LogicalIntersect;
+import org.apache.calcite.rel.logical.LogicalMinus;
 import org.apache.calcite.rel.logical.LogicalUnion;
 import org.apache.calcite.rel.logical.LogicalValues;
 
@@ -52,6 +55,16 @@ public final class GpuRules {
         Union u = (Union) r;
         return new GpuUnion(u.getCluster(), u.getTraitSet().replace(GpuRel.CONVENTION),
             u.getInputs().stream().map(GpuRules::gpu).toList(), u.all);
+      }),
+      rule(LogicalIntersect.class, "GpuIntersectRule", r -> {
+        SetOp o = (SetOp) r;
+        return new GpuIntersect(o.getCluster(), o.getTraitSet().replace(GpuRel.CONVENTION),
+            o.getInputs().stream().map(GpuRules::gpu).toList(), o.all);
+      }),
+      rule(LogicalMinus.class, "GpuMinusRule", r -> {
+        SetOp o = (SetOp) r;
+        return new GpuMinus(o.getCluster(), o.getTraitSet().replace(GpuRel.CONVENTION),
+            o.getInputs().stream().map(GpuRules::gpu).toList(), o.all);
       }),
       rule(LogicalValues.class, "GpuValuesRule", r -> {
         Values v = (Values) r;

@@ -219,7 +219,7 @@ public final class GpuSession implements AutoCloseable {
 
   /** Whether {@code sql} is a query (it returns rows) rather than DDL or DML (see {@link #update}). */
   public boolean returnsRows(String sql) {
-    return Statements.parse(sql).getKind().belongsTo(org.apache.calcite.sql.SqlKind.QUERY);
+    return !Statements.isIndexStatement(sql) && Statements.parse(sql).getKind().belongsTo(org.apache.calcite.sql.SqlKind.QUERY);
   }
 
   /**
@@ -423,7 +423,7 @@ public final class GpuSession implements AutoCloseable {
   }
 
   private void addTables(SchemaPlus schema) {
-    catalog.tables().forEach((name, t) -> schema.add(name, new CatalogTable(name, t.names(), t.types())));
+    catalog.tables().forEach((name, t) -> schema.add(name, new CatalogTable(name, t.names(), t.types(), t.rowCount())));
   }
 
   private static Program program() {
@@ -450,9 +450,22 @@ public final class GpuSession implements AutoCloseable {
             RexUtil.pullFactors(filter.getCluster().getRexBuilder(), filter.getCondition()));
       }
     });
-    return hep(rel, List.of(CoreRules.FILTER_REDUCE_EXPRESSIONS, CoreRules.PROJECT_REDUCE_EXPRESSIONS,
+    rel = hep(rel, List.of(CoreRules.FILTER_REDUCE_EXPRESSIONS, CoreRules.PROJECT_REDUCE_EXPRESSIONS,
         CoreRules.FILTER_INTO_JOIN, CoreRules.JOIN_CONDITION_PUSH, CoreRules.JOIN_PUSH_EXPRESSIONS,
         CoreRules.AGGREGATE_EXPAND_DISTINCT_AGGREGATES_TO_JOIN, CoreRules.PROJECT_MERGE, CoreRules.PROJECT_REMOVE));
+    // join order: each tree of inner joins becomes one MultiJoin, which Calcite's heuristic
+    // orders by estimated sizes (row counts from the catalog) so that no pair is joined without
+    // a condition while a connected one is left
+    HepPlanner order = new HepPlanner(HepProgram.builder()
+        .addMatchOrder(org.apache.calcite.plan.hep.HepMatchOrder.BOTTOM_UP)
+        .addRuleInstance(CoreRules.JOIN_TO_MULTI_JOIN)
+        .addRuleInstance(CoreRules.MULTI_JOIN_OPTIMIZE)
+        .build());
+    order.setExecutor(RexUtil.EXECUTOR);
+    order.setRoot(rel);
+    rel = order.findBestExp();
+    return hep(rel, List.of(CoreRules.FILTER_INTO_JOIN, CoreRules.JOIN_CONDITION_PUSH, CoreRules.PROJECT_MERGE,
+        CoreRules.PROJECT_REMOVE));
   }
 
   private static RelNode hep(RelNode rel, List<RelOptRule> rules) {
@@ -468,7 +481,9 @@ public final class GpuSession implements AutoCloseable {
   private static void checkSupported(RelNode node) {
     boolean known = node instanceof TableScan || node instanceof LogicalFilter || node instanceof LogicalProject
         || node instanceof LogicalSort || node instanceof LogicalAggregate || node instanceof LogicalJoin
-        || node instanceof org.apache.calcite.rel.logical.LogicalUnion || node instanceof org.apache.calcite.rel.logical.LogicalValues;
+        || node instanceof org.apache.calcite.rel.logical.LogicalUnion || node instanceof org.apache.calcite.rel.logical.LogicalValues
+        || node instanceof org.apache.calcite.rel.logical.LogicalIntersect
+        || node instanceof org.apache.calcite.rel.logical.LogicalMinus;
     if (!known) {
       throw new NotSupportedException(node.getRelTypeName().replace("Logical", "") + " is not supported yet");
     }

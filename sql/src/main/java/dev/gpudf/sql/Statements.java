@@ -11,7 +11,11 @@ import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeField;
 import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlInsert;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlNodeList;
+import org.apache.calcite.sql.ddl.SqlKeyConstraint;
 import org.apache.calcite.sql.ddl.SqlColumnDeclaration;
 import org.apache.calcite.sql.ddl.SqlCreateTable;
 import org.apache.calcite.sql.ddl.SqlDropTable;
@@ -27,15 +31,58 @@ import org.apache.calcite.sql.parser.SqlParser;
 final class Statements {
   private Statements() {}
 
+  // CREATE [UNIQUE] INDEX and DROP INDEX, which Calcite's DDL grammar lacks
+  private static final Pattern CREATE_INDEX = Pattern.compile(
+      "\\s*CREATE\\s+(UNIQUE\\s+)?INDEX\\s+(IF\\s+NOT\\s+EXISTS\\s+)?(\\w+)\\s+ON\\s+(\\w+)\\s*\\(([\\w\\s,]+)\\)\\s*;?\\s*",
+      Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
+  private static final Pattern DROP_INDEX = Pattern.compile("\\s*DROP\\s+INDEX\\s+(IF\\s+EXISTS\\s+)?(\\w+)\\s*;?\\s*",
+      Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
+  // a column declared "name TYPE PRIMARY KEY", which Calcite's grammar takes only as a table constraint
+  private static final Pattern INLINE_KEY = Pattern.compile(
+      "(\\w+)(\\s+\\w+(?:\\s*\\(\\s*\\d+(?:\\s*,\\s*\\d+)?\\s*\\))?)\\s+PRIMARY\\s+KEY", Pattern.CASE_INSENSITIVE);
+
+  /** Whether {@code sql} is an index statement (which returns no rows). */
+  static boolean isIndexStatement(String sql) {
+    return CREATE_INDEX.matcher(sql).matches() || DROP_INDEX.matcher(sql).matches();
+  }
+
   static SqlNode parse(String sql) {
     try {
       return SqlParser.create(sql, GpuSession.PARSER).parseStmt();
     } catch (SqlParseException e) {
+      Matcher inline = INLINE_KEY.matcher(sql);
+      int close = sql.lastIndexOf(')');
+      if (inline.find() && close > 0 && sql.trim().regionMatches(true, 0, "CREATE", 0, 6)) {
+        // the same table with the key as a table constraint; a second inline key stays an error
+        String moved = sql.substring(0, inline.start()) + inline.group(1) + inline.group(2) + " NOT NULL"
+            + sql.substring(inline.end(), close) + ", PRIMARY KEY (" + inline.group(1) + ")" + sql.substring(close);
+        try {
+          return SqlParser.create(moved, GpuSession.PARSER).parseStmt();
+        } catch (SqlParseException again) {
+          throw new UserException(e.getMessage(), e);
+        }
+      }
       throw new UserException(e.getMessage(), e);
     }
   }
 
   static long run(GpuSession session, String sql) {
+    Matcher createIndex = CREATE_INDEX.matcher(sql);
+    if (createIndex.matches()) {
+      return createIndex(session, createIndex);
+    }
+    Matcher dropIndex = DROP_INDEX.matcher(sql);
+    if (dropIndex.matches()) {
+      String index = dropIndex.group(2).toLowerCase(Locale.ROOT);
+      String table = session.catalog().indexes().remove(index);
+      if (table == null && dropIndex.group(1) == null) {
+        throw new UserException("no index '" + index + "'");
+      }
+      if (table != null) {
+        session.catalog().constrain(table, session.catalog().constraints(table).withoutKey("UNIQUE index " + index));
+      }
+      return 0;
+    }
     SqlNode node = parse(sql);
     if (node instanceof SqlCreateTable create) {
       return create(session, create);
@@ -51,6 +98,44 @@ final class Statements {
     throw new NotSupportedException(node.getKind() + " statements are not supported (only CREATE TABLE, INSERT, DROP TABLE)");
   }
 
+  /**
+   * An index changes no result here (every plan scans its columns), so it is recorded, not
+   * built: its name is taken, and a UNIQUE index is checked now and on every later insert.
+   */
+  private static long createIndex(GpuSession session, Matcher m) {
+    String index = m.group(3).toLowerCase(Locale.ROOT);
+    String table = m.group(4).toLowerCase(Locale.ROOT);
+    if (!exists(session, table)) {
+      throw new UserException("no table '" + table + "'");
+    }
+    if (session.catalog().indexes().containsKey(index)) {
+      if (m.group(2) != null) {
+        return 0;
+      }
+      throw new UserException("index '" + index + "' already exists");
+    }
+    List<String> columns = new ArrayList<>();
+    List<String> existing = session.resultType("SELECT * FROM \"" + table + "\"").getFieldNames();
+    for (String c : m.group(5).split(",")) {
+      // an index column's ASC or DESC orders the index, which is not built
+      String column = c.strip().toLowerCase(Locale.ROOT).replaceFirst("\\s+(asc|desc)$", "");
+      if (!existing.contains(column)) {
+        throw new UserException("table '" + table + "' has no column '" + column + "'");
+      }
+      columns.add(column);
+    }
+    if (m.group(1) != null) {
+      TableConstraints more = session.catalog().constraints(table)
+          .withKey(new TableConstraints.Key(columns, "UNIQUE index " + index));
+      try (VectorSchemaRoot rows = session.query("SELECT * FROM \"" + table + "\"")) {
+        more.check(table, rows);
+      }
+      session.catalog().constrain(table, more);
+    }
+    session.catalog().indexes().put(index, table);
+    return 0;
+  }
+
   private static long create(GpuSession session, SqlCreateTable create) {
     String name = simple(create.name);
     if (exists(session, name)) {
@@ -60,6 +145,7 @@ final class Statements {
       throw new UserException("table '" + name + "' already exists");
     }
     String query;
+    TableConstraints constraints = TableConstraints.NONE;
     if (create.query != null) {
       if (create.columnList != null) {
         throw new NotSupportedException("CREATE TABLE with both a column list and AS query");
@@ -67,13 +153,26 @@ final class Statements {
       query = sql(create.query);
     } else if (create.columnList != null) {
       List<String> columns = new ArrayList<>();
+      java.util.Set<String> notNull = new java.util.LinkedHashSet<>();
+      List<TableConstraints.Key> keys = new ArrayList<>();
       for (SqlNode c : create.columnList) {
+        if (c instanceof SqlKeyConstraint key) {
+          List<String> keyColumns = new ArrayList<>();
+          for (SqlNode k : (SqlNodeList) key.getOperandList().get(1)) {
+            keyColumns.add(simple((SqlIdentifier) k).toLowerCase(Locale.ROOT));
+          }
+          boolean primary = key.getOperator().getKind() == org.apache.calcite.sql.SqlKind.PRIMARY_KEY;
+          if (primary) {
+            notNull.addAll(keyColumns);
+          }
+          keys.add(new TableConstraints.Key(keyColumns, (primary ? "PRIMARY KEY " : "UNIQUE constraint ") + keyColumns));
+          continue;
+        }
         if (!(c instanceof SqlColumnDeclaration column)) {
-          throw new NotSupportedException("table constraints are not supported: " + c);
+          throw new NotSupportedException(c.getKind() + " constraints are not supported (only PRIMARY KEY, UNIQUE and NOT NULL)");
         }
         if (column.strategy == org.apache.calcite.schema.ColumnStrategy.NOT_NULLABLE) {
-          // refused rather than ignored: inserts do not check it yet
-          throw new NotSupportedException("NOT NULL columns are not supported yet: " + column.name);
+          notNull.add(simple(column.name).toLowerCase(Locale.ROOT));
         }
         if (column.expression != null) {
           throw new NotSupportedException("column defaults are not supported: " + column.name);
@@ -82,12 +181,21 @@ final class Statements {
       }
       // no rows: the planner reduces the false filter to an empty VALUES of these types
       query = "SELECT " + String.join(", ", columns) + " FROM (VALUES (0)) AS \"none\"(\"x\") WHERE 1 = 0";
+      for (TableConstraints.Key k : keys) {
+        for (String c : k.columns()) {
+          if (columns.stream().noneMatch(d -> d.endsWith(" AS \"" + c + "\""))) {
+            throw new UserException(k.what() + " names no column of table '" + name + "'");
+          }
+        }
+      }
+      constraints = new TableConstraints(notNull, keys);
     } else {
       throw new UserException("CREATE TABLE needs a column list or AS query");
     }
     try (VectorSchemaRoot rows = session.query(query)) {
       session.catalog().register(name, rows);
     }
+    session.catalog().constrain(name, constraints);
     return 0;
   }
 
@@ -132,6 +240,7 @@ final class Statements {
       before = t.rowCount();
     }
     try (VectorSchemaRoot rows = session.query("SELECT * FROM \"" + name + "\" UNION ALL " + added)) {
+      session.catalog().constraints(name).check(name, rows);
       session.catalog().replace(name, rows);
       return rows.getRowCount() - before;
     }

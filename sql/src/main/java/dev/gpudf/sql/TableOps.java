@@ -76,4 +76,25 @@ final class TableOps {
     columns.forEach(c -> cols.add((HostColumn) c));
     return new HostTable(names, cols, rows);
   }
+
+  /** {@code t} on the host, retained or copied there: the caller closes it. */
+  static HostTable onHost(QueryContext ctx, Table<?> t) {
+    if (t instanceof HostTable h) {
+      h.retain();
+      return h;
+    }
+    return ((DeviceTable) t).toHost(ctx.exec().allocator());
+  }
+
+  /** {@code result}, computed on the host, where {@code like} lives (copied to the device for a GPU session). */
+  static Table<?> onBackendOf(QueryContext ctx, Table<?> like, HostTable result) {
+    if (!(like instanceof DeviceTable)) {
+      result.retain();
+      return result;
+    }
+    try (VectorSchemaRoot root = result.toArrow(ctx.exec().allocator());
+        CudaStream stream = ctx.exec().gpu().newStream()) {
+      return DeviceTable.fromArrow(ctx.exec().gpu(), root, stream);
+    }
+  }
 }

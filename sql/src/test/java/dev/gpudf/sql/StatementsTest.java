@@ -62,9 +62,40 @@ class StatementsTest {
       assertThrows(UserException.class, () -> s.update("INSERT INTO missing VALUES (1)"));
       assertThrows(GpudfException.class, () -> s.update("INSERT INTO t VALUES (2147483648 * 2, 'overflow')"));
       assertThrows(UserException.class, () -> s.update("CREATE TABLE u"));
-      assertThrows(NotSupportedException.class, () -> s.update("CREATE TABLE u (k INTEGER NOT NULL)"));
-      assertThrows(NotSupportedException.class, () -> s.update("CREATE TABLE u (k INTEGER, PRIMARY KEY (k))"));
+      assertThrows(NotSupportedException.class, () -> s.update("CREATE TABLE u (k INTEGER, CHECK (k > 0))"));
       assertEquals("k | name\n1 | a\n", rows(s, "SELECT * FROM t"));
+    }
+  }
+
+  /** NOT NULL, PRIMARY KEY (inline or as a constraint), UNIQUE and UNIQUE indexes hold on every insert. */
+  @Test
+  void constraintsAreKept() {
+    try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
+      s.update("CREATE TABLE p (id INTEGER PRIMARY KEY, code VARCHAR(10) NOT NULL, alt INTEGER, UNIQUE (alt))");
+      assertEquals(2, s.update("INSERT INTO p VALUES (1, 'a', NULL), (2, 'b', NULL)"));
+      UserException dup = assertThrows(UserException.class, () -> s.update("INSERT INTO p VALUES (3, 'c', 7), (1, 'd', 8)"));
+      assertTrue(dup.getMessage().contains("[1]") && dup.getMessage().contains("PRIMARY KEY"), dup.getMessage());
+      UserException nul = assertThrows(UserException.class, () -> s.update("INSERT INTO p (id, alt) VALUES (4, 9)"));
+      assertTrue(nul.getMessage().contains("'code'") && nul.getMessage().contains("NULL"), nul.getMessage());
+      assertThrows(UserException.class, () -> s.update("INSERT INTO p (code) VALUES ('no id')"));
+      assertEquals(1, s.update("INSERT INTO p VALUES (5, 'e', 7)"));
+      assertThrows(UserException.class, () -> s.update("INSERT INTO p VALUES (6, 'f', 7)"));
+      assertEquals("id | code | alt\n1  | a    | NULL\n2  | b    | NULL\n5  | e    | 7\n", rows(s, "SELECT * FROM p ORDER BY id"));
+      // indexes change no result: recorded, names taken, UNIQUE ones checked now and later
+      assertEquals(0, s.update("CREATE INDEX p_code ON p (code DESC, id)"));
+      assertThrows(UserException.class, () -> s.update("CREATE INDEX p_code ON p (id)"));
+      assertEquals(0, s.update("CREATE INDEX IF NOT EXISTS p_code ON p (id)"));
+      assertThrows(UserException.class, () -> s.update("CREATE INDEX p_bad ON p (nope)"));
+      s.update("INSERT INTO p VALUES (8, 'e', NULL)");
+      assertThrows(UserException.class, () -> s.update("CREATE UNIQUE INDEX p_code_u ON p (code)"));
+      assertEquals(0, s.update("CREATE UNIQUE INDEX p_alt_id ON p (alt, id)"));
+      assertFalse(s.returnsRows("DROP INDEX p_code"));
+      assertEquals(0, s.update("DROP INDEX p_code"));
+      assertThrows(UserException.class, () -> s.update("DROP INDEX p_code"));
+      assertEquals(0, s.update("DROP INDEX IF EXISTS p_code"));
+      s.update("DROP TABLE p");
+      s.update("CREATE TABLE p (id INTEGER)");
+      assertEquals(2, s.update("INSERT INTO p VALUES (1), (1)"));
     }
   }
 }

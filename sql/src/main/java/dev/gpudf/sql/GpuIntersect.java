@@ -1,0 +1,51 @@
+package dev.gpudf.sql;
+
+import dev.gpudf.columnar.HostTable;
+import dev.gpudf.columnar.Table;
+import dev.gpudf.kernels.SetOps;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.calcite.plan.RelOptCluster;
+import org.apache.calcite.plan.RelTraitSet;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.RelWriter;
+import org.apache.calcite.rel.core.Intersect;
+import org.apache.calcite.rel.core.SetOp;
+
+/**
+ * INTERSECT [ALL]: the rows of the first input found in every other (NULLs equal), by {@link SetOps} on the CPU; a GPU session copies the inputs to the host
+ * and the result back ({@code backend=cpu} in EXPLAIN).
+ */
+public final class GpuIntersect extends Intersect implements GpuRel {
+  GpuIntersect(RelOptCluster cluster, RelTraitSet traits, List<RelNode> inputs, boolean all) {
+    super(cluster, traits, List.of(), inputs, all);
+  }
+
+  @Override
+  public SetOp copy(RelTraitSet traitSet, List<RelNode> inputs, boolean all) {
+    return new GpuIntersect(getCluster(), traitSet, inputs, all);
+  }
+
+  @Override
+  public RelWriter explainTerms(RelWriter pw) {
+    return super.explainTerms(pw).item("backend", "cpu");
+  }
+
+  @Override
+  public Table<?> execute(QueryContext ctx) {
+    List<Table<?>> parts = new ArrayList<>();
+    List<HostTable> host = new ArrayList<>();
+    try {
+      for (int i = 0; i < getInputs().size(); i++) {
+        parts.add(input(ctx, i));
+        host.add(TableOps.onHost(ctx, parts.get(i)));
+      }
+      try (HostTable result = SetOps.intersect(ctx.exec(), host, all, getRowType().getFieldNames())) {
+        return TableOps.onBackendOf(ctx, parts.get(0), result);
+      }
+    } finally {
+      host.forEach(Table::close);
+      parts.forEach(Table::close);
+    }
+  }
+}
