@@ -381,6 +381,10 @@ public final class GpuSession implements AutoCloseable {
       throw new UserException(validationMessage(e), e);
     } catch (RelConversionException e) {
       throw new InternalException("planning failed: " + e.getMessage(), e);
+    } catch (AssertionError e) {
+      // Calcite signals some of its own limits by failed assertions (a monotonicity check that
+      // meets a non-literal, say): an internal error with its message, not an untyped crash
+      throw new InternalException("the SQL planner failed: " + e.getMessage(), e);
     }
   }
 
