@@ -18,13 +18,22 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowFileReader;
+import org.apache.calcite.sql.SqlBasicTypeNameSpec;
+import org.apache.calcite.sql.SqlCall;
+import org.apache.calcite.sql.SqlDataTypeSpec;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.parser.SqlParseException;
+import org.apache.calcite.sql.parser.SqlParser;
+import org.apache.calcite.sql.type.SqlTypeFactoryImpl;
+import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.arrow.vector.ipc.ArrowReader;
 
 /**
  * Tables from files: a directory's {@code *.parquet} (through Arrow Dataset's reader, types
  * kept), {@code *.arrow} (Arrow IPC file format, every batch) and {@code *.csv} (a header row, comma-separated, RFC 4180 quotes; each column typed as BIGINT,
- * DECIMAL, DOUBLE, DATE or VARCHAR by its values; an empty field is NULL) become catalog tables
- * named after the file.
+ * DECIMAL, DOUBLE, DATE or VARCHAR by its values, unless its header cell declares a SQL type as
+ * {@code name:TYPE}, such as {@code "price:DECIMAL(10,2)"} (quoted for its comma); an empty field is NULL) become catalog
+ * tables named after the file.
  */
 public final class FileTables {
   private static final List<String> FORMATS = List.of("arrow", "csv", "parquet");
@@ -114,7 +123,9 @@ public final class FileTables {
       for (int c = 0; c < header.size(); c++) {
         final int col = c;
         List<String> values = data.stream().map(row -> col < row.size() ? row.get(col) : "").toList();
-        vectors.add(column(allocator, header.get(c), values));
+        int colon = header.get(c).indexOf(':');
+        vectors.add(colon < 0 ? column(allocator, header.get(c), values)
+            : declared(allocator, file, header.get(c).substring(0, colon).strip(), header.get(c).substring(colon + 1), values));
       }
     } catch (RuntimeException e) {
       vectors.forEach(FieldVector::close);
@@ -123,6 +134,71 @@ public final class FileTables {
     VectorSchemaRoot root = new VectorSchemaRoot(vectors);
     root.setRowCount(data.size());
     return root;
+  }
+
+  /** A column whose header cell declared its SQL type ({@code price:DECIMAL(10,2)}): every value must be one. */
+  private static FieldVector declared(BufferAllocator a, Path file, String name, String sqlType, List<String> values) {
+    DataType type;
+    try {
+      SqlNode cast = SqlParser.create("CAST(NULL AS " + sqlType + ")", GpuSession.PARSER).parseExpression();
+      SqlDataTypeSpec spec = (SqlDataTypeSpec) ((SqlCall) cast).operand(1);
+      SqlBasicTypeNameSpec basic = (SqlBasicTypeNameSpec) spec.getTypeNameSpec();
+      SqlTypeName name0 = SqlTypeName.get(basic.getTypeName().getSimple());
+      SqlTypeFactoryImpl f = new SqlTypeFactoryImpl(GpudfTypeSystem.INSTANCE);
+      type = SqlTypes.fromCalcite(basic.getScale() >= 0 ? f.createSqlType(name0, basic.getPrecision(), basic.getScale())
+          : basic.getPrecision() >= 0 ? f.createSqlType(name0, basic.getPrecision()) : f.createSqlType(name0));
+    } catch (SqlParseException | RuntimeException e) {
+      throw new UserException(file + ": column '" + name + "' declares '" + sqlType + "', which is not a SQL type gpudf has", e);
+    }
+    List<Object> parsed = new ArrayList<>(values.size());
+    for (int r = 0; r < values.size(); r++) {
+      String v = values.get(r);
+      try {
+        parsed.add(v.isEmpty() ? null : value(type, v.strip()));
+      } catch (RuntimeException e) {
+        throw new UserException(file + " row " + (r + 2) + " column '" + name + "': '" + v + "' is not a " + type, e);
+      }
+    }
+    return ScalarTables.column(a, name, type, parsed);
+  }
+
+  private static Object value(DataType type, String v) {
+    return switch (type.id()) {
+      case BOOL -> {
+        if (!v.equalsIgnoreCase("true") && !v.equalsIgnoreCase("false")) {
+          throw new IllegalArgumentException("not a boolean");
+        }
+        yield v.equalsIgnoreCase("true");
+      }
+      case INT8, INT16, INT32, INT64 -> {
+        long x = Long.parseLong(v);
+        if (type.byteWidth() < 8 && (x >> (8 * type.byteWidth() - 1)) != (x < 0 ? -1 : 0)) {
+          throw new IllegalArgumentException("out of range");
+        }
+        yield x;
+      }
+      case FLOAT32, FLOAT64 -> Double.parseDouble(v);
+      case DECIMAL -> {
+        BigDecimal d = new BigDecimal(v).setScale(type.scale(), java.math.RoundingMode.HALF_UP);
+        if (d.precision() > type.precision()) {
+          throw new IllegalArgumentException("too many digits");
+        }
+        yield d;
+      }
+      case DATE -> LocalDate.parse(v).toEpochDay();
+      case TIMESTAMP -> {
+        java.time.Instant at = java.time.LocalDateTime.parse(v.replace(' ', 'T')).toInstant(java.time.ZoneOffset.UTC);
+        long seconds = at.getEpochSecond();
+        long nanos = at.getNano();
+        yield switch (type.timeUnit()) {
+          case SECOND -> seconds;
+          case MILLISECOND -> Math.addExact(Math.multiplyExact(seconds, 1_000L), nanos / 1_000_000L);
+          case MICROSECOND -> Math.addExact(Math.multiplyExact(seconds, 1_000_000L), nanos / 1_000L);
+          case NANOSECOND -> Math.addExact(Math.multiplyExact(seconds, 1_000_000_000L), nanos);
+        };
+      }
+      case STRING -> v;
+    };
   }
 
   private static FieldVector column(BufferAllocator a, String name, List<String> values) {

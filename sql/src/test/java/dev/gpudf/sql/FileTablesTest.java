@@ -2,6 +2,7 @@ package dev.gpudf.sql;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.gpudf.columnar.error.UserException;
 import java.io.IOException;
@@ -64,6 +65,40 @@ class FileTablesTest {
       try (GpuSession s = GpuSession.cpu(a)) {
         assertThrows(UserException.class, () -> FileTables.loadDirectory(s.catalog(), dir, a));
       }
+    }
+  }
+
+  /** Header cells that declare a type: the column has it, and a value that is not one fails with its row. */
+  @Test
+  void csvHeadersDeclareTypes(@TempDir Path dir) throws IOException {
+    Files.writeString(dir.resolve("prices.csv"), String.join("\n",
+        "sku:INTEGER,\"price:DECIMAL(6,2)\",seen:TIMESTAMP,ok:BOOLEAN,note",
+        "7,1.005,2024-02-29 10:30:00,true,01",
+        "8,,2024-03-01T00:00:01.5,FALSE,x", ""), StandardCharsets.UTF_8);
+    try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
+      FileTables.loadDirectory(s.catalog(), dir, a);
+      try (VectorSchemaRoot r = s.query("SELECT sku + 1, price, EXTRACT(DAY FROM seen), ok, note FROM prices ORDER BY sku")) {
+        assertEquals(List.of("INTEGER", "DECIMAL(6, 2)"), List.of(
+            s.resultType("SELECT sku FROM prices").getFieldList().get(0).getType().getSqlTypeName().getName(),
+            s.resultType("SELECT price FROM prices").getFieldList().get(0).getType().getFullTypeString()
+                .replace(" NOT NULL", "").replace("DECIMAL(6, 2)", "DECIMAL(6, 2)")));
+        assertEquals(8, ((Number) r.getVector(0).getObject(0)).intValue());
+        assertEquals(new BigDecimal("1.01"), r.getVector(1).getObject(0));
+        assertEquals(null, r.getVector(1).getObject(1));
+        assertEquals(29L, ((Number) r.getVector(2).getObject(0)).longValue());
+        assertEquals(false, r.getVector(3).getObject(1));
+        assertEquals("01", r.getVector(4).getObject(0).toString());
+      }
+    }
+    Files.writeString(dir.resolve("prices.csv"), "sku:INTEGER,\"price:DECIMAL(4,2)\"\n1,2.5\n2,123.4\n");
+    try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
+      UserException e = assertThrows(UserException.class, () -> FileTables.loadDirectory(s.catalog(), dir, a));
+      assertTrue(e.getMessage().contains("row 3 column 'price': '123.4' is not a DECIMAL(4, 2)"), e.getMessage());
+    }
+    Files.writeString(dir.resolve("prices.csv"), "sku:NUMBERISH\n1\n");
+    try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
+      UserException e = assertThrows(UserException.class, () -> FileTables.loadDirectory(s.catalog(), dir, a));
+      assertTrue(e.getMessage().contains("NUMBERISH"), e.getMessage());
     }
   }
 }

@@ -263,6 +263,34 @@ final class GpudfMeta extends MetaImpl {
     return result(MetaColumn.class, rows);
   }
 
+  /** The SQL types a gpudf column can have, with their largest precision. */
+  @Override
+  public MetaResultSet getTypeInfo(ConnectionHandle ch) {
+    List<Object> rows = new ArrayList<>();
+    short nullable = (short) DatabaseMetaData.typeNullable;
+    short searchable = (short) DatabaseMetaData.typeSearchable;
+    Object[][] types = {
+      {"BOOLEAN", java.sql.Types.BOOLEAN, 1, null},
+      {"TINYINT", java.sql.Types.TINYINT, 3, 10},
+      {"SMALLINT", java.sql.Types.SMALLINT, 5, 10},
+      {"INTEGER", java.sql.Types.INTEGER, 10, 10},
+      {"BIGINT", java.sql.Types.BIGINT, 19, 10},
+      {"REAL", java.sql.Types.REAL, 7, 2},
+      {"DOUBLE", java.sql.Types.DOUBLE, 15, 2},
+      {"DECIMAL", java.sql.Types.DECIMAL, 38, 10},
+      {"DATE", java.sql.Types.DATE, 10, null},
+      {"TIMESTAMP", java.sql.Types.TIMESTAMP, 29, null},
+      {"VARCHAR", java.sql.Types.VARCHAR, Integer.MAX_VALUE, null}};
+    for (Object[] t : types) {
+      boolean text = t[0].equals("VARCHAR");
+      boolean dated = t[0].equals("DATE") || t[0].equals("TIMESTAMP");
+      rows.add(new MetaTypeInfo((String) t[0], (Integer) t[1], (Integer) t[2], text ? "'" : dated ? t[0] + " '" : null,
+          text || dated ? "'" : null, nullable, text, searchable, false, t[0].equals("DECIMAL"), false,
+          (short) 0, (short) (t[0].equals("DECIMAL") ? 38 : 0), t[3] == null ? 0 : (Integer) t[3]));
+    }
+    return result(MetaTypeInfo.class, rows);
+  }
+
   private List<String> matching(Pat tableNamePattern) {
     Pattern p = like(tableNamePattern);
     return session().catalog().names().stream().filter(n -> p.matcher(n).matches()).toList();

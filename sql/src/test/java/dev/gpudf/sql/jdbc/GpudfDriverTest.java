@@ -194,6 +194,15 @@ class GpudfDriverTest {
   void databaseMetaDataListsTablesAndColumns() throws SQLException {
     try (Connection c = DriverManager.getConnection(url)) {
       List<String> tables = new ArrayList<>();
+      try (ResultSet rs = c.getMetaData().getTypeInfo()) {
+        java.util.Map<String, Integer> types = new java.util.HashMap<>();
+        while (rs.next()) {
+          types.put(rs.getString("TYPE_NAME"), rs.getInt("DATA_TYPE"));
+        }
+        assertEquals(java.sql.Types.DECIMAL, types.get("DECIMAL"));
+        assertEquals(java.sql.Types.VARCHAR, types.get("VARCHAR"));
+        assertEquals(11, types.size(), types.toString());
+      }
       try (ResultSet rs = c.getMetaData().getTables(null, null, "%", null)) {
         while (rs.next()) {
           tables.add(rs.getString("TABLE_NAME") + ":" + rs.getString("TABLE_TYPE"));
