@@ -71,6 +71,7 @@ public final class KernelBenchmark {
             return null;
           }), "");
         }
+        hostSteps(g, grid);
         result("filter_f64_50pct", gpuTime(gpu, g, reps, () -> close(Filter.filter(g, dx, dmask.column(0)))), "");
         result("sort_i32", gpuTime(gpu, g, reps, () -> close(Sort.sort(g, dk, List.of(SortKey.asc(0))))), "");
         result("argsort_i32", gpuTime(gpu, g, reps, () -> close(Sort.argsort(g, dk, List.of(SortKey.asc(0))))), "");
@@ -120,6 +121,30 @@ public final class KernelBenchmark {
   }
 
   /** Medians of event time and wall time over {@code reps} calls after {@link JitWarmUp}, in ms. */
+  /**
+   * What the host work around a reduction costs, step by step (mean of 2000 after 2000 warm-up
+   * calls): a pool allocate + free of the partials, a wait on an idle stream, and the read-back
+   * of {@code grid} 16-byte partials.
+   */
+  private static void hostSteps(Exec g, int grid) {
+    int n = 2000;
+    try (DeviceBuffer partials = g.allocate(16L * grid)) {
+      String[] names = {"allocate+free", "synchronize idle stream", "readLongs partials"};
+      Runnable[] steps = {() -> g.allocate(16L * grid).close(), () -> g.stream().synchronize(),
+        () -> g.readLongs(partials, 2 * grid)};
+      for (int k = 0; k < steps.length; k++) {
+        for (int i = 0; i < n; i++) {
+          steps[k].run();
+        }
+        long t0 = System.nanoTime();
+        for (int i = 0; i < n; i++) {
+          steps[k].run();
+        }
+        System.out.printf("HOST %s: %.1f us each%n", names[k], (System.nanoTime() - t0) / 1e3 / n);
+      }
+    }
+  }
+
   /** One call of {@code op} with every launch synchronised and timed: where its time goes, kernel by kernel. */
   private static void profile(String name, Supplier<Object> op) {
     KernelLaunch.takeProfile();
