@@ -11,22 +11,23 @@ SHARED=${GPUDF_SHARED:-../shared}
 JUNIT_CONSOLE=org.junit.platform:junit-platform-console-standalone:1.14.1
 mvn -q -B -DskipTests install -DskipTests
 mvn -q -B dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/cp.txt \
-  -pl columnar,kernels,sql,flight-server,benchmarks
+  -pl columnar,kernels,sql,flight-server,benchmarks,integration-tests
 mvn -q -B dependency:copy -Dartifact=$JUNIT_CONSOLE -DoutputDirectory=target/junit
 cp=$(for f in */target/cp.txt; do cat "$f"; echo; done | tr ':' '\n' | grep -v -E '/(gpudf-[a-z-]+|junit-[a-z-]+|opentest4j|apiguardian-api)-[^/]*\.jar$' | sort -u | paste -sd:)
-for m in columnar kernels sql flight-server benchmarks; do
-  cp="$m/target/classes:$cp"
+for m in columnar kernels sql flight-server benchmarks integration-tests; do
+  [ -d "$m/target/classes" ] && cp="$m/target/classes:$cp"
   [ -d "$m/target/test-classes" ] && cp="$m/target/test-classes:$cp"
 done
 cp="$cp:$(ls target/junit/*.jar)"
 # pack.sh re-creates each jar with a fresh manifest, which breaks signed jars (Janino's): their
 # signature files are dropped from a copy. DuckDB (the TPC-H peer of the sql tests) ships
-# natives for four platforms in one 84 MB jar; the GPU host needs only linux_amd64.
+# natives for four platforms in one 84 MB jar; the GPU host needs only linux_amd64. The SQLite
+# corpus keeps only its test/select*.test files there.
 mkdir -p target/slim
 # Arrow Dataset (Parquet) is a 78 MB jar of natives that no GPU test needs: left out.
 cp=$(echo "$cp" | tr ':' '\n' | grep -v '/arrow-dataset-[^/]*\.jar$' | paste -sd:)
 for jar in $(echo "$cp" | tr ':' '\n' | grep '\.jar$'); do
-  drop=$(unzip -Z1 "$jar" | grep -E '^META-INF/[^/]*\.(SF|RSA|DSA|EC)$|^libduckdb_java\.so_(osx|windows|linux_arm64)' || true)
+  drop=$(unzip -Z1 "$jar" | grep -E '^META-INF/[^/]*\.(SF|RSA|DSA|EC)$|^libduckdb_java\.so_(osx|windows|linux_arm64)|^test/(random|index|evidence)/' || true)
   [ -n "$drop" ] || continue
   slim=$(pwd)/target/slim/$(basename "$jar")
   cp "$jar" "$slim" && echo "$drop" | xargs zip -q -d "$slim"

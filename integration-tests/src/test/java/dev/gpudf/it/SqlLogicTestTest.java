@@ -107,15 +107,17 @@ class SqlLogicTestTest {
 
   /**
    * The files named by {@code -Dgpudf.slt.files} (comma-separated corpus paths, such as
-   * {@code test/random/expr/slt_good_0.test}), each summarised; skipped when the property is unset.
+   * {@code test/random/expr/slt_good_0.test}), each summarised, on {@code -Dgpudf.slt.backend}
+   * (cpu by default); skipped when the property is unset.
    */
   @Test
   void filesNamedOnTheCommandLine() throws Exception {
     String files = System.getProperty("gpudf.slt.files");
     org.junit.jupiter.api.Assumptions.assumeTrue(files != null, "set -Dgpudf.slt.files to run corpus files");
     int wrong = 0;
+    String backend = System.getProperty("gpudf.slt.backend", "cpu");
     for (String f : files.split(",")) {
-      try (Connection c = DriverManager.getConnection("jdbc:gpudf:backend=cpu")) {
+      try (Connection c = DriverManager.getConnection("jdbc:gpudf:backend=" + backend)) {
         SqlLogicTest.Outcome o = SqlLogicTest.run(c, SqlLogicTest.corpus(f.strip()));
         System.out.println(o.summary(f.strip()));
         o.firstProblems().stream().limit(3).forEach(p -> System.out.println("  " + p));
