@@ -445,6 +445,10 @@ public final class GpuSession implements AutoCloseable {
     RelNode rel = hep(logical, List.of(CoreRules.FILTER_SUB_QUERY_TO_CORRELATE, CoreRules.PROJECT_SUB_QUERY_TO_CORRELATE,
         CoreRules.JOIN_SUB_QUERY_TO_CORRELATE));
     rel = RelDecorrelator.decorrelateQuery(rel, RelFactories.LOGICAL_BUILDER.create(rel.getCluster(), null));
+    // field trimming: each operator keeps only the columns someone above it reads, so scans
+    // and joins carry no dead columns
+    rel = new org.apache.calcite.sql2rel.RelFieldTrimmer(null, RelFactories.LOGICAL_BUILDER.create(rel.getCluster(), null))
+        .trim(rel);
     // (a AND x) OR (a AND y) -> a AND (x OR y), so a join key repeated in every branch becomes a join key
     rel = rel.accept(new org.apache.calcite.rel.RelShuttleImpl() {
       @Override

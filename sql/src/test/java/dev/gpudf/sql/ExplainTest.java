@@ -58,11 +58,13 @@ class ExplainTest {
   void whereJoinBecomesEquiJoinAndGroupsRunOnTheCpu() {
     plan("SELECT t.name, SUM(u.qty) FROM t, u WHERE t.id = u.id AND u.qty > 1 GROUP BY t.name",
         "GpuAggregate(group=[{0}], EXPR$1=[SUM($1)], backend=[cpu])",
-        "  GpuProject(name=[$2], qty0=[$4])",
-        "    GpuJoin(condition=[=($0, $3)], joinType=[inner], backend=[cpu])",
-        "      GpuTableScan(table=[[t]])",
+        "  GpuProject(name=[$1], qty0=[$3])",
+        "    GpuJoin(condition=[=($0, $2)], joinType=[inner], backend=[cpu])",
+        "      GpuProject(id=[$0], name=[$2])",
+        "        GpuTableScan(table=[[t]])",
         "      GpuFilter(condition=[>($1, 1)])",
-        "        GpuTableScan(table=[[u]])");
+        "        GpuProject(id=[$0], qty=[$1])",
+        "          GpuTableScan(table=[[u]])");
   }
 
   @Test
@@ -70,6 +72,7 @@ class ExplainTest {
     plan("SELECT id FROM t WHERE qty < 2 + 3",
         "GpuProject(id=[$0])",
         "  GpuFilter(condition=[<($1, 5)])",
-        "    GpuTableScan(table=[[t]])");
+        "    GpuProject(id=[$0], qty=[$1])",
+        "      GpuTableScan(table=[[t]])");
   }
 }
