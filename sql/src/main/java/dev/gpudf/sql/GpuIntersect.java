@@ -1,9 +1,7 @@
 package dev.gpudf.sql;
 
-import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.Table;
 import dev.gpudf.kernels.SetOps;
-import java.util.ArrayList;
 import java.util.List;
 import org.apache.calcite.plan.RelOptCluster;
 import org.apache.calcite.plan.RelTraitSet;
@@ -33,19 +31,6 @@ public final class GpuIntersect extends Intersect implements GpuRel {
 
   @Override
   public Table<?> execute(QueryContext ctx) {
-    List<Table<?>> parts = new ArrayList<>();
-    List<HostTable> host = new ArrayList<>();
-    try {
-      for (int i = 0; i < getInputs().size(); i++) {
-        parts.add(input(ctx, i));
-        host.add(TableOps.onHost(ctx, parts.get(i)));
-      }
-      try (HostTable result = SetOps.intersect(ctx.exec(), host, all, getRowType().getFieldNames())) {
-        return TableOps.onBackendOf(ctx, parts.get(0), result);
-      }
-    } finally {
-      host.forEach(Table::close);
-      parts.forEach(Table::close);
-    }
+    return TableOps.inputsViaHost(ctx, this, host -> SetOps.intersect(ctx.exec(), host, all, getRowType().getFieldNames()));
   }
 }

@@ -1,6 +1,5 @@
 package dev.gpudf.sql;
 
-import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.Table;
 import dev.gpudf.columnar.error.NotSupportedException;
 import dev.gpudf.kernels.Expr;
@@ -64,15 +63,12 @@ public final class GpuJoin extends org.apache.calcite.rel.core.Join implements G
       default -> throw new NotSupportedException(getJoinType() + " joins are not supported");
     };
     RexNode remaining = info.getRemaining(getCluster().getRexBuilder());
-    try (Table<?> left = input(ctx, 0); Table<?> right = input(ctx, 1);
-        HostTable l = TableOps.onHost(ctx, left); HostTable r = TableOps.onHost(ctx, right)) {
-      java.util.List<dev.gpudf.columnar.DataType> both = new java.util.ArrayList<>(l.types());
-      both.addAll(r.types());
+    return TableOps.inputsViaHost(ctx, this, host -> {
+      java.util.List<dev.gpudf.columnar.DataType> both = new java.util.ArrayList<>(host.get(0).types());
+      both.addAll(host.get(1).types());
       Expr residual = remaining.isAlwaysTrue() ? null
           : RexToExpr.translate(remaining, both, getCluster(), ctx.parameters());
-      try (HostTable result = Join.join(ctx.exec(), l, r, lk, rk, kind, getRowType().getFieldNames(), residual)) {
-        return TableOps.onBackendOf(ctx, left, result);
-      }
-    }
+      return Join.join(ctx.exec(), host.get(0), host.get(1), lk, rk, kind, getRowType().getFieldNames(), residual);
+    });
   }
 }

@@ -45,22 +45,9 @@ public final class GpuUnion extends Union implements GpuRel {
           all.retain();
           return all;
         }
-        HostTable host = all instanceof HostTable h ? h : ((DeviceTable) all).toHost(ctx.exec().allocator());
-        try {
-          int[] keys = java.util.stream.IntStream.range(0, all.columnCount()).toArray();
-          HostTable distinct = GroupBy.aggregate(ctx.exec(), host, keys, List.of(), getRowType().getFieldNames());
-          if (!(all instanceof DeviceTable)) {
-            return distinct;
-          }
-          try (distinct; var root = distinct.toArrow(ctx.exec().allocator());
-              var stream = ctx.exec().gpu().newStream()) {
-            return DeviceTable.fromArrow(ctx.exec().gpu(), root, stream);
-          }
-        } finally {
-          if (host != all) {
-            host.close();
-          }
-        }
+        int[] keys = java.util.stream.IntStream.range(0, all.columnCount()).toArray();
+        return TableOps.viaHost(ctx, List.of(all),
+            host -> GroupBy.aggregate(ctx.exec(), host.get(0), keys, List.of(), getRowType().getFieldNames()));
       }
     } finally {
       parts.forEach(Table::close);
