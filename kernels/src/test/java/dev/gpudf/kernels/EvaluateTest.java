@@ -394,8 +394,9 @@ class EvaluateTest {
         if (!dv.isNull(i)) {
           assertEquals(dv.getDataBuffer().getInt(4L * i) - 45, days.get(i));
         }
+        // ts_utc holds microseconds: 90,061,001 ms is 90,061,001,000 of them
+        assertEquals(tv.isNull(i) ? null : tv.getDataBuffer().getLong(8L * i) + 90_061_001_000L, millis.get(i), "row " + i);
       }
-      assertEquals(5000, millis.size());
       try (VectorSchemaRoot s = sample(); HostTable h = HostTable.fromArrow(s)) {
         assertThrows(UserException.class, () -> Evaluate.evaluate(exec, h, call(Op.ADD_MONTHS, col(4), lit(1))));
         assertThrows(UserException.class, () -> Evaluate.evaluate(exec, h,
@@ -432,8 +433,7 @@ class EvaluateTest {
         assertEquals("cannot cast '1x' to INT32 in row 1", bad.getMessage());
         UserException range = assertThrows(UserException.class, () -> Evaluate.evaluate(exec, t,
             Expr.cast(call(Op.SUBSTRING, col(0), lit(1), lit(5)), DataType.decimal(4, 1))));
-        assertTrue(range.getMessage().startsWith("cannot cast '1x' to DECIMAL(4, 1)") || range.getMessage().contains("1x"),
-            range.getMessage());
+        assertEquals("cannot cast '1x' to DECIMAL(4, 1) in row 1", range.getMessage());
         UserException date = assertThrows(UserException.class, () -> Evaluate.evaluate(exec, t,
             Expr.caseWhen(List.of(call(Op.LIKE, col(0), str("%-%")), Expr.cast(col(0), DataType.DATE)), Expr.nullOf(DataType.DATE))));
         assertEquals("cannot cast '2023-02-29' to DATE in row 3", date.getMessage());
