@@ -78,9 +78,21 @@ public final class Catalog implements AutoCloseable {
     constraints.put(name.toLowerCase(Locale.ROOT), c);
   }
 
-  /** Index {@code index} (lower case) and the table it is on; unused by plans, kept so DROP INDEX and name clashes behave. */
-  synchronized Map<String, String> indexes() {
-    return indexes;
+  /** Whether index {@code index} (lower case) exists; indexes are recorded, unused by plans, so DROP INDEX and name clashes behave. */
+  synchronized boolean hasIndex(String index) {
+    return indexes.containsKey(index);
+  }
+
+  /** Records index {@code index} (lower case) on table {@code table}; a taken name is a {@link UserException}. */
+  synchronized void addIndex(String index, String table) {
+    if (indexes.putIfAbsent(index, table) != null) {
+      throw new UserException("index '" + index + "' already exists");
+    }
+  }
+
+  /** Forgets index {@code index} (lower case) and returns its table, or null if there was none. */
+  synchronized String dropIndex(String index) {
+    return indexes.remove(index);
   }
 
   /** The tables' names (lower case), in the order they were registered. */

@@ -74,7 +74,7 @@ final class Statements {
     Matcher dropIndex = DROP_INDEX.matcher(sql);
     if (dropIndex.matches()) {
       String index = dropIndex.group(2).toLowerCase(Locale.ROOT);
-      String table = session.catalog().indexes().remove(index);
+      String table = session.catalog().dropIndex(index);
       if (table == null && dropIndex.group(1) == null) {
         throw new UserException("no index '" + index + "'");
       }
@@ -108,7 +108,7 @@ final class Statements {
     if (!exists(session, table)) {
       throw new UserException("no table '" + table + "'");
     }
-    if (session.catalog().indexes().containsKey(index)) {
+    if (session.catalog().hasIndex(index)) {
       if (m.group(2) != null) {
         return 0;
       }
@@ -130,9 +130,12 @@ final class Statements {
       try (VectorSchemaRoot rows = session.query("SELECT * FROM \"" + table + "\"")) {
         more.check(table, rows);
       }
+      // the name first: if it was taken meanwhile, the table's constraints stay as they were
+      session.catalog().addIndex(index, table);
       session.catalog().constrain(table, more);
+      return 0;
     }
-    session.catalog().indexes().put(index, table);
+    session.catalog().addIndex(index, table);
     return 0;
   }
 
