@@ -88,14 +88,13 @@ public final class FileTables {
     VectorSchemaRoot in = reader.getVectorSchemaRoot();
     VectorSchemaRoot out = VectorSchemaRoot.create(in.getSchema(), allocator);
     try {
+      // the appender reads the target's offsets, which an unallocated string vector lacks
+      out.allocateNew();
       int rows = 0;
       while (reader.loadNextBatch()) {
+        // Arrow appends buffers in bulk (a copy of a row at a time was per value)
         for (int c = 0; c < in.getFieldVectors().size(); c++) {
-          FieldVector src = in.getVector(c);
-          FieldVector dst = out.getVector(c);
-          for (int i = 0; i < in.getRowCount(); i++) {
-            dst.copyFromSafe(i, rows + i, src);
-          }
+          org.apache.arrow.vector.util.VectorBatchAppender.batchAppend(out.getVector(c), in.getVector(c));
         }
         rows += in.getRowCount();
         out.setRowCount(rows);
