@@ -47,3 +47,8 @@ extern "C" __global__ void scatter_map_kernel(const int* idx, long long n, int b
     }
   }
 }
+
+// dst[i] = value for i in [0, n): accumulators preset to an identity that is not a byte pattern.
+extern "C" __global__ void fill_i64_kernel(long long* dst, long long n, long long value) {
+  for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) dst[i] = value;
+}

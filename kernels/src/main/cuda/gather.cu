@@ -1,11 +1,14 @@
 // Gather: out[i] = src[map[i]] for fixed-width values, bitmaps and strings. An index outside
-// [0, n_src) writes nothing and sets *bad, which the host turns into an error.
+// [0, n_src) writes nothing and sets *bad, which the host turns into an error, except that with
+// `nullable` the index -1 (an outer join's missing side) gives a null: zero data, a clear
+// validity bit, an empty string.
 #include <cstdint>
 #include "common.cuh"
 
 namespace gpudf_gather {
-__device__ __forceinline__ bool in_range(int r, long long n_src, int* bad) {
+__device__ __forceinline__ bool in_range(int r, long long n_src, int nullable, int* bad) {
   if (r < 0 || r >= n_src) {
+    if (nullable && r == -1) return false;
     atomicExch(bad, 1);
     return false;
   }
@@ -13,10 +16,14 @@ __device__ __forceinline__ bool in_range(int r, long long n_src, int* bad) {
 }
 
 template <typename T>
-__device__ void gather(const T* src, long long n_src, const int* map, long long n, T* dst, int* bad) {
+__device__ void gather(const T* src, long long n_src, const int* map, long long n, T* dst, int nullable, int* bad) {
   for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) {
     int r = map[i];
-    if (in_range(r, n_src, bad)) dst[i] = src[r];
+    if (in_range(r, n_src, nullable, bad)) {
+      dst[i] = src[r];
+    } else if (r == -1) {
+      dst[i] = T{};
+    }
   }
 }
 }  // namespace gpudf_gather
@@ -27,8 +34,8 @@ struct Bytes16 {
 
 #define GPUDF_GATHER(NAME, T)                                                                          \
   extern "C" __global__ void gather_##NAME##_kernel(const T* src, long long n_src, const int* map,     \
-                                                     long long n, T* dst, int* bad) {                  \
-    gpudf_gather::gather<T>(src, n_src, map, n, dst, bad);                                             \
+                                                     long long n, T* dst, int nullable, int* bad) {    \
+    gpudf_gather::gather<T>(src, n_src, map, n, dst, nullable, bad);                                   \
   }
 GPUDF_GATHER(w1, uint8_t)
 GPUDF_GATHER(w2, uint16_t)
@@ -38,7 +45,7 @@ GPUDF_GATHER(w16, Bytes16)
 
 // One thread per output word of 32 bits; a null `src` means all bits set (an all-valid column).
 extern "C" __global__ void gather_bits_kernel(const uint32_t* src, long long n_src, const int* map, long long n,
-                                              uint32_t* dst, int* bad) {
+                                              uint32_t* dst, int nullable, int* bad) {
   long long words = (n + 31) / 32;
   for (long long w = gpudf::global_thread(); w < words; w += gpudf::grid_threads()) {
     uint32_t out = 0;
@@ -46,7 +53,7 @@ extern "C" __global__ void gather_bits_kernel(const uint32_t* src, long long n_s
       long long i = w * 32 + k;
       if (i >= n) break;
       int r = map[i];
-      if (gpudf_gather::in_range(r, n_src, bad) && (src == nullptr || ((src[r >> 5] >> (r & 31)) & 1u))) {
+      if (gpudf_gather::in_range(r, n_src, nullable, bad) && (src == nullptr || ((src[r >> 5] >> (r & 31)) & 1u))) {
         out |= 1u << k;
       }
     }
@@ -56,10 +63,10 @@ extern "C" __global__ void gather_bits_kernel(const uint32_t* src, long long n_s
 
 // Lengths of the gathered strings, as int64 so the host-side scan cannot overflow.
 extern "C" __global__ void gather_string_lengths_kernel(const int* offsets, long long n_src, const int* map,
-                                                        long long n, long long* lengths, int* bad) {
+                                                        long long n, long long* lengths, int nullable, int* bad) {
   for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) {
     int r = map[i];
-    lengths[i] = gpudf_gather::in_range(r, n_src, bad) ? offsets[r + 1] - offsets[r] : 0;
+    lengths[i] = gpudf_gather::in_range(r, n_src, nullable, bad) ? offsets[r + 1] - offsets[r] : 0;
   }
 }
 

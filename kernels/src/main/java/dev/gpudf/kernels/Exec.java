@@ -77,8 +77,13 @@ public final class Exec implements AutoCloseable {
 
   /** Queues the zeroing of {@code bytes} of {@code buffer} from {@code offset}. */
   public void zero(DeviceBuffer buffer, long offset, long bytes) {
+    fill(buffer, offset, bytes, (byte) 0);
+  }
+
+  /** Queues setting {@code bytes} of {@code buffer} from {@code offset} to {@code value}. */
+  public void fill(DeviceBuffer buffer, long offset, long bytes, byte value) {
     if (bytes > 0) {
-      Cuda.check(JCudaDriver.cuMemsetD8Async(Pointers.device(buffer.address() + offset), (byte) 0, bytes,
+      Cuda.check(JCudaDriver.cuMemsetD8Async(Pointers.device(buffer.address() + offset), value, bytes,
           stream().handle()), "cuMemsetD8Async");
     }
   }

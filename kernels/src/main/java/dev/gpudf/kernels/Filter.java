@@ -23,24 +23,44 @@ public final class Filter {
   /** On the GPU; the caller owns the result. */
   public static DeviceTable filter(Exec exec, DeviceTable table, DeviceColumn mask) {
     check(table, mask);
-    int n = table.rowCount();
+    try (DeviceRows kept = keptRows(exec, mask.data(), mask.validity(), table.rowCount())) {
+      return GpuGather.table(exec, table, kept.rows(), kept.count());
+    }
+  }
+
+  /** Row ids on the device, {@code count} of them; closing frees them. */
+  record DeviceRows(DeviceBuffer rows, int count) implements AutoCloseable {
+    @Override
+    public void close() {
+      rows.close();
+    }
+  }
+
+  /**
+   * Ids, in order, of the rows among {@code n} whose bit is set in {@code mask} and in
+   * {@code validity} (null: all valid); the caller closes them.
+   */
+  static DeviceRows keptRows(Exec exec, DeviceBuffer mask, DeviceBuffer validity, int n) {
     long[] g = DeviceScan.grid(exec, n, 32);
     int blocks = (int) g[0];
     try (DeviceBuffer offsets = exec.allocate(8L * (blocks + 1))) {
       int kept = 0;
       if (n > 0) {
-        KernelLaunch.launch("filter_count_kernel", blocks, exec.stream(), mask.data(), mask.validity(), (long) n, g[1],
-            offsets);
+        KernelLaunch.launch("filter_count_kernel", blocks, exec.stream(), mask, validity, (long) n, g[1], offsets);
         KernelLaunch.launch("scan_offsets_i64_kernel", 1, exec.stream(), offsets, blocks);
         kept = (int) exec.readLongs(offsets, 8L * blocks, 1)[0];
       }
-      try (DeviceBuffer indices = exec.allocate(4L * kept)) {
+      DeviceBuffer indices = exec.allocate(4L * kept);
+      try {
         if (kept > 0) {
-          KernelLaunch.launch("filter_indices_kernel", blocks, exec.stream(), mask.data(), mask.validity(), (long) n,
-              g[1], offsets, indices);
+          KernelLaunch.launch("filter_indices_kernel", blocks, exec.stream(), mask, validity, (long) n, g[1], offsets,
+              indices);
         }
-        return GpuGather.table(exec, table, indices, kept);
+      } catch (RuntimeException e) {
+        indices.close();
+        throw e;
       }
+      return new DeviceRows(indices, kept);
     }
   }
 

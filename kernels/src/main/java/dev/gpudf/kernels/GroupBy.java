@@ -1,8 +1,10 @@
 package dev.gpudf.kernels;
 
 import dev.gpudf.columnar.DataType;
+import dev.gpudf.columnar.DeviceTable;
 import dev.gpudf.columnar.HostColumn;
 import dev.gpudf.columnar.HostTable;
+import dev.gpudf.columnar.Table;
 import dev.gpudf.columnar.TypeId;
 import dev.gpudf.columnar.error.NotSupportedException;
 import dev.gpudf.columnar.error.UserException;
@@ -17,12 +19,15 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
 
 /**
- * GROUP BY on the CPU: rows are hash-partitioned by their keys, each partition is grouped by an
- * open-addressing hash table in parallel, and groups come out in the order of their first row.
- * Nulls form their own group (keys compare with IS NOT DISTINCT FROM). Aggregates follow
- * {@link Reduction}'s rules (exact integer and decimal sums, NaN above all for MIN/MAX, NULL over
- * no valid row). The GPU hash group-by is not written yet; callers with device tables copy to
- * the host and back (the SQL layer shows such operators as running on the CPU).
+ * GROUP BY: the groups of a table by key columns of any type, and aggregates per group. Nulls
+ * form their own group (keys compare with IS NOT DISTINCT FROM); groups come out in the order of
+ * their first row on both backends. Aggregates follow {@link Reduction}'s rules (exact integer
+ * and decimal sums, NaN above all for MIN/MAX, NULL over no valid row); VAR_* and STDDEV_* are
+ * computed in two passes (means, then squared distances); {@link Reduction#ANY_VALUE} is the
+ * group's first non-null value. With no keys and no rows there are no groups.
+ *
+ * <p>On the CPU rows are hash-partitioned by their keys and each partition is grouped by an
+ * open-addressing hash table in parallel; on the GPU, {@link GpuHashGroupBy}.
  */
 public final class GroupBy {
   private GroupBy() {}
@@ -34,16 +39,20 @@ public final class GroupBy {
 
   /**
    * The groups of {@code table} by columns {@code keys}: the key columns, then one column per
-   * aggregate. The caller owns the result.
+   * aggregate, named {@code names}. The caller owns the result.
    */
+  public static DeviceTable aggregate(Exec exec, DeviceTable table, int[] keys, List<Agg> aggs, List<String> names) {
+    check(table, keys, aggs, names);
+    return GpuHashGroupBy.aggregate(exec, table, keys, aggs, names);
+  }
+
+  /** {@link #aggregate(Exec, DeviceTable, int[], List, List)} on the CPU. */
   public static HostTable aggregate(Exec exec, HostTable table, int[] keys, List<Agg> aggs, List<String> names) {
+    check(table, keys, aggs, names);
     int n = table.rowCount();
     List<HostColumn> keyCols = new ArrayList<>();
     for (int k : keys) {
       keyCols.add(table.column(k));
-    }
-    for (Agg a : aggs) {
-      check(table, a);
     }
     HostKeys rk = new HostKeys(keyCols);
     long[] hashes = new long[n];
@@ -80,7 +89,24 @@ public final class GroupBy {
     return new HostTable(names, out, leaders.length);
   }
 
-  private static void check(HostTable t, Agg a) {
+  private static void check(Table<?> t, int[] keys, List<Agg> aggs, List<String> names) {
+    for (int k : keys) {
+      if (k < 0 || k >= t.columnCount()) {
+        throw new UserException("group key column " + k + " is not among the table's " + t.columnCount() + " columns");
+      }
+    }
+    if (names.size() != keys.length + aggs.size()) {
+      throw new UserException(names.size() + " names for " + keys.length + " keys and " + aggs.size() + " aggregates");
+    }
+    for (Agg a : aggs) {
+      if (a.op != Reduction.COUNT_ALL && (a.column < 0 || a.column >= t.columnCount())) {
+        throw new UserException("aggregate column " + a.column + " is not among the table's " + t.columnCount() + " columns");
+      }
+      check(t, a);
+    }
+  }
+
+  private static void check(Table<?> t, Agg a) {
     if (a.op == Reduction.COUNT_ALL) {
       return;
     }
@@ -91,8 +117,9 @@ public final class GroupBy {
     };
     boolean wide = type.id() == TypeId.DECIMAL && !type.isDecimal64();
     boolean ok = switch (a.op) {
-      case COUNT_VALID -> true;
+      case COUNT_VALID, ANY_VALUE -> true;
       case SUM, MEAN -> numeric;
+      case VAR_POP, VAR_SAMP, STDDEV_POP, STDDEV_SAMP -> numeric && type.id() != TypeId.DECIMAL;
       case MIN, MAX -> (numeric && !wide) || type.id() == TypeId.DATE || type.id() == TypeId.TIMESTAMP;
       default -> false;
     };
@@ -156,10 +183,26 @@ public final class GroupBy {
       return longs(a, DataType.INT64, counts, null);
     }
     HostColumn c = t.column(agg.column);
+    if (agg.op == Reduction.ANY_VALUE) {
+      int[] first = new int[groups];
+      Arrays.fill(first, -1);
+      for (int i = n - 1; i >= 0; i--) {
+        if (c.nullCount() == 0 || !c.vector().isNull(i)) {
+          first[groupOf[i]] = i;
+        }
+      }
+      return CpuGather.column(a, "agg", c, first);
+    }
     DataType type = c.type();
     PhysicalType p = PhysicalType.of(type);
     CpuReduce.HostRows in = new CpuReduce.HostRows(c.vector(), p, c.nullCount() > 0);
     long[] count = new long[groups];
+    switch (agg.op) {
+      case VAR_POP, VAR_SAMP, STDDEV_POP, STDDEV_SAMP -> {
+        return variance(a, agg.op, in, p, groupOf, groups, count);
+      }
+      default -> { }
+    }
     if (p.isFloat()) {
       double[] acc = new double[groups];
       long[] nans = new long[groups];
@@ -248,6 +291,37 @@ public final class GroupBy {
       }
     }
     return longs(a, DataType.INT64, lo, count);
+  }
+
+  // Two passes, as on the GPU: the group means, then the squared distances from them.
+  private static HostColumn variance(BufferAllocator a, Reduction op, CpuReduce.HostRows in, PhysicalType p, int[] groupOf,
+      int groups, long[] count) {
+    double[] mean = new double[groups];
+    for (int i = 0; i < groupOf.length; i++) {
+      if (in.valid(i)) {
+        mean[groupOf[i]] += p.isFloat() ? in.doubleAt(i) : in.longAt(i);
+        count[groupOf[i]]++;
+      }
+    }
+    for (int g = 0; g < groups; g++) {
+      mean[g] /= count[g];
+    }
+    double[] sq = new double[groups];
+    for (int i = 0; i < groupOf.length; i++) {
+      if (in.valid(i)) {
+        double d = (p.isFloat() ? in.doubleAt(i) : in.longAt(i)) - mean[groupOf[i]];
+        sq[groupOf[i]] += d * d;
+      }
+    }
+    boolean sample = op == Reduction.VAR_SAMP || op == Reduction.STDDEV_SAMP;
+    long[] bits = new long[groups];
+    long[] valid = new long[groups];
+    for (int g = 0; g < groups; g++) {
+      double v = sq[g] / (count[g] - (sample ? 1 : 0));
+      bits[g] = Double.doubleToRawLongBits(op == Reduction.STDDEV_POP || op == Reduction.STDDEV_SAMP ? Math.sqrt(v) : v);
+      valid[g] = count[g] > (sample ? 1 : 0) ? 1 : 0;
+    }
+    return longs(a, DataType.FLOAT64, bits, valid);
   }
 
   // DECIMAL beyond 18 digits: per-group BigInteger sums (exact; the common case of expression

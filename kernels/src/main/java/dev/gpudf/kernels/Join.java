@@ -1,7 +1,10 @@
 package dev.gpudf.kernels;
 
+import dev.gpudf.columnar.DeviceTable;
 import dev.gpudf.columnar.HostColumn;
 import dev.gpudf.columnar.HostTable;
+import dev.gpudf.columnar.Table;
+import dev.gpudf.columnar.error.NotSupportedException;
 import dev.gpudf.columnar.error.UserException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -9,18 +12,23 @@ import java.util.List;
 import java.util.stream.IntStream;
 
 /**
- * Joins on the CPU: a hash table over the right side's keys (chained in row order), probed by
- * the left side in parallel chunks. NULL keys never match. A residual condition (the join's
- * non-equality part) is evaluated on the candidate pairs (the key matches, or every pair when
- * there are no keys) before the kind decides which rows are unmatched. Output rows follow the
- * left side's order; unmatched right rows of RIGHT and FULL joins come last. The GPU hash join is
- * not written yet; callers with device tables copy to the host and back.
+ * Joins: equality keys of any type, with SQL's null semantics (a NULL key matches nothing), and
+ * a residual condition (the join's non-equality part) evaluated on the candidate pairs (the key
+ * matches, or every pair when there are no keys) before the kind decides which rows are
+ * unmatched. On the CPU a hash table over the right side's keys (chained in row order) is probed
+ * by the left side in parallel chunks; output rows follow the left side's order, and unmatched
+ * right rows of RIGHT and FULL joins come last. On the GPU, {@link GpuHashJoin}: the same rows,
+ * possibly in another order.
  */
 public final class Join {
   private Join() {}
 
-  /** Join kinds; SEMI and ANTI return only the left side's columns. */
-  public enum Kind { INNER, LEFT, RIGHT, FULL, SEMI, ANTI, CROSS }
+  /**
+   * Join kinds; SEMI and the ANTI kinds return only the left side's columns. NULL_AWARE_ANTI is
+   * {@code NOT IN} over one key: no rows when the right side holds a NULL key, and a left row
+   * with a NULL key is kept only when the right side is empty.
+   */
+  public enum Kind { INNER, LEFT, RIGHT, FULL, SEMI, ANTI, NULL_AWARE_ANTI, CROSS }
 
   private static final int CHUNK = 1 << 14;
   // every candidate pair of a keyless join is materialised: about 8 bytes a cell, 2 GiB in all
@@ -40,17 +48,11 @@ public final class Join {
    */
   public static HostTable join(Exec exec, HostTable left, HostTable right, int[] leftKeys, int[] rightKeys, Kind kind,
       List<String> names, Expr residual) {
-    if (leftKeys.length != rightKeys.length || (kind == Kind.CROSS && leftKeys.length > 0)) {
-      throw new UserException("a " + kind + " join needs " + (kind == Kind.CROSS ? "no" : "matching") + " key columns");
-    }
-    for (int i = 0; i < leftKeys.length; i++) {
-      if (!left.column(leftKeys[i]).type().equals(right.column(rightKeys[i]).type())) {
-        throw new UserException("join keys of different types: " + left.column(leftKeys[i]).type() + " and "
-            + right.column(rightKeys[i]).type());
-      }
-    }
+    check(left, right, leftKeys, rightKeys, kind, names, residual);
     int[][] maps;
-    if (leftKeys.length > 0 && residual == null) {
+    if (kind == Kind.NULL_AWARE_ANTI && right.rowCount() > 0 && right.column(rightKeys[0]).nullCount() > 0) {
+      maps = new int[][] {{}, {}};
+    } else if (leftKeys.length > 0 && residual == null) {
       maps = maps(left, right, leftKeys, rightKeys, kind);
     } else {
       long pairs = leftKeys.length == 0 ? (long) left.rowCount() * right.rowCount() : 0;
@@ -73,7 +75,7 @@ public final class Join {
           out.add(col);
         }
       }
-      if (kind != Kind.SEMI && kind != Kind.ANTI) {
+      if (kind != Kind.SEMI && kind != Kind.ANTI && kind != Kind.NULL_AWARE_ANTI) {
         try (HostTable r = CpuGather.tableWithNulls(exec.allocator(), right, maps[1])) {
           for (int c = 0; c < r.columnCount(); c++) {
             HostColumn col = r.column(c);
@@ -87,6 +89,47 @@ public final class Join {
       throw e;
     }
     return new HostTable(names, out, maps[0].length);
+  }
+
+  /** An equi-join (or a CROSS join) on the GPU, without a residual; the caller owns the result. */
+  public static DeviceTable join(Exec exec, DeviceTable left, DeviceTable right, int[] leftKeys, int[] rightKeys, Kind kind,
+      List<String> names) {
+    return join(exec, left, right, leftKeys, rightKeys, kind, names, null);
+  }
+
+  /**
+   * {@link #join(Exec, HostTable, HostTable, int[], int[], Kind, List, Expr)} on the GPU; the
+   * caller owns the result.
+   */
+  public static DeviceTable join(Exec exec, DeviceTable left, DeviceTable right, int[] leftKeys, int[] rightKeys,
+      Kind kind, List<String> names, Expr residual) {
+    check(left, right, leftKeys, rightKeys, kind, names, residual);
+    return GpuHashJoin.join(exec, left, right, leftKeys, rightKeys, kind, names, residual);
+  }
+
+  private static void check(Table<?> left, Table<?> right, int[] leftKeys, int[] rightKeys, Kind kind, List<String> names,
+      Expr residual) {
+    if (leftKeys.length != rightKeys.length || (kind == Kind.CROSS && leftKeys.length > 0)) {
+      throw new UserException("a " + kind + " join needs " + (kind == Kind.CROSS ? "no" : "matching") + " key columns");
+    }
+    if (kind == Kind.NULL_AWARE_ANTI && (leftKeys.length != 1 || residual != null)) {
+      throw new NotSupportedException("a null-aware anti join (NOT IN) takes one key and no other condition");
+    }
+    for (int i = 0; i < leftKeys.length; i++) {
+      if (leftKeys[i] < 0 || leftKeys[i] >= left.columnCount() || rightKeys[i] < 0 || rightKeys[i] >= right.columnCount()) {
+        throw new UserException("join key columns " + leftKeys[i] + " = " + rightKeys[i] + " are not among the inputs' "
+            + left.columnCount() + " and " + right.columnCount() + " columns");
+      }
+      if (!left.column(leftKeys[i]).type().equals(right.column(rightKeys[i]).type())) {
+        throw new UserException("join keys of different types: " + left.column(leftKeys[i]).type() + " and "
+            + right.column(rightKeys[i]).type());
+      }
+    }
+    boolean leftOnly = kind == Kind.SEMI || kind == Kind.ANTI || kind == Kind.NULL_AWARE_ANTI;
+    int columns = left.columnCount() + (leftOnly ? 0 : right.columnCount());
+    if (names.size() != columns) {
+      throw new UserException(names.size() + " names for a " + kind + " join of " + columns + " columns");
+    }
   }
 
   private static int[][] cross(int n, int m) {
@@ -136,7 +179,7 @@ public final class Join {
    * The gather maps of a {@code kind} join from its candidate pairs (in left row order) and
    * which of them hold ({@code null}: all).
    */
-  private static int[][] decide(int[][] candidates, boolean[] hold, int n, int m, Kind kind) {
+  static int[][] decide(int[][] candidates, boolean[] hold, int n, int m, Kind kind) {
     IntList l = new IntList();
     IntList r = new IntList();
     boolean[] rightHit = kind == Kind.RIGHT || kind == Kind.FULL ? new boolean[m] : null;
@@ -204,25 +247,27 @@ public final class Join {
       IntList rs = new IntList();
       for (int i = c * CHUNK; i < Math.min(n, (c + 1) * CHUNK); i++) {
         boolean any = false;
-        if (!lk.anyNull(i)) {
+        boolean nullKey = lk.anyNull(i);
+        if (nullKey && kind == Kind.NULL_AWARE_ANTI && m > 0) {
+          continue;
+        }
+        if (!nullKey) {
           long h = lk.hash(i);
           for (int j = head[slot(h, cap)]; j >= 0; j = next[j]) {
             if (rHash[j] == h && lk.matches(i, rk, j, false)) {
               any = true;
-              if (kind == Kind.SEMI) {
+              if (kind == Kind.SEMI || kind == Kind.ANTI || kind == Kind.NULL_AWARE_ANTI) {
                 break;
               }
-              if (kind != Kind.ANTI) {
-                ls.add(i);
-                rs.add(j);
-              }
+              ls.add(i);
+              rs.add(j);
               if (matched != null) {
                 matched[j] = true;
               }
             }
           }
         }
-        if ((kind == Kind.SEMI && any) || (kind == Kind.ANTI && !any)) {
+        if ((kind == Kind.SEMI && any) || ((kind == Kind.ANTI || kind == Kind.NULL_AWARE_ANTI) && !any)) {
           ls.add(i);
           rs.add(-1);
         } else if (!any && (kind == Kind.LEFT || kind == Kind.FULL)) {

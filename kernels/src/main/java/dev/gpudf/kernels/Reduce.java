@@ -5,6 +5,7 @@ import dev.gpudf.columnar.DataType;
 import dev.gpudf.columnar.DeviceColumn;
 import dev.gpudf.columnar.HostColumn;
 import dev.gpudf.columnar.TypeId;
+import dev.gpudf.columnar.error.InternalException;
 import dev.gpudf.columnar.error.NotSupportedException;
 import dev.gpudf.columnar.error.UserException;
 import java.math.BigDecimal;
@@ -64,6 +65,8 @@ public final class Reduce {
         long trues = countTrue(exec, column);
         return new Scalar(DataType.BOOL, op == Reduction.ANY ? trues > 0 : trues == valid);
       }
+      case ANY_VALUE:
+        throw new NotSupportedException("ANY_VALUE is a grouped aggregate (GroupBy), not a reduction of a column");
       default:
         break;
     }
@@ -90,11 +93,12 @@ public final class Reduce {
         result = DataType.FLOAT64;
         partial = p == PhysicalType.D128 ? Partial.SUM_D128 : p.isFloat() ? Partial.SUM_FLOAT : Partial.SUM_INT;
       }
-      default -> {
+      case VAR_SAMP, VAR_POP, STDDEV_SAMP, STDDEV_POP -> {
         require(numeric, op, type);
         result = DataType.FLOAT64;
         partial = Partial.MOMENTS;
       }
+      default -> throw new InternalException("reduction " + op + " reached the numeric reductions");
     }
     if (valid == 0) {
       return Scalar.nullOf(result);

@@ -3,8 +3,11 @@ package dev.gpudf.kernels;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-
+import dev.gpudf.columnar.DeviceTable;
 import dev.gpudf.columnar.HostTable;
+import dev.gpudf.columnar.TypeId;
+import dev.gpudf.columnar.cuda.Gpu;
+import dev.gpudf.columnar.testing.RequiresGpu;
 import dev.gpudf.columnar.error.NotSupportedException;
 import dev.gpudf.columnar.testing.TestTables;
 import dev.gpudf.columnar.testing.TestTables.Nulls;
@@ -14,7 +17,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -52,7 +58,9 @@ class GroupByTest {
           for (int[] keys : new int[][] {{bool}, {str}, {bool, i8}, {str, bool}}) {
             List<GroupBy.Agg> aggs = List.of(new GroupBy.Agg(Reduction.COUNT_ALL, 0), new GroupBy.Agg(Reduction.COUNT_VALID, i32),
                 new GroupBy.Agg(Reduction.SUM, i8), new GroupBy.Agg(Reduction.MIN, f64), new GroupBy.Agg(Reduction.MAX, i32),
-                new GroupBy.Agg(Reduction.SUM, dec), new GroupBy.Agg(Reduction.MEAN, i8));
+                new GroupBy.Agg(Reduction.SUM, dec), new GroupBy.Agg(Reduction.MEAN, i8),
+                new GroupBy.Agg(Reduction.VAR_SAMP, i8), new GroupBy.Agg(Reduction.STDDEV_POP, i8),
+                new GroupBy.Agg(Reduction.ANY_VALUE, str));
             List<String> names = new ArrayList<>();
             for (int k = 0; k < keys.length + aggs.size(); k++) {
               names.add("c" + k);
@@ -91,13 +99,128 @@ class GroupByTest {
                 } else {
                   double want = validI8.stream().mapToLong(i -> (Byte) vi8.getObject(i)).average().orElseThrow();
                   assertEquals(want, (Double) mean, 1e-9);
+                  double[] xs = validI8.stream().mapToDouble(i -> (Byte) vi8.getObject(i)).toArray();
+                  double sq = java.util.Arrays.stream(xs).map(x -> (x - want) * (x - want)).sum();
+                  Object varSamp = out.getVector(keys.length + 7).getObject(gi);
+                  if (xs.length < 2) {
+                    assertEquals(null, varSamp);
+                  } else {
+                    assertEquals(sq / (xs.length - 1), (Double) varSamp, 1e-6);
+                  }
+                  assertEquals(Math.sqrt(sq / xs.length), (Double) out.getVector(keys.length + 8).getObject(gi), 1e-9);
                 }
+                FieldVector vs = r.getVector(str);
+                assertEquals(members.stream().filter(i -> !vs.isNull(i)).findFirst().map(i -> vs.getObject(i).toString())
+                    .orElse(null), java.util.Objects.toString(out.getVector(keys.length + 9).getObject(gi), null));
                 gi++;
               }
             }
           }
           assertThrows(NotSupportedException.class,
               () -> GroupBy.aggregate(exec, t, new int[] {bool}, List.of(new GroupBy.Agg(Reduction.SUM, str)), List.of("k", "s")));
+        }
+      }
+    }
+  }
+
+  /** Every aggregate the type allows, over every column of {@code t}. */
+  static List<GroupBy.Agg> everyAggregate(HostTable t) {
+    List<GroupBy.Agg> aggs = new ArrayList<>(List.of(new GroupBy.Agg(Reduction.COUNT_ALL, 0)));
+    for (int c = 0; c < t.columnCount(); c++) {
+      TypeId id = t.column(c).type().id();
+      boolean numeric = id != TypeId.BOOL && id != TypeId.STRING && id != TypeId.DATE && id != TypeId.TIMESTAMP;
+      boolean wide = id == TypeId.DECIMAL && !t.column(c).type().isDecimal64();
+      aggs.add(new GroupBy.Agg(Reduction.COUNT_VALID, c));
+      aggs.add(new GroupBy.Agg(Reduction.ANY_VALUE, c));
+      if (numeric) {
+        aggs.add(new GroupBy.Agg(Reduction.SUM, c));
+        aggs.add(new GroupBy.Agg(Reduction.MEAN, c));
+      }
+      if ((numeric && !wide) || id == TypeId.DATE || id == TypeId.TIMESTAMP) {
+        aggs.add(new GroupBy.Agg(Reduction.MIN, c));
+        aggs.add(new GroupBy.Agg(Reduction.MAX, c));
+      }
+      if (numeric && id != TypeId.DECIMAL) {
+        for (Reduction r : List.of(Reduction.VAR_POP, Reduction.VAR_SAMP, Reduction.STDDEV_POP, Reduction.STDDEV_SAMP)) {
+          aggs.add(new GroupBy.Agg(r, c));
+        }
+      }
+    }
+    return aggs;
+  }
+
+  private static List<String> names(int count) {
+    return java.util.stream.IntStream.range(0, count).mapToObj(k -> "c" + k).toList();
+  }
+
+  /** The GPU group-by equals the CPU twin: same groups in the same order, every aggregate, every key type. */
+  @RequiresGpu
+  @ParameterizedTest
+  @ValueSource(ints = {0, 1, 31, 32, 33, 65, 1000, 50_000})
+  void gpuMatchesTheCpuTwin(int rows) {
+    try (RootAllocator a = new RootAllocator(); Gpu gpu = Gpu.open(0, 4L << 30, 256L << 20);
+        Exec g = Exec.onGpu(gpu, a); Exec cpu = Exec.onCpu(a)) {
+      for (Nulls nulls : List.of(Nulls.NONE, Nulls.every(3), Nulls.ALL)) {
+        try (VectorSchemaRoot r = TestTables.allTypes(a, rows, nulls, rows + 5L); HostTable h = HostTable.fromArrow(r);
+            DeviceTable d = DeviceTable.fromArrow(gpu, r, g.stream())) {
+          List<GroupBy.Agg> aggs = everyAggregate(h);
+          List<int[]> keySets = new ArrayList<>();
+          for (int c = 0; c < h.columnCount(); c++) {
+            keySets.add(new int[] {c});
+          }
+          keySets.add(new int[] {h.names().indexOf("bool"), h.names().indexOf("i8")});
+          keySets.add(new int[] {h.names().indexOf("str"), h.names().indexOf("bool"), h.names().indexOf("dec38")});
+          keySets.add(new int[0]);
+          for (int[] keys : keySets) {
+            List<String> names = names(keys.length + aggs.size());
+            try (HostTable want = GroupBy.aggregate(cpu, h, keys, aggs, names); VectorSchemaRoot w = want.toArrow(a);
+                DeviceTable got = GroupBy.aggregate(g, d, keys, aggs, names); VectorSchemaRoot o = got.toArrow(a, g.stream())) {
+              Rows.assertSameOrderedRows(w, o, java.util.Arrays.toString(keys) + " " + nulls + " " + rows);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /** Skewed keys (one key holds half the rows), all keys equal and all keys distinct, at 10^7 rows. */
+  @RequiresGpu
+  @ParameterizedTest
+  @ValueSource(strings = {"skewed", "equal", "distinct", "sliced"})
+  void gpuKeyDistributions(String shape) {
+    int rows = 10_000_000;
+    try (RootAllocator a = new RootAllocator(); Gpu gpu = Gpu.open(0, 8L << 30, 256L << 20);
+        Exec g = Exec.onGpu(gpu, a); Exec cpu = Exec.onCpu(a);
+        IntVector k = new IntVector("k", a); Float8Vector v = new Float8Vector("v", a);
+        BigIntVector w = new BigIntVector("w", a)) {
+      java.util.SplittableRandom rnd = new java.util.SplittableRandom(42);
+      k.allocateNew(rows);
+      v.allocateNew(rows);
+      w.allocateNew(rows);
+      for (int i = 0; i < rows; i++) {
+        k.set(i, switch (shape) {
+          case "skewed" -> i % 2 == 0 ? 7 : rnd.nextInt(1_000_000);
+          case "equal" -> 3;
+          case "distinct" -> rows - i;
+          default -> rnd.nextInt(1000);
+        });
+        v.set(i, rnd.nextDouble());
+        w.set(i, rnd.nextLong() >> 20);
+      }
+      k.setValueCount(rows);
+      v.setValueCount(rows);
+      w.setValueCount(rows);
+      List<GroupBy.Agg> aggs = List.of(new GroupBy.Agg(Reduction.COUNT_ALL, 0), new GroupBy.Agg(Reduction.SUM, 1),
+          new GroupBy.Agg(Reduction.SUM, 2), new GroupBy.Agg(Reduction.MIN, 2), new GroupBy.Agg(Reduction.VAR_POP, 1));
+      List<String> names = names(1 + aggs.size());
+      try (VectorSchemaRoot whole = new VectorSchemaRoot(List.<FieldVector>of(k, v, w));
+          VectorSchemaRoot root = shape.equals("sliced") ? TestTables.slice(whole, 12_345, rows / 2) : null) {
+        whole.setRowCount(rows);
+        VectorSchemaRoot in = root == null ? whole : root;
+        try (HostTable h = HostTable.fromArrow(in); DeviceTable d = DeviceTable.fromArrow(gpu, in, g.stream());
+            HostTable want = GroupBy.aggregate(cpu, h, new int[] {0}, aggs, names); VectorSchemaRoot wr = want.toArrow(a);
+            DeviceTable got = GroupBy.aggregate(g, d, new int[] {0}, aggs, names); VectorSchemaRoot gr = got.toArrow(a, g.stream())) {
+          Rows.assertSameOrderedRows(wr, gr, shape);
         }
       }
     }

@@ -4,7 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.gpudf.columnar.DeviceTable;
 import dev.gpudf.columnar.HostTable;
+import dev.gpudf.columnar.cuda.Gpu;
+import dev.gpudf.columnar.testing.RequiresGpu;
 import dev.gpudf.columnar.error.UserException;
 import dev.gpudf.columnar.testing.TestTables;
 import dev.gpudf.columnar.testing.TestTables.Nulls;
@@ -13,6 +16,7 @@ import java.util.List;
 
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -87,7 +91,7 @@ class JoinTest {
           int str = lt.names().indexOf("str");
           for (int[] keys : new int[][] {{bool}, {str}, {bool, str}, {i8}}) {
             for (Join.Kind kind : Join.Kind.values()) {
-              if (kind == Join.Kind.CROSS) {
+              if (kind == Join.Kind.CROSS || kind == Join.Kind.NULL_AWARE_ANTI) {
                 continue;
               }
               int[][] want = oracle(l, r, keys, keys, kind);
@@ -141,7 +145,7 @@ class JoinTest {
         names.addAll(rt.names().stream().map(n -> "r_" + n).toList());
         for (int[] keys : new int[][] {{}, {bool}}) {
           for (Join.Kind kind : Join.Kind.values()) {
-            if (kind == Join.Kind.CROSS && keys.length > 0) {
+            if ((kind == Join.Kind.CROSS && keys.length > 0) || kind == Join.Kind.NULL_AWARE_ANTI) {
               continue;
             }
             int[][] want = keys.length > 0 ? oracle(l, r, keys, keys, kind, lessJava)
@@ -197,5 +201,165 @@ class JoinTest {
       }
     }
     return new int[][] {ls.stream().mapToInt(Integer::intValue).toArray(), rs.stream().mapToInt(Integer::intValue).toArray()};
+  }
+
+  private static List<String> joinedNames(HostTable l, HostTable r, Join.Kind kind) {
+    List<String> names = new ArrayList<>(l.names());
+    if (kind != Join.Kind.SEMI && kind != Join.Kind.ANTI && kind != Join.Kind.NULL_AWARE_ANTI) {
+      names.addAll(r.names().stream().map(n -> "r_" + n).toList());
+    }
+    return names;
+  }
+
+  /** GPU joins hold the CPU twin's rows (as multisets), for every kind, key type and null pattern. */
+  @RequiresGpu
+  @ParameterizedTest
+  @ValueSource(ints = {0, 1, 31, 32, 33, 65, 1000, 20_000})
+  void gpuMatchesTheCpuTwin(int rows) {
+    try (RootAllocator a = new RootAllocator(); Gpu gpu = Gpu.open(0, 4L << 30, 256L << 20);
+        Exec g = Exec.onGpu(gpu, a); Exec cpu = Exec.onCpu(a)) {
+      for (Nulls nulls : List.of(Nulls.NONE, Nulls.every(4), Nulls.ALL)) {
+        try (VectorSchemaRoot l = TestTables.allTypes(a, rows, nulls, 1); VectorSchemaRoot r = TestTables.allTypes(a, rows / 2 + 1, nulls, 2);
+            HostTable lt = HostTable.fromArrow(l); HostTable rt = HostTable.fromArrow(r);
+            DeviceTable ld = DeviceTable.fromArrow(gpu, l, g.stream()); DeviceTable rd = DeviceTable.fromArrow(gpu, r, g.stream())) {
+          List<int[]> keySets = new ArrayList<>();
+          for (int c = 0; c < lt.columnCount(); c++) {
+            // bool keys pair rows by the million beyond a few hundred rows
+            if (!(lt.names().get(c).equals("bool") && rows > 1000)) {
+              keySets.add(new int[] {c});
+            }
+          }
+          keySets.add(new int[] {lt.names().indexOf("i8"), lt.names().indexOf("str")});
+          for (int[] keys : keySets) {
+            for (Join.Kind kind : Join.Kind.values()) {
+              if (kind == Join.Kind.CROSS || (kind == Join.Kind.NULL_AWARE_ANTI && keys.length > 1)) {
+                continue;
+              }
+              List<String> names = joinedNames(lt, rt, kind);
+              try (HostTable want = Join.join(cpu, lt, rt, keys, keys, kind, names); VectorSchemaRoot w = want.toArrow(a);
+                  DeviceTable got = Join.join(g, ld, rd, keys, keys, kind, names); VectorSchemaRoot o = got.toArrow(a, g.stream())) {
+                assertEquals(w.getSchema(), o.getSchema());
+                assertEquals(Rows.sorted(w), Rows.sorted(o), kind + " on " + java.util.Arrays.toString(keys) + " " + nulls);
+              }
+            }
+          }
+          // residual conditions, with keys and without, every kind
+          int i8 = lt.names().indexOf("i8");
+          Expr less = Expr.call(Op.LT, Expr.col(i8), Expr.col(lt.columnCount() + i8));
+          for (int[] keys : new int[][] {{lt.names().indexOf("bool")}, {}}) {
+            if (rows > 1000) {
+              continue;
+            }
+            for (Join.Kind kind : Join.Kind.values()) {
+              if (kind == Join.Kind.NULL_AWARE_ANTI || (kind == Join.Kind.CROSS && keys.length > 0)) {
+                continue;
+              }
+              List<String> names = joinedNames(lt, rt, kind);
+              try (HostTable want = Join.join(cpu, lt, rt, keys, keys, kind, names, less); VectorSchemaRoot w = want.toArrow(a);
+                  DeviceTable got = Join.join(g, ld, rd, keys, keys, kind, names, less);
+                  VectorSchemaRoot o = got.toArrow(a, g.stream())) {
+                assertEquals(Rows.sorted(w), Rows.sorted(o), kind + " with residual on " + keys.length + " keys " + nulls);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /** Many-to-many, skewed, all-equal and no-match keys, on 10^6-row INT32 inputs. */
+  @RequiresGpu
+  @ParameterizedTest
+  @ValueSource(strings = {"manyToMany", "skewed", "noMatch", "allEqual"})
+  void gpuKeyDistributions(String shape) {
+    int n = 1_000_000;
+    int m = shape.equals("allEqual") ? 3 : 200_000;
+    try (RootAllocator a = new RootAllocator(); Gpu gpu = Gpu.open(0, 4L << 30, 256L << 20);
+        Exec g = Exec.onGpu(gpu, a); Exec cpu = Exec.onCpu(a);
+        VectorSchemaRoot l = ints(a, n, shape, 1, false); VectorSchemaRoot r = ints(a, m, shape, 2, true);
+        HostTable lt = HostTable.fromArrow(l); HostTable rt = HostTable.fromArrow(r);
+        DeviceTable ld = DeviceTable.fromArrow(gpu, l, g.stream()); DeviceTable rd = DeviceTable.fromArrow(gpu, r, g.stream())) {
+      for (Join.Kind kind : List.of(Join.Kind.INNER, Join.Kind.FULL, Join.Kind.SEMI, Join.Kind.ANTI)) {
+        List<String> names = joinedNames(lt, rt, kind);
+        try (HostTable want = Join.join(cpu, lt, rt, new int[] {0}, new int[] {0}, kind, names); VectorSchemaRoot w = want.toArrow(a);
+            DeviceTable got = Join.join(g, ld, rd, new int[] {0}, new int[] {0}, kind, names);
+            VectorSchemaRoot o = got.toArrow(a, g.stream())) {
+          assertEquals(Rows.sorted(w), Rows.sorted(o), shape + " " + kind);
+        }
+      }
+    }
+  }
+
+  /** Keys and row ids: the key distribution of {@code shape}, on the build side or the probe side. */
+  private static VectorSchemaRoot ints(org.apache.arrow.memory.BufferAllocator a, int rows, String shape, long seed, boolean build) {
+    java.util.SplittableRandom rnd = new java.util.SplittableRandom(seed);
+    IntVector k = new IntVector("k", a);
+    IntVector id = new IntVector("id", a);
+    k.allocateNew(rows);
+    id.allocateNew(rows);
+    for (int i = 0; i < rows; i++) {
+      k.set(i, switch (shape) {
+        case "manyToMany" -> rnd.nextInt(50_000);
+        case "skewed" -> i % 2 == 0 ? 7 : rnd.nextInt(1_000_000);
+        case "noMatch" -> build ? -1 - i : i;
+        default -> 5;
+      });
+      id.set(i, i);
+    }
+    k.setValueCount(rows);
+    id.setValueCount(rows);
+    VectorSchemaRoot root = new VectorSchemaRoot(List.<FieldVector>of(k, id));
+    root.setRowCount(rows);
+    return root;
+  }
+
+  /** NOT IN: a NULL on the right empties the result; a NULL on the left is kept only against an empty right. */
+  @org.junit.jupiter.api.Test
+  void nullAwareAntiJoin() {
+    try (RootAllocator a = new RootAllocator(); Exec cpu = Exec.onCpu(a)) {
+      for (Nulls rightNulls : List.of(Nulls.NONE, Nulls.every(4))) {
+        try (VectorSchemaRoot l = TestTables.allTypes(a, 50, Nulls.every(5), 1); VectorSchemaRoot r = TestTables.allTypes(a, 20, rightNulls, 2);
+            VectorSchemaRoot empty = TestTables.allTypes(a, 0, Nulls.NONE, 3);
+            HostTable lt = HostTable.fromArrow(l); HostTable rt = HostTable.fromArrow(r); HostTable et = HostTable.fromArrow(empty)) {
+          int[] k = {lt.names().indexOf("i8")};
+          try (HostTable got = Join.join(cpu, lt, rt, k, k, Join.Kind.NULL_AWARE_ANTI, lt.names());
+              HostTable anti = Join.join(cpu, lt, rt, k, k, Join.Kind.ANTI, lt.names());
+              HostTable all = Join.join(cpu, lt, et, k, k, Join.Kind.NULL_AWARE_ANTI, lt.names())) {
+            int leftNullKeys = lt.column(k[0]).nullCount();
+            assertEquals(rightNulls == Nulls.NONE ? anti.rowCount() - leftNullKeys : 0, got.rowCount());
+            assertEquals(50, all.rowCount());
+          }
+          assertThrows(dev.gpudf.columnar.error.NotSupportedException.class,
+              () -> Join.join(cpu, lt, rt, new int[] {0, 1}, new int[] {0, 1}, Join.Kind.NULL_AWARE_ANTI, lt.names()));
+        }
+      }
+    }
+  }
+
+  /** The GPU twin of {@link #nullAwareAntiJoin}, and out of device memory during a build. */
+  @RequiresGpu
+  @org.junit.jupiter.api.Test
+  void gpuNullAwareAntiAndOutOfMemory() {
+    try (RootAllocator a = new RootAllocator(); Gpu gpu = Gpu.open(0, 64L << 20, 16L << 20);
+        Exec g = Exec.onGpu(gpu, a); Exec cpu = Exec.onCpu(a)) {
+      for (Nulls rightNulls : List.of(Nulls.NONE, Nulls.every(4))) {
+        try (VectorSchemaRoot l = TestTables.allTypes(a, 500, Nulls.every(5), 1); VectorSchemaRoot r = TestTables.allTypes(a, 200, rightNulls, 2);
+            HostTable lt = HostTable.fromArrow(l); HostTable rt = HostTable.fromArrow(r);
+            DeviceTable ld = DeviceTable.fromArrow(gpu, l, g.stream()); DeviceTable rd = DeviceTable.fromArrow(gpu, r, g.stream())) {
+          int[] k = {lt.names().indexOf("i16")};
+          try (HostTable want = Join.join(cpu, lt, rt, k, k, Join.Kind.NULL_AWARE_ANTI, lt.names()); VectorSchemaRoot w = want.toArrow(a);
+              DeviceTable got = Join.join(g, ld, rd, k, k, Join.Kind.NULL_AWARE_ANTI, lt.names());
+              VectorSchemaRoot o = got.toArrow(a, g.stream())) {
+            assertEquals(Rows.sorted(w), Rows.sorted(o), "NOT IN, right side " + rightNulls);
+          }
+        }
+      }
+      try (VectorSchemaRoot big = ints(a, 4_000_000, "manyToMany", 1, true);
+          DeviceTable d = DeviceTable.fromArrow(gpu, big, g.stream())) {
+        assertThrows(dev.gpudf.columnar.error.GpuOutOfMemoryException.class,
+            () -> Join.join(g, d, d, new int[] {0}, new int[] {0}, Join.Kind.INNER, List.of("a", "b", "c", "d")));
+        assertEquals(2, gpu.pool().stats().liveBuffers(), "only the input's two data buffers stay allocated");
+      }
+    }
   }
 }

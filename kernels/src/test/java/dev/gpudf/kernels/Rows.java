@@ -1,0 +1,58 @@
+package dev.gpudf.kernels;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.vector.VectorSchemaRoot;
+
+/** Row-wise comparisons of results from the two backends. */
+final class Rows {
+  private Rows() {}
+
+  /** Each row as a string of its values (floats in normal form: one NaN, no -0.0). */
+  static List<String> sorted(VectorSchemaRoot root) {
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < root.getRowCount(); i++) {
+      StringBuilder b = new StringBuilder();
+      for (int c = 0; c < root.getFieldVectors().size(); c++) {
+        b.append(norm(root.getVector(c).getObject(i))).append('|');
+      }
+      out.add(b.toString());
+    }
+    out.sort(null);
+    return out;
+  }
+
+  private static Object norm(Object o) {
+    if (o instanceof Double d) {
+      return d.isNaN() ? "NaN" : d == 0 ? 0.0 : d;
+    }
+    if (o instanceof Float f) {
+      return f.isNaN() ? "NaN" : f == 0 ? 0.0f : f;
+    }
+    return o;
+  }
+
+  /**
+   * Asserts equal schemas and rows in the same order; FLOAT64 values may differ by a relative
+   * 1e-9 (sums in another order), NaN equals NaN.
+   */
+  static void assertSameOrderedRows(VectorSchemaRoot want, VectorSchemaRoot got, String what) {
+    assertEquals(want.getSchema(), got.getSchema(), what + ": schema");
+    assertEquals(want.getRowCount(), got.getRowCount(), what + ": rows");
+    for (int c = 0; c < want.getFieldVectors().size(); c++) {
+      for (int i = 0; i < want.getRowCount(); i++) {
+        Object x = norm(want.getVector(c).getObject(i));
+        Object y = norm(got.getVector(c).getObject(i));
+        String where = what + ": column " + want.getVector(c).getName() + " row " + i;
+        if (x instanceof Double a && y instanceof Double b && !a.equals(b)) {
+          assertTrue(Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b)) + 1e-9, where + ": " + a + " vs " + b);
+        } else {
+          assertEquals(x, y, where);
+        }
+      }
+    }
+  }
+}
