@@ -2,9 +2,7 @@ package dev.gpudf.sql;
 
 import dev.gpudf.columnar.Column;
 import dev.gpudf.columnar.DeviceTable;
-import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.Table;
-import dev.gpudf.columnar.cuda.CudaStream;
 import dev.gpudf.columnar.error.NotSupportedException;
 import dev.gpudf.kernels.GroupBy;
 import dev.gpudf.kernels.Reduction;
@@ -20,10 +18,10 @@ import org.apache.calcite.util.ImmutableBitSet;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
- * Aggregation: without GROUP BY each aggregate (COUNT, SUM, MIN, MAX, AVG) is a reduction of one
- * column on the session's backend; with GROUP BY the CPU hash group-by runs it (a GPU session
- * copies the input to the host and the groups back), shown as {@code backend=cpu} in EXPLAIN
- * until the GPU group-by kernels exist.
+ * Aggregation (COUNT, SUM, MIN, MAX, AVG, VAR_POP/VAR_SAMP, STDDEV_POP/STDDEV_SAMP, and
+ * ANY_VALUE with GROUP BY): without GROUP BY each aggregate is a reduction of one column on the
+ * session's backend; with GROUP BY the backend's hash group-by computes every aggregate over the
+ * groups. DISTINCT aggregates arrive expanded into joins of group-bys by the planner.
  */
 public final class GpuAggregate extends Aggregate implements GpuRel {
   GpuAggregate(RelOptCluster cluster, RelTraitSet traits, RelNode input, ImmutableBitSet groupSet,
@@ -46,6 +44,9 @@ public final class GpuAggregate extends Aggregate implements GpuRel {
       if (call.isDistinct() || call.filterArg >= 0 || call.getArgList().size() > 1 || reduction(call) == null) {
         return "aggregate " + call + " is not supported yet";
       }
+      if (agg.getGroupSet().isEmpty() && reduction(call) == Reduction.ANY_VALUE) {
+        return "ANY_VALUE without GROUP BY is not supported yet";
+      }
     }
     return null;
   }
@@ -57,18 +58,8 @@ public final class GpuAggregate extends Aggregate implements GpuRel {
       aggs.add(new GroupBy.Agg(op == Reduction.COUNT_ALL ? Reduction.COUNT_ALL : op,
           call.getArgList().isEmpty() ? 0 : call.getArgList().get(0)));
     }
-    int[] keys = getGroupSet().toArray();
     try (Table<?> in = input(ctx, 0)) {
-      if (in instanceof HostTable host) {
-        return GroupBy.aggregate(ctx.exec(), host, keys, aggs, getRowType().getFieldNames());
-      }
-      DeviceTable dev = (DeviceTable) in;
-      try (HostTable host = dev.toHost(ctx.exec().allocator());
-          HostTable groups = GroupBy.aggregate(ctx.exec(), host, keys, aggs, getRowType().getFieldNames());
-          VectorSchemaRoot root = groups.toArrow(ctx.exec().allocator());
-          CudaStream stream = ctx.exec().gpu().newStream()) {
-        return DeviceTable.fromArrow(ctx.exec().gpu(), root, stream);
-      }
+      return TableOps.groupBy(ctx.exec(), in, getGroupSet().toArray(), aggs, getRowType().getFieldNames());
     }
   }
 
@@ -79,15 +70,15 @@ public final class GpuAggregate extends Aggregate implements GpuRel {
       case MIN -> Reduction.MIN;
       case MAX -> Reduction.MAX;
       case AVG -> Reduction.MEAN;
+      case VAR_POP -> Reduction.VAR_POP;
+      case VAR_SAMP -> Reduction.VAR_SAMP;
+      case STDDEV_POP -> Reduction.STDDEV_POP;
+      case STDDEV_SAMP -> Reduction.STDDEV_SAMP;
+      case ANY_VALUE -> call.getArgList().isEmpty() ? null : Reduction.ANY_VALUE;
       // a constant per group (decorrelated IN / EXISTS use it as a marker); added after grouping
       case LITERAL_AGG -> Reduction.COUNT_ALL;
       default -> null;
     };
-  }
-
-  @Override
-  public org.apache.calcite.rel.RelWriter explainTerms(org.apache.calcite.rel.RelWriter pw) {
-    return super.explainTerms(pw).itemIf("backend", "cpu", !getGroupSet().isEmpty());
   }
 
   @Override

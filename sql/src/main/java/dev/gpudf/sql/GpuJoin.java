@@ -1,5 +1,6 @@
 package dev.gpudf.sql;
 
+import dev.gpudf.columnar.DeviceTable;
 import dev.gpudf.columnar.Table;
 import dev.gpudf.columnar.error.NotSupportedException;
 import dev.gpudf.kernels.Expr;
@@ -8,17 +9,15 @@ import java.util.Set;
 import org.apache.calcite.plan.RelOptCluster;
 import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.RelNode;
-import org.apache.calcite.rel.RelWriter;
 import org.apache.calcite.rel.core.CorrelationId;
 import org.apache.calcite.rel.core.JoinInfo;
 import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rex.RexNode;
 
 /**
- * Joins of every kind (INNER, LEFT, RIGHT, FULL, SEMI, ANTI) by the CPU hash join on the
+ * Joins of every kind (INNER, LEFT, RIGHT, FULL, SEMI, ANTI) by the backend's hash join on the
  * equality keys, with any non-equality part of the condition evaluated on the candidate pairs
- * (every pair when there are no keys). A GPU session copies the inputs to the host and the
- * result back, shown as {@code backend=cpu} in EXPLAIN, until the GPU hash join exists.
+ * (every pair when there are no keys).
  */
 public final class GpuJoin extends org.apache.calcite.rel.core.Join implements GpuRel {
   GpuJoin(RelOptCluster cluster, RelTraitSet traits, RelNode left, RelNode right, RexNode condition, JoinRelType joinType) {
@@ -29,11 +28,6 @@ public final class GpuJoin extends org.apache.calcite.rel.core.Join implements G
   public org.apache.calcite.rel.core.Join copy(RelTraitSet traitSet, RexNode condition, RelNode left, RelNode right,
       JoinRelType joinType, boolean semiJoinDone) {
     return new GpuJoin(getCluster(), traitSet, left, right, condition, joinType);
-  }
-
-  @Override
-  public RelWriter explainTerms(RelWriter pw) {
-    return super.explainTerms(pw).item("backend", "cpu");
   }
 
   /** Why this join cannot run, or null when it can. */
@@ -63,12 +57,17 @@ public final class GpuJoin extends org.apache.calcite.rel.core.Join implements G
       default -> throw new NotSupportedException(getJoinType() + " joins are not supported");
     };
     RexNode remaining = info.getRemaining(getCluster().getRexBuilder());
-    return TableOps.inputsViaHost(ctx, this, host -> {
-      java.util.List<dev.gpudf.columnar.DataType> both = new java.util.ArrayList<>(host.get(0).types());
-      both.addAll(host.get(1).types());
+    try (Table<?> left = input(ctx, 0); Table<?> right = input(ctx, 1)) {
+      java.util.List<dev.gpudf.columnar.DataType> both = new java.util.ArrayList<>(left.types());
+      both.addAll(right.types());
       Expr residual = remaining.isAlwaysTrue() ? null
           : RexToExpr.translate(remaining, both, getCluster(), ctx.parameters());
-      return Join.join(ctx.exec(), host.get(0), host.get(1), lk, rk, kind, getRowType().getFieldNames(), residual);
-    });
+      java.util.List<String> names = getRowType().getFieldNames();
+      if (left instanceof DeviceTable l && right instanceof DeviceTable r) {
+        return Join.join(ctx.exec(), l, r, lk, rk, kind, names, residual);
+      }
+      return TableOps.viaHost(ctx, java.util.List.of(left, right),
+          host -> Join.join(ctx.exec(), host.get(0), host.get(1), lk, rk, kind, names, residual));
+    }
   }
 }

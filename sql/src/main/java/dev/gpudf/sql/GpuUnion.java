@@ -4,7 +4,6 @@ import dev.gpudf.columnar.DeviceTable;
 import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.Table;
 import dev.gpudf.kernels.Concat;
-import dev.gpudf.kernels.GroupBy;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.calcite.plan.RelOptCluster;
@@ -15,7 +14,7 @@ import org.apache.calcite.rel.core.Union;
 
 /**
  * UNION ALL concatenates the inputs on the session's backend; UNION then keeps one row of each
- * group of equal rows (NULLs equal), by the CPU group-by.
+ * group of equal rows (NULLs equal), by the backend's hash group-by.
  */
 public final class GpuUnion extends Union implements GpuRel {
   GpuUnion(RelOptCluster cluster, RelTraitSet traits, List<RelNode> inputs, boolean all) {
@@ -25,11 +24,6 @@ public final class GpuUnion extends Union implements GpuRel {
   @Override
   public SetOp copy(RelTraitSet traitSet, List<RelNode> inputs, boolean all) {
     return new GpuUnion(getCluster(), traitSet, inputs, all);
-  }
-
-  @Override
-  public org.apache.calcite.rel.RelWriter explainTerms(org.apache.calcite.rel.RelWriter pw) {
-    return super.explainTerms(pw).itemIf("backend", "cpu", !all);
   }
 
   @Override
@@ -46,8 +40,7 @@ public final class GpuUnion extends Union implements GpuRel {
           return all;
         }
         int[] keys = java.util.stream.IntStream.range(0, all.columnCount()).toArray();
-        return TableOps.viaHost(ctx, List.of(all),
-            host -> GroupBy.aggregate(ctx.exec(), host.get(0), keys, List.of(), getRowType().getFieldNames()));
+        return TableOps.groupBy(ctx.exec(), all, keys, List.of(), getRowType().getFieldNames());
       }
     } finally {
       parts.forEach(Table::close);

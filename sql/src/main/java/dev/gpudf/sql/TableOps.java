@@ -10,6 +10,7 @@ import dev.gpudf.columnar.cuda.CudaStream;
 import dev.gpudf.columnar.cuda.Gpu;
 import dev.gpudf.kernels.Evaluate;
 import dev.gpudf.kernels.Exec;
+import dev.gpudf.kernels.GroupBy;
 import dev.gpudf.kernels.Expr;
 import dev.gpudf.kernels.Filter;
 import dev.gpudf.kernels.Reduce;
@@ -75,6 +76,12 @@ final class TableOps {
     List<HostColumn> cols = new ArrayList<>();
     columns.forEach(c -> cols.add((HostColumn) c));
     return new HostTable(names, cols, rows);
+  }
+
+  /** {@link GroupBy#aggregate} on {@code in}'s backend; the caller closes the result. */
+  static Table<?> groupBy(Exec exec, Table<?> in, int[] keys, List<GroupBy.Agg> aggs, List<String> names) {
+    return in instanceof DeviceTable d ? GroupBy.aggregate(exec, d, keys, aggs, names)
+        : GroupBy.aggregate(exec, (HostTable) in, keys, aggs, names);
   }
 
   /**

@@ -55,11 +55,11 @@ class ExplainTest {
   }
 
   @Test
-  void whereJoinBecomesEquiJoinAndGroupsRunOnTheCpu() {
+  void whereJoinBecomesEquiJoin() {
     plan("SELECT t.name, SUM(u.qty) FROM t, u WHERE t.id = u.id AND u.qty > 1 GROUP BY t.name",
-        "GpuAggregate(group=[{0}], EXPR$1=[SUM($1)], backend=[cpu])",
+        "GpuAggregate(group=[{0}], EXPR$1=[SUM($1)])",
         "  GpuProject(name=[$1], qty0=[$3])",
-        "    GpuJoin(condition=[=($0, $2)], joinType=[inner], backend=[cpu])",
+        "    GpuJoin(condition=[=($0, $2)], joinType=[inner])",
         "      GpuProject(id=[$0], name=[$2])",
         "        GpuTableScan(table=[[t]])",
         "      GpuFilter(condition=[>($1, 1)])",
