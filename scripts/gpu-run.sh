@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs on the GPU host from the repository root, after scripts/gpu-bundle.sh packed .gpu-bundle:
 # the gpu-tagged tests, `gpudf info`, the transfer benchmark and its PyTorch peer, each output
-# saved under $OUT (or ./gpu-out). Usage: bash scripts/gpu-run.sh [tests|kernels|expr|bench|all]
-# (KERNEL_ARGS passes rows, reps and cpu=0|1 to KernelBenchmark; EXPR_ARGS to ExprBenchmark)
+# saved under $OUT (or ./gpu-out). Usage: bash scripts/gpu-run.sh [tests|kernels|hash|expr|bench|all]
+# (KERNEL_ARGS passes rows, reps and cpu=0|1 to KernelBenchmark, HASH_ARGS the same to HashBenchmark
+# and peer_hash.py; EXPR_ARGS to ExprBenchmark)
 set -uo pipefail
 what=${1:-all}
 OUT=${OUT:-gpu-out}
@@ -19,6 +20,11 @@ if [ "$what" = kernels ] || [ "$what" = all ]; then
   { JAVA_OPTS="-Xmx64g --sun-misc-unsafe-memory-access=allow" bash .gpu-bundle/run dev.gpudf.bench.KernelBenchmark ${KERNEL_ARGS:-};
     PYTHONUNBUFFERED=1 python3 benchmarks/peer_kernels.py; } 2>&1 | tee "$OUT/kernels.txt"
   python3 benchmarks/compare.py "$OUT/kernels.txt" | tee -a "$OUT/kernels.txt"
+fi
+if [ "$what" = hash ] || [ "$what" = all ]; then
+  { JAVA_OPTS="-Xmx64g --sun-misc-unsafe-memory-access=allow" bash .gpu-bundle/run dev.gpudf.bench.HashBenchmark ${HASH_ARGS:-};
+    PYTHONUNBUFFERED=1 python3 benchmarks/peer_hash.py ${HASH_ARGS:-}; } 2>&1 | tee "$OUT/hash.txt"
+  python3 benchmarks/compare.py "$OUT/hash.txt" | tee -a "$OUT/hash.txt"
 fi
 if [ "$what" = expr ] || [ "$what" = all ]; then
   JAVA_OPTS="-Xmx64g --sun-misc-unsafe-memory-access=allow" bash .gpu-bundle/run dev.gpudf.bench.ExprBenchmark ${EXPR_ARGS:-} 2>&1 \

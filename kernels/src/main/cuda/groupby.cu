@@ -341,7 +341,7 @@ __device__ __forceinline__ double magnitude(const unsigned long long* a) {
     w1 = ~w1 + (w0 == 0);
     w2 = ~w2 + (w0 == 0 && w1 == 0);
   }
-  return (double)w2 * 6.277101735386681e57 + (double)w1 * 18446744073709551616.0 + (double)w0;
+  return (double)w2 * 3.402823669209385e38 + (double)w1 * 18446744073709551616.0 + (double)w0;
 }
 }  // namespace gpudf_groupby
 

@@ -103,7 +103,7 @@ public final class KernelBenchmark {
     }
   }
 
-  private static Object close(AutoCloseable c) {
+  static Object close(AutoCloseable c) {
     try {
       c.close();
     } catch (Exception e) {
@@ -112,11 +112,11 @@ public final class KernelBenchmark {
     return null;
   }
 
-  private static void result(String name, double ms, String note) {
+  static void result(String name, double ms, String note) {
     System.out.printf("RESULT %s %.3f ms %s%n", name, ms, note);
   }
 
-  private static void result(String name, double[] eventAndWall, String note) {
+  static void result(String name, double[] eventAndWall, String note) {
     System.out.printf("RESULT %s %.3f ms (wall %.3f ms) %s%n", name, eventAndWall[0], eventAndWall[1], note);
   }
 
@@ -156,7 +156,7 @@ public final class KernelBenchmark {
         System.out.printf("PROFILE   %-32s %4d launches %8.3f ms%n", k, e[0], e[1] / 1e6));
   }
 
-  private static double[] gpuTime(Gpu gpu, Exec g, int reps, Supplier<Object> op) {
+  static double[] gpuTime(Gpu gpu, Exec g, int reps, Supplier<Object> op) {
     try (CudaEvent start = new CudaEvent(gpu.device(), true); CudaEvent end = new CudaEvent(gpu.device(), true)) {
       JitWarmUp.run(g.stream(), op::get);
       double[] ev = new double[reps];
@@ -177,7 +177,7 @@ public final class KernelBenchmark {
   }
 
   /** Median wall time of {@code reps} synchronous (CPU) calls after one warm-up, in milliseconds. */
-  private static double time(int reps, Supplier<Object> op) {
+  static double time(int reps, Supplier<Object> op) {
     op.get();
     double[] ms = new double[reps];
     for (int r = 0; r < reps; r++) {
@@ -206,7 +206,7 @@ public final class KernelBenchmark {
     }
   }
 
-  private static VectorSchemaRoot doubles(BufferAllocator a, String name, int rows, long seed) {
+  static VectorSchemaRoot doubles(BufferAllocator a, String name, int rows, long seed) {
     Float8Vector v = new Float8Vector(name, a);
     v.allocateNew(rows);
     SplittableRandom r = new SplittableRandom(seed);
@@ -259,7 +259,7 @@ public final class KernelBenchmark {
     return root;
   }
 
-  private static VectorSchemaRoot root(FieldVector v) {
+  static VectorSchemaRoot root(FieldVector v) {
     VectorSchemaRoot root = new VectorSchemaRoot(List.of(v));
     root.setRowCount(v.getValueCount());
     return root;

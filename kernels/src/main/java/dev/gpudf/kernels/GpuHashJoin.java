@@ -29,6 +29,16 @@ final class GpuHashJoin {
 
   /** Gather maps of a join on the device: {@code count} rows of left and right row ids, -1 for none. */
   record Maps(DeviceBuffer left, DeviceBuffer right, int count) implements AutoCloseable {
+    /** The maps as INT32 columns {@code left} and {@code right} (when present) sharing these buffers; the caller closes it. */
+    DeviceTable toTable(Exec exec) {
+      List<DeviceColumn> cols = new ArrayList<>();
+      cols.add(new DeviceColumn(DataType.INT32, count, 0, shared(left), null, null));
+      if (right != null) {
+        cols.add(new DeviceColumn(DataType.INT32, count, 0, shared(right), null, null));
+      }
+      return new DeviceTable(exec.gpu(), List.of("left", "right").subList(0, cols.size()), cols, count);
+    }
+
     @Override
     public void close() {
       left.close();
@@ -183,7 +193,7 @@ final class GpuHashJoin {
     if (residual == null && kind == Join.Kind.INNER || kind == Join.Kind.CROSS) {
       return candidates;
     }
-    try (candidates; DeviceTable pairs = pairTable(exec, candidates);
+    try (candidates; DeviceTable pairs = candidates.toTable(exec);
         DeviceColumn mask = residual == null ? null : holds(exec, left, right, candidates, residual)) {
       if (kind == Join.Kind.INNER) {
         try (DeviceTable kept = Filter.filter(exec, pairs, mask)) {
@@ -273,13 +283,5 @@ final class GpuHashJoin {
     } finally {
       cols.forEach(DeviceColumn::close);
     }
-  }
-
-  /** The maps as a two-column INT32 table sharing their buffers; the caller closes it. */
-  private static DeviceTable pairTable(Exec exec, Maps maps) {
-    List<DeviceColumn> cols = List.of(
-        new DeviceColumn(DataType.INT32, maps.count(), 0, shared(maps.left()), null, null),
-        new DeviceColumn(DataType.INT32, maps.count(), 0, shared(maps.right()), null, null));
-    return new DeviceTable(exec.gpu(), List.of("l", "r"), cols, maps.count());
   }
 }

@@ -107,6 +107,27 @@ public final class Join {
     return GpuHashJoin.join(exec, left, right, leftKeys, rightKeys, kind, names, residual);
   }
 
+  /**
+   * The gather maps of an equi-join of {@code kind} (not CROSS) on the GPU, without gathering any
+   * column: INT32 columns {@code left} and, except for SEMI and the ANTI kinds, {@code right},
+   * where -1 means the side has no row. Row order as in {@link GpuHashJoin}. The caller owns it.
+   */
+  public static DeviceTable gatherMaps(Exec exec, DeviceTable left, DeviceTable right, int[] leftKeys, int[] rightKeys,
+      Kind kind) {
+    if (leftKeys.length == 0) {
+      throw new UserException("gather maps of a " + kind + " join need key columns");
+    }
+    boolean leftOnly = kind == Kind.SEMI || kind == Kind.ANTI || kind == Kind.NULL_AWARE_ANTI;
+    List<String> names = new ArrayList<>(left.names());
+    if (!leftOnly) {
+      names.addAll(right.names());
+    }
+    check(left, right, leftKeys, rightKeys, kind, names, null);
+    try (GpuHashJoin.Maps maps = GpuHashJoin.maps(exec, left, right, leftKeys, rightKeys, kind)) {
+      return maps.toTable(exec);
+    }
+  }
+
   private static void check(Table<?> left, Table<?> right, int[] leftKeys, int[] rightKeys, Kind kind, List<String> names,
       Expr residual) {
     if (leftKeys.length != rightKeys.length || (kind == Kind.CROSS && leftKeys.length > 0)) {
