@@ -190,12 +190,13 @@ final class GpuHashJoin {
     Maps candidates = leftKeys.length == 0 ? cross(exec, n, m)
         : kind == Join.Kind.INNER ? maps(exec, left, right, leftKeys, rightKeys, kind)
         : probe(exec, left, right, leftKeys, rightKeys, Join.Kind.INNER);
-    if (residual == null && kind == Join.Kind.INNER || kind == Join.Kind.CROSS) {
+    boolean inner = kind == Join.Kind.INNER || kind == Join.Kind.CROSS;
+    if (residual == null && inner) {
       return candidates;
     }
     try (candidates; DeviceTable pairs = candidates.toTable(exec);
         DeviceColumn mask = residual == null ? null : holds(exec, left, right, candidates, residual)) {
-      if (kind == Join.Kind.INNER) {
+      if (inner) {
         try (DeviceTable kept = Filter.filter(exec, pairs, mask)) {
           return new Maps(shared(kept.column(0).data()), shared(kept.column(1).data()), kept.rowCount());
         }

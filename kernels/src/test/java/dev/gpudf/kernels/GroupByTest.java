@@ -133,7 +133,10 @@ class GroupByTest {
       aggs.add(new GroupBy.Agg(Reduction.COUNT_VALID, c));
       aggs.add(new GroupBy.Agg(Reduction.ANY_VALUE, c));
       if (numeric) {
-        aggs.add(new GroupBy.Agg(Reduction.SUM, c));
+        // random INT64 and 38-digit values overflow their sums (gpuSumOverflowIsAnError)
+        if (id != TypeId.INT64 && !wide) {
+          aggs.add(new GroupBy.Agg(Reduction.SUM, c));
+        }
         aggs.add(new GroupBy.Agg(Reduction.MEAN, c));
       }
       if ((numeric && !wide) || id == TypeId.DATE || id == TypeId.TIMESTAMP) {
@@ -183,6 +186,26 @@ class GroupByTest {
     }
   }
 
+  /** SUM over random INT64 and DECIMAL(38) values overflows on both backends, with the same error. */
+  @RequiresGpu
+  @org.junit.jupiter.api.Test
+  void gpuSumOverflowIsAnError() {
+    try (RootAllocator a = new RootAllocator(); Gpu gpu = Gpu.open(0, 1L << 30, 64L << 20);
+        Exec g = Exec.onGpu(gpu, a); Exec cpu = Exec.onCpu(a);
+        VectorSchemaRoot r = TestTables.allTypes(a, 1000, Nulls.NONE, 9); HostTable h = HostTable.fromArrow(r);
+        DeviceTable d = DeviceTable.fromArrow(gpu, r, g.stream())) {
+      for (String column : List.of("i64", "dec38")) {
+        List<GroupBy.Agg> sum = List.of(new GroupBy.Agg(Reduction.SUM, h.names().indexOf(column)));
+        int[] keys = {h.names().indexOf("bool")};
+        String want = assertThrows(dev.gpudf.columnar.error.UserException.class,
+            () -> GroupBy.aggregate(cpu, h, keys, sum, List.of("k", "s"))).getMessage();
+        String got = assertThrows(dev.gpudf.columnar.error.UserException.class,
+            () -> GroupBy.aggregate(g, d, keys, sum, List.of("k", "s"))).getMessage();
+        assertEquals(want, got, column);
+      }
+    }
+  }
+
   /** Skewed keys (one key holds half the rows), all keys equal and all keys distinct, at 10^7 rows. */
   @RequiresGpu
   @ParameterizedTest
@@ -205,7 +228,7 @@ class GroupByTest {
           default -> rnd.nextInt(1000);
         });
         v.set(i, rnd.nextDouble());
-        w.set(i, rnd.nextLong() >> 20);
+        w.set(i, rnd.nextLong() >> 40);
       }
       k.setValueCount(rows);
       v.setValueCount(rows);

@@ -25,6 +25,26 @@ final class Rows {
     return out;
   }
 
+  /**
+   * Asserts that two results hold the same rows in any order; on a difference the message names
+   * the counts and a few rows missing from {@code got} and a few it has in excess.
+   */
+  static void assertSameMultiset(VectorSchemaRoot want, VectorSchemaRoot got, String what) {
+    assertEquals(want.getSchema(), got.getSchema(), what + ": schema");
+    List<String> w = sorted(want);
+    List<String> g = sorted(got);
+    if (w.equals(g)) {
+      return;
+    }
+    java.util.Map<String, Integer> diff = new java.util.TreeMap<>();
+    w.forEach(x -> diff.merge(x, 1, Integer::sum));
+    g.forEach(x -> diff.merge(x, -1, Integer::sum));
+    List<String> missing = diff.entrySet().stream().filter(e -> e.getValue() > 0).limit(3).map(e -> e.getKey()).toList();
+    List<String> extra = diff.entrySet().stream().filter(e -> e.getValue() < 0).limit(3).map(e -> e.getKey()).toList();
+    org.junit.jupiter.api.Assertions.fail(what + ": " + w.size() + " rows wanted, " + g.size() + " got; missing e.g. "
+        + missing + "; in excess e.g. " + extra);
+  }
+
   private static Object norm(Object o) {
     if (o instanceof Double d) {
       return d.isNaN() ? "NaN" : d == 0 ? 0.0 : d;
