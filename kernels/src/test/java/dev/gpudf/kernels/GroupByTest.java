@@ -186,22 +186,46 @@ class GroupByTest {
     }
   }
 
-  /** SUM over random INT64 and DECIMAL(38) values overflows on both backends, with the same error. */
+  /**
+   * SUM past INT64 (random INT64 values) and past 38 digits (9e37 + 9e37) fails on both backends
+   * with the same error; a DECIMAL(38) sum that fits is exact on both.
+   */
   @RequiresGpu
   @org.junit.jupiter.api.Test
   void gpuSumOverflowIsAnError() {
     try (RootAllocator a = new RootAllocator(); Gpu gpu = Gpu.open(0, 1L << 30, 64L << 20);
         Exec g = Exec.onGpu(gpu, a); Exec cpu = Exec.onCpu(a);
-        VectorSchemaRoot r = TestTables.allTypes(a, 1000, Nulls.NONE, 9); HostTable h = HostTable.fromArrow(r);
-        DeviceTable d = DeviceTable.fromArrow(gpu, r, g.stream())) {
-      for (String column : List.of("i64", "dec38")) {
-        List<GroupBy.Agg> sum = List.of(new GroupBy.Agg(Reduction.SUM, h.names().indexOf(column)));
-        int[] keys = {h.names().indexOf("bool")};
-        String want = assertThrows(dev.gpudf.columnar.error.UserException.class,
-            () -> GroupBy.aggregate(cpu, h, keys, sum, List.of("k", "s"))).getMessage();
-        String got = assertThrows(dev.gpudf.columnar.error.UserException.class,
-            () -> GroupBy.aggregate(g, d, keys, sum, List.of("k", "s"))).getMessage();
-        assertEquals(want, got, column);
+        VectorSchemaRoot r = TestTables.allTypes(a, 1000, Nulls.NONE, 9);
+        org.apache.arrow.vector.DecimalVector big = new org.apache.arrow.vector.DecimalVector("big", a, 38, 0)) {
+      big.allocateNew(4);
+      for (int i = 0; i < 4; i++) {
+        big.set(i, new BigDecimal(i < 2 ? "90000000000000000000000000000000000000" : "-12345678901234567890123456789012345678"));
+      }
+      big.setValueCount(4);
+      try (VectorSchemaRoot bigRoot = new VectorSchemaRoot(List.<FieldVector>of(big))) {
+        bigRoot.setRowCount(4);
+        for (VectorSchemaRoot in : List.of(r, bigRoot)) {
+          try (HostTable h = HostTable.fromArrow(in); DeviceTable d = DeviceTable.fromArrow(gpu, in, g.stream())) {
+            int column = in == r ? h.names().indexOf("i64") : 0;
+            List<GroupBy.Agg> sum = List.of(new GroupBy.Agg(Reduction.SUM, column));
+            int[] keys = in == r ? new int[] {h.names().indexOf("bool")} : new int[0];
+            String want = assertThrows(dev.gpudf.columnar.error.UserException.class,
+                () -> GroupBy.aggregate(cpu, h, keys, sum, List.of("k", "s").subList(0, keys.length + 1))).getMessage();
+            String got = assertThrows(dev.gpudf.columnar.error.UserException.class,
+                () -> GroupBy.aggregate(g, d, keys, sum, List.of("k", "s").subList(0, keys.length + 1))).getMessage();
+            assertEquals(want, got, h.names().get(column));
+          }
+        }
+        // the two negative values alone: -24691357802469135780246913578024691356, which fits
+        try (VectorSchemaRoot fits = TestTables.slice(bigRoot, 2, 2); HostTable h = HostTable.fromArrow(fits);
+            DeviceTable d = DeviceTable.fromArrow(gpu, fits, g.stream());
+            HostTable want = GroupBy.aggregate(cpu, h, new int[0], List.of(new GroupBy.Agg(Reduction.SUM, 0)), List.of("s"));
+            VectorSchemaRoot w = want.toArrow(a);
+            DeviceTable got = GroupBy.aggregate(g, d, new int[0], List.of(new GroupBy.Agg(Reduction.SUM, 0)), List.of("s"));
+            VectorSchemaRoot o = got.toArrow(a, g.stream())) {
+          assertEquals(new BigDecimal("-24691357802469135780246913578024691356"), w.getVector(0).getObject(0));
+          Rows.assertSameOrderedRows(w, o, "DECIMAL(38) sum");
+        }
       }
     }
   }
