@@ -1,5 +1,6 @@
 package dev.gpudf.kernels;
 
+import dev.gpudf.columnar.Column;
 import dev.gpudf.columnar.DataType;
 import dev.gpudf.columnar.DeviceTable;
 import dev.gpudf.columnar.HostColumn;
@@ -24,7 +25,8 @@ import org.apache.arrow.memory.util.MemoryUtil;
  * their first row on both backends. Aggregates follow {@link Reduction}'s rules (exact integer
  * and decimal sums, NaN above all for MIN/MAX, NULL over no valid row); VAR_* and STDDEV_* are
  * computed in two passes (means, then squared distances); {@link Reduction#ANY_VALUE} is the
- * group's first non-null value. With no keys and no rows there are no groups.
+ * group's first non-null value; {@link Reduction#COUNT_DISTINCT} counts a group's distinct
+ * non-null values (floats as numbers: -0.0 and 0.0 are one value, NaNs one). With no keys and no rows there are no groups.
  *
  * <p>On the CPU rows are hash-partitioned by their keys and each partition is grouped by an
  * open-addressing hash table in parallel; on the GPU, {@link GpuHashGroupBy}.
@@ -43,12 +45,66 @@ public final class GroupBy {
    */
   public static DeviceTable aggregate(Exec exec, DeviceTable table, int[] keys, List<Agg> aggs, List<String> names) {
     check(table, keys, aggs, names);
-    return GpuHashGroupBy.aggregate(exec, table, keys, aggs, names);
+    return withDistinctCounts(table, keys, aggs, names, (t, k, a, n) -> GpuHashGroupBy.aggregate(exec, t, k, a, n),
+        (n, cols, rows) -> new DeviceTable(exec.gpu(), n, cols, rows));
   }
 
   /** {@link #aggregate(Exec, DeviceTable, int[], List, List)} on the CPU. */
   public static HostTable aggregate(Exec exec, HostTable table, int[] keys, List<Agg> aggs, List<String> names) {
     check(table, keys, aggs, names);
+    return withDistinctCounts(table, keys, aggs, names, (t, k, a, n) -> hostAggregate(exec, t, k, a, n), HostTable::new);
+  }
+
+  /** One backend's group-by without COUNT_DISTINCT. */
+  private interface Grouper<T> {
+    T group(T table, int[] keys, List<Agg> aggs, List<String> names);
+  }
+
+  /** One backend's table constructor, taking ownership of the columns. */
+  private interface Assembler<C, T> {
+    T table(List<String> names, List<C> columns, int rows);
+  }
+
+  /**
+   * COUNT_DISTINCT on either backend from plain group-bys: the distinct (keys, column) rows, then
+   * their non-null column values counted per keys. Both group-bys list groups in the order of
+   * their first row, so the counts line up with the main result's groups.
+   */
+  private static <C extends Column, T extends Table<C>> T withDistinctCounts(T table, int[] keys, List<Agg> aggs,
+      List<String> names, Grouper<T> grouper, Assembler<C, T> assembler) {
+    if (aggs.stream().noneMatch(a -> a.op == Reduction.COUNT_DISTINCT)) {
+      return grouper.group(table, keys, aggs, names);
+    }
+    List<Agg> plain = aggs.stream().map(a -> a.op == Reduction.COUNT_DISTINCT ? new Agg(Reduction.COUNT_ALL, 0) : a).toList();
+    List<C> out = new ArrayList<>();
+    try (T main = grouper.group(table, keys, plain, names)) {
+      for (int c = 0; c < main.columnCount(); c++) {
+        Agg a = c < keys.length ? null : aggs.get(c - keys.length);
+        if (a == null || a.op != Reduction.COUNT_DISTINCT) {
+          C col = main.column(c);
+          col.retain();
+          out.add(col);
+          continue;
+        }
+        int[] withColumn = Arrays.copyOf(keys, keys.length + 1);
+        withColumn[keys.length] = a.column;
+        List<String> pairNames = IntStream.range(0, keys.length + 1).mapToObj(k -> "k" + k).toList();
+        try (T distinct = grouper.group(table, withColumn, List.of(), pairNames);
+            T counts = grouper.group(distinct, IntStream.range(0, keys.length).toArray(),
+                List.of(new Agg(Reduction.COUNT_VALID, keys.length)), pairNames)) {
+          C col = counts.column(keys.length);
+          col.retain();
+          out.add(col);
+        }
+      }
+      return assembler.table(names, out, main.rowCount());
+    } catch (RuntimeException e) {
+      out.forEach(Column::close);
+      throw e;
+    }
+  }
+
+  private static HostTable hostAggregate(Exec exec, HostTable table, int[] keys, List<Agg> aggs, List<String> names) {
     int n = table.rowCount();
     List<HostColumn> keyCols = new ArrayList<>();
     for (int k : keys) {
@@ -117,7 +173,7 @@ public final class GroupBy {
     };
     boolean wide = type.id() == TypeId.DECIMAL && !type.isDecimal64();
     boolean ok = switch (a.op) {
-      case COUNT_VALID, ANY_VALUE -> true;
+      case COUNT_VALID, COUNT_DISTINCT, ANY_VALUE -> true;
       case SUM, MEAN -> numeric;
       case VAR_POP, VAR_SAMP, STDDEV_POP, STDDEV_SAMP -> numeric && type.id() != TypeId.DECIMAL;
       case MIN, MAX -> (numeric && !wide) || type.id() == TypeId.DATE || type.id() == TypeId.TIMESTAMP;

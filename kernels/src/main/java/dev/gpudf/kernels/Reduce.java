@@ -66,7 +66,8 @@ public final class Reduce {
         return new Scalar(DataType.BOOL, op == Reduction.ANY ? trues > 0 : trues == valid);
       }
       case ANY_VALUE:
-        throw new NotSupportedException("ANY_VALUE is a grouped aggregate (GroupBy), not a reduction of a column");
+      case COUNT_DISTINCT:
+        throw new NotSupportedException(op + " is a grouped aggregate (GroupBy), not a reduction of a column");
       default:
         break;
     }

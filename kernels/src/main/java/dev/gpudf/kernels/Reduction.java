@@ -6,9 +6,10 @@ package dev.gpudf.kernels;
  * error), of floats FLOAT64, of DECIMAL(p, s) DECIMAL(38, s) accumulated in 128 bits (overflow is
  * an error); MIN and MAX the input type (NaN above every number); MEAN FLOAT64 from the exact sum
  * (so infinities give infinities); VAR_* and STDDEV_* FLOAT64 by Welford's method, NaN when the
- * input holds an infinity; ANY and ALL, over BOOL, BOOL. ANY_VALUE (grouped only, see
- * {@link GroupBy}) is a group's first non-null value.
+ * input holds an infinity; ANY and ALL, over BOOL, BOOL. ANY_VALUE and COUNT_DISTINCT are
+ * grouped only (see {@link GroupBy}): a group's first non-null value, and its number of distinct
+ * non-null values (INT64).
  */
 public enum Reduction {
-  COUNT_ALL, COUNT_VALID, SUM, MIN, MAX, MEAN, VAR_SAMP, VAR_POP, STDDEV_SAMP, STDDEV_POP, ANY, ALL, ANY_VALUE
+  COUNT_ALL, COUNT_VALID, SUM, MIN, MAX, MEAN, VAR_SAMP, VAR_POP, STDDEV_SAMP, STDDEV_POP, ANY, ALL, ANY_VALUE, COUNT_DISTINCT
 }

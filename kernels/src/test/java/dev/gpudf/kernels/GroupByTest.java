@@ -60,7 +60,8 @@ class GroupByTest {
                 new GroupBy.Agg(Reduction.SUM, i8), new GroupBy.Agg(Reduction.MIN, f64), new GroupBy.Agg(Reduction.MAX, i32),
                 new GroupBy.Agg(Reduction.SUM, dec), new GroupBy.Agg(Reduction.MEAN, i8),
                 new GroupBy.Agg(Reduction.VAR_SAMP, i8), new GroupBy.Agg(Reduction.STDDEV_POP, i8),
-                new GroupBy.Agg(Reduction.ANY_VALUE, str));
+                new GroupBy.Agg(Reduction.ANY_VALUE, str), new GroupBy.Agg(Reduction.COUNT_DISTINCT, str),
+                new GroupBy.Agg(Reduction.COUNT_DISTINCT, f64));
             List<String> names = new ArrayList<>();
             for (int k = 0; k < keys.length + aggs.size(); k++) {
               names.add("c" + k);
@@ -112,6 +113,11 @@ class GroupByTest {
                 FieldVector vs = r.getVector(str);
                 assertEquals(members.stream().filter(i -> !vs.isNull(i)).findFirst().map(i -> vs.getObject(i).toString())
                     .orElse(null), java.util.Objects.toString(out.getVector(keys.length + 9).getObject(gi), null));
+                assertEquals(members.stream().filter(i -> !vs.isNull(i)).map(i -> vs.getObject(i).toString()).distinct().count(),
+                    out.getVector(keys.length + 10).getObject(gi));
+                FieldVector vf = r.getVector(f64);
+                assertEquals(members.stream().filter(i -> !vf.isNull(i)).map(i -> key(r, new int[] {f64}, i)).distinct().count(),
+                    out.getVector(keys.length + 11).getObject(gi));
                 gi++;
               }
             }
@@ -132,6 +138,7 @@ class GroupByTest {
       boolean wide = id == TypeId.DECIMAL && !t.column(c).type().isDecimal64();
       aggs.add(new GroupBy.Agg(Reduction.COUNT_VALID, c));
       aggs.add(new GroupBy.Agg(Reduction.ANY_VALUE, c));
+      aggs.add(new GroupBy.Agg(Reduction.COUNT_DISTINCT, c));
       if (numeric) {
         // random INT64 and 38-digit values overflow their sums (gpuSumOverflowIsAnError)
         if (id != TypeId.INT64 && !wide) {

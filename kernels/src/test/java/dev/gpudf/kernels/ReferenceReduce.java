@@ -38,6 +38,9 @@ final class ReferenceReduce {
         return new Scalar(DataType.INT64, (long) v.getValueCount());
       case COUNT_VALID:
         return new Scalar(DataType.INT64, (long) rows.size());
+      case ANY_VALUE:
+      case COUNT_DISTINCT:
+        return NotSupportedException.class;
       case ANY:
       case ALL: {
         if (t.id() != TypeId.BOOL) {
