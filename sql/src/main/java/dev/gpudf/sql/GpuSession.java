@@ -122,7 +122,8 @@ public final class GpuSession implements AutoCloseable {
   }
 
   /** Where the session's results (and a CPU session's tables) live. */
-  BufferAllocator allocator() {
+  /** The allocator the session's results (and its host tables) come from. */
+  public BufferAllocator allocator() {
     return allocator;
   }
 
@@ -205,6 +206,52 @@ public final class GpuSession implements AutoCloseable {
   /** The column names and SQL types {@code sql} returns, from its (cached) plan; nothing runs. */
   public RelDataType resultType(String sql) {
     return planned(sql).getRowType();
+  }
+
+  /** {@link #resultType} as an Arrow schema (the columns of {@link #query}'s result); nothing runs. */
+  public org.apache.arrow.vector.types.pojo.Schema resultSchema(String sql) {
+    return arrowSchema(resultType(sql).getFieldList().stream().map(f -> f.getName()).toList(),
+        resultType(sql).getFieldList().stream().map(f -> f.getType()).toList());
+  }
+
+  /** The {@code ?} markers of {@code sql} as an Arrow schema of nullable fields {@code parameter_1}, ...; nothing runs. */
+  public org.apache.arrow.vector.types.pojo.Schema parameterSchema(String sql) {
+    List<RelDataType> types = parameterTypes(sql);
+    return arrowSchema(java.util.stream.IntStream.range(0, types.size()).mapToObj(i -> "parameter_" + (i + 1)).toList(), types);
+  }
+
+  private static org.apache.arrow.vector.types.pojo.Schema arrowSchema(List<String> names, List<RelDataType> types) {
+    List<org.apache.arrow.vector.types.pojo.Field> fields = new java.util.ArrayList<>();
+    for (int i = 0; i < names.size(); i++) {
+      fields.add(dev.gpudf.columnar.ArrowTypes.toArrowField(names.get(i), SqlTypes.fromCalcite(types.get(i))));
+    }
+    return new org.apache.arrow.vector.types.pojo.Schema(fields);
+  }
+
+  /** The columns of table {@code name} as an Arrow schema. */
+  public org.apache.arrow.vector.types.pojo.Schema tableSchema(String name) {
+    try (dev.gpudf.columnar.Table<?> t = catalog.acquire(name)) {
+      List<org.apache.arrow.vector.types.pojo.Field> fields = new java.util.ArrayList<>();
+      for (int i = 0; i < t.columnCount(); i++) {
+        fields.add(dev.gpudf.columnar.ArrowTypes.toArrowField(t.names().get(i), t.types().get(i)));
+      }
+      return new org.apache.arrow.vector.types.pojo.Schema(fields);
+    }
+  }
+
+  /**
+   * Appends {@code rows} to table {@code name} as {@code INSERT INTO name SELECT * FROM rows}
+   * would (column types converted, constraints checked, nothing kept on failure) and returns how
+   * many rows it added; the caller keeps {@code rows}.
+   */
+  public long insert(String name, VectorSchemaRoot rows) {
+    String hidden = catalog.registerHidden(rows);
+    try {
+      return update("INSERT INTO \"" + name.toLowerCase(java.util.Locale.ROOT).replace("\"", "\"\"") + "\" SELECT * FROM \""
+          + hidden + "\"");
+    } finally {
+      catalog.drop(hidden);
+    }
   }
 
   /** How many statements were planned (not served from the plan cache) so far. */

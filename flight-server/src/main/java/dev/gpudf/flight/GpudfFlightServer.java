@@ -1,0 +1,120 @@
+package dev.gpudf.flight;
+
+import dev.gpudf.columnar.error.UserException;
+import dev.gpudf.sql.GpuSession;
+import java.io.IOException;
+import java.nio.file.Path;
+import org.apache.arrow.flight.FlightServer;
+import org.apache.arrow.flight.Location;
+import org.apache.arrow.flight.auth2.BasicCallHeaderAuthenticator;
+import org.apache.arrow.flight.auth2.GeneratedBearerTokenAuthenticator;
+import org.apache.arrow.memory.BufferAllocator;
+
+/**
+ * A running Flight SQL server over a {@link GpuSession}: plain gRPC, or TLS when a certificate
+ * chain and key (PEM) are given; basic auth exchanged for bearer tokens when a users file is
+ * given ({@link Users}), otherwise open to whoever reaches the port. Inbound messages are capped
+ * (a client cannot make the server buffer an arbitrarily large batch). Closing stops the server
+ * and frees its memory; the session stays the caller's.
+ */
+public final class GpudfFlightServer implements AutoCloseable {
+  /** Inbound message cap when none is given: 256 MiB. */
+  public static final int DEFAULT_MAX_INBOUND_BYTES = 256 << 20;
+
+  /** Where and how to listen; {@code users}, {@code tlsCert} and {@code tlsKey} may be null. Port 0 picks a free port. */
+  public record Options(String host, int port, Path users, Path tlsCert, Path tlsKey, int maxInboundBytes) {
+    /** Plain gRPC on {@code host:port}, no users, the default message cap. */
+    public static Options plain(String host, int port) {
+      return new Options(host, port, null, null, null, DEFAULT_MAX_INBOUND_BYTES);
+    }
+
+    public Options withUsers(Path file) {
+      return new Options(host, port, file, tlsCert, tlsKey, maxInboundBytes);
+    }
+
+    public Options withTls(Path cert, Path key) {
+      return new Options(host, port, users, cert, key, maxInboundBytes);
+    }
+
+    public Options withMaxInboundBytes(int bytes) {
+      return new Options(host, port, users, tlsCert, tlsKey, bytes);
+    }
+  }
+
+  private final BufferAllocator allocator;
+  private final GpudfFlightSqlProducer producer;
+  private final FlightServer server;
+  private final boolean tls;
+
+  private GpudfFlightServer(BufferAllocator allocator, GpudfFlightSqlProducer producer, FlightServer server, boolean tls) {
+    this.allocator = allocator;
+    this.producer = producer;
+    this.server = server;
+    this.tls = tls;
+  }
+
+  /** Starts serving {@code session}; result batches come from a child of {@code parent}. The caller closes the server. */
+  public static GpudfFlightServer start(GpuSession session, BufferAllocator parent, Options options) throws IOException {
+    if ((options.tlsCert() == null) != (options.tlsKey() == null)) {
+      throw new UserException("TLS needs both a certificate chain and a private key");
+    }
+    boolean tls = options.tlsCert() != null;
+    Location location = tls ? Location.forGrpcTls(options.host(), options.port())
+        : Location.forGrpcInsecure(options.host(), options.port());
+    BufferAllocator allocator = parent.newChildAllocator("flight-server", 0, Long.MAX_VALUE);
+    GpudfFlightSqlProducer producer = new GpudfFlightSqlProducer(session, allocator);
+    try {
+      FlightServer.Builder builder = FlightServer.builder(allocator, location, producer)
+          .maxInboundMessageSize(options.maxInboundBytes());
+      if (tls) {
+        builder.useTls(options.tlsCert().toFile(), options.tlsKey().toFile());
+      }
+      if (options.users() != null) {
+        builder.headerAuthenticator(new GeneratedBearerTokenAuthenticator(
+            new BasicCallHeaderAuthenticator(Users.read(options.users()))));
+      }
+      FlightServer server = builder.build();
+      server.start();
+      return new GpudfFlightServer(allocator, producer, server, tls);
+    } catch (IOException | RuntimeException e) {
+      producer.close();
+      allocator.close();
+      throw e;
+    }
+  }
+
+  /** The port it listens on (the one picked when 0 was asked for). */
+  public int port() {
+    return server.getPort();
+  }
+
+  /** Whether clients must use TLS. */
+  public boolean tls() {
+    return tls;
+  }
+
+  /** Statement handles the producer holds (see {@link GpudfFlightSqlProducer#openHandles}). */
+  public int openHandles() {
+    return producer.openHandles();
+  }
+
+  /** Bytes the server's own allocator holds now (result batches in flight). */
+  public long allocatedBytes() {
+    return allocator.getAllocatedMemory();
+  }
+
+  /** Blocks until the server shuts down. */
+  public void awaitTermination() throws InterruptedException {
+    server.awaitTermination();
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    try {
+      server.close();
+    } finally {
+      producer.close();
+      allocator.close();
+    }
+  }
+}

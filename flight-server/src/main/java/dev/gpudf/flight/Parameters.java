@@ -1,0 +1,73 @@
+package dev.gpudf.flight;
+
+import dev.gpudf.columnar.error.UserException;
+import java.math.BigDecimal;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.flight.FlightStream;
+import org.apache.arrow.vector.DateDayVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.calcite.util.DateString;
+import org.apache.calcite.util.TimestampString;
+
+/**
+ * The values a client binds to a prepared statement's {@code ?} markers: one row of a DoPut
+ * stream, converted to the Java values the planner makes literals of (numbers as BigDecimal,
+ * strings, booleans, Calcite's DateString and TimestampString).
+ */
+final class Parameters {
+  private Parameters() {}
+
+  /** The bound row (empty when the stream has no rows); more than one row or the wrong columns is a user error. */
+  static List<Object> read(FlightStream stream, Schema expected) {
+    List<Object> values = List.of();
+    int rows = 0;
+    while (stream.next()) {
+      VectorSchemaRoot root = stream.getRoot();
+      if (root.getRowCount() == 0) {
+        continue;
+      }
+      rows += root.getRowCount();
+      if (rows > 1) {
+        throw new UserException("a prepared statement binds one row of parameters at a time, not " + rows);
+      }
+      if (root.getFieldVectors().size() != expected.getFields().size()) {
+        throw new UserException("the statement has " + expected.getFields().size() + " parameters, "
+            + root.getFieldVectors().size() + " were bound");
+      }
+      List<Object> row = new ArrayList<>();
+      for (FieldVector v : root.getFieldVectors()) {
+        row.add(value(v));
+      }
+      values = row;
+    }
+    return values;
+  }
+
+  private static Object value(FieldVector v) {
+    if (v.isNull(0)) {
+      return null;
+    }
+    if (v instanceof DateDayVector d) {
+      return DateString.fromDaysSinceEpoch(d.get(0));
+    }
+    Object o = v.getObject(0);
+    if (o instanceof LocalDateTime t) {
+      return new TimestampString(t.getYear(), t.getMonthValue(), t.getDayOfMonth(), t.getHour(), t.getMinute(),
+          t.getSecond()).withNanos(t.getNano());
+    }
+    if (o instanceof Byte || o instanceof Short || o instanceof Integer || o instanceof Long) {
+      return BigDecimal.valueOf(((Number) o).longValue());
+    }
+    if ((o instanceof Double || o instanceof Float) && Double.isFinite(((Number) o).doubleValue())) {
+      return new BigDecimal(o.toString());
+    }
+    if (o instanceof org.apache.arrow.vector.util.Text text) {
+      return text.toString();
+    }
+    return o;
+  }
+}

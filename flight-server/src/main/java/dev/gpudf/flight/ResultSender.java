@@ -1,0 +1,54 @@
+package dev.gpudf.flight;
+
+import org.apache.arrow.flight.BackpressureStrategy;
+import org.apache.arrow.flight.CallStatus;
+import org.apache.arrow.flight.FlightProducer.ServerStreamListener;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorLoader;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.VectorUnloader;
+import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
+
+/**
+ * Streams a result to a Flight client in batches, waiting for the client to take each one (gRPC
+ * flow control), so a slow reader holds back the sender instead of queueing the whole result in
+ * memory; a client that goes away ends the stream at the next batch.
+ */
+final class ResultSender {
+  /** Rows per record batch. */
+  static final int BATCH_ROWS = 64 * 1024;
+  /** How long a client may leave a batch unread before the stream is failed. */
+  private static final long READ_TIMEOUT_MS = 60_000;
+
+  private ResultSender() {}
+
+  /** Sends every row of {@code result} (which the caller keeps) and completes the stream. */
+  static void send(VectorSchemaRoot result, ServerStreamListener listener, BufferAllocator allocator) {
+    BackpressureStrategy backpressure = new BackpressureStrategy.CallbackBackpressureStrategy();
+    backpressure.register(listener);
+    try (VectorSchemaRoot out = VectorSchemaRoot.create(result.getSchema(), allocator)) {
+      listener.start(out);
+      VectorLoader loader = new VectorLoader(out);
+      int rows = result.getRowCount();
+      for (int from = 0; from < rows; from += BATCH_ROWS) {
+        BackpressureStrategy.WaitResult ready = backpressure.waitForListener(READ_TIMEOUT_MS);
+        if (ready == BackpressureStrategy.WaitResult.CANCELLED) {
+          // end the call, so gRPC drops the batches it still holds for the departed client
+          listener.error(CallStatus.CANCELLED.withDescription("the client cancelled the stream").toRuntimeException());
+          return;
+        }
+        if (ready != BackpressureStrategy.WaitResult.READY) {
+          listener.error(CallStatus.TIMED_OUT.withDescription("the client did not read a batch for "
+              + READ_TIMEOUT_MS / 1000 + " s").toRuntimeException());
+          return;
+        }
+        try (VectorSchemaRoot slice = result.slice(from, Math.min(BATCH_ROWS, rows - from));
+            ArrowRecordBatch batch = new VectorUnloader(slice).getRecordBatch()) {
+          loader.load(batch);
+        }
+        listener.putNext();
+      }
+      listener.completed();
+    }
+  }
+}
