@@ -103,6 +103,11 @@ public final class GpudfFlightServer implements AutoCloseable {
     return allocator.getAllocatedMemory();
   }
 
+  /** Stops accepting calls and ends {@link #awaitTermination}; {@link #close} still frees the server. */
+  public void stop() {
+    server.shutdown();
+  }
+
   /** Blocks until the server shuts down. */
   public void awaitTermination() throws InterruptedException {
     server.awaitTermination();

@@ -51,7 +51,7 @@ class DataFrameTest {
     session = GpuSession.cpu(allocator);
     for (TpchTable<?> t : List.of(TpchTable.LINE_ITEM, TpchTable.ORDERS, TpchTable.CUSTOMER,
         TpchTable.SUPPLIER, TpchTable.NATION, TpchTable.REGION)) {
-      try (VectorSchemaRoot r = TpchData.arrow(allocator, t, 0.01)) {
+      try (VectorSchemaRoot r = TpchTables.arrow(allocator, t, 0.01)) {
         session.catalog().register(t.getTableName(), r);
       }
     }

@@ -4,7 +4,6 @@ import io.trino.tpch.TpchColumn;
 import io.trino.tpch.TpchEntity;
 import io.trino.tpch.TpchTable;
 import java.math.BigDecimal;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -12,54 +11,10 @@ import java.sql.Statement;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.DateDayVector;
-import org.apache.arrow.vector.DecimalVector;
-import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.IntVector;
-import org.apache.arrow.vector.VarCharVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
 
-/**
- * TPC-H data from io.trino.tpch's generators, as Arrow tables for gpudf and as the same rows in
- * DuckDB. Money columns are DECIMAL(15,2), keys BIGINT, as the TPC-H schema has them.
- */
+/** The rows of {@link TpchTables} in DuckDB, for comparing answers. */
 final class TpchData {
   private TpchData() {}
-
-  static <E extends TpchEntity> VectorSchemaRoot arrow(BufferAllocator a, TpchTable<E> table, double scale) {
-    List<E> rows = new ArrayList<>();
-    table.createGenerator(scale, 1, 1).forEach(rows::add);
-    List<FieldVector> vectors = new ArrayList<>();
-    for (TpchColumn<E> c : table.getColumns()) {
-      String name = c.getColumnName();
-      FieldVector v = switch (c.getType().getBase()) {
-        case IDENTIFIER -> new BigIntVector(name, a);
-        case INTEGER -> new IntVector(name, a);
-        case DATE -> new DateDayVector(name, a);
-        case DOUBLE -> new DecimalVector(name, a, 15, 2);
-        case VARCHAR -> new VarCharVector(name, a);
-      };
-      v.setInitialCapacity(rows.size());
-      v.allocateNew();
-      for (int i = 0; i < rows.size(); i++) {
-        E r = rows.get(i);
-        switch (c.getType().getBase()) {
-          case IDENTIFIER -> ((BigIntVector) v).setSafe(i, c.getIdentifier(r));
-          case INTEGER -> ((IntVector) v).setSafe(i, c.getInteger(r));
-          case DATE -> ((DateDayVector) v).setSafe(i, c.getDate(r));
-          case DOUBLE -> ((DecimalVector) v).setSafe(i, BigDecimal.valueOf(c.getDouble(r)).setScale(2));
-          case VARCHAR -> ((VarCharVector) v).setSafe(i, c.getString(r).getBytes(StandardCharsets.UTF_8));
-        }
-      }
-      v.setValueCount(rows.size());
-      vectors.add(v);
-    }
-    VectorSchemaRoot root = new VectorSchemaRoot(vectors);
-    root.setRowCount(rows.size());
-    return root;
-  }
 
   static <E extends TpchEntity> void duckdb(Connection conn, TpchTable<E> table, double scale) throws SQLException {
     List<String> defs = new ArrayList<>();

@@ -225,7 +225,7 @@ class TpchTest {
 
   private void register(GpuSession s) {
     for (TpchTable<?> t : TpchTable.getTables()) {
-      try (VectorSchemaRoot r = TpchData.arrow(allocator, t, SCALE)) {
+      try (VectorSchemaRoot r = TpchTables.arrow(allocator, t, SCALE)) {
         s.catalog().register(t.getTableName(), r);
       }
     }
@@ -333,7 +333,7 @@ class TpchTest {
   @Test
   void jdbcDriverOverArrowFilesAgreesWithDuckDb(@TempDir Path dir) throws Exception {
     for (TpchTable<?> t : TpchTable.getTables()) {
-      try (VectorSchemaRoot r = TpchData.arrow(allocator, t, SCALE);
+      try (VectorSchemaRoot r = TpchTables.arrow(allocator, t, SCALE);
           FileChannel ch = FileChannel.open(dir.resolve(t.getTableName() + ".arrow"),
               StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
           ArrowFileWriter w = new ArrowFileWriter(r, null, ch)) {
