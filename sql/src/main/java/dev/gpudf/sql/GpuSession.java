@@ -143,12 +143,37 @@ public final class GpuSession implements AutoCloseable {
    * statement again with others does not plan it again. The caller closes the result.
    */
   public VectorSchemaRoot query(String sql, List<Object> parameters) {
+    return query(sql, parameters, timings -> { });
+  }
+
+  /**
+   * Where one query's time went: planning (near zero when the plan came from the session's cache),
+   * execution until the result table existed (device work waited for), the result's transfer into
+   * Arrow vectors on the host, and the device pool's peak bytes during the query (0 on the CPU).
+   */
+  public record QueryTimings(long planNanos, long executeNanos, long transferNanos, long peakDeviceBytes) {}
+
+  /** {@link #query(String, List)} that reports its {@link QueryTimings} to {@code timings}. */
+  public VectorSchemaRoot query(String sql, List<Object> parameters, java.util.function.Consumer<QueryTimings> timings) {
+    long t0 = System.nanoTime();
     GpuRel plan = planned(sql);
     int expected = parameterTypes(plan).size();
     if (parameters.size() != expected) {
       throw new UserException("the statement has " + expected + " parameters, " + parameters.size() + " were given");
     }
-    return execute(plan, parameters);
+    long t1 = System.nanoTime();
+    if (gpu != null) {
+      gpu.pool().resetPeak();
+    }
+    try (QueryContext ctx = context(parameters); Table<?> result = plan.execute(ctx)) {
+      if (ctx.exec().hasGpu()) {
+        ctx.exec().stream().synchronize();
+      }
+      long t2 = System.nanoTime();
+      VectorSchemaRoot out = result.toArrow(allocator);
+      timings.accept(new QueryTimings(t1 - t0, t2 - t1, System.nanoTime() - t2, gpu == null ? 0 : gpu.pool().stats().peak()));
+      return out;
+    }
   }
 
   /** The types of {@code sql}'s {@code ?} markers, in order, as Calcite inferred them from where they stand. */

@@ -1,12 +1,18 @@
 package dev.gpudf.sql;
 
+import dev.gpudf.columnar.error.InternalException;
 import io.trino.tpch.TpchColumn;
 import io.trino.tpch.TpchEntity;
 import io.trino.tpch.TpchTable;
-import java.math.BigDecimal;
+import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.function.LongConsumer;
+import java.util.stream.IntStream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.DateDayVector;
@@ -15,21 +21,55 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.util.VectorSchemaRootAppender;
 
 /**
- * TPC-H tables from io.trino.tpch's generators as Arrow: money columns DECIMAL(15,2), keys BIGINT,
- * as the TPC-H schema has them. For a server or shell that starts with no data, and for tests
- * and benchmarks.
+ * TPC-H tables from io.trino.tpch's generators as Arrow (money columns DECIMAL(15,2), keys
+ * BIGINT, as the TPC-H schema has them), generated in parallel parts, and the 22 queries. For a
+ * server or shell that starts with no data, the benchmark harness, and tests.
  */
 public final class TpchTables {
   private TpchTables() {}
 
-  /** One TPC-H table at {@code scale} (1.0 = SF1); the caller closes it. */
+  /** One TPC-H table at {@code scale} (1.0 = SF1), generated on all cores; the caller closes it. */
   public static <E extends TpchEntity> VectorSchemaRoot arrow(BufferAllocator a, TpchTable<E> table, double scale) {
-    List<E> rows = new ArrayList<>();
-    table.createGenerator(scale, 1, 1).forEach(rows::add);
+    return arrow(a, table, scale, Runtime.getRuntime().availableProcessors(), rows -> { });
+  }
+
+  /**
+   * One TPC-H table generated as {@code parts} parts in parallel, concatenated in part order (the
+   * rows of a one-part generation, in the same order); {@code progress} hears of every 64K rows
+   * made, from any thread. The caller closes the result.
+   */
+  public static <E extends TpchEntity> VectorSchemaRoot arrow(BufferAllocator a, TpchTable<E> table, double scale, int parts,
+      LongConsumer progress) {
+    // NATION and REGION are fixed tables their generators do not split
+    int n = table == TpchTable.NATION || table == TpchTable.REGION ? 1 : Math.max(1, parts);
+    List<VectorSchemaRoot> pieces = new ArrayList<>();
+    try {
+      pieces.addAll(IntStream.rangeClosed(1, n).parallel().mapToObj(p -> part(a, table, scale, p, n, progress)).toList());
+      if (pieces.size() == 1) {
+        return pieces.remove(0);
+      }
+      VectorSchemaRoot out = VectorSchemaRoot.create(pieces.get(0).getSchema(), a);
+      try {
+        out.allocateNew();
+        VectorSchemaRootAppender.append(out, pieces.toArray(new VectorSchemaRoot[0]));
+        return out;
+      } catch (RuntimeException e) {
+        out.close();
+        throw e;
+      }
+    } finally {
+      pieces.forEach(VectorSchemaRoot::close);
+    }
+  }
+
+  private static <E extends TpchEntity> VectorSchemaRoot part(BufferAllocator a, TpchTable<E> table, double scale, int part,
+      int parts, LongConsumer progress) {
     List<FieldVector> vectors = new ArrayList<>();
-    for (TpchColumn<E> c : table.getColumns()) {
+    List<TpchColumn<E>> columns = table.getColumns();
+    for (TpchColumn<E> c : columns) {
       String name = c.getColumnName();
       FieldVector v = switch (c.getType().getBase()) {
         case IDENTIFIER -> new BigIntVector(name, a);
@@ -38,26 +78,37 @@ public final class TpchTables {
         case DOUBLE -> new DecimalVector(name, a, 15, 2);
         case VARCHAR -> new VarCharVector(name, a);
       };
-      v.setInitialCapacity(rows.size());
       v.allocateNew();
-      for (int i = 0; i < rows.size(); i++) {
-        E r = rows.get(i);
-        switch (c.getType().getBase()) {
-          case IDENTIFIER -> ((BigIntVector) v).setSafe(i, c.getIdentifier(r));
-          case INTEGER -> ((IntVector) v).setSafe(i, c.getInteger(r));
-          case DATE -> ((DateDayVector) v).setSafe(i, c.getDate(r));
-          case DOUBLE -> ((DecimalVector) v).setSafe(i, BigDecimal.valueOf(c.getDouble(r)).setScale(2));
-          case VARCHAR -> ((VarCharVector) v).setSafe(i, c.getString(r).getBytes(StandardCharsets.UTF_8));
-        }
-      }
-      v.setValueCount(rows.size());
       vectors.add(v);
     }
     VectorSchemaRoot root = new VectorSchemaRoot(vectors);
-    root.setRowCount(rows.size());
-    return root;
+    try {
+      int i = 0;
+      for (E r : table.createGenerator(scale, part, parts)) {
+        for (int k = 0; k < columns.size(); k++) {
+          TpchColumn<E> c = columns.get(k);
+          FieldVector v = vectors.get(k);
+          switch (c.getType().getBase()) {
+            case IDENTIFIER -> ((BigIntVector) v).setSafe(i, c.getIdentifier(r));
+            case INTEGER -> ((IntVector) v).setSafe(i, c.getInteger(r));
+            case DATE -> ((DateDayVector) v).setSafe(i, c.getDate(r));
+            // money is whole cents: the unscaled value of DECIMAL(15, 2)
+            case DOUBLE -> ((DecimalVector) v).setSafe(i, Math.round(c.getDouble(r) * 100));
+            case VARCHAR -> ((VarCharVector) v).setSafe(i, c.getString(r).getBytes(StandardCharsets.UTF_8));
+          }
+        }
+        if (++i % 65536 == 0) {
+          progress.accept(65536);
+        }
+      }
+      progress.accept(i % 65536);
+      root.setRowCount(i);
+      return root;
+    } catch (RuntimeException e) {
+      root.close();
+      throw e;
+    }
   }
-
 
   /** Registers all eight TPC-H tables at {@code scale} in {@code catalog} and returns their names. */
   public static List<String> loadAll(Catalog catalog, double scale, BufferAllocator allocator) {
@@ -69,5 +120,22 @@ public final class TpchTables {
       names.add(t.getTableName());
     }
     return names;
+  }
+
+  /** The 22 queries by name ({@code q1} .. {@code q22}, in that order), from {@code tpch-queries.sql}. */
+  public static Map<String, String> queries() {
+    String text;
+    try (InputStream in = TpchTables.class.getResourceAsStream("tpch-queries.sql")) {
+      text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException | NullPointerException e) {
+      throw new InternalException("cannot read tpch-queries.sql from the classpath", e);
+    }
+    Map<String, String> out = new LinkedHashMap<>();
+    String[] blocks = text.split("(?m)^-- name: ");
+    for (int b = 1; b < blocks.length; b++) {
+      int eol = blocks[b].indexOf('\n');
+      out.put(blocks[b].substring(0, eol).strip(), blocks[b].substring(eol + 1).strip());
+    }
+    return out;
   }
 }

@@ -96,7 +96,7 @@ class DataFrameTest {
   void q1() {
     Col price = col("l_extendedprice");
     Col disc = col("l_discount");
-    same(TpchTest.QUERIES.get("q1"), session.table("lineitem")
+    same(TpchTables.queries().get("q1"), session.table("lineitem")
         .filter(col("l_shipdate").le(date("1998-09-02")))
         .groupBy("l_returnflag", "l_linestatus")
         .agg(sum(col("l_quantity")).as("sum_qty"), sum(price).as("sum_base_price"),
@@ -110,7 +110,7 @@ class DataFrameTest {
   @Test
   void q3() {
     DataFrame customer = session.table("customer").filter(col("c_mktsegment").eq(lit("BUILDING")));
-    same(TpchTest.QUERIES.get("q3"), customer
+    same(TpchTables.queries().get("q3"), customer
         .join(session.table("orders"), col("c_custkey").eq(col("o_custkey")), JoinRelType.INNER)
         .join(session.table("lineitem"), col("o_orderkey").eq(col("l_orderkey")), JoinRelType.INNER)
         .filter(col("o_orderdate").lt(date("1995-03-15")).and(col("l_shipdate").gt(date("1995-03-15"))))
@@ -125,7 +125,7 @@ class DataFrameTest {
   void q5() {
     DataFrame asia = session.table("region").filter(col("r_name").eq(lit("ASIA")));
     Col revenue = col("l_extendedprice").times(lit(1).minus(col("l_discount")));
-    same(TpchTest.QUERIES.get("q5"), session.table("customer")
+    same(TpchTables.queries().get("q5"), session.table("customer")
         .join(session.table("orders"), col("c_custkey").eq(col("o_custkey")), JoinRelType.INNER)
         .filter(col("o_orderdate").ge(date("1994-01-01")).and(col("o_orderdate").lt(date("1995-01-01"))))
         .join(session.table("lineitem"), col("o_orderkey").eq(col("l_orderkey")), JoinRelType.INNER)
@@ -140,7 +140,7 @@ class DataFrameTest {
   @Test
   void q10() {
     Col revenue = col("l_extendedprice").times(lit(1).minus(col("l_discount")));
-    same(TpchTest.QUERIES.get("q10"), session.table("customer")
+    same(TpchTables.queries().get("q10"), session.table("customer")
         .join(session.table("orders"), col("c_custkey").eq(col("o_custkey")), JoinRelType.INNER)
         .filter(col("o_orderdate").ge(date("1993-10-01")).and(col("o_orderdate").lt(date("1994-01-01"))))
         .join(session.table("lineitem").filter(col("l_returnflag").eq(lit("R"))), col("o_orderkey").eq(col("l_orderkey")), JoinRelType.INNER)
@@ -167,7 +167,7 @@ class DataFrameTest {
 
   @Test
   void q6() {
-    same(TpchTest.QUERIES.get("q6"), session.table("lineitem")
+    same(TpchTables.queries().get("q6"), session.table("lineitem")
         .filter(col("l_shipdate").ge(date("1994-01-01")).and(col("l_shipdate").lt(date("1995-01-01")))
             .and(col("l_discount").ge(lit(new BigDecimal("0.05")))).and(col("l_discount").le(lit(new BigDecimal("0.07"))))
             .and(col("l_quantity").lt(lit(24))))

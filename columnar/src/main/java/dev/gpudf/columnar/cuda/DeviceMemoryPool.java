@@ -111,6 +111,13 @@ public final class DeviceMemoryPool implements AutoCloseable {
   }
 
   /** Statistics at this moment. */
+  /** Starts a new peak measurement at the bytes allocated now and returns the peak before it. */
+  public synchronized long resetPeak() {
+    long before = peak;
+    peak = allocated;
+    return before;
+  }
+
   public synchronized Stats stats() {
     return new Stats(allocated, peak, blocks.reserved(), limit, allocationCount, live.size());
   }
