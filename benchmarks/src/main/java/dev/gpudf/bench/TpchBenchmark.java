@@ -1,0 +1,327 @@
+package dev.gpudf.bench;
+
+import dev.gpudf.columnar.cuda.Gpu;
+import dev.gpudf.sql.GpuSession;
+import dev.gpudf.sql.TpchAnswers;
+import dev.gpudf.sql.TpchTables;
+import io.trino.tpch.TpchTable;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.arrow.c.ArrowArrayStream;
+import org.apache.arrow.c.Data;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.duckdb.DuckDBConnection;
+
+/**
+ * The TPC-H harness: generates TPC-H at a scale factor on all cores (io.trino.tpch), loads it into
+ * gpudf on the GPU, gpudf on the CPU backend and DuckDB (same host, all cores, loaded from the same
+ * Arrow data through the C stream interface), runs the 22 queries on each (one cold run, then the
+ * median of {@code --reps} hot runs), checks every gpudf answer against DuckDB's
+ * ({@link TpchAnswers}), and writes a Markdown report with an SVG chart and a JSON report
+ * ({@link TpchReport}). gpudf's time is split into planning, execution and result transfer, with
+ * the device pool's peak per query; planning is also timed uncached after warm-up.
+ *
+ * <pre>gpudf bench tpch [--sf 1] [--reps 5] [--engines gpu,cpu,duckdb] [--queries q1,q6] [--out benchmarks/results]</pre>
+ */
+public final class TpchBenchmark {
+  private TpchBenchmark() {}
+
+  /** Command-line settings. */
+  record Settings(double sf, int reps, List<String> engines, List<String> queries, Path out, String command) {
+    static Settings parse(String[] args) {
+      double sf = 1;
+      int reps = 5;
+      List<String> engines = List.of("gpu", "cpu", "duckdb");
+      List<String> queries = new ArrayList<>(TpchTables.queries().keySet());
+      Path out = Path.of("benchmarks", "results");
+      for (int i = 0; i < args.length; i++) {
+        String value = i + 1 < args.length ? args[i + 1] : null;
+        switch (args[i]) {
+          case "--sf" -> sf = Double.parseDouble(value);
+          case "--reps" -> reps = Integer.parseInt(value);
+          case "--engines" -> engines = List.of(value.split(","));
+          case "--queries" -> queries = List.of(value.split(","));
+          case "--out" -> out = Path.of(value);
+          default -> throw new IllegalArgumentException("unknown option " + args[i]
+              + " (options: --sf N --reps N --engines gpu,cpu,duckdb --queries q1,q2 --out DIR)");
+        }
+        i++;
+      }
+      if (reps < 1 || sf <= 0) {
+        throw new IllegalArgumentException("--reps must be at least 1 and --sf positive");
+      }
+      return new Settings(sf, reps, engines, queries, out, "gpudf bench tpch " + String.join(" ", args));
+    }
+  }
+
+  public static void main(String[] args) throws Exception {
+    Settings s = Settings.parse(args);
+    TpchReport report = run(s);
+    Path md = report.write(s.out());
+    System.out.println("report: " + md);
+  }
+
+  /** Runs the whole benchmark and returns its report (not yet written). */
+  static TpchReport run(Settings s) throws Exception {
+    Map<String, String> all = TpchTables.queries();
+    for (String q : s.queries()) {
+      if (!all.containsKey(q)) {
+        throw new IllegalArgumentException("no TPC-H query " + q);
+      }
+    }
+    TpchReport report = new TpchReport(s, Machine.describe(s.engines().contains("gpu")));
+    try (BufferAllocator allocator = new RootAllocator()) {
+      Map<String, VectorSchemaRoot> tables = generate(allocator, s.sf(), report);
+      try {
+        for (String engine : s.engines()) {
+          runEngine(engine, allocator, tables, s, all, report);
+        }
+      } finally {
+        tables.values().forEach(VectorSchemaRoot::close);
+      }
+    }
+    report.checkAnswers();
+    return report;
+  }
+
+  private static Map<String, VectorSchemaRoot> generate(BufferAllocator a, double sf, TpchReport report) {
+    int cores = Runtime.getRuntime().availableProcessors();
+    long expected = 0;
+    for (TpchTable<?> t : TpchTable.getTables()) {
+      expected += TpchRows.expected(t.getTableName(), sf);
+    }
+    Progress progress = new Progress("generating TPC-H SF" + sf + " on " + cores + " cores", expected);
+    Map<String, VectorSchemaRoot> tables = new LinkedHashMap<>();
+    long t0 = System.nanoTime();
+    try {
+      for (TpchTable<?> t : TpchTable.getTables()) {
+        tables.put(t.getTableName(), TpchTables.arrow(a, t, sf, cores, progress::add));
+      }
+    } catch (RuntimeException e) {
+      tables.values().forEach(VectorSchemaRoot::close);
+      throw e;
+    }
+    progress.done();
+    long bytes = tables.values().stream().mapToLong(TpchBenchmark::arrowBytes).sum();
+    report.generated((System.nanoTime() - t0) / 1e6, progress.count(), bytes);
+    return tables;
+  }
+
+  static long arrowBytes(VectorSchemaRoot root) {
+    return root.getFieldVectors().stream().mapToLong(v -> v.getBufferSize()).sum();
+  }
+
+  private static void runEngine(String engine, BufferAllocator allocator, Map<String, VectorSchemaRoot> tables, Settings s,
+      Map<String, String> queries, TpchReport report) throws Exception {
+    switch (engine) {
+      case "gpu", "cpu" -> {
+        boolean gpu = engine.equals("gpu");
+        try (Gpu device = gpu ? Gpu.open(0) : null;
+            GpuSession session = gpu ? GpuSession.gpu(device, allocator) : GpuSession.cpu(allocator)) {
+          long t0 = System.nanoTime();
+          for (Map.Entry<String, VectorSchemaRoot> t : tables.entrySet()) {
+            session.catalog().register(t.getKey(), t.getValue());
+          }
+          report.loaded(engine, (System.nanoTime() - t0) / 1e6, gpu ? device.pool().stats().allocated() : 0);
+          for (String q : s.queries()) {
+            runGpudf(engine, session, q, queries.get(q), s.reps(), report);
+          }
+        }
+      }
+      case "duckdb" -> {
+        try (Connection duck = DriverManager.getConnection("jdbc:duckdb:")) {
+          long t0 = System.nanoTime();
+          for (Map.Entry<String, VectorSchemaRoot> t : tables.entrySet()) {
+            loadDuckDb((DuckDBConnection) duck, allocator, t.getKey(), t.getValue());
+          }
+          report.loaded(engine, (System.nanoTime() - t0) / 1e6, 0);
+          for (String q : s.queries()) {
+            runDuckDb(duck, q, queries.get(q), s.reps(), report);
+          }
+        }
+      }
+      default -> throw new IllegalArgumentException("unknown engine " + engine + " (gpu, cpu, duckdb)");
+    }
+  }
+
+  private static void runGpudf(String engine, GpuSession session, String name, String sql, int reps, TpchReport report) {
+    System.out.printf("%s %s ...%n", engine, name);
+    try {
+      List<GpuSession.QueryTimings> runs = new ArrayList<>();
+      List<Object[]> rows = null;
+      double cold = 0;
+      for (int r = 0; r <= reps; r++) {
+        long t0 = System.nanoTime();
+        try (VectorSchemaRoot result = session.query(sql, List.of(), t -> runs.add(t))) {
+          if (r == reps) {
+            rows = TpchAnswers.rows(result);
+          }
+        }
+        if (r == 0) {
+          cold = (System.nanoTime() - t0) / 1e6;
+          runs.clear();
+        }
+      }
+      // planning without the plan cache, after the runs above warmed the planner
+      double[] plans = new double[3];
+      for (int i = 0; i < plans.length; i++) {
+        long t0 = System.nanoTime();
+        session.explain(sql);
+        plans[i] = (System.nanoTime() - t0) / 1e6;
+      }
+      report.gpudfQuery(engine, name, cold, runs, median(plans), rows);
+    } catch (RuntimeException e) {
+      report.failed(engine, name, e);
+    }
+  }
+
+  private static void runDuckDb(Connection duck, String name, String sql, int reps, TpchReport report) {
+    System.out.printf("duckdb %s ...%n", name);
+    try {
+      double[] hot = new double[reps];
+      List<Object[]> rows = null;
+      double cold = 0;
+      for (int r = 0; r <= reps; r++) {
+        long t0 = System.nanoTime();
+        try (Statement st = duck.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+          List<Object[]> got = TpchAnswers.rows(rs);
+          if (r == reps) {
+            rows = got;
+          }
+        }
+        double ms = (System.nanoTime() - t0) / 1e6;
+        if (r == 0) {
+          cold = ms;
+        } else {
+          hot[r - 1] = ms;
+        }
+      }
+      report.duckdbQuery(name, cold, median(hot), rows);
+    } catch (SQLException | RuntimeException e) {
+      report.failed("duckdb", name, e);
+    }
+  }
+
+  /** Copies {@code root} into DuckDB table {@code name} through the Arrow C stream interface. */
+  private static void loadDuckDb(DuckDBConnection duck, BufferAllocator a, String name, VectorSchemaRoot root)
+      throws SQLException {
+    try (RootReader reader = new RootReader(a, root); ArrowArrayStream stream = ArrowArrayStream.allocateNew(a)) {
+      Data.exportArrayStream(a, reader, stream);
+      duck.registerArrowStream("arrow_" + name, stream);
+      try (Statement st = duck.createStatement()) {
+        st.execute("CREATE TABLE " + name + " AS SELECT * FROM arrow_" + name);
+      }
+    } catch (IOException e) {
+      throw new SQLException("cannot export " + name + " to DuckDB", e);
+    }
+  }
+
+  static double median(double[] xs) {
+    double[] s = xs.clone();
+    Arrays.sort(s);
+    return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  }
+
+  /** Rows a TPC-H table has at a scale factor (the spec's cardinalities), for progress estimates. */
+  static final class TpchRows {
+    private TpchRows() {}
+
+    static long expected(String table, double sf) {
+      return switch (table) {
+        case "lineitem" -> (long) (6_001_215 * sf);
+        case "orders" -> (long) (1_500_000 * sf);
+        case "partsupp" -> (long) (800_000 * sf);
+        case "part" -> (long) (200_000 * sf);
+        case "customer" -> (long) (150_000 * sf);
+        case "supplier" -> (long) (10_000 * sf);
+        case "nation" -> 25;
+        default -> 5;
+      };
+    }
+  }
+
+  /** Progress of a long step on standard output, at most once a second: rows, rows/s, time left. */
+  static final class Progress {
+    private final String what;
+    private final long expected;
+    private final long start = System.nanoTime();
+    private final AtomicLong count = new AtomicLong();
+    private final AtomicLong lastPrint = new AtomicLong(System.nanoTime());
+
+    Progress(String what, long expected) {
+      this.what = what;
+      this.expected = Math.max(1, expected);
+    }
+
+    void add(long rows) {
+      long now = System.nanoTime();
+      long c = count.addAndGet(rows);
+      long last = lastPrint.get();
+      if (now - last > 1_000_000_000L && lastPrint.compareAndSet(last, now)) {
+        double secs = (now - start) / 1e9;
+        double rate = c / secs;
+        System.out.printf("%s: %,d of ~%,d rows, %.2f M rows/s, ~%.0f s left%n", what, c, expected, rate / 1e6,
+            Math.max(0, (expected - c) / rate));
+      }
+    }
+
+    long count() {
+      return count.get();
+    }
+
+    void done() {
+      double secs = (System.nanoTime() - start) / 1e9;
+      System.out.printf("%s: %,d rows in %.1f s (%.2f M rows/s)%n", what, count.get(), secs, count.get() / secs / 1e6);
+    }
+  }
+
+  /** The machine a report was measured on. */
+  record Machine(String gpu, String driver, int cores, String java, String commit, LocalDate date) {
+    static Machine describe(boolean withGpu) {
+      String gpu = "none";
+      String driver = "";
+      if (withGpu) {
+        try (Gpu g = Gpu.open(0)) {
+          gpu = g.device().name() + ", " + (g.device().totalMemory() >> 20) + " MiB";
+          driver = "CUDA driver " + dev.gpudf.columnar.cuda.Cuda.availability().driverVersionString();
+        }
+      }
+      return new Machine(gpu, driver, Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"),
+          checkedOutCommit(), LocalDate.now());
+    }
+
+    /** The commit checked out: GPUDF_COMMIT, else read from .git (the GPU host has no git command). */
+    private static String checkedOutCommit() {
+      String env = System.getenv("GPUDF_COMMIT");
+      if (env != null && !env.isBlank()) {
+        return env.strip();
+      }
+      try {
+        Path git = Path.of(".git");
+        String head = Files.readString(git.resolve("HEAD")).strip();
+        if (head.startsWith("ref: ")) {
+          Path ref = git.resolve(head.substring(5));
+          return Files.exists(ref) ? Files.readString(ref).strip() : head.substring(5);
+        }
+        return head;
+      } catch (IOException e) {
+        return "unknown (no .git here; set GPUDF_COMMIT)";
+      }
+    }
+  }
+}

@@ -1,0 +1,376 @@
+package dev.gpudf.bench;
+
+import dev.gpudf.sql.GpuSession;
+import dev.gpudf.sql.TpchAnswers;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * What a {@link TpchBenchmark} run measured, and its Markdown (with an SVG chart of per-query hot
+ * times, three bars per query on a log scale) and JSON renderings. Speedups are DuckDB's hot time
+ * over gpudf's; the geometric mean covers the queries every engine answered.
+ */
+final class TpchReport {
+  private static final List<String> ENGINES = List.of("gpu", "cpu", "duckdb");
+  private static final Map<String, String> COLORS = Map.of("gpu", "#76b900", "cpu", "#4a7ebb", "duckdb", "#d98c1f");
+  private final TpchBenchmark.Settings settings;
+  private final TpchBenchmark.Machine machine;
+  private double generateMs;
+  private long generatedRows;
+  private long arrowBytes;
+  private final Map<String, double[]> loads = new LinkedHashMap<>();
+  private final Map<String, Map<String, Result>> results = new LinkedHashMap<>();
+
+  /** One engine's figures for one query; gpudf's split and peak are absent for DuckDB. */
+  static final class Result {
+    double coldMs;
+    double hotMs;
+    double planMs;
+    double executeMs;
+    double transferMs;
+    double uncachedPlanMs;
+    long peakDeviceBytes;
+    int rows;
+    List<Object[]> answer;
+    String error;
+    String check = "";
+  }
+
+  TpchReport(TpchBenchmark.Settings settings, TpchBenchmark.Machine machine) {
+    this.settings = settings;
+    this.machine = machine;
+  }
+
+  void generated(double ms, long rows, long bytes) {
+    generateMs = ms;
+    generatedRows = rows;
+    arrowBytes = bytes;
+  }
+
+  void loaded(String engine, double ms, long deviceBytes) {
+    loads.put(engine, new double[] {ms, deviceBytes});
+  }
+
+  private Result result(String engine, String query) {
+    return results.computeIfAbsent(query, q -> new LinkedHashMap<>()).computeIfAbsent(engine, e -> new Result());
+  }
+
+  void gpudfQuery(String engine, String query, double coldMs, List<GpuSession.QueryTimings> hot, double uncachedPlanMs,
+      List<Object[]> answer) {
+    Result r = result(engine, query);
+    r.coldMs = coldMs;
+    double[] total = new double[hot.size()];
+    double[] plan = new double[hot.size()];
+    double[] exec = new double[hot.size()];
+    double[] transfer = new double[hot.size()];
+    for (int i = 0; i < hot.size(); i++) {
+      GpuSession.QueryTimings t = hot.get(i);
+      plan[i] = t.planNanos() / 1e6;
+      exec[i] = t.executeNanos() / 1e6;
+      transfer[i] = t.transferNanos() / 1e6;
+      total[i] = plan[i] + exec[i] + transfer[i];
+      r.peakDeviceBytes = Math.max(r.peakDeviceBytes, t.peakDeviceBytes());
+    }
+    r.hotMs = TpchBenchmark.median(total);
+    r.planMs = TpchBenchmark.median(plan);
+    r.executeMs = TpchBenchmark.median(exec);
+    r.transferMs = TpchBenchmark.median(transfer);
+    r.uncachedPlanMs = uncachedPlanMs;
+    r.answer = answer;
+    r.rows = answer.size();
+  }
+
+  void duckdbQuery(String query, double coldMs, double hotMs, List<Object[]> answer) {
+    Result r = result("duckdb", query);
+    r.coldMs = coldMs;
+    r.hotMs = hotMs;
+    r.answer = answer;
+    r.rows = answer.size();
+  }
+
+  void failed(String engine, String query, Exception e) {
+    result(engine, query).error = e.getClass().getSimpleName() + ": " + e.getMessage();
+    System.out.printf("%s %s failed: %s%n", engine, query, e);
+  }
+
+  /** Compares each gpudf answer with DuckDB's (TPC-H's rules, {@link TpchAnswers}) and frees the answers. */
+  void checkAnswers() {
+    for (Map<String, Result> byEngine : results.values()) {
+      Result duck = byEngine.get("duckdb");
+      for (Map.Entry<String, Result> e : byEngine.entrySet()) {
+        Result r = e.getValue();
+        if (e.getKey().equals("duckdb") || r.error != null) {
+          continue;
+        }
+        if (duck == null || duck.answer == null) {
+          r.check = "not checked (no DuckDB answer)";
+        } else {
+          String diff = TpchAnswers.difference(duck.answer, r.answer);
+          r.check = diff == null ? "ok" : "DIFFERS: " + diff;
+        }
+      }
+    }
+    results.values().forEach(m -> m.values().forEach(r -> r.answer = null));
+  }
+
+  /** Whether every gpudf answer that ran agreed with DuckDB. */
+  boolean answersAgree() {
+    return results.values().stream().flatMap(m -> m.values().stream()).noneMatch(r -> r.check.startsWith("DIFFERS"));
+  }
+
+  private Double speedup(String query, String engine) {
+    Map<String, Result> m = results.get(query);
+    Result r = m.get(engine);
+    Result d = m.get("duckdb");
+    if (r == null || d == null || r.error != null || d.error != null || r.hotMs <= 0) {
+      return null;
+    }
+    return d.hotMs / r.hotMs;
+  }
+
+  private Double geomean(String engine) {
+    double logs = 0;
+    int n = 0;
+    for (String q : results.keySet()) {
+      Double s = speedup(q, engine);
+      if (s != null) {
+        logs += Math.log(s);
+        n++;
+      }
+    }
+    return n == 0 ? null : Math.exp(logs / n);
+  }
+
+  private String base() {
+    String sf = settings.sf() == Math.rint(settings.sf()) ? String.valueOf((long) settings.sf()) : String.valueOf(settings.sf());
+    return machine.date() + "-tpch-sf" + sf;
+  }
+
+  /** Writes the Markdown, SVG and JSON files into {@code dir} and returns the Markdown's path. */
+  Path write(Path dir) throws IOException {
+    Files.createDirectories(dir);
+    String base = base();
+    Files.writeString(dir.resolve(base + ".svg"), svg(), StandardCharsets.UTF_8);
+    Files.writeString(dir.resolve(base + ".json"), json(), StandardCharsets.UTF_8);
+    Path md = dir.resolve(base + ".md");
+    Files.writeString(md, markdown(base + ".svg"), StandardCharsets.UTF_8);
+    return md;
+  }
+
+  private List<String> engines() {
+    return ENGINES.stream().filter(settings.engines()::contains).toList();
+  }
+
+  String markdown(String svgName) {
+    StringBuilder b = new StringBuilder();
+    b.append(String.format(Locale.ROOT, "# TPC-H SF%s: %s%n%n", settings.sf(), String.join(", ", engines())));
+    b.append("- date: ").append(machine.date()).append('\n');
+    b.append("- machine: GPU ").append(machine.gpu()).append(machine.driver().isEmpty() ? "" : " (" + machine.driver() + ")")
+        .append(", ").append(machine.cores()).append(" cores, Java ").append(machine.java()).append('\n');
+    b.append("- commit: ").append(machine.commit()).append('\n');
+    b.append("- command: `").append(settings.command()).append("`\n");
+    b.append(String.format(Locale.ROOT, "- generation: %,d rows in %.1f s (%.2f M rows/s), %,d MiB of Arrow%n", generatedRows,
+        generateMs / 1e3, generatedRows / generateMs / 1e3, arrowBytes >> 20));
+    for (Map.Entry<String, double[]> l : loads.entrySet()) {
+      b.append(String.format(Locale.ROOT, "- load into %s: %.1f s", l.getKey(), l.getValue()[0] / 1e3));
+      if (l.getKey().equals("gpu")) {
+        b.append(String.format(Locale.ROOT, ", %,d MiB resident on the device = %.2fx the Arrow size", (long) l.getValue()[1] >> 20,
+            l.getValue()[1] / Math.max(1, arrowBytes)));
+      }
+      b.append('\n');
+    }
+    b.append("- times: cold = first run (planning included), hot = median of ").append(settings.reps())
+        .append(" runs after it; gpudf hot = plan (cached) + execute + transfer of the result to host Arrow\n\n");
+    b.append("![per-query hot times, log scale](").append(svgName).append(")\n\n");
+    b.append("| query | rows |");
+    for (String e : engines()) {
+      b.append(' ').append(e).append(" cold ms | ").append(e).append(" hot ms |");
+    }
+    boolean gpu = engines().contains("gpu");
+    boolean duck = engines().contains("duckdb");
+    if (gpu && duck) {
+      b.append(" gpu speedup |");
+    }
+    if (gpu) {
+      b.append(" gpu execute / transfer ms | uncached plan ms | peak device MiB |");
+    }
+    b.append(" answers |\n|");
+    int cols = 2 + 2 * engines().size() + (gpu && duck ? 1 : 0) + (gpu ? 3 : 0) + 1;
+    b.append(" --- |".repeat(cols)).append('\n');
+    for (String q : results.keySet()) {
+      Map<String, Result> m = results.get(q);
+      Result any = m.values().iterator().next();
+      b.append("| ").append(q).append(" | ").append(any.rows).append(" |");
+      List<String> checks = new ArrayList<>();
+      for (String e : engines()) {
+        Result r = m.get(e);
+        if (r == null || r.error != null) {
+          b.append(" error | error |");
+          if (r != null) {
+            checks.add(e + ": " + r.error);
+          }
+        } else {
+          b.append(String.format(Locale.ROOT, " %.1f | %.2f |", r.coldMs, r.hotMs));
+          if (!r.check.isEmpty() && !r.check.equals("ok")) {
+            checks.add(e + ": " + r.check);
+          }
+        }
+      }
+      if (gpu && duck) {
+        Double s = speedup(q, "gpu");
+        b.append(s == null ? " - |" : String.format(Locale.ROOT, " %.1fx |", s));
+      }
+      if (gpu) {
+        Result r = m.get("gpu");
+        b.append(r == null || r.error != null ? " - | - | - |" : String.format(Locale.ROOT, " %.2f / %.2f | %.1f | %,d |",
+            r.executeMs, r.transferMs, r.uncachedPlanMs, r.peakDeviceBytes >> 20));
+      }
+      b.append(' ').append(checks.isEmpty() ? "agree" : String.join("; ", checks).replace('|', '/')).append(" |\n");
+    }
+    b.append('\n');
+    for (String e : List.of("gpu", "cpu")) {
+      Double g = engines().contains(e) && duck ? geomean(e) : null;
+      if (g != null) {
+        List<String> slower = results.keySet().stream().filter(q -> {
+          Double s = speedup(q, e);
+          return s != null && s < 1;
+        }).toList();
+        b.append(String.format(Locale.ROOT, "- geometric-mean hot speedup of gpudf %s over DuckDB: %.2fx; slower than DuckDB: %s%n",
+            e, g, slower.isEmpty() ? "none" : String.join(", ", slower)));
+      }
+    }
+    b.append("- every gpudf answer agrees with DuckDB's: ").append(answersAgree() ? "yes" : "NO (see the answers column)")
+        .append('\n');
+    return b.toString();
+  }
+
+  String json() {
+    StringBuilder b = new StringBuilder("{\n");
+    b.append("  \"date\": ").append(q(machine.date().toString())).append(",\n");
+    b.append("  \"machine\": {\"gpu\": ").append(q(machine.gpu())).append(", \"driver\": ").append(q(machine.driver()))
+        .append(", \"cores\": ").append(machine.cores()).append(", \"java\": ").append(q(machine.java())).append("},\n");
+    b.append("  \"commit\": ").append(q(machine.commit())).append(",\n");
+    b.append("  \"command\": ").append(q(settings.command())).append(",\n");
+    b.append(String.format(Locale.ROOT, "  \"scale_factor\": %s, \"reps\": %d,%n", settings.sf(), settings.reps()));
+    b.append(String.format(Locale.ROOT, "  \"generation\": {\"rows\": %d, \"ms\": %.1f, \"arrow_bytes\": %d},%n", generatedRows,
+        generateMs, arrowBytes));
+    b.append("  \"loads\": {");
+    List<String> ls = new ArrayList<>();
+    loads.forEach((e, v) -> ls.add(String.format(Locale.ROOT, "%s: {\"ms\": %.1f, \"device_bytes\": %d}", q(e), v[0], (long) v[1])));
+    b.append(String.join(", ", ls)).append("},\n");
+    b.append("  \"queries\": {\n");
+    List<String> qs = new ArrayList<>();
+    results.forEach((query, m) -> {
+      List<String> es = new ArrayList<>();
+      m.forEach((e, r) -> es.add(String.format(Locale.ROOT,
+          "%s: {\"cold_ms\": %.3f, \"hot_ms\": %.3f, \"plan_ms\": %.3f, \"execute_ms\": %.3f, \"transfer_ms\": %.3f, "
+              + "\"uncached_plan_ms\": %.3f, \"peak_device_bytes\": %d, \"rows\": %d, \"error\": %s, \"check\": %s}",
+          q(e), r.coldMs, r.hotMs, r.planMs, r.executeMs, r.transferMs, r.uncachedPlanMs, r.peakDeviceBytes, r.rows,
+          r.error == null ? "null" : q(r.error), q(r.check))));
+      qs.add("    " + q(query) + ": {" + String.join(", ", es) + "}");
+    });
+    b.append(String.join(",\n", qs)).append("\n  },\n");
+    Double gpu = engines().contains("gpu") ? geomean("gpu") : null;
+    Double cpu = engines().contains("cpu") ? geomean("cpu") : null;
+    b.append(String.format(Locale.ROOT, "  \"geomean_speedup_over_duckdb\": {\"gpu\": %s, \"cpu\": %s},%n", num(gpu), num(cpu)));
+    b.append("  \"answers_agree\": ").append(answersAgree()).append("\n}\n");
+    return b.toString();
+  }
+
+  private static String num(Double d) {
+    return d == null ? "null" : String.format(Locale.ROOT, "%.4f", d);
+  }
+
+  private static String q(String s) {
+    StringBuilder b = new StringBuilder("\"");
+    for (char c : s.toCharArray()) {
+      switch (c) {
+        case '"' -> b.append("\\\"");
+        case '\\' -> b.append("\\\\");
+        case '\n' -> b.append("\\n");
+        default -> {
+          if (c < 0x20) {
+            b.append(String.format("\\u%04x", (int) c));
+          } else {
+            b.append(c);
+          }
+        }
+      }
+    }
+    return b.append('"').toString();
+  }
+
+  /** Grouped bars of hot times per query, one colour per engine, on a logarithmic axis in ms. */
+  String svg() {
+    List<String> queries = new ArrayList<>(results.keySet());
+    List<String> engines = engines();
+    double lo = Double.MAX_VALUE;
+    double hi = 0;
+    for (Map<String, Result> m : results.values()) {
+      for (Result r : m.values()) {
+        if (r.error == null && r.hotMs > 0) {
+          lo = Math.min(lo, r.hotMs);
+          hi = Math.max(hi, r.hotMs);
+        }
+      }
+    }
+    if (hi == 0) {
+      lo = 1;
+      hi = 10;
+    }
+    int minExp = (int) Math.floor(Math.log10(lo));
+    int maxExp = (int) Math.ceil(Math.log10(hi));
+    if (maxExp == minExp) {
+      maxExp++;
+    }
+    int left = 60;
+    int top = 40;
+    int plotH = 300;
+    int group = engines.size() * 9 + 8;
+    int width = left + queries.size() * group + 20;
+    int height = top + plotH + 60;
+    StringBuilder b = new StringBuilder();
+    b.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+        + "font-family=\"sans-serif\" font-size=\"11\">%n", width, height));
+    b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"18\" font-size=\"14\">TPC-H SF%s, hot time per query "
+        + "(ms, log scale; lower is better)</text>%n", left, settings.sf()));
+    for (int e = minExp; e <= maxExp; e++) {
+      double y = top + plotH - (double) (e - minExp) / (maxExp - minExp) * plotH;
+      b.append(String.format(Locale.ROOT, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>%n", left,
+          width - 20, y, y));
+      b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>%n", left - 4, y + 4,
+          e >= 0 ? String.valueOf((long) Math.pow(10, e)) : String.valueOf(Math.pow(10, e))));
+    }
+    for (int qi = 0; qi < queries.size(); qi++) {
+      Map<String, Result> m = results.get(queries.get(qi));
+      int x0 = left + qi * group + 4;
+      for (int ei = 0; ei < engines.size(); ei++) {
+        Result r = m.get(engines.get(ei));
+        if (r == null || r.error != null || r.hotMs <= 0) {
+          continue;
+        }
+        double frac = (Math.log10(r.hotMs) - minExp) / (maxExp - minExp);
+        double h = Math.max(1, frac * plotH);
+        b.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%.1f\" width=\"8\" height=\"%.1f\" fill=\"%s\">"
+            + "<title>%s %s: %.2f ms</title></rect>%n", x0 + ei * 9, top + plotH - h, h, COLORS.get(engines.get(ei)),
+            queries.get(qi), engines.get(ei), r.hotMs));
+      }
+      b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>%n", x0 + group / 2 - 4,
+          top + plotH + 15, queries.get(qi)));
+    }
+    for (int ei = 0; ei < engines.size(); ei++) {
+      int x = left + ei * 120;
+      b.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+          + "<text x=\"%d\" y=\"%d\">%s</text>%n", x, top + plotH + 32, COLORS.get(engines.get(ei)), x + 14,
+          top + plotH + 41, engines.get(ei).equals("duckdb") ? "DuckDB" : "gpudf " + engines.get(ei)));
+    }
+    return b.append("</svg>\n").toString();
+  }
+}

@@ -1,0 +1,35 @@
+package dev.gpudf.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The TPC-H harness end to end at a tiny scale, CPU backend against DuckDB: answers checked, reports written. */
+class TpchBenchmarkTest {
+  @Test
+  void runsChecksAndReports(@TempDir Path dir) throws Exception {
+    TpchBenchmark.Settings s = TpchBenchmark.Settings.parse(new String[] {"--sf", "0.002", "--reps", "2", "--engines",
+        "cpu,duckdb", "--queries", "q1,q3,q13,q22", "--out", dir.toString()});
+    TpchReport report = TpchBenchmark.run(s);
+    assertTrue(report.answersAgree());
+    Path md = report.write(dir);
+    String text = Files.readString(md);
+    for (String q : new String[] {"| q1 |", "| q3 |", "| q13 |", "| q22 |"}) {
+      assertTrue(text.contains(q), text);
+    }
+    assertTrue(text.contains("every gpudf answer agrees with DuckDB's: yes"), text);
+    assertTrue(text.contains("geometric-mean hot speedup of gpudf cpu over DuckDB"), text);
+    String base = md.getFileName().toString().replace(".md", "");
+    String json = Files.readString(dir.resolve(base + ".json"));
+    assertTrue(json.contains("\"answers_agree\": true") && json.contains("\"q13\": {\"cpu\": {"), json);
+    String svg = Files.readString(dir.resolve(base + ".svg"));
+    assertEquals(8, svg.split("<rect x=\"\\d+\" y=\"[0-9.]+\" width=\"8\"").length - 1, "two bars for each of four queries");
+    assertThrows(IllegalArgumentException.class, () -> TpchBenchmark.run(TpchBenchmark.Settings.parse(
+        new String[] {"--sf", "0.001", "--queries", "q99"})));
+  }
+}
