@@ -24,8 +24,9 @@ final class ServeCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--path", description = "Directory whose *.arrow, *.parquet and *.csv files are the tables "
-      + "(default: generate TPC-H at --tpch-scale)")
+  @Option(names = "--path", description = "Directory whose *.arrow, *.parquet and *.csv files are the tables; "
+      + "tables created or changed through the server are written back there as *.arrow (default: generate TPC-H at "
+      + "--tpch-scale, nothing written)")
   Path path;
 
   @Option(names = "--tpch-scale", defaultValue = "0.01", description = "TPC-H scale factor generated when no --path is given "
@@ -66,7 +67,7 @@ final class ServeCommand implements Callable<Integer> {
       List<String> tables = path != null ? FileTables.loadDirectory(session.catalog(), path, allocator)
           : TpchTables.loadAll(session.catalog(), tpchScale, allocator);
       GpudfFlightServer.Options options = GpudfFlightServer.Options.plain(host, port).withUsers(users)
-          .withMaxInboundBytes(Math.multiplyExact(maxMessageMb, 1 << 20));
+          .withMaxInboundBytes(Math.multiplyExact(maxMessageMb, 1 << 20)).withDataDirectory(path);
       if (tlsCert != null || tlsKey != null) {
         options = options.withTls(tlsCert, tlsKey);
       }

@@ -21,23 +21,32 @@ public final class GpudfFlightServer implements AutoCloseable {
   /** Inbound message cap when none is given: 256 MiB. */
   public static final int DEFAULT_MAX_INBOUND_BYTES = 256 << 20;
 
-  /** Where and how to listen; {@code users}, {@code tlsCert} and {@code tlsKey} may be null. Port 0 picks a free port. */
-  public record Options(String host, int port, Path users, Path tlsCert, Path tlsKey, int maxInboundBytes) {
-    /** Plain gRPC on {@code host:port}, no users, the default message cap. */
+  /**
+   * Where and how to listen; {@code users}, {@code tlsCert}, {@code tlsKey} and
+   * {@code dataDirectory} (where changed tables are written back) may be null. Port 0 picks a
+   * free port.
+   */
+  public record Options(String host, int port, Path users, Path tlsCert, Path tlsKey, int maxInboundBytes,
+      Path dataDirectory) {
+    /** Plain gRPC on {@code host:port}, no users, the default message cap, nothing written back. */
     public static Options plain(String host, int port) {
-      return new Options(host, port, null, null, null, DEFAULT_MAX_INBOUND_BYTES);
+      return new Options(host, port, null, null, null, DEFAULT_MAX_INBOUND_BYTES, null);
     }
 
     public Options withUsers(Path file) {
-      return new Options(host, port, file, tlsCert, tlsKey, maxInboundBytes);
+      return new Options(host, port, file, tlsCert, tlsKey, maxInboundBytes, dataDirectory);
     }
 
     public Options withTls(Path cert, Path key) {
-      return new Options(host, port, users, cert, key, maxInboundBytes);
+      return new Options(host, port, users, cert, key, maxInboundBytes, dataDirectory);
     }
 
     public Options withMaxInboundBytes(int bytes) {
-      return new Options(host, port, users, tlsCert, tlsKey, bytes);
+      return new Options(host, port, users, tlsCert, tlsKey, bytes, dataDirectory);
+    }
+
+    public Options withDataDirectory(Path dir) {
+      return new Options(host, port, users, tlsCert, tlsKey, maxInboundBytes, dir);
     }
   }
 
@@ -62,7 +71,7 @@ public final class GpudfFlightServer implements AutoCloseable {
     Location location = tls ? Location.forGrpcTls(options.host(), options.port())
         : Location.forGrpcInsecure(options.host(), options.port());
     BufferAllocator allocator = parent.newChildAllocator("flight-server", 0, Long.MAX_VALUE);
-    GpudfFlightSqlProducer producer = new GpudfFlightSqlProducer(session, allocator);
+    GpudfFlightSqlProducer producer = new GpudfFlightSqlProducer(session, allocator, options.dataDirectory());
     try {
       FlightServer.Builder builder = FlightServer.builder(allocator, location, producer)
           .maxInboundMessageSize(options.maxInboundBytes());

@@ -62,6 +62,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
 public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
   private final GpuSession session;
   private final BufferAllocator allocator;
+  private final DataDirectory dataDirectory;
   private final Map<ByteString, String> statements = new ConcurrentHashMap<>();
   private final Map<ByteString, Prepared> prepared = new ConcurrentHashMap<>();
   private final SqlInfoBuilder sqlInfo = new SqlInfoBuilder()
@@ -93,10 +94,24 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
     }
   }
 
-  /** Serves {@code session}; result batches come from {@code allocator}. Neither is closed by the producer. */
-  public GpudfFlightSqlProducer(GpuSession session, BufferAllocator allocator) {
+  /**
+   * Serves {@code session}; result batches come from {@code allocator}. Neither is closed by the
+   * producer. With a {@code dataDirectory} (the one the session's tables were loaded from; may be
+   * null), every change to a table is written back there ({@link DataDirectory}).
+   */
+  public GpudfFlightSqlProducer(GpuSession session, BufferAllocator allocator, java.nio.file.Path dataDirectory) {
     this.session = session;
     this.allocator = allocator;
+    this.dataDirectory = dataDirectory == null ? null : new DataDirectory(dataDirectory, session);
+  }
+
+  /** Runs an update or ingest, writes what it changed to the data directory, and returns its row count. */
+  private long changing(java.util.function.LongSupplier update) {
+    long rows = update.getAsLong();
+    if (dataDirectory != null) {
+      dataDirectory.sync(session);
+    }
+    return rows;
   }
 
   /** Statements awaiting their stream plus open prepared statements (for tests and monitoring). */
@@ -250,7 +265,7 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
       if (!Parameters.read(stream, new Schema(List.of())).isEmpty()) {
         throw new dev.gpudf.columnar.error.NotSupportedException("parameters in DDL and INSERT statements are not supported yet");
       }
-      sendCount(ackStream, session.update(p.sql));
+      sendCount(ackStream, changing(() -> session.update(p.sql)));
     });
   }
 
@@ -259,13 +274,13 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
   @Override
   public Runnable acceptPutStatement(CommandStatementUpdate command, CallContext context, FlightStream stream,
       StreamListener<PutResult> ackStream) {
-    return () -> Statuses.put(ackStream, () -> sendCount(ackStream, session.update(command.getQuery())));
+    return () -> Statuses.put(ackStream, () -> sendCount(ackStream, changing(() -> session.update(command.getQuery()))));
   }
 
   @Override
   public Runnable acceptPutStatementBulkIngest(CommandStatementIngest command, CallContext context, FlightStream stream,
       StreamListener<PutResult> ackStream) {
-    return () -> Statuses.put(ackStream, () -> sendCount(ackStream, Ingest.run(session, command, stream)));
+    return () -> Statuses.put(ackStream, () -> sendCount(ackStream, changing(() -> Ingest.run(session, command, stream))));
   }
 
   private void sendCount(StreamListener<PutResult> ackStream, long rows) {

@@ -20,6 +20,9 @@ public final class Catalog implements AutoCloseable {
   private static final String HIDDEN = "$frame";
   private final Map<String, TableConstraints> constraints = new java.util.HashMap<>();
   private final Map<String, String> indexes = new java.util.HashMap<>();
+  // bumped at every change of a table's rows, so a writer of files can tell what changed
+  private final Map<String, Long> versions = new java.util.HashMap<>();
+  private long version;
   private int hidden;
 
   /** A catalog whose tables live on {@code gpu}, or on the host when it is null. */
@@ -34,6 +37,7 @@ public final class Catalog implements AutoCloseable {
       throw new UserException("table '" + name + "' already exists");
     }
     tables.put(key, TableOps.load(gpu, root));
+    versions.put(key, ++version);
   }
 
   /**
@@ -54,6 +58,7 @@ public final class Catalog implements AutoCloseable {
     }
     // load first: if that fails, the table keeps its old rows
     tables.put(key, TableOps.load(gpu, root)).close();
+    versions.put(key, ++version);
   }
 
   /** Removes and closes table {@code name}, with its constraints and indexes. */
@@ -65,6 +70,7 @@ public final class Catalog implements AutoCloseable {
     }
     constraints.remove(key);
     indexes.values().removeIf(key::equals);
+    versions.remove(key);
     t.close();
   }
 
@@ -98,6 +104,13 @@ public final class Catalog implements AutoCloseable {
   /** The tables' names (lower case), in the order they were registered. */
   public synchronized List<String> names() {
     return tables.keySet().stream().filter(n -> !n.startsWith(HIDDEN)).toList();
+  }
+
+  /** Each listed table's version: a number that changes whenever its rows are replaced. */
+  public synchronized Map<String, Long> versions() {
+    Map<String, Long> out = new java.util.TreeMap<>(versions);
+    out.keySet().removeIf(n -> n.startsWith(HIDDEN));
+    return out;
   }
 
   synchronized Map<String, Table<?>> tables() {
