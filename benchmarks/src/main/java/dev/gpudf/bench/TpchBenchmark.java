@@ -20,8 +20,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.arrow.c.ArrowArrayStream;
-import org.apache.arrow.c.Data;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -147,7 +145,7 @@ public final class TpchBenchmark {
         try (Connection duck = DriverManager.getConnection("jdbc:duckdb:")) {
           long t0 = System.nanoTime();
           for (Map.Entry<String, VectorSchemaRoot> t : tables.entrySet()) {
-            loadDuckDb((DuckDBConnection) duck, allocator, t.getKey(), t.getValue());
+            DuckDbTables.load((DuckDBConnection) duck, allocator, t.getKey(), t.getValue());
           }
           report.loaded(engine, (System.nanoTime() - t0) / 1e6, 0);
           for (String q : s.queries()) {
@@ -214,20 +212,6 @@ public final class TpchBenchmark {
       report.duckdbQuery(name, cold, median(hot), rows);
     } catch (SQLException | RuntimeException e) {
       report.failed("duckdb", name, e);
-    }
-  }
-
-  /** Copies {@code root} into DuckDB table {@code name} through the Arrow C stream interface. */
-  private static void loadDuckDb(DuckDBConnection duck, BufferAllocator a, String name, VectorSchemaRoot root)
-      throws SQLException {
-    try (RootReader reader = new RootReader(a, root); ArrowArrayStream stream = ArrowArrayStream.allocateNew(a)) {
-      Data.exportArrayStream(a, reader, stream);
-      duck.registerArrowStream("arrow_" + name, stream);
-      try (Statement st = duck.createStatement()) {
-        st.execute("CREATE TABLE " + name + " AS SELECT * FROM arrow_" + name);
-      }
-    } catch (IOException e) {
-      throw new SQLException("cannot export " + name + " to DuckDB", e);
     }
   }
 

@@ -1,0 +1,30 @@
+package dev.gpudf.bench;
+
+import java.io.IOException;
+import java.sql.SQLException;
+import java.sql.Statement;
+import org.apache.arrow.c.ArrowArrayStream;
+import org.apache.arrow.c.Data;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.duckdb.DuckDBConnection;
+
+/** Arrow tables into DuckDB, the peer engine of the benchmarks and of answer checks, through the Arrow C stream interface. */
+public final class DuckDbTables {
+  private DuckDbTables() {}
+
+  /** Copies {@code root} (which the caller keeps) into a new DuckDB table {@code name}. */
+  public static void load(DuckDBConnection duck, BufferAllocator allocator, String name, VectorSchemaRoot root)
+      throws SQLException {
+    try (RootReader reader = new RootReader(allocator, root); ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
+      Data.exportArrayStream(allocator, reader, stream);
+      duck.registerArrowStream("arrow_" + name, stream);
+      try (Statement st = duck.createStatement()) {
+        st.execute("CREATE TABLE " + name + " AS SELECT * FROM arrow_" + name);
+        st.execute("DROP VIEW IF EXISTS arrow_" + name);
+      }
+    } catch (IOException e) {
+      throw new SQLException("cannot export " + name + " to DuckDB", e);
+    }
+  }
+}
