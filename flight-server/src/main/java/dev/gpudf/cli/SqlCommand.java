@@ -1,55 +1,152 @@
 package dev.gpudf.cli;
 
-import dev.gpudf.columnar.cuda.Gpu;
-import dev.gpudf.sql.FileTables;
-import dev.gpudf.sql.GpuSession;
-import dev.gpudf.sql.ResultText;
+import dev.gpudf.columnar.error.NotSupportedException;
+import dev.gpudf.columnar.error.UserException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
-import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.VectorSchemaRoot;
+import org.jline.reader.EndOfFileException;
+import org.jline.reader.LineReader;
+import org.jline.reader.LineReaderBuilder;
+import org.jline.reader.UserInterruptException;
+import org.jline.terminal.Terminal;
+import org.jline.terminal.TerminalBuilder;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-/** {@code gpudf sql}: runs one SQL statement over a directory of Arrow IPC and CSV files and prints the result. */
-@Command(name = "sql", description = "Run a SQL query over the *.arrow and *.csv files of a directory")
+/**
+ * {@code gpudf sql}: one statement, or an interactive shell without one (line editing and history
+ * by JLine, statements ending at {@code ;}, aligned results and timing), in-process over a
+ * directory of tables or against a gpudf Flight SQL server.
+ */
+@Command(name = "sql", description = "Run SQL over the tables of a directory (*.arrow, *.parquet, *.csv) or against a "
+    + "gpudf server; without a statement, an interactive shell")
 final class SqlCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--path", required = true, description = "Directory whose *.arrow and *.csv files are the tables")
+  @Option(names = "--path", description = "Directory whose files are the tables (in-process)")
   Path path;
+
+  @Option(names = "--server", description = "A gpudf Flight SQL server: grpc://host:port or grpc+tls://host:port")
+  String server;
+
+  @Option(names = "--user", description = "User name for --server")
+  String user;
+
+  @Option(names = "--password", description = "Password for --server (default: the GPUDF_PASSWORD environment variable)")
+  String password;
 
   @Option(names = "--backend", defaultValue = "auto", description = "cpu, gpu, or auto (the GPU when one is usable; default)")
   String backend;
 
-  @Option(names = "--explain", description = "Print the physical plan instead of running the query")
+  @Option(names = "--explain", description = "Print the physical plan instead of running the statement")
   boolean explain;
 
-  @Parameters(index = "0", description = "The SQL statement")
+  @Parameters(index = "0", arity = "0..1", description = "The SQL statement (none: an interactive shell)")
   String sql;
 
   @Override
-  public Integer call() {
-    PrintWriter out = spec.commandLine().getOut();
-    boolean gpu = GpuSession.usesGpu(backend);
-    try (RootAllocator allocator = new RootAllocator(); Gpu device = gpu ? Gpu.open(0) : null;
-        GpuSession session = gpu ? GpuSession.gpu(device, allocator) : GpuSession.cpu(allocator)) {
-      FileTables.loadDirectory(session.catalog(), path, allocator);
+  public Integer call() throws Exception {
+    if (server != null && path != null) {
+      throw new UserException("--path and --server exclude each other");
+    }
+    if (server == null && path == null && sql != null) {
+      throw new UserException("a statement needs --path DIR or --server URI");
+    }
+    String pw = password != null ? password : System.getenv("GPUDF_PASSWORD");
+    try (SqlTarget target = server != null ? SqlTarget.remote(server, user, pw) : SqlTarget.local(path, backend)) {
+      PrintWriter out = spec.commandLine().getOut();
+      if (sql == null) {
+        return shell(target, System.in, System.out);
+      }
       if (explain) {
-        out.print(session.explain(sql));
+        out.print(target.explain(sql));
       } else {
-        try (VectorSchemaRoot result = session.query(sql)) {
-          out.print(ResultText.format(result));
-          out.printf("(%d rows, %s backend)%n", result.getRowCount(), gpu ? "gpu" : "cpu");
+        out.print(run(target, sql));
+      }
+      out.flush();
+      return 0;
+    }
+  }
+
+  private static String run(SqlTarget target, String statement) {
+    long t0 = System.nanoTime();
+    String text = target.run(statement);
+    return text.substring(0, text.length() - 2) + String.format(", %.1f ms, %s)%n", (System.nanoTime() - t0) / 1e6,
+        target.label());
+  }
+
+  /** Where the shell's lines come from: JLine on a console, plain lines from a pipe; null at the end. */
+  private interface Lines {
+    String read(String prompt) throws java.io.IOException;
+  }
+
+  /**
+   * Reads statements until end of input or {@code exit}; a failed statement prints its error and
+   * the shell goes on. On a console JLine edits lines and keeps history in {@code ~/.gpudf_history};
+   * from a pipe, lines are read as they come and no prompts are printed.
+   */
+  static int shell(SqlTarget target, InputStream in, OutputStream outStream) throws Exception {
+    boolean console = in == System.in && System.console() != null;
+    PrintWriter out;
+    Lines lines;
+    Terminal terminal = null;
+    if (console) {
+      terminal = TerminalBuilder.builder().system(true).build();
+      LineReader reader = LineReaderBuilder.builder().terminal(terminal)
+          .variable(LineReader.HISTORY_FILE, Path.of(System.getProperty("user.home"), ".gpudf_history")).build();
+      out = terminal.writer();
+      lines = prompt -> {
+        while (true) {
+          try {
+            return reader.readLine(prompt);
+          } catch (UserInterruptException e) {
+            // Ctrl-C drops the line being typed
+          } catch (EndOfFileException e) {
+            return null;
+          }
         }
+      };
+    } else {
+      java.io.BufferedReader reader = new java.io.BufferedReader(
+          new java.io.InputStreamReader(in, java.nio.charset.StandardCharsets.UTF_8));
+      out = new PrintWriter(new java.io.OutputStreamWriter(outStream, java.nio.charset.StandardCharsets.UTF_8), true);
+      lines = prompt -> reader.readLine();
+    }
+    try {
+      out.println("gpudf SQL shell (" + target.label() + "): end statements with ';', 'exit' to leave");
+      StringBuilder statement = new StringBuilder();
+      String line;
+      while ((line = lines.read(statement.length() == 0 ? "gpudf> " : "  ...> ")) != null) {
+        String t = line.strip();
+        if (statement.length() == 0 && (t.equalsIgnoreCase("exit") || t.equalsIgnoreCase("quit") || t.equals("\\q"))) {
+          break;
+        }
+        statement.append(line).append('\n');
+        if (!t.endsWith(";")) {
+          continue;
+        }
+        String sqlText = statement.toString().strip();
+        statement.setLength(0);
+        try {
+          out.print(run(target, sqlText.substring(0, sqlText.length() - 1)));
+        } catch (UserException | NotSupportedException e) {
+          out.println("error: " + e.getMessage());
+        }
+        out.flush();
+      }
+      out.flush();
+      return 0;
+    } finally {
+      if (terminal != null) {
+        terminal.close();
       }
     }
-    out.flush();
-    return 0;
   }
 }

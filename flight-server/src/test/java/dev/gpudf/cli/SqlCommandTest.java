@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -29,18 +30,23 @@ class SqlCommandTest {
     return new Run(status, out.toString(), err.toString().strip());
   }
 
+  /** A successful run printing {@code table} and the timing line for {@code rows} rows on the CPU backend. */
+  private static void assertResult(String table, int rows, Run run) {
+    assertEquals(0, run.status(), run.err());
+    assertTrue(run.out().startsWith(table), run.out());
+    assertTrue(run.out().substring(table.length()).matches("\\(" + rows + " rows, [0-9.]+ ms, cpu backend\\)\n"), run.out());
+  }
+
   @Test
   void runsAQueryOverADirectory(@TempDir Path dir) throws Exception {
     Files.writeString(dir.resolve("t.csv"), "k,v\na,1\nb,2\na,3\n");
-    assertEquals(new Run(0, "k | total\na | 4\nb | 2\n(2 rows, cpu backend)\n", ""),
-        sql(dir, "--backend", "cpu", "SELECT k, SUM(v) AS total FROM t GROUP BY k ORDER BY k"));
+    assertResult("k | total\na | 4\nb | 2\n", 2, sql(dir, "--backend", "cpu", "SELECT k, SUM(v) AS total FROM t GROUP BY k ORDER BY k"));
   }
 
   @Test
   void printsDatesAndLiteralRows(@TempDir Path dir) {
-    assertEquals(new Run(0, "d          | s\n1969-12-31 | NULL\n2024-02-29 | Zürich\n(2 rows, cpu backend)\n", ""),
-        sql(dir, "--backend", "cpu",
-            "SELECT d, s FROM (VALUES (DATE '2024-02-29', 'Zürich'), (DATE '1969-12-31', NULL)) AS t(d, s) ORDER BY d"));
+    assertResult("d          | s\n1969-12-31 | NULL\n2024-02-29 | Zürich\n", 2, sql(dir, "--backend", "cpu",
+        "SELECT d, s FROM (VALUES (DATE '2024-02-29', 'Zürich'), (DATE '1969-12-31', NULL)) AS t(d, s) ORDER BY d"));
   }
 
   @Test
@@ -58,5 +64,40 @@ class SqlCommandTest {
     Files.writeString(dir.resolve("t.csv"), "k,v\na,1\n");
     assertEquals(new Run(1, "", "error: From line 1, column 8 to line 1, column 11: Column 'nope' not found in any table"),
         sql(dir, "--backend", "cpu", "SELECT nope FROM t"));
+  }
+
+  @Test
+  void interactiveShellRunsStatementsUntilExit(@TempDir Path dir) throws Exception {
+    Files.writeString(dir.resolve("t.csv"), "k,v\na,1\nb,2\n");
+    String input = "SELECT k,\n  v FROM t\n  ORDER BY k;\nSELECT nope FROM t;\nCREATE TABLE u (x INTEGER);\nexit\n";
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    try (SqlTarget target = SqlTarget.local(dir, "cpu")) {
+      assertEquals(0, SqlCommand.shell(target, new java.io.ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)), out));
+    }
+    String text = out.toString(StandardCharsets.UTF_8);
+    assertTrue(text.contains("k | v\na | 1\nb | 2\n(2 rows, "), text);
+    assertTrue(text.contains("error: From line 1, column 8 to line 1, column 11: Column 'nope' not found"), text);
+    assertTrue(text.contains("(0 rows changed, "), text);
+  }
+
+  @Test
+  void runsAgainstAServer(@TempDir Path dir) throws Exception {
+    Files.writeString(dir.resolve("t.csv"), "k,v\na,1\nb,2\n");
+    try (org.apache.arrow.memory.RootAllocator a = new org.apache.arrow.memory.RootAllocator();
+        dev.gpudf.sql.GpuSession session = dev.gpudf.sql.GpuSession.cpu(a)) {
+      dev.gpudf.sql.FileTables.loadDirectory(session.catalog(), dir, a);
+      try (dev.gpudf.flight.GpudfFlightServer server = dev.gpudf.flight.GpudfFlightServer.start(session, a,
+          dev.gpudf.flight.GpudfFlightServer.Options.plain("localhost", 0))) {
+        String uri = "grpc://localhost:" + server.port();
+        StringWriter out = new StringWriter();
+        CommandLine cl = GpudfCli.commandLine();
+        cl.setOut(new PrintWriter(out));
+        assertEquals(0, cl.execute("sql", "--server", uri, "SELECT SUM(v) AS s FROM t"));
+        assertTrue(out.toString().matches("s\n3\n\\(1 rows, [0-9.]+ ms, " + java.util.regex.Pattern.quote(uri) + "\\)\n"),
+            out.toString());
+        assertEquals(0, cl.execute("sql", "--server", uri, "INSERT INTO t VALUES ('c', 3)"));
+        assertTrue(out.toString().contains("(1 rows changed, "), out.toString());
+      }
+    }
   }
 }

@@ -67,7 +67,7 @@ public final class FileTables {
    * The rows of {@code file} in {@code format} ({@code arrow}, {@code csv} or {@code parquet})
    * as one root; the caller closes it.
    */
-  static VectorSchemaRoot read(Path file, String format, BufferAllocator allocator) throws IOException {
+  public static VectorSchemaRoot read(Path file, String format, BufferAllocator allocator) throws IOException {
     switch (format) {
       case "arrow":
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ);

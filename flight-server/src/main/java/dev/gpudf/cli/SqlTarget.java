@@ -1,0 +1,168 @@
+package dev.gpudf.cli;
+
+import dev.gpudf.columnar.cuda.Gpu;
+import dev.gpudf.columnar.error.UserException;
+import dev.gpudf.sql.FileTables;
+import dev.gpudf.sql.GpuSession;
+import dev.gpudf.sql.ResultText;
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.flight.CallOption;
+import org.apache.arrow.flight.FlightClient;
+import org.apache.arrow.flight.FlightEndpoint;
+import org.apache.arrow.flight.FlightInfo;
+import org.apache.arrow.flight.FlightRuntimeException;
+import org.apache.arrow.flight.FlightStream;
+import org.apache.arrow.flight.Location;
+import org.apache.arrow.flight.sql.FlightSqlClient;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.util.VectorSchemaRootAppender;
+
+/**
+ * Where {@code gpudf sql} runs statements: an in-process session over a directory, or a gpudf
+ * Flight SQL server. Either way a statement's outcome comes back as text: an aligned table and
+ * its row count, or the rows an update changed.
+ */
+interface SqlTarget extends AutoCloseable {
+  /** Runs {@code sql} and returns what to print (without the timing line). */
+  String run(String sql);
+
+  /** The physical plan (in-process only). */
+  String explain(String sql);
+
+  /** A label for the timing line: "cpu backend", "gpu backend", or the server. */
+  String label();
+
+  @Override
+  void close() throws Exception;
+
+  /** An in-process session over the tables of {@code path}. */
+  static SqlTarget local(Path path, String backend) {
+    boolean gpu = GpuSession.usesGpu(backend);
+    RootAllocator allocator = new RootAllocator();
+    Gpu device = null;
+    GpuSession session = null;
+    try {
+      device = gpu ? Gpu.open(0) : null;
+      session = gpu ? GpuSession.gpu(device, allocator) : GpuSession.cpu(allocator);
+      if (path != null) {
+        FileTables.loadDirectory(session.catalog(), path, allocator);
+      }
+    } catch (RuntimeException e) {
+      if (session != null) {
+        session.close();
+      }
+      if (device != null) {
+        device.close();
+      }
+      allocator.close();
+      throw e;
+    }
+    GpuSession s = session;
+    Gpu d = device;
+    return new SqlTarget() {
+      @Override
+      public String run(String sql) {
+        if (!s.returnsRows(sql)) {
+          return "(" + s.update(sql) + " rows changed)\n";
+        }
+        try (VectorSchemaRoot result = s.query(sql)) {
+          return ResultText.format(result) + "(" + result.getRowCount() + " rows)\n";
+        }
+      }
+
+      @Override
+      public String explain(String sql) {
+        return s.explain(sql);
+      }
+
+      @Override
+      public String label() {
+        return (gpu ? "gpu" : "cpu") + " backend";
+      }
+
+      @Override
+      public void close() {
+        s.close();
+        if (d != null) {
+          d.close();
+        }
+        allocator.close();
+      }
+    };
+  }
+
+  /** A gpudf Flight SQL server at {@code uri} ({@code grpc://host:port} or {@code grpc+tls://host:port}). */
+  static SqlTarget remote(String uri, String user, String password) {
+    URI u = URI.create(uri);
+    boolean tls = u.getScheme().equals("grpc+tls");
+    if (!tls && !u.getScheme().equals("grpc") && !u.getScheme().equals("grpc+tcp")) {
+      throw new UserException("a server is grpc://host:port or grpc+tls://host:port, not " + uri);
+    }
+    BufferAllocator allocator = new RootAllocator();
+    Location location = tls ? Location.forGrpcTls(u.getHost(), u.getPort()) : Location.forGrpcInsecure(u.getHost(), u.getPort());
+    FlightClient client = FlightClient.builder(allocator, location).verifyServer(!tls).build();
+    CallOption[] auth;
+    try {
+      auth = user == null ? new CallOption[0] : new CallOption[] {client.authenticateBasicToken(user, password).orElseThrow()};
+    } catch (FlightRuntimeException e) {
+      try {
+        client.close();
+      } catch (InterruptedException ie) {
+        Thread.currentThread().interrupt();
+      }
+      allocator.close();
+      throw new UserException("cannot log in to " + uri + ": " + e.getMessage(), e);
+    }
+    FlightSqlClient sql = new FlightSqlClient(client);
+    return new SqlTarget() {
+      @Override
+      public String run(String statement) {
+        try (FlightSqlClient.PreparedStatement ps = sql.prepare(statement, auth)) {
+          if (ps.getResultSetSchema().getFields().isEmpty()) {
+            return "(" + ps.executeUpdate(auth) + " rows changed)\n";
+          }
+          FlightInfo info = ps.execute(auth);
+          try (VectorSchemaRoot all = VectorSchemaRoot.create(info.getSchemaOptional().orElse(ps.getResultSetSchema()),
+              allocator)) {
+            all.allocateNew();
+            for (FlightEndpoint e : info.getEndpoints()) {
+              try (FlightStream stream = sql.getStream(e.getTicket(), auth)) {
+                while (stream.next()) {
+                  VectorSchemaRootAppender.append(all, stream.getRoot());
+                }
+              }
+            }
+            return ResultText.format(all) + "(" + all.getRowCount() + " rows)\n";
+          }
+        } catch (FlightRuntimeException e) {
+          throw new UserException(e.status().code() + ": " + e.getMessage(), e);
+        } catch (Exception e) {
+          throw new UserException("reading the result from " + uri + " failed: " + e, e);
+        }
+      }
+
+      @Override
+      public String explain(String statement) {
+        throw new UserException("--explain works in-process only (without --server)");
+      }
+
+      @Override
+      public String label() {
+        return uri;
+      }
+
+      @Override
+      public void close() throws Exception {
+        List<AutoCloseable> all = new ArrayList<>(List.of(sql, allocator));
+        for (AutoCloseable c : all) {
+          c.close();
+        }
+      }
+    };
+  }
+}
