@@ -5,10 +5,11 @@ import dev.gpudf.columnar.error.UserException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** The {@code gpudf} command line: {@code info}, {@code sql}, {@code serve} (Flight SQL), {@code user} and {@code health}; {@code load} later ({@code bench} is the launcher's, in benchmarks/). */
+/** The {@code gpudf} command line: {@code info}, {@code sql}, {@code serve} (Flight SQL), {@code load}, {@code user} and {@code health} ({@code bench} is the launcher's, in benchmarks/). */
 @Command(name = "gpudf", mixinStandardHelpOptions = true, version = "gpudf 0.1.0-SNAPSHOT",
     description = "GPU dataframe and SQL engine for the JVM on Apache Arrow",
-    subcommands = {InfoCommand.class, SqlCommand.class, ServeCommand.class, UserCommand.class, HealthCommand.class})
+    subcommands = {InfoCommand.class, SqlCommand.class, ServeCommand.class, LoadCommand.class, UserCommand.class,
+        HealthCommand.class})
 public final class GpudfCli {
   public static void main(String[] args) {
     System.exit(commandLine().execute(args));
