@@ -4,32 +4,19 @@ build keys (sort, searchsorted, gather maps), timed with CUDA events (median of 
 warm-up); and pyarrow's Acero group-by and hash join on the host's cores (one timed run after a
 warm-up). Prints `PEER name ms` lines for benchmarks/compare.py.
     python3 peer_hash.py [rows] [reps] [cpu]"""
-import statistics
 import sys
 import time
 
 import cupy as cp
 import numpy as np
 
+from peer_timing import timed
+
 rows = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000_000
 reps = int(sys.argv[2]) if len(sys.argv) > 2 else 5
 cpu = len(sys.argv) <= 3 or sys.argv[3] != "0"
 rng = cp.random.default_rng(7)
 cp.random.seed(7)  # permutations come from the legacy generator, which has them
-
-
-def timed(name, fn, note=""):
-    fn()
-    cp.cuda.Device().synchronize()
-    ms = []
-    for _ in range(reps):
-        s, e = cp.cuda.Event(), cp.cuda.Event()
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        ms.append(cp.cuda.get_elapsed_time(s, e))
-    print(f"PEER {name} {statistics.median(ms):.3f} ms cupy {cp.__version__} {note}", flush=True)
 
 
 def groupby_sum(k, v):
@@ -55,7 +42,7 @@ def join_maps(probe, build):
 v = rng.random(rows, dtype=cp.float64)
 for groups, label in ((1_000_000, "1m"), (1_000, "1k"), (0, "distinct")):
     k = cp.random.permutation(rows).astype(cp.int32) if groups == 0 else rng.integers(0, groups, rows, dtype=cp.int32)
-    timed(f"groupby_sum_{label}", lambda: groupby_sum(k, v), "(sort-based)")
+    timed(f"groupby_sum_{label}", lambda: groupby_sum(k, v), reps, "(sort-based)")
     if cpu and groups == 1_000_000:
         import pyarrow as pa
         t = pa.table({"k": cp.asnumpy(k), "v": cp.asnumpy(v)})
@@ -68,7 +55,7 @@ for build in (1_000_000, rows):
     label = f"join_maps_{rows // 1_000_000}m_{build // 1_000_000}m"
     probe = rng.integers(0, build, rows, dtype=cp.int32)
     unique = cp.random.permutation(build).astype(cp.int32)
-    timed(label, lambda: join_maps(probe, unique), "(sort + searchsorted, unique build keys)")
+    timed(label, lambda: join_maps(probe, unique), reps, "(sort + searchsorted, unique build keys)")
     if cpu and build == 1_000_000:
         import pyarrow as pa
         lt = pa.table({"k": cp.asnumpy(probe), "l": np.arange(rows, dtype=np.int32)})

@@ -1,10 +1,11 @@
 """CuPy peer figures for KernelBenchmark, in the same run: the same operations on data of the
 same size and distribution, timed with CUDA events (median of `reps` after a warm-up).
 Prints `PEER name ms` lines for benchmarks/compare.py.   python3 peer_kernels.py [rows] [reps]"""
-import statistics
 import sys
 
 import cupy as cp
+
+from peer_timing import timed
 
 rows = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000_000
 reps = int(sys.argv[2]) if len(sys.argv) > 2 else 5
@@ -14,23 +15,9 @@ mask = rng.random(rows) < 0.5
 k = rng.integers(-(2**31), 2**31 - 1, size=rows, dtype=cp.int32)
 
 
-def timed(name, fn):
-    fn()
-    cp.cuda.Device().synchronize()
-    ms = []
-    for _ in range(reps):
-        s, e = cp.cuda.Event(), cp.cuda.Event()
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        ms.append(cp.cuda.get_elapsed_time(s, e))
-    print(f"PEER {name} {statistics.median(ms):.3f} ms cupy {cp.__version__}", flush=True)
-
-
-timed("sum_f64", lambda: float(x.sum()))
-timed("filter_f64_50pct", lambda: x[mask])
-timed("sort_i32", lambda: cp.sort(k))
-timed("argsort_i32", lambda: cp.argsort(k))
-timed("sort_i32_f64", lambda: cp.lexsort(cp.stack([x, k.astype(cp.float64)])))
-timed("topn_100_f64", lambda: cp.sort(cp.partition(x, rows - 100)[-100:])[::-1])
+timed("sum_f64", lambda: float(x.sum()), reps)
+timed("filter_f64_50pct", lambda: x[mask], reps)
+timed("sort_i32", lambda: cp.sort(k), reps)
+timed("argsort_i32", lambda: cp.argsort(k), reps)
+timed("sort_i32_f64", lambda: cp.lexsort(cp.stack([x, k.astype(cp.float64)])), reps)
+timed("topn_100_f64", lambda: cp.sort(cp.partition(x, rows - 100)[-100:])[::-1], reps)

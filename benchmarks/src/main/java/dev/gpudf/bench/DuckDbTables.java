@@ -1,5 +1,6 @@
 package dev.gpudf.bench;
 
+import dev.gpudf.columnar.RootBatches;
 import java.io.IOException;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -16,7 +17,7 @@ public final class DuckDbTables {
   /** Copies {@code root} (which the caller keeps) into a new DuckDB table {@code name}. */
   public static void load(DuckDBConnection duck, BufferAllocator allocator, String name, VectorSchemaRoot root)
       throws SQLException {
-    try (RootReader reader = new RootReader(allocator, root); ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
+    try (RootBatches reader = new RootBatches(allocator, root, 1 << 20, rows -> { }); ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
       Data.exportArrayStream(allocator, reader, stream);
       duck.registerArrowStream("arrow_" + name, stream);
       try (Statement st = duck.createStatement()) {

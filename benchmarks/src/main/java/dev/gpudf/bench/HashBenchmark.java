@@ -34,10 +34,11 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 public final class HashBenchmark {
   private HashBenchmark() {}
 
-  public static void main(String[] args) {
-    int rows = args.length > 0 ? Integer.parseInt(args[0]) : 100_000_000;
-    int reps = args.length > 1 ? Integer.parseInt(args[1]) : 5;
-    boolean cpuToo = args.length <= 2 || !args[2].equals("0");
+  public static void main(String[] argv) {
+    KernelBenchmark.Args args = KernelBenchmark.Args.parse(argv);
+    int rows = args.rows();
+    int reps = args.reps();
+    boolean cpuToo = args.cpuToo();
     try (Gpu gpu = Gpu.open(0); BufferAllocator a = gpu.pinnedAllocator().newChildAllocator("bench", 0, Long.MAX_VALUE);
         Exec g = Exec.onGpu(gpu, a); Exec cpu = Exec.onCpu(a)) {
       System.out.printf("device %s, %d rows, %d reps%n", gpu.device().name(), rows, reps);

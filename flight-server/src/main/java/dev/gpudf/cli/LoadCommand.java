@@ -1,5 +1,6 @@
 package dev.gpudf.cli;
 
+import dev.gpudf.columnar.RootBatches;
 import dev.gpudf.columnar.error.UserException;
 import dev.gpudf.sql.FileTables;
 import java.io.IOException;
@@ -18,12 +19,7 @@ import org.apache.arrow.flight.sql.FlightSqlClient;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.TableDefinitionOptions;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.VectorLoader;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.VectorUnloader;
-import org.apache.arrow.vector.ipc.ArrowReader;
-import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
-import org.apache.arrow.vector.types.pojo.Schema;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -91,10 +87,13 @@ final class LoadCommand implements Callable<Integer> {
         String format = dot < 0 ? "" : file.substring(dot + 1).toLowerCase(Locale.ROOT);
         String name = table != null ? table : dot < 0 ? file : file.substring(0, dot);
         long t0 = System.nanoTime();
-        try (VectorSchemaRoot rows = FileTables.read(f, format, allocator);
-            Batches batches = new Batches(allocator, rows, new Bar(file + " -> " + name, rows.getRowCount(), err))) {
-          long n = sql.executeIngest(batches, new FlightSqlClient.ExecuteIngestOptions(name, options, null, null, Map.of()), auth);
-          batches.bar.finish();
+        try (VectorSchemaRoot rows = FileTables.read(f, format, allocator)) {
+          Bar bar = new Bar(file + " -> " + name, rows.getRowCount(), err);
+          long n;
+          try (RootBatches batches = new RootBatches(allocator, rows, BATCH_ROWS, bar::advance)) {
+            n = sql.executeIngest(batches, new FlightSqlClient.ExecuteIngestOptions(name, options, null, null, Map.of()), auth);
+          }
+          bar.finish();
           out.printf("%s: %,d rows into %s in %.1f s%n", file, n, name, (System.nanoTime() - t0) / 1e9);
           out.flush();
         } catch (FlightRuntimeException e) {
@@ -144,48 +143,6 @@ final class LoadCommand implements Callable<Integer> {
       err.printf("\r%s [%s%s] %3d%% %,d rows, %.0f rows/s, %.0f s left", what, "#".repeat(filled), ".".repeat(30 - filled),
           100 * done / total, done, rate, rate > 0 ? (total - done) / rate : 0);
       err.flush();
-    }
-  }
-
-  /** A loaded file as an {@link ArrowReader} of 64K-row batches, advancing a bar as batches go. */
-  private static final class Batches extends ArrowReader {
-    private final VectorSchemaRoot rows;
-    private final Bar bar;
-    private int next;
-
-    Batches(BufferAllocator allocator, VectorSchemaRoot rows, Bar bar) {
-      super(allocator);
-      this.rows = rows;
-      this.bar = bar;
-    }
-
-    @Override
-    public boolean loadNextBatch() throws IOException {
-      if (next >= rows.getRowCount()) {
-        return false;
-      }
-      int n = Math.min(BATCH_ROWS, rows.getRowCount() - next);
-      try (VectorSchemaRoot slice = rows.slice(next, n); ArrowRecordBatch batch = new VectorUnloader(slice).getRecordBatch()) {
-        new VectorLoader(getVectorSchemaRoot()).load(batch);
-      }
-      next += n;
-      bar.advance(n);
-      return true;
-    }
-
-    @Override
-    public long bytesRead() {
-      return 0;
-    }
-
-    @Override
-    protected void closeReadSource() {
-      // the rows are the caller's
-    }
-
-    @Override
-    protected Schema readSchema() {
-      return rows.getSchema();
     }
   }
 }

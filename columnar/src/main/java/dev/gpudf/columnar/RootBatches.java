@@ -1,6 +1,7 @@
-package dev.gpudf.bench;
+package dev.gpudf.columnar;
 
 import java.io.IOException;
+import java.util.function.IntConsumer;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorLoader;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -10,17 +11,25 @@ import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * An {@link ArrowReader} over a root already in memory, in batches of 1M rows, so it can be
- * exported through the Arrow C stream interface (to DuckDB). The caller keeps the root.
+ * A root already in memory read back as an {@link ArrowReader} of batches of at most
+ * {@code batchRows} rows, for APIs that take a stream (Flight SQL ingest, the Arrow C stream
+ * interface). {@code onBatch} hears each batch's row count as it is loaded. The caller keeps the
+ * source root; closing the reader frees only its own batch buffers.
  */
-final class RootReader extends ArrowReader {
-  private static final int BATCH_ROWS = 1 << 20;
+public final class RootBatches extends ArrowReader {
   private final VectorSchemaRoot source;
+  private final int batchRows;
+  private final IntConsumer onBatch;
   private int next;
 
-  RootReader(BufferAllocator allocator, VectorSchemaRoot source) {
+  public RootBatches(BufferAllocator allocator, VectorSchemaRoot source, int batchRows, IntConsumer onBatch) {
     super(allocator);
+    if (batchRows < 1) {
+      throw new IllegalArgumentException("batchRows must be positive");
+    }
     this.source = source;
+    this.batchRows = batchRows;
+    this.onBatch = onBatch;
   }
 
   @Override
@@ -28,11 +37,12 @@ final class RootReader extends ArrowReader {
     if (next >= source.getRowCount()) {
       return false;
     }
-    int rows = Math.min(BATCH_ROWS, source.getRowCount() - next);
+    int rows = Math.min(batchRows, source.getRowCount() - next);
     try (VectorSchemaRoot slice = source.slice(next, rows); ArrowRecordBatch batch = new VectorUnloader(slice).getRecordBatch()) {
       new VectorLoader(getVectorSchemaRoot()).load(batch);
     }
     next += rows;
+    onBatch.accept(rows);
     return true;
   }
 
