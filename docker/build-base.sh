@@ -5,8 +5,10 @@
 set -euo pipefail
 TAG=${1:-gpudf-base:local}
 ROOT=$(mktemp -d)
+chmod 755 "$ROOT"  # it becomes the image's /, which everyone must be able to enter
 trap 'rm -rf "$ROOT"' EXIT
 debootstrap --variant=minbase --include=openjdk-17-jre-headless bookworm "$ROOT" http://deb.debian.org/debian >/dev/null
 rm -rf "$ROOT"/var/cache/apt/archives/*.deb "$ROOT"/var/lib/apt/lists/*
-tar -C "$ROOT" -c . | docker import --change 'ENV LANG=C.UTF-8' - "$TAG" >/dev/null
+tar -C "$ROOT" -c . | docker import --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+  --change 'ENV LANG=C.UTF-8' - "$TAG" >/dev/null
 echo "$TAG"
