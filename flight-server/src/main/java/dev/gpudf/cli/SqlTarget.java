@@ -7,8 +7,6 @@ import dev.gpudf.sql.GpuSession;
 import dev.gpudf.sql.ResultText;
 import java.net.URI;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import org.apache.arrow.flight.CallOption;
 import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.FlightEndpoint;
@@ -158,9 +156,9 @@ interface SqlTarget extends AutoCloseable {
 
       @Override
       public void close() throws Exception {
-        List<AutoCloseable> all = new ArrayList<>(List.of(sql, allocator));
-        for (AutoCloseable c : all) {
-          c.close();
+        // the Flight SQL client closes the Flight client under it
+        try (allocator) {
+          sql.close();
         }
       }
     };

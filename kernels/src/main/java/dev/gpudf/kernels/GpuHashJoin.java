@@ -251,13 +251,17 @@ final class GpuHashJoin {
           + " rows, more than a table's 2^31 - 1");
     }
     DeviceBuffer l = exec.allocate(4 * Math.max(1, total));
+    DeviceBuffer r = null;
     try {
-      DeviceBuffer r = exec.allocate(4 * Math.max(1, total));
+      r = exec.allocate(4 * Math.max(1, total));
       KernelLaunch.launch("join_cross_kernel", KernelLaunch.gridFor(exec.stream().device(), total), exec.stream(),
           (long) n, (long) m, l, r);
       return new Maps(l, r, (int) total);
     } catch (RuntimeException e) {
       l.close();
+      if (r != null) {
+        r.close();
+      }
       throw e;
     }
   }

@@ -235,8 +235,8 @@ public final class GpuSession implements AutoCloseable {
 
   /** {@link #resultType} as an Arrow schema (the columns of {@link #query}'s result); nothing runs. */
   public org.apache.arrow.vector.types.pojo.Schema resultSchema(String sql) {
-    return arrowSchema(resultType(sql).getFieldList().stream().map(f -> f.getName()).toList(),
-        resultType(sql).getFieldList().stream().map(f -> f.getType()).toList());
+    List<org.apache.calcite.rel.type.RelDataTypeField> fields = resultType(sql).getFieldList();
+    return arrowSchema(fields.stream().map(f -> f.getName()).toList(), fields.stream().map(f -> f.getType()).toList());
   }
 
   /** The {@code ?} markers of {@code sql} as an Arrow schema of nullable fields {@code parameter_1}, ...; nothing runs. */
