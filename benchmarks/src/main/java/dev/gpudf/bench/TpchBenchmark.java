@@ -40,13 +40,15 @@ public final class TpchBenchmark {
   private TpchBenchmark() {}
 
   /** Command-line settings. */
-  record Settings(double sf, int reps, List<String> engines, List<String> queries, Path out, String command) {
+  record Settings(double sf, int reps, List<String> engines, List<String> queries, Path out, double budgetSeconds,
+      String command) {
     static Settings parse(String[] args) {
       double sf = 1;
       int reps = 5;
       List<String> engines = List.of("gpu", "cpu", "duckdb");
       List<String> queries = new ArrayList<>(TpchTables.queries().keySet());
       Path out = Path.of("benchmarks", "results");
+      double budget = Double.POSITIVE_INFINITY;
       for (int i = 0; i < args.length; i++) {
         String value = i + 1 < args.length ? args[i + 1] : null;
         switch (args[i]) {
@@ -55,26 +57,29 @@ public final class TpchBenchmark {
           case "--engines" -> engines = List.of(value.split(","));
           case "--queries" -> queries = List.of(value.split(","));
           case "--out" -> out = Path.of(value);
+          case "--budget-s" -> budget = Double.parseDouble(value);
           default -> throw new IllegalArgumentException("unknown option " + args[i]
-              + " (options: --sf N --reps N --engines gpu,cpu,duckdb --queries q1,q2 --out DIR)");
+              + " (options: --sf N --reps N --engines gpu,cpu,duckdb --queries q1,q2 --budget-s SECONDS --out DIR)");
         }
         i++;
       }
-      if (reps < 1 || sf <= 0) {
-        throw new IllegalArgumentException("--reps must be at least 1 and --sf positive");
+      if (reps < 1 || sf <= 0 || budget <= 0) {
+        throw new IllegalArgumentException("--reps must be at least 1, --sf and --budget-s positive");
       }
-      return new Settings(sf, reps, engines, queries, out, "gpudf bench tpch " + String.join(" ", args));
+      return new Settings(sf, reps, engines, queries, out, budget, "gpudf bench tpch " + String.join(" ", args));
     }
   }
 
   public static void main(String[] args) throws Exception {
     Settings s = Settings.parse(args);
     TpchReport report = run(s);
-    Path md = report.write(s.out());
-    System.out.println("report: " + md);
+    System.out.println("report: " + report.write(s.out()));
   }
 
-  /** Runs the whole benchmark and returns its report (not yet written). */
+  /**
+   * Runs the whole benchmark and returns its report, which is rewritten into {@code s.out()}
+   * after every query, so that a run stopped part way leaves what it measured.
+   */
   static TpchReport run(Settings s) throws Exception {
     Map<String, String> all = TpchTables.queries();
     for (String q : s.queries()) {
@@ -95,6 +100,12 @@ public final class TpchBenchmark {
     }
     report.checkAnswers();
     return report;
+  }
+
+  /** After each query: the answers so far checked and the report rewritten, for a run that is stopped before its end. */
+  private static void checkpoint(TpchReport report, Settings s) throws IOException {
+    report.checkAnswers();
+    report.write(s.out());
   }
 
   private static Map<String, VectorSchemaRoot> generate(BufferAllocator a, double sf, TpchReport report) {
@@ -136,8 +147,12 @@ public final class TpchBenchmark {
             session.catalog().register(t.getKey(), t.getValue());
           }
           report.loaded(engine, (System.nanoTime() - t0) / 1e6, gpu ? device.pool().stats().allocated() : 0);
+          long start = System.nanoTime();
           for (String q : s.queries()) {
-            runGpudf(engine, session, q, queries.get(q), s.reps(), report);
+            if (!overBudget(engine, q, start, s, report)) {
+              runGpudf(engine, session, q, queries.get(q), s.reps(), report);
+            }
+            checkpoint(report, s);
           }
         }
       }
@@ -148,13 +163,31 @@ public final class TpchBenchmark {
             DuckDbTables.load((DuckDBConnection) duck, allocator, t.getKey(), t.getValue());
           }
           report.loaded(engine, (System.nanoTime() - t0) / 1e6, 0);
+          long start = System.nanoTime();
           for (String q : s.queries()) {
-            runDuckDb(duck, q, queries.get(q), s.reps(), report);
+            if (!overBudget(engine, q, start, s, report)) {
+              runDuckDb(duck, q, queries.get(q), s.reps(), report);
+            }
+            checkpoint(report, s);
           }
         }
       }
       default -> throw new IllegalArgumentException("unknown engine " + engine + " (gpu, cpu, duckdb)");
     }
+  }
+
+  /**
+   * Whether {@code engine} has spent its {@code --budget-s} since {@code start}; if so {@code query}
+   * is reported as skipped. An engine's first query always runs.
+   */
+  private static boolean overBudget(String engine, String query, long start, Settings s, TpchReport report) {
+    double spent = (System.nanoTime() - start) / 1e9;
+    if (query.equals(s.queries().get(0)) || spent <= s.budgetSeconds()) {
+      return false;
+    }
+    report.skipped(engine, query, String.format(java.util.Locale.ROOT, "skipped: the engine's budget of %.0f s was spent",
+        s.budgetSeconds()));
+    return true;
   }
 
   private static void runGpudf(String engine, GpuSession session, String name, String sql, int reps, TpchReport report) {

@@ -32,4 +32,13 @@ class TpchBenchmarkTest {
     assertThrows(IllegalArgumentException.class, () -> TpchBenchmark.run(TpchBenchmark.Settings.parse(
         new String[] {"--sf", "0.001", "--queries", "q99"})));
   }
+
+  @Test
+  void anEngineStopsWhenItsBudgetIsSpent(@TempDir Path dir) throws Exception {
+    TpchReport report = TpchBenchmark.run(TpchBenchmark.Settings.parse(new String[] {"--sf", "0.002", "--reps", "1",
+        "--engines", "cpu", "--queries", "q1,q6", "--budget-s", "0.000001", "--out", dir.toString()}));
+    String text = Files.readString(dir.resolve(report.write(dir).getFileName()));
+    assertTrue(text.contains("cpu: skipped: the engine's budget of 0 s was spent"), text);
+    assertTrue(text.matches("(?s).*\\| q1 \\| 4 \\| [0-9.]+ \\| [0-9.]+ \\|.*"), text);
+  }
 }

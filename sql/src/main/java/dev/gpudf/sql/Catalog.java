@@ -113,6 +113,15 @@ public final class Catalog implements AutoCloseable {
     return out;
   }
 
+  /** Table {@code name}'s version (see {@link #versions}); a {@link UserException} if there is no such table. */
+  synchronized long version(String name) {
+    Long v = versions.get(name.toLowerCase(Locale.ROOT));
+    if (v == null) {
+      throw new UserException("no table '" + name + "'");
+    }
+    return v;
+  }
+
   synchronized Map<String, Table<?>> tables() {
     return Map.copyOf(tables);
   }

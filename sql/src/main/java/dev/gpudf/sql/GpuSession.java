@@ -89,6 +89,7 @@ public final class GpuSession implements AutoCloseable {
     }
   };
   private RelBuilder frames;
+  private final JoinOrder joinOrder;
   private String jdbcId;
   private static final Map<String, GpuSession> JDBC_SESSIONS = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -96,6 +97,7 @@ public final class GpuSession implements AutoCloseable {
     this.gpu = gpu;
     this.allocator = allocator;
     this.catalog = new Catalog(gpu);
+    this.joinOrder = new JoinOrder(new ColumnStats(catalog, () -> context(List.of())));
   }
 
   /**
@@ -512,7 +514,7 @@ public final class GpuSession implements AutoCloseable {
    * conditions, push single-side join conditions into the inputs, and push expressions out of
    * join conditions so equi-joins have plain key columns.
    */
-  private static RelNode rewrite(RelNode logical) {
+  private RelNode rewrite(RelNode logical) {
     // sub-queries become correlates, which the decorrelator turns into joins and aggregates
     RelNode rel = hep(logical, List.of(CoreRules.FILTER_SUB_QUERY_TO_CORRELATE, CoreRules.PROJECT_SUB_QUERY_TO_CORRELATE,
         CoreRules.JOIN_SUB_QUERY_TO_CORRELATE));
@@ -533,17 +535,16 @@ public final class GpuSession implements AutoCloseable {
     rel = hep(rel, List.of(CoreRules.FILTER_REDUCE_EXPRESSIONS, CoreRules.PROJECT_REDUCE_EXPRESSIONS,
         CoreRules.FILTER_INTO_JOIN, CoreRules.JOIN_CONDITION_PUSH, CoreRules.JOIN_PUSH_EXPRESSIONS,
         CoreRules.AGGREGATE_EXPAND_DISTINCT_AGGREGATES_TO_JOIN, CoreRules.PROJECT_MERGE, CoreRules.PROJECT_REMOVE));
-    // join order: each tree of inner joins becomes one MultiJoin, which Calcite's heuristic
-    // orders by estimated sizes (row counts from the catalog) so that no pair is joined without
-    // a condition while a connected one is left
+    // join order: each tree of inner joins becomes one MultiJoin, which JoinOrder orders by
+    // estimated sizes; Calcite's heuristic orders those with outer joins
     HepPlanner order = new HepPlanner(HepProgram.builder()
         .addMatchOrder(org.apache.calcite.plan.hep.HepMatchOrder.BOTTOM_UP)
         .addRuleInstance(CoreRules.JOIN_TO_MULTI_JOIN)
-        .addRuleInstance(CoreRules.MULTI_JOIN_OPTIMIZE)
         .build());
     order.setExecutor(RexUtil.EXECUTOR);
     order.setRoot(rel);
-    rel = order.findBestExp();
+    rel = joinOrder.apply(order.findBestExp());
+    rel = hep(rel, List.of(CoreRules.MULTI_JOIN_OPTIMIZE));
     return hep(rel, List.of(CoreRules.FILTER_INTO_JOIN, CoreRules.JOIN_CONDITION_PUSH, CoreRules.PROJECT_MERGE,
         CoreRules.PROJECT_REMOVE));
   }

@@ -75,4 +75,66 @@ class ExplainTest {
         "    GpuProject(id=[$0], qty=[$1])",
         "      GpuTableScan(table=[[t]])");
   }
+
+  /** A fact table with keys into two dimensions that also share a low-cardinality column. */
+  private void starWithSharedColumn() {
+    int facts = 20_000;
+    int dims = 1_000;
+    try (VectorSchemaRoot f = ints(new String[] {"a_id", "b_id"}, facts, (c, i) -> (i * (c == 0 ? 7 : 13)) % dims);
+        VectorSchemaRoot a = ints(new String[] {"id", "grp"}, dims, (c, i) -> c == 0 ? i : i % 2);
+        VectorSchemaRoot b = ints(new String[] {"id", "grp"}, dims, (c, i) -> c == 0 ? i : i % 2)) {
+      session.catalog().register("f", f);
+      session.catalog().register("a", a);
+      session.catalog().register("b", b);
+    }
+  }
+
+  private VectorSchemaRoot ints(String[] names, int rows, java.util.function.BinaryOperator<Integer> value) {
+    List<FieldVector> vectors = new java.util.ArrayList<>();
+    for (int c = 0; c < names.length; c++) {
+      IntVector v = new IntVector(names[c], allocator);
+      v.allocateNew(rows);
+      for (int i = 0; i < rows; i++) {
+        v.set(i, value.apply(c, i));
+      }
+      v.setValueCount(rows);
+      vectors.add(v);
+    }
+    return new VectorSchemaRoot(vectors);
+  }
+
+  @Test
+  void joinOrderFollowsMeasuredDistinctCounts() {
+    starWithSharedColumn();
+    // a.grp = b.grp pairs half of a with half of b (500,000 rows); the fact table joined to a
+    // on its key first keeps 20,000: that join comes first, b joins on both of its conditions
+    String sql = "SELECT COUNT(*) FROM f, a, b WHERE f.a_id = a.id AND f.b_id = b.id AND a.grp = b.grp";
+    plan(sql,
+        "GpuAggregate(group=[{}], EXPR$0=[COUNT()])",
+        "  GpuJoin(condition=[AND(=($1, $4), =($3, $5))], joinType=[inner])",
+        "    GpuJoin(condition=[=($0, $2)], joinType=[inner])",
+        "      GpuTableScan(table=[[f]])",
+        "      GpuTableScan(table=[[a]])",
+        "    GpuTableScan(table=[[b]])");
+    long expected = 0;
+    for (int i = 0; i < 20_000; i++) {
+      expected += (i * 7 % 1000) % 2 == (i * 13 % 1000) % 2 ? 1 : 0;
+    }
+    try (VectorSchemaRoot r = session.query(sql)) {
+      assertEquals(expected, ((BigIntVector) r.getVector(0)).get(0));
+    }
+    // new rows, new counts: with grp unique, a.grp = b.grp keeps 1,000 pairs and goes first
+    try (VectorSchemaRoot a = ints(new String[] {"id", "grp"}, 1_000, (c, i) -> i);
+        VectorSchemaRoot b = ints(new String[] {"id", "grp"}, 1_000, (c, i) -> i)) {
+      session.catalog().replace("a", a);
+      session.catalog().replace("b", b);
+    }
+    plan(sql,
+        "GpuAggregate(group=[{}], EXPR$0=[COUNT()])",
+        "  GpuJoin(condition=[AND(=($1, $4), =($0, $2))], joinType=[inner])",
+        "    GpuTableScan(table=[[f]])",
+        "    GpuJoin(condition=[=($1, $3)], joinType=[inner])",
+        "      GpuTableScan(table=[[a]])",
+        "      GpuTableScan(table=[[b]])");
+  }
 }

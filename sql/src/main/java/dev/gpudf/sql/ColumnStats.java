@@ -1,0 +1,61 @@
+package dev.gpudf.sql;
+
+import dev.gpudf.columnar.Table;
+import dev.gpudf.columnar.error.NotSupportedException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalDouble;
+import java.util.function.Supplier;
+
+/**
+ * Distinct-value counts of catalog columns, which {@link JoinOrder} needs to estimate joins.
+ * A count is measured on the table's own backend (a group-by of the column) the first time a
+ * plan asks for it and kept until the table's rows change, so only the cold plan of a query
+ * pays for it.
+ */
+final class ColumnStats {
+  private record Key(String table, long version, List<Integer> columns) {}
+
+  private final Catalog catalog;
+  private final Supplier<QueryContext> contexts;
+  private final Map<Key, OptionalDouble> counts = new HashMap<>();
+
+  /** Statistics of {@code catalog}'s tables, measured in query contexts from {@code contexts} (each closed after use). */
+  ColumnStats(Catalog catalog, Supplier<QueryContext> contexts) {
+    this.catalog = catalog;
+    this.contexts = contexts;
+  }
+
+  /**
+   * The distinct values (NULL counting as one) of columns {@code columns} of table {@code table}
+   * taken together; empty for columns that cannot be grouped.
+   */
+  synchronized OptionalDouble distinct(String table, int... columns) {
+    long version = catalog.version(table);
+    Key key = new Key(table, version, java.util.Arrays.stream(columns).boxed().toList());
+    OptionalDouble known = counts.get(key);
+    if (known != null) {
+      return known;
+    }
+    counts.keySet().removeIf(k -> k.table().equals(table) && k.version() != version);
+    OptionalDouble measured = measure(table, columns);
+    counts.put(key, measured);
+    return measured;
+  }
+
+  private OptionalDouble measure(String name, int[] columns) {
+    try (QueryContext ctx = contexts.get(); Table<?> table = catalog.acquire(name)) {
+      if (table.rowCount() == 0) {
+        return OptionalDouble.of(0);
+      }
+      try (Table<?> groups = TableOps.groupBy(ctx.exec(), table, columns, List.of(),
+          java.util.Arrays.stream(columns).mapToObj(table.names()::get).toList())) {
+        return OptionalDouble.of(groups.rowCount());
+      }
+    } catch (NotSupportedException e) {
+      // a key type the group-by lacks: the join order falls back to treating the column as a key
+      return OptionalDouble.empty();
+    }
+  }
+}
