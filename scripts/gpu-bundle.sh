@@ -13,7 +13,11 @@ mvn -q -B -DskipTests install -DskipTests
 mvn -q -B dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/cp.txt \
   -pl columnar,kernels,sql,flight-server,benchmarks,integration-tests
 mvn -q -B dependency:copy -Dartifact=$JUNIT_CONSOLE -DoutputDirectory=target/junit
-cp=$(for f in */target/cp.txt; do cat "$f"; echo; done | tr ':' '\n' | grep -v -E '/(gpudf-[a-z-]+|junit-[a-z-]+|opentest4j|apiguardian-api)-[^/]*\.jar$' | sort -u | paste -sd:)
+# modules resolve some artifacts to different versions (jackson 2.18.3 and 2.18.4): one
+# classpath keeps the highest of each, as a mix of versions fails at run time
+cp=$(for f in */target/cp.txt; do cat "$f"; echo; done | tr ':' '\n' | grep -v -E '/(gpudf-[a-z-]+|junit-[a-z-]+|opentest4j|apiguardian-api)-[^/]*\.jar$' \
+  | grep . | sort -u | awk -F/ '{v=$(NF-1); f=$NF; sub(v, "", f); k=$0; sub("/" v "/[^/]*$", "", k); print k "/" f "\t" v "\t" $0}' \
+  | sort -t$'\t' -k1,1 -k2,2V | awk -F'\t' '{last[$1]=$3} END {for (k in last) print last[k]}' | sort | paste -sd:)
 for m in columnar kernels sql flight-server benchmarks integration-tests; do
   [ -d "$m/target/classes" ] && cp="$m/target/classes:$cp"
   [ -d "$m/target/test-classes" ] && cp="$m/target/test-classes:$cp"
