@@ -53,7 +53,7 @@ public final class TpchTables {
       }
       VectorSchemaRoot out = VectorSchemaRoot.create(pieces.get(0).getSchema(), a);
       try {
-        out.allocateNew();
+        allocateExactly(out, pieces);
         VectorSchemaRootAppender.append(out, pieces.toArray(new VectorSchemaRoot[0]));
         return out;
       } catch (RuntimeException e) {
@@ -62,6 +62,28 @@ public final class TpchTables {
       }
     } finally {
       pieces.forEach(VectorSchemaRoot::close);
+    }
+  }
+
+  /**
+   * Sizes {@code out}'s vectors for the rows and string bytes of {@code pieces} together: the
+   * appender would double a string buffer past what it needs, and lineitem's comments at SF10
+   * (1.6 GB) would double past Arrow's 2 GiB limit.
+   */
+  private static void allocateExactly(VectorSchemaRoot out, List<VectorSchemaRoot> pieces) {
+    int rows = pieces.stream().mapToInt(VectorSchemaRoot::getRowCount).sum();
+    for (int c = 0; c < out.getFieldVectors().size(); c++) {
+      FieldVector v = out.getVector(c);
+      if (v instanceof org.apache.arrow.vector.BaseVariableWidthVector strings) {
+        int column = c;
+        long bytes = pieces.stream()
+            .mapToLong(p -> ((org.apache.arrow.vector.BaseVariableWidthVector) p.getVector(column)).sizeOfValueBuffer()).sum();
+        strings.allocateNew(Math.max(1, bytes), Math.max(1, rows));
+      } else if (v instanceof org.apache.arrow.vector.FixedWidthVector fixed) {
+        fixed.allocateNew(Math.max(1, rows));
+      } else {
+        v.allocateNew();
+      }
     }
   }
 
