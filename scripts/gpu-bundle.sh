@@ -42,3 +42,5 @@ done
 rm -rf .gpu-bundle
 bash "$SHARED/gpu-bundle/pack.sh" .gpu-bundle "$cp"
 du -sh .gpu-bundle
+# the GPU host has no git, and a .git it keeps from an earlier call can be stale: the bundle says what it was built from
+{ git rev-parse HEAD; git diff --quiet HEAD || echo "(with uncommitted changes)"; } | paste -sd' ' > .gpu-bundle/COMMIT

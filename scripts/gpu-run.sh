@@ -8,6 +8,8 @@ set -uo pipefail
 what=${1:-all}
 OUT=${OUT:-gpu-out}
 mkdir -p "$OUT"
+# the commit the bundle was built from (scripts/gpu-bundle.sh), for the reports
+[ -f .gpu-bundle/COMMIT ] && export GPUDF_COMMIT="${GPUDF_COMMIT:-$(cat .gpu-bundle/COMMIT)}"
 export JAVA_OPTS="${JAVA_OPTS:--Xmx24g --sun-misc-unsafe-memory-access=allow}"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$OUT/device.txt"
 rc=0

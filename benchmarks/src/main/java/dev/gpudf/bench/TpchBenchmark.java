@@ -1,6 +1,7 @@
 package dev.gpudf.bench;
 
 import dev.gpudf.columnar.cuda.Gpu;
+import dev.gpudf.kernels.KernelLaunch;
 import dev.gpudf.sql.GpuSession;
 import dev.gpudf.sql.TpchAnswers;
 import dev.gpudf.sql.TpchTables;
@@ -81,7 +82,7 @@ public final class TpchBenchmark {
    * after every query, so that a run stopped part way leaves what it measured.
    */
   static TpchReport run(Settings s) throws Exception {
-    Map<String, String> all = TpchTables.queries();
+    Map<String, String> all = TpchTables.queries(s.sf());
     for (String q : s.queries()) {
       if (!all.containsKey(q)) {
         throw new IllegalArgumentException("no TPC-H query " + q);
@@ -216,9 +217,35 @@ public final class TpchBenchmark {
         plans[i] = (System.nanoTime() - t0) / 1e6;
       }
       report.gpudfQuery(engine, name, cold, runs, median(plans), rows);
+      if (PROFILE) {
+        profile(session, name, sql);
+      }
     } catch (RuntimeException e) {
       report.failed(engine, name, e);
     }
+  }
+
+  private static final boolean PROFILE = Boolean.getBoolean("gpudf.debug.profileLaunches");
+
+  /**
+   * With {@code -Dgpudf.debug.profileLaunches=true}: one more run of {@code sql} whose kernel
+   * launches are each synchronised and timed, printed against the run's wall time, so that the
+   * time outside kernels (host work, copies, allocation) shows. Every launch is synchronised for
+   * the whole run then, so its figures are a breakdown, not a measurement.
+   */
+  private static void profile(GpuSession session, String name, String sql) {
+    KernelLaunch.takeProfile();
+    long t0 = System.nanoTime();
+    session.query(sql).close();
+    double wall = (System.nanoTime() - t0) / 1e6;
+    Map<String, long[]> kernels = KernelLaunch.takeProfile();
+    long launches = kernels.values().stream().mapToLong(e -> e[0]).sum();
+    double inKernels = kernels.values().stream().mapToLong(e -> e[1]).sum() / 1e6;
+    System.out.printf("PROFILE %s: %.2f ms wall, %.2f ms in %d launches, %.2f ms outside them%n", name, wall, inKernels,
+        launches, wall - inKernels);
+    kernels.entrySet().stream().sorted((x, y) -> Long.compare(y.getValue()[1], x.getValue()[1])).limit(8)
+        .forEach(e -> System.out.printf("PROFILE   %-36s %5d launches %9.3f ms%n", e.getKey(), e.getValue()[0],
+            e.getValue()[1] / 1e6));
   }
 
   private static void runDuckDb(Connection duck, String name, String sql, int reps, TpchReport report) {

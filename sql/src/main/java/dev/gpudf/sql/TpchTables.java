@@ -144,7 +144,23 @@ public final class TpchTables {
     return names;
   }
 
-  /** The 22 queries by name ({@code q1} .. {@code q22}, in that order), from {@code tpch-queries.sql}. */
+  /**
+   * The 22 queries for data at {@code scale}: q11's FRACTION is 0.0001 / SF (TPC-H 2.4.11.3), so
+   * that it keeps about as many parts at every scale.
+   */
+  public static Map<String, String> queries(double scale) {
+    Map<String, String> out = queries();
+    String fraction = new java.math.BigDecimal("0.0001").divide(java.math.BigDecimal.valueOf(scale), java.math.MathContext.DECIMAL64)
+        .stripTrailingZeros().toPlainString();
+    String q11 = out.get("q11");
+    if (!q11.contains("* 0.0001 ")) {
+      throw new InternalException("q11 in tpch-queries.sql no longer has its FRACTION 0.0001");
+    }
+    out.put("q11", q11.replace("* 0.0001 ", "* " + fraction + " "));
+    return out;
+  }
+
+  /** The 22 queries by name ({@code q1} .. {@code q22}, in that order), from {@code tpch-queries.sql}, as written for SF1. */
   public static Map<String, String> queries() {
     String text;
     try (InputStream in = TpchTables.class.getResourceAsStream("tpch-queries.sql")) {
