@@ -107,6 +107,11 @@ public final class GpudfFlightServer implements AutoCloseable {
     return producer.openHandles();
   }
 
+  /** Device hand-off leases held now (see {@link DeviceHandOff}). */
+  public int deviceLeases() {
+    return producer.deviceLeases();
+  }
+
   /** Bytes the server's own allocator holds now (result batches in flight). */
   public long allocatedBytes() {
     return allocator.getAllocatedMemory();

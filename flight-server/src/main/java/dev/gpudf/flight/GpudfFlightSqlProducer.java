@@ -12,6 +12,8 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
+import org.apache.arrow.flight.Action;
+import org.apache.arrow.flight.ActionType;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.CancelFlightInfoRequest;
 import org.apache.arrow.flight.CancelStatus;
@@ -24,6 +26,7 @@ import org.apache.arrow.flight.Result;
 import org.apache.arrow.flight.SchemaResult;
 import org.apache.arrow.flight.Ticket;
 import org.apache.arrow.flight.sql.BasicFlightSqlProducer;
+import org.apache.arrow.flight.sql.FlightSqlUtils;
 import org.apache.arrow.flight.sql.SqlInfoBuilder;
 import org.apache.arrow.flight.sql.impl.FlightSql;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionClosePreparedStatementRequest;
@@ -63,6 +66,7 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
   private final GpuSession session;
   private final BufferAllocator allocator;
   private final DataDirectory dataDirectory;
+  private final DeviceExports exports;
   private final Map<ByteString, String> statements = new ConcurrentHashMap<>();
   private final Map<ByteString, Prepared> prepared = new ConcurrentHashMap<>();
   private final SqlInfoBuilder sqlInfo = new SqlInfoBuilder()
@@ -103,6 +107,33 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
     this.session = session;
     this.allocator = allocator;
     this.dataDirectory = dataDirectory == null ? null : new DataDirectory(dataDirectory, session);
+    this.exports = new DeviceExports(session);
+  }
+
+  /** Flight SQL's actions, and the device hand-off's ({@link DeviceHandOff}). */
+  @Override
+  public void doAction(CallContext context, Action action, StreamListener<Result> listener) {
+    switch (action.getType()) {
+      case DeviceHandOff.EXPORT -> Statuses.action(listener, () -> listener.onNext(new Result(exports.export(action.getBody()))));
+      case DeviceHandOff.RELEASE -> Statuses.action(listener, () -> exports.release(action.getBody()));
+      default -> super.doAction(context, action, listener);
+    }
+  }
+
+  @Override
+  public void listActions(CallContext context, StreamListener<ActionType> listener) {
+    for (ActionType t : FlightSqlUtils.FLIGHT_SQL_ACTIONS) {
+      listener.onNext(t);
+    }
+    listener.onNext(new ActionType(DeviceHandOff.EXPORT,
+        "run a query and export its device-resident result as CUDA IPC handles under a lease (JSON in and out)"));
+    listener.onNext(new ActionType(DeviceHandOff.RELEASE, "end a device hand-off lease (body: the lease id)"));
+    listener.onCompleted();
+  }
+
+  /** Device hand-off leases held now (for tests and monitoring). */
+  public int deviceLeases() {
+    return exports.leases();
   }
 
   /** Runs an update or ingest, writes what it changed to the data directory, and returns its row count. */
@@ -436,5 +467,6 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
   public void close() {
     statements.clear();
     prepared.clear();
+    exports.close();
   }
 }

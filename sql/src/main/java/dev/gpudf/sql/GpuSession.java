@@ -1,5 +1,6 @@
 package dev.gpudf.sql;
 
+import dev.gpudf.columnar.DeviceTable;
 import dev.gpudf.columnar.Table;
 import dev.gpudf.columnar.cuda.Gpu;
 import dev.gpudf.columnar.error.InternalException;
@@ -175,6 +176,34 @@ public final class GpuSession implements AutoCloseable {
       VectorSchemaRoot out = result.toArrow(allocator);
       timings.accept(new QueryTimings(t1 - t0, t2 - t1, System.nanoTime() - t2, gpu == null ? 0 : gpu.pool().stats().peak()));
       return out;
+    }
+  }
+
+  /**
+   * Runs {@code sql} and keeps its result on the device, for a consumer that reads it there (a
+   * hand-off to another process): a table the caller closes, its work finished. A CPU session
+   * has no device: {@link NotSupportedException}.
+   */
+  public DeviceTable queryOnDevice(String sql) {
+    if (gpu == null) {
+      throw new NotSupportedException("this session runs on the CPU backend: its results are not on a device");
+    }
+    GpuRel plan = planned(sql);
+    if (!parameterTypes(plan).isEmpty()) {
+      throw new UserException("a statement kept on the device takes no parameters");
+    }
+    try (QueryContext ctx = context(List.of())) {
+      Table<?> result = plan.execute(ctx);
+      if (result instanceof DeviceTable d) {
+        ctx.exec().stream().synchronize();
+        return d;
+      }
+      // an operator with only a CPU twin at the top (VALUES, say) leaves its result on the host
+      try (Table<?> host = result) {
+        DeviceTable d = DeviceTable.fromHost(gpu, (dev.gpudf.columnar.HostTable) host, ctx.exec().stream());
+        ctx.exec().stream().synchronize();
+        return d;
+      }
     }
   }
 

@@ -4,18 +4,25 @@ import dev.gpudf.columnar.RefCounted;
 import jcuda.driver.CUdeviceptr;
 
 /**
- * A block of device memory from a {@link DeviceMemoryPool}. Whoever allocated it (or retained
- * it) closes it; the last close returns the block to the pool, ordered after the work already
- * queued on the buffer's stream, so a kernel still reading it is never overtaken.
+ * A block of device memory from a {@link DeviceMemoryPool}, or a view of memory another process
+ * exported ({@link DeviceIpc}). Whoever allocated it (or retained it) closes it; the last close
+ * returns the block to its owner, ordered after the work already queued on the buffer's stream,
+ * so a kernel still reading it is never overtaken.
  */
 public final class DeviceBuffer extends RefCounted {
-  private final DeviceMemoryPool pool;
+  /** Where a buffer's memory goes back on its last close. */
+  interface Owner {
+    /** Takes back {@code address}; the owner closes {@code stream}, which the buffer retained. */
+    void free(long address, CudaStream stream);
+  }
+
+  private final Owner owner;
   private final long address;
   private final long size;
   private final CudaStream stream;
 
-  DeviceBuffer(DeviceMemoryPool pool, long address, long size, CudaStream stream) {
-    this.pool = pool;
+  DeviceBuffer(Owner owner, long address, long size, CudaStream stream) {
+    this.owner = owner;
     this.address = address;
     this.size = size;
     this.stream = stream;
@@ -44,7 +51,7 @@ public final class DeviceBuffer extends RefCounted {
 
   @Override
   protected void release() {
-    pool.free(address, stream);
+    owner.free(address, stream);
   }
 
   @Override

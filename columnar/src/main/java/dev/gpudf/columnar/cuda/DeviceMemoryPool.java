@@ -84,7 +84,7 @@ public final class DeviceMemoryPool implements AutoCloseable {
     allocationCount++;
     // the buffer keeps its stream alive: its free is ordered on that stream
     stream.retain();
-    return new DeviceBuffer(this, address, size, stream);
+    return new DeviceBuffer(this::free, address, size, stream);
   }
 
   synchronized void free(long address, CudaStream stream) {

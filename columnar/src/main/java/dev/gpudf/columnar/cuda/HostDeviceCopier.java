@@ -22,6 +22,7 @@ public final class HostDeviceCopier implements AutoCloseable {
   private static final int COPY_PARTS = Math.min(8, Runtime.getRuntime().availableProcessors());
 
   private final CudaDevice device;
+  private final java.util.concurrent.atomic.AtomicLong bytesToHost = new java.util.concurrent.atomic.AtomicLong();
   private final long[] slots = new long[2];
   private final CudaEvent[] slotFree = new CudaEvent[2];
 
@@ -69,11 +70,17 @@ public final class HostDeviceCopier implements AutoCloseable {
     }
   }
 
+  /** Bytes copied to the host so far, all callers together: how a caller shows that a path moved no data there. */
+  public long bytesToHost() {
+    return bytesToHost.get();
+  }
+
   /** Copies {@code bytes} from device {@code src} to host {@code dst}; see the class note on timing. */
   public void toHost(long src, long dst, boolean dstPinned, long bytes, CudaStream stream) {
     if (bytes == 0) {
       return;
     }
+    bytesToHost.addAndGet(bytes);
     device.makeCurrent();
     if (dstPinned) {
       check(JCudaDriver.cuMemcpyDtoHAsync(Pointers.host(dst), Pointers.device(src), bytes, stream.handle()),

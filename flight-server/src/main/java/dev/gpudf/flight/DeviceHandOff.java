@@ -1,0 +1,189 @@
+package dev.gpudf.flight;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import dev.gpudf.columnar.DataType;
+import dev.gpudf.columnar.DeviceColumn;
+import dev.gpudf.columnar.DeviceTable;
+import dev.gpudf.columnar.TimeUnit;
+import dev.gpudf.columnar.TypeId;
+import dev.gpudf.columnar.cuda.CudaStream;
+import dev.gpudf.columnar.cuda.DeviceBuffer;
+import dev.gpudf.columnar.cuda.DeviceIpc;
+import dev.gpudf.columnar.cuda.Gpu;
+import dev.gpudf.columnar.error.UserException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Iterator;
+import java.util.List;
+import org.apache.arrow.flight.Action;
+import org.apache.arrow.flight.CallOption;
+import org.apache.arrow.flight.FlightClient;
+import org.apache.arrow.flight.Result;
+
+/**
+ * The device hand-off: a query result that stays on the GPU goes to another process on the same
+ * machine as CUDA IPC handles, not as Arrow batches. The client sends action {@link #EXPORT}
+ * with a {@link Request}; the server runs the query, keeps the result under a lease and answers
+ * with a {@link Descriptor} (JSON): for each column its type and where its buffers lie in the
+ * exported allocations. The consumer maps them ({@link #importResult} here, {@code
+ * clients/python} for CuPy and PyTorch), and sends {@link #RELEASE} with the lease id when done,
+ * or lets the lease expire. Until then the server keeps the memory; after it, the memory may be
+ * reused, so a consumer must not read it past its release.
+ */
+public final class DeviceHandOff {
+  /** Action type: run a query and export its result; body: a {@link Request} as JSON. */
+  public static final String EXPORT = "gpudf.export_device";
+  /** Action type: end a lease early; body: the lease id (UTF-8). */
+  public static final String RELEASE = "gpudf.release";
+  static final ObjectMapper JSON = new ObjectMapper().setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
+      .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+
+  private DeviceHandOff() {}
+
+  /** What to export: a query, and how long the lease lasts (the server's default when null). */
+  public record Request(String sql, Double ttlSeconds) {}
+
+  /** One exported driver allocation: its IPC handle (base64 of 64 bytes) and size in bytes. */
+  public record Allocation(String handle, long size) {}
+
+  /** A buffer: an index into the allocations, the offset in that allocation, and its bytes. */
+  public record Region(int allocation, long offset, long size) {}
+
+  /**
+   * One column: gpudf's type (type id; precision and scale of a DECIMAL, stored in {@code
+   * byteWidth} bytes: 8 up to precision 18, else 16; the unit and zone of a TIMESTAMP), its
+   * nulls, and its buffers in Arrow's layout: {@code data} (values; an LSB-first bitmap for
+   * BOOL; UTF-8 bytes for STRING), {@code offsets} (STRING: rows + 1 int32), {@code validity}
+   * (LSB-first bitmap, 1 = valid; null when no row is null).
+   */
+  public record Column(String name, String type, int precision, int scale, String timeUnit, String timeZone, int byteWidth,
+      int nullCount, Region data, Region offsets, Region validity) {}
+
+  /**
+   * The server's answer: the lease, the device (ordinal and name: the consumer must use the same
+   * one), the rows, the allocations and columns, and how many bytes the server copied to the host
+   * while it ran and exported the query (the copier's count: a hand-off moves no result data
+   * there).
+   */
+  public record Descriptor(String lease, double ttlSeconds, int device, String deviceName, long rows,
+      List<Allocation> allocations, List<Column> columns, long bytesToHost) {}
+
+  /** An imported result: a device table over another process's memory, and the lease that keeps it there. */
+  public static final class Imported implements AutoCloseable {
+    private final FlightClient client;
+    private final CallOption[] options;
+    private final Descriptor descriptor;
+    private final DeviceTable table;
+    private boolean closed;
+
+    private Imported(FlightClient client, CallOption[] options, Descriptor descriptor, DeviceTable table) {
+      this.client = client;
+      this.options = options;
+      this.descriptor = descriptor;
+      this.table = table;
+    }
+
+    /** The result, resident on this process's view of the server's device memory; valid until {@link #close}. */
+    public DeviceTable table() {
+      return table;
+    }
+
+    public Descriptor descriptor() {
+      return descriptor;
+    }
+
+    /** Unmaps the memory (once this process's work on it is done) and releases the lease; closing twice throws. */
+    @Override
+    public void close() {
+      if (closed) {
+        throw new IllegalStateException("imported result closed twice");
+      }
+      closed = true;
+      try {
+        table.close();
+      } finally {
+        release(client, descriptor.lease(), options);
+      }
+    }
+  }
+
+  /**
+   * Runs {@code sql} on the server behind {@code client} and maps its result onto {@code gpu},
+   * which must be the server's device, in this (another) process. The caller closes the result.
+   */
+  public static Imported importResult(FlightClient client, Gpu gpu, String sql, CallOption... options) {
+    Descriptor d = export(client, new Request(sql, null), options);
+    try {
+      return new Imported(client, options, d, map(gpu, d));
+    } catch (RuntimeException e) {
+      release(client, d.lease(), options);
+      throw e;
+    }
+  }
+
+  /** Sends {@link #EXPORT} and returns the server's descriptor; the caller releases its lease. */
+  public static Descriptor export(FlightClient client, Request request, CallOption... options) {
+    try {
+      Iterator<Result> results = client.doAction(new Action(EXPORT, JSON.writeValueAsBytes(request)), options);
+      return JSON.readValue(results.next().getBody(), Descriptor.class);
+    } catch (IOException e) {
+      throw new UserException("the server's hand-off descriptor is not readable: " + e.getMessage(), e);
+    }
+  }
+
+  /** Sends {@link #RELEASE} for {@code lease}. */
+  public static void release(FlightClient client, String lease, CallOption... options) {
+    client.doAction(new Action(RELEASE, lease.getBytes(StandardCharsets.UTF_8)), options).forEachRemaining(r -> { });
+  }
+
+  /** A device table over the exported memory of {@code d}, mapped onto {@code gpu}; the caller closes it. */
+  static DeviceTable map(Gpu gpu, Descriptor d) {
+    if (d.device() != gpu.device().ordinal()) {
+      throw new UserException("the result is on device " + d.device() + " (" + d.deviceName() + "), this process uses device "
+          + gpu.device().ordinal());
+    }
+    List<DeviceIpc.Mapping> mappings = new ArrayList<>();
+    List<DeviceColumn> columns = new ArrayList<>();
+    List<String> names = new ArrayList<>();
+    try (CudaStream stream = gpu.newStream()) {
+      for (Allocation a : d.allocations()) {
+        mappings.add(DeviceIpc.open(gpu.device(), Base64.getDecoder().decode(a.handle()), a.size()));
+      }
+      for (Column c : d.columns()) {
+        DataType type = type(c);
+        DeviceBuffer data = buffer(mappings, c.data(), stream);
+        DeviceBuffer offsets = c.offsets() == null ? null : buffer(mappings, c.offsets(), stream);
+        DeviceBuffer validity = c.validity() == null ? null : buffer(mappings, c.validity(), stream);
+        columns.add(new DeviceColumn(type, Math.toIntExact(d.rows()), c.nullCount(), data, offsets, validity));
+        names.add(c.name());
+      }
+      return new DeviceTable(gpu, names, columns, Math.toIntExact(d.rows()));
+    } catch (RuntimeException e) {
+      columns.forEach(DeviceColumn::close);
+      throw e;
+    } finally {
+      // the buffers hold their own references to the mappings
+      mappings.forEach(DeviceIpc.Mapping::close);
+    }
+  }
+
+  private static DeviceBuffer buffer(List<DeviceIpc.Mapping> mappings, Region r, CudaStream stream) {
+    if (r.allocation() < 0 || r.allocation() >= mappings.size()) {
+      throw new UserException("a column names allocation " + r.allocation() + " of " + mappings.size());
+    }
+    return mappings.get(r.allocation()).buffer(r.offset(), r.size(), stream);
+  }
+
+  static DataType type(Column c) {
+    TypeId id = TypeId.valueOf(c.type());
+    return switch (id) {
+      case DECIMAL -> DataType.decimal(c.precision(), c.scale());
+      case TIMESTAMP -> DataType.timestamp(TimeUnit.valueOf(c.timeUnit()), c.timeZone());
+      default -> new DataType(id, 0, 0, null, null);
+    };
+  }
+}
