@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU host from the repository root, after scripts/gpu-bundle.sh packed .gpu-bundle:
 # the gpu-tagged tests, `gpudf info`, the transfer benchmark and its PyTorch peer, each output
-# saved under $OUT (or ./gpu-out). Usage: bash scripts/gpu-run.sh [tests|kernels|hash|tpch|expr|bench|all]
+# saved under $OUT (or ./gpu-out). Usage: bash scripts/gpu-run.sh [tests|kernels|hash|tpch|handoff|expr|bench|all]
 # (KERNEL_ARGS passes rows, reps and cpu=0|1 to KernelBenchmark, HASH_ARGS the same to HashBenchmark
 # and peer_hash.py; EXPR_ARGS to ExprBenchmark)
 set -uo pipefail
@@ -32,6 +32,11 @@ if [ "$what" = tpch ]; then
   # TPCH_ARGS: the harness's options (default SF10, 5 reps, all three engines); reports go to $OUT
   JAVA_OPTS="-Xmx96g --sun-misc-unsafe-memory-access=allow" bash .gpu-bundle/run dev.gpudf.bench.TpchBenchmark \
     ${TPCH_ARGS:---sf 10 --reps 5} --out "$OUT" 2>&1 | tee "$OUT/tpch-log.txt"
+fi
+if [ "$what" = handoff ]; then
+  # HANDOFF_ARGS: rows and reps (default 100M rows, 5 reps); the CuPy consumer is clients/python
+  JAVA_OPTS="-Xmx32g --sun-misc-unsafe-memory-access=allow" bash .gpu-bundle/run dev.gpudf.bench.HandOffBenchmark \
+    ${HANDOFF_ARGS:-100000000 5} 2>&1 | tee "$OUT/handoff.txt"
 fi
 if [ "$what" = expr ] || [ "$what" = all ]; then
   JAVA_OPTS="-Xmx64g --sun-misc-unsafe-memory-access=allow" bash .gpu-bundle/run dev.gpudf.bench.ExprBenchmark ${EXPR_ARGS:-} 2>&1 \
