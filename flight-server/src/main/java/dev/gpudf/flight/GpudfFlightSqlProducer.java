@@ -232,7 +232,7 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
       boolean query = session.returnsRows(sql);
       // the JDBC driver takes an empty dataset schema for an update
       Schema dataset = query ? session.resultSchema(sql) : new Schema(List.of());
-      Schema parameters = query ? session.parameterSchema(sql) : new Schema(List.of());
+      Schema parameters = session.parameterSchema(sql);
       ByteString handle = newHandle();
       prepared.put(handle, new Prepared(sql, query, dataset, parameters));
       FlightSql.ActionCreatePreparedStatementResult result = FlightSql.ActionCreatePreparedStatementResult.newBuilder()
@@ -293,10 +293,14 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
       FlightStream stream, StreamListener<PutResult> ackStream) {
     return () -> Statuses.put(ackStream, () -> {
       Prepared p = preparedOf(command.getPreparedStatementHandle());
-      if (!Parameters.read(stream, new Schema(List.of())).isEmpty()) {
-        throw new dev.gpudf.columnar.error.NotSupportedException("parameters in DDL and INSERT statements are not supported yet");
+      List<List<Object>> rows = Parameters.readRows(stream, p.parameters);
+      if (rows.isEmpty() && !p.parameters.getFields().isEmpty()) {
+        throw new dev.gpudf.columnar.error.UserException("the statement has " + p.parameters.getFields().size()
+            + " parameters and none were bound");
       }
-      sendCount(ackStream, changing(() -> session.update(p.sql)));
+      // a JDBC batch binds many rows: the statement runs once for each, the counts add up
+      sendCount(ackStream, changing(() -> rows.isEmpty() ? session.update(p.sql)
+          : rows.stream().mapToLong(values -> session.update(p.sql, values)).sum()));
     });
   }
 

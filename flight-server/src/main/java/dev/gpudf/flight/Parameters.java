@@ -14,7 +14,7 @@ import org.apache.calcite.util.DateString;
 import org.apache.calcite.util.TimestampString;
 
 /**
- * The values a client binds to a prepared statement's {@code ?} markers: one row of a DoPut
+ * The values a client binds to a prepared statement's {@code ?} markers: rows of a DoPut
  * stream, converted to the Java values the planner makes literals of (numbers as BigDecimal,
  * strings, booleans, Calcite's DateString and TimestampString).
  */
@@ -23,38 +23,44 @@ final class Parameters {
 
   /** The bound row (empty when the stream has no rows); more than one row or the wrong columns is a user error. */
   static List<Object> read(FlightStream stream, Schema expected) {
-    List<Object> values = List.of();
-    int rows = 0;
+    List<List<Object>> rows = readRows(stream, expected);
+    if (rows.size() > 1) {
+      throw new UserException("a prepared query binds one row of parameters at a time, not " + rows.size());
+    }
+    return rows.isEmpty() ? List.of() : rows.get(0);
+  }
+
+  /** Every bound row (a JDBC batch binds many); the wrong columns is a user error. */
+  static List<List<Object>> readRows(FlightStream stream, Schema expected) {
+    List<List<Object>> rows = new ArrayList<>();
     while (stream.next()) {
       VectorSchemaRoot root = stream.getRoot();
       if (root.getRowCount() == 0) {
         continue;
       }
-      rows += root.getRowCount();
-      if (rows > 1) {
-        throw new UserException("a prepared statement binds one row of parameters at a time, not " + rows);
-      }
       if (root.getFieldVectors().size() != expected.getFields().size()) {
         throw new UserException("the statement has " + expected.getFields().size() + " parameters, "
             + root.getFieldVectors().size() + " were bound");
       }
-      List<Object> row = new ArrayList<>();
-      for (FieldVector v : root.getFieldVectors()) {
-        row.add(value(v));
+      for (int r = 0; r < root.getRowCount(); r++) {
+        List<Object> row = new ArrayList<>();
+        for (FieldVector v : root.getFieldVectors()) {
+          row.add(value(v, r));
+        }
+        rows.add(row);
       }
-      values = row;
     }
-    return values;
+    return rows;
   }
 
-  private static Object value(FieldVector v) {
-    if (v.isNull(0)) {
+  private static Object value(FieldVector v, int row) {
+    if (v.isNull(row)) {
       return null;
     }
     if (v instanceof DateDayVector d) {
-      return DateString.fromDaysSinceEpoch(d.get(0));
+      return DateString.fromDaysSinceEpoch(d.get(row));
     }
-    Object o = v.getObject(0);
+    Object o = v.getObject(row);
     if (o instanceof LocalDateTime t) {
       return new TimestampString(t.getYear(), t.getMonthValue(), t.getDayOfMonth(), t.getHour(), t.getMinute(),
           t.getSecond()).withNanos(t.getNano());

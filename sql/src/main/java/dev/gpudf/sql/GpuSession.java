@@ -209,7 +209,7 @@ public final class GpuSession implements AutoCloseable {
 
   /** The types of {@code sql}'s {@code ?} markers, in order, as Calcite inferred them from where they stand. */
   public List<RelDataType> parameterTypes(String sql) {
-    return parameterTypes(planned(sql));
+    return returnsRows(sql) ? parameterTypes(planned(sql)) : Statements.parameterTypes(this, sql);
   }
 
   private static List<RelDataType> parameterTypes(RelNode plan) {
@@ -331,7 +331,15 @@ public final class GpuSession implements AutoCloseable {
    * {@code INSERT INTO t [(columns)] query-or-VALUES}, {@code DROP TABLE [IF EXISTS] t}.
    */
   public long update(String sql) {
-    return Statements.run(this, sql);
+    return update(sql, List.of());
+  }
+
+  /**
+   * {@link #update(String)} with {@code parameters} as the values of its {@code ?} markers (an
+   * INSERT's values or its query's; see {@link #parameterTypes}); DDL takes none.
+   */
+  public long update(String sql, List<Object> parameters) {
+    return Statements.run(this, sql, parameters);
   }
 
   /** The physical plan of {@code sql}, one operator a line. */

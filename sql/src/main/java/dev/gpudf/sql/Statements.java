@@ -9,6 +9,7 @@ import java.util.Locale;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeField;
+import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlInsert;
 import java.util.regex.Matcher;
@@ -66,7 +67,14 @@ final class Statements {
     }
   }
 
-  static long run(GpuSession session, String sql) {
+  static long run(GpuSession session, String sql, List<Object> parameters) {
+    SqlNode statement = isIndexStatement(sql) ? null : parse(sql);
+    if (statement instanceof SqlInsert insert) {
+      return insert(session, insert, parameters);
+    }
+    if (!parameters.isEmpty()) {
+      throw new UserException("only INSERT statements take parameters; this one was given " + parameters.size());
+    }
     Matcher createIndex = CREATE_INDEX.matcher(sql);
     if (createIndex.matches()) {
       return createIndex(session, createIndex);
@@ -83,7 +91,7 @@ final class Statements {
       }
       return 0;
     }
-    SqlNode node = parse(sql);
+    SqlNode node = statement;
     if (node instanceof SqlCreateTable create) {
       return create(session, create);
     } else if (node instanceof SqlDropTable drop) {
@@ -92,8 +100,6 @@ final class Statements {
         session.catalog().drop(name);
       }
       return 0;
-    } else if (node instanceof SqlInsert insert) {
-      return insert(session, insert);
     }
     throw new NotSupportedException(node.getKind() + " statements are not supported (only CREATE TABLE, INSERT, DROP TABLE)");
   }
@@ -202,7 +208,16 @@ final class Statements {
     return 0;
   }
 
-  private static long insert(GpuSession session, SqlInsert insert) {
+  /** The types of an INSERT's {@code ?} markers (a VALUES marker takes its column's type); none for other statements. */
+  static List<RelDataType> parameterTypes(GpuSession session, String sql) {
+    SqlNode statement = isIndexStatement(sql) ? null : parse(sql);
+    return statement instanceof SqlInsert insert ? session.parameterTypes(inserted(session, insert).query()) : List.of();
+  }
+
+  /** An INSERT's target and the query of the table's rows after it (its old rows, then the new ones converted to its columns). */
+  private record Inserted(String table, String query) {}
+
+  private static Inserted inserted(GpuSession session, SqlInsert insert) {
     if (!(insert.getTargetTable() instanceof SqlIdentifier target)) {
       throw new NotSupportedException("INSERT into " + insert.getTargetTable());
     }
@@ -223,7 +238,9 @@ final class Statements {
         targets.add(column);
       }
     }
-    String source = sql(insert.getSource());
+    List<RelDataType> targetTypes = targets.stream()
+        .map(t -> fields.stream().filter(f -> f.getName().equals(t)).findFirst().orElseThrow().getType()).toList();
+    String source = sql(typedValueParameters(insert.getSource(), targetTypes));
     int width = session.resultType(source).getFieldCount();
     if (width != targets.size()) {
       throw new UserException("INSERT INTO " + name + " gives " + width + " values for " + targets.size() + " columns");
@@ -238,13 +255,41 @@ final class Statements {
       select.add("CAST(" + (i < 0 ? "NULL" : aliases.get(i)) + " AS " + typeSql(f.getType()) + ")");
     }
     String added = "SELECT " + String.join(", ", select) + " FROM (" + source + ") AS src(" + String.join(", ", aliases) + ")";
+    return new Inserted(name, "SELECT * FROM \"" + name + "\" UNION ALL " + added);
+  }
+
+  /**
+   * {@code source} with each {@code ?} that stands alone in a VALUES row cast to its target
+   * column's type: nothing else there tells the planner what type the value has.
+   */
+  private static SqlNode typedValueParameters(SqlNode source, List<RelDataType> types) {
+    if (source.getKind() != org.apache.calcite.sql.SqlKind.VALUES) {
+      return source;
+    }
+    for (SqlNode row : ((SqlCall) source).getOperandList()) {
+      SqlCall r = (SqlCall) row;
+      for (int i = 0; i < r.operandCount() && i < types.size(); i++) {
+        if (r.operand(i) instanceof org.apache.calcite.sql.SqlDynamicParam) {
+          try {
+            r.setOperand(i, SqlParser.create("CAST(? AS " + typeSql(types.get(i)) + ")", GpuSession.PARSER).parseExpression());
+          } catch (SqlParseException e) {
+            throw new dev.gpudf.columnar.error.InternalException("cannot type a VALUES parameter: " + e.getMessage(), e);
+          }
+        }
+      }
+    }
+    return source;
+  }
+
+  private static long insert(GpuSession session, SqlInsert insert, List<Object> parameters) {
+    Inserted ins = inserted(session, insert);
     long before;
-    try (Table<?> t = session.catalog().acquire(name)) {
+    try (Table<?> t = session.catalog().acquire(ins.table())) {
       before = t.rowCount();
     }
-    try (VectorSchemaRoot rows = session.query("SELECT * FROM \"" + name + "\" UNION ALL " + added)) {
-      session.catalog().constraints(name).check(name, rows);
-      session.catalog().replace(name, rows);
+    try (VectorSchemaRoot rows = session.query(ins.query(), parameters)) {
+      session.catalog().constraints(ins.table()).check(ins.table(), rows);
+      session.catalog().replace(ins.table(), rows);
       return rows.getRowCount() - before;
     }
   }
