@@ -65,6 +65,7 @@ def main():
                 t_summed = time.perf_counter()
                 sums = {k: {"sum": s.item(), "count": n} for k, (s, n) in out.items()}
                 interop = interop_checks(result)
+                interop["arrow_schema"] = str(result.schema).replace("\n", "; ")
             finally:
                 result.close()
             t_closed = time.perf_counter()

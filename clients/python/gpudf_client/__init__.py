@@ -20,7 +20,9 @@ import json
 
 import cupy
 import numpy
+import pyarrow
 import pyarrow.flight as flight
+import pyarrow.ipc
 
 __all__ = ["connect", "Connection", "Result", "Column", "EXPORT", "RELEASE"]
 
@@ -88,6 +90,8 @@ class Result:
         self.lease = descriptor["lease"]
         self.rows = descriptor["rows"]
         self.device = descriptor["device"]
+        # the result's Arrow schema (a DECIMAL column's values are 8 bytes on the device up to precision 18)
+        self.schema = pyarrow.ipc.read_schema(pyarrow.py_buffer(base64.b64decode(descriptor["arrow_schema"])))
         self._pointers = []
         self._closed = False
         with cupy.cuda.Device(self.device):

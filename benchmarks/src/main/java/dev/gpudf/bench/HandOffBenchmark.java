@@ -77,6 +77,11 @@ public final class HandOffBenchmark {
           System.out.println("CHECK the consumer's sums equal the server's: " + (agree(expected, out) ? "yes" : "NO"));
         }
         System.out.printf("RESULT server_bytes_to_host_during_handoffs %d%n", gpu.copier().bytesToHost() - before);
+        // the same server through ADBC's Flight SQL driver, where the host has it
+        Process adbc = new ProcessBuilder("python3", "clients/python/examples/adbc_query.py", "--port",
+            String.valueOf(server.port())).redirectErrorStream(true).start();
+        String adbcOut = new String(adbc.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        System.out.println("ADBC rc=" + adbc.waitFor() + " " + adbcOut);
         System.out.printf("RESULT leases_left %d%n", server.deviceLeases());
       }
       try (DeviceTable check = session.queryOnDevice(SQL)) {

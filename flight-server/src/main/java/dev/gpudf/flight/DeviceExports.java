@@ -59,9 +59,14 @@ final class DeviceExports implements AutoCloseable {
             c.offsets() == null ? null : region(table, c.offsets(), allocationIndex, allocations),
             c.validity() == null ? null : region(table, c.validity(), allocationIndex, allocations)));
       }
+      List<org.apache.arrow.vector.types.pojo.Field> fields = new ArrayList<>();
+      for (int i = 0; i < table.columnCount(); i++) {
+        fields.add(dev.gpudf.columnar.ArrowTypes.toArrowField(table.names().get(i), table.column(i).type()));
+      }
+      String schema = Base64.getEncoder().encodeToString(new org.apache.arrow.vector.types.pojo.Schema(fields).serializeAsMessage());
       String lease = leases.add(table, ttl);
       DeviceHandOff.Descriptor d = new DeviceHandOff.Descriptor(lease, ttl, table.gpu().device().ordinal(),
-          table.gpu().device().name(), table.rowCount(), allocations, columns,
+          table.gpu().device().name(), table.rowCount(), schema, allocations, columns,
           table.gpu().copier().bytesToHost() - toHostBefore);
       return DeviceHandOff.JSON.writeValueAsBytes(d);
     } catch (IOException | RuntimeException e) {

@@ -65,11 +65,12 @@ public final class DeviceHandOff {
 
   /**
    * The server's answer: the lease, the device (ordinal and name: the consumer must use the same
-   * one), the rows, the allocations and columns, and how many bytes the server copied to the host
-   * while it ran and exported the query (the copier's count: a hand-off moves no result data
-   * there).
+   * one), the rows, the result's Arrow schema (an IPC schema message, base64; the columns say
+   * where the device layout differs, a DECIMAL in 8 bytes), the allocations and columns, and how
+   * many bytes the server copied to the host while it ran and exported the query (the copier's
+   * count: a hand-off moves no result data there).
    */
-  public record Descriptor(String lease, double ttlSeconds, int device, String deviceName, long rows,
+  public record Descriptor(String lease, double ttlSeconds, int device, String deviceName, long rows, String arrowSchema,
       List<Allocation> allocations, List<Column> columns, long bytesToHost) {}
 
   /** An imported result: a device table over another process's memory, and the lease that keeps it there. */

@@ -106,7 +106,8 @@ class DeviceHandOffTest {
         String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertEquals(0, child.waitFor(), output);
         assertTrue(output.contains("rows=" + expected.getRowCount() + " "), output);
-        assertTrue(output.contains("bytes_to_host=0"), "the server copied no result bytes to the host: " + output);
+        assertTrue(output.contains("bytes_to_host=0 "), "the server copied no result bytes to the host: " + output);
+        assertTrue(output.contains("schema_matches=true"), output);
         try (FileInputStream in = new FileInputStream(file.toFile());
             ArrowFileReader reader = new ArrowFileReader(in.getChannel(), allocator)) {
           assertTrue(reader.loadNextBatch());

@@ -30,7 +30,9 @@ public final class HandOffConsumer {
         writer.writeBatch();
         writer.end();
         System.out.println("rows=" + result.descriptor().rows() + " allocations=" + result.descriptor().allocations().size()
-            + " bytes_to_host=" + result.descriptor().bytesToHost());
+            + " bytes_to_host=" + result.descriptor().bytesToHost() + " schema_matches=" + root.getSchema().equals(
+            org.apache.arrow.vector.types.pojo.Schema.deserializeMessage(java.nio.ByteBuffer.wrap(
+                java.util.Base64.getDecoder().decode(result.descriptor().arrowSchema())))));
       }
     }
   }
