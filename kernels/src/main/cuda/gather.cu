@@ -75,7 +75,22 @@ extern "C" __global__ void narrow_offsets_kernel(const long long* wide, long lon
   for (long long i = gpudf::global_thread(); i < count; i += gpudf::grid_threads()) out[i] = (int)wide[i];
 }
 
-// One warp per string, copying bytes in parallel lanes.
+// One thread per string: for short strings (q1's one-letter flags), where a warp per string
+// would leave 31 lanes idle and walk the rows one warp step at a time.
+extern "C" __global__ void gather_string_chars_thread_kernel(const int* src_offsets, const uint8_t* src_chars,
+                                                             long long n_src, const int* map, long long n,
+                                                             const int* dst_offsets, uint8_t* dst_chars) {
+  for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) {
+    int r = map[i];
+    if (r < 0 || r >= n_src) continue;
+    int from = src_offsets[r];
+    int len = src_offsets[r + 1] - from;
+    int to = dst_offsets[i];
+    for (int k = 0; k < len; k++) dst_chars[to + k] = src_chars[from + k];
+  }
+}
+
+// One warp per string, copying bytes in parallel lanes: for long strings.
 extern "C" __global__ void gather_string_chars_kernel(const int* src_offsets, const uint8_t* src_chars,
                                                       long long n_src, const int* map, long long n,
                                                       const int* dst_offsets, uint8_t* dst_chars) {

@@ -161,21 +161,52 @@ __device__ void warp_grouped(long long n, const int* group, Load load, Combine c
 }
 }  // namespace gpudf_groupby
 
+// With at most kFewGroups groups, every row's group is one of a few hot addresses: the warps'
+// combined values go to per-block copies of the accumulators in shared memory, and each block
+// adds its copies to the global ones once at its end (q1: 60M rows into 4 groups).
+constexpr int kFewGroups = 128;
+
 // COUNT(*) with a null `validity`, COUNT(col) otherwise.
 extern "C" __global__ void groupby_count_kernel(const uint32_t* validity, long long n, const int* group,
-                                                unsigned long long* count) {
+                                                unsigned long long* count, long long groups) {
+  __shared__ unsigned long long local[kFewGroups];
+  bool few = groups <= kFewGroups;
+  if (few) {
+    for (int g = threadIdx.x; g < groups; g += blockDim.x) local[g] = 0;
+    __syncthreads();
+  }
+  unsigned long long* into = few ? local : count;
   gpudf_groupby::warp_grouped<int>(
       n, group, [&](long long i, int* v) { return gpudf::is_valid(validity, i); },
-      [](int a, int b) { return a; }, [&](int g, int v, unsigned long long c) { atomicAdd(&count[g], c); });
+      [](int a, int b) { return a; }, [&](int g, int v, unsigned long long c) { atomicAdd(&into[g], c); });
+  if (few) {
+    __syncthreads();
+    for (int g = threadIdx.x; g < groups; g += blockDim.x) {
+      if (local[g] != 0) atomicAdd(&count[g], local[g]);
+    }
+  }
 }
 
-// Exact sums (192-bit accumulators of three words per group) and non-null counts.
+// Exact sums (192-bit accumulators of three words per group) and non-null counts; with few
+// groups, through per-block copies in shared memory (see kFewGroups).
 #define GPUDF_GROUPBY_SUM_INT(NAME, T)                                                                   \
   extern "C" __global__ void groupby_sum_int_##NAME##_kernel(const T* data, const uint32_t* validity,     \
                                                              long long n, const int* group,               \
                                                              unsigned long long* acc,                     \
-                                                             unsigned long long* count) {                 \
+                                                             unsigned long long* count, long long groups) { \
     using gpudf_groupby::W192;                                                                           \
+    __shared__ unsigned long long local_acc[3 * kFewGroups];                                             \
+    __shared__ unsigned long long local_count[kFewGroups];                                               \
+    bool few = groups <= kFewGroups;                                                                     \
+    if (few) {                                                                                           \
+      for (int g = threadIdx.x; g < groups; g += blockDim.x) {                                           \
+        local_acc[3 * g] = local_acc[3 * g + 1] = local_acc[3 * g + 2] = 0;                              \
+        local_count[g] = 0;                                                                              \
+      }                                                                                                  \
+      __syncthreads();                                                                                   \
+    }                                                                                                    \
+    unsigned long long* into_acc = few ? local_acc : acc;                                                \
+    unsigned long long* into_count = few ? local_count : count;                                          \
     gpudf_groupby::warp_grouped<W192>(                                                                   \
         n, group,                                                                                        \
         [&](long long i, W192* v) {                                                                      \
@@ -185,9 +216,18 @@ extern "C" __global__ void groupby_count_kernel(const uint32_t* validity, long l
         },                                                                                               \
         [](W192 a, W192 b) { return gpudf_groupby::add(a, b); },                                         \
         [&](int g, W192 v, unsigned long long c) {                                                       \
-          gpudf_groupby::atomic_add(acc + 3LL * g, v);                                                   \
-          atomicAdd(&count[g], c);                                                                       \
+          gpudf_groupby::atomic_add(into_acc + 3LL * g, v);                                              \
+          atomicAdd(&into_count[g], c);                                                                  \
         });                                                                                              \
+    if (few) {                                                                                           \
+      __syncthreads();                                                                                   \
+      for (int g = threadIdx.x; g < groups; g += blockDim.x) {                                           \
+        if (local_count[g] == 0) continue;                                                               \
+        gpudf_groupby::atomic_add(acc + 3LL * g,                                                         \
+                                  W192{{local_acc[3 * g], local_acc[3 * g + 1], local_acc[3 * g + 2]}}); \
+        atomicAdd(&count[g], local_count[g]);                                                            \
+      }                                                                                                  \
+    }                                                                                                    \
   }
 GPUDF_GROUPBY_SUM_INT(i8, int8_t)
 GPUDF_GROUPBY_SUM_INT(i16, int16_t)

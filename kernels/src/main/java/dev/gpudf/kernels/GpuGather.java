@@ -72,8 +72,9 @@ final class GpuGather {
             wide, n + 1L, offsets);
         data = exec.allocate(total);
         owned.add(data);
-        KernelLaunch.launch("gather_string_chars_kernel", grid, exec.stream(), src.offsets(), src.data(), srcRows, map,
-            (long) n, offsets, data);
+        // short strings a thread each, long ones a warp each (its lanes copy bytes side by side)
+        KernelLaunch.launch(total < SHORT_STRING_BYTES * n ? "gather_string_chars_thread_kernel" : "gather_string_chars_kernel",
+            grid, exec.stream(), src.offsets(), src.data(), srcRows, map, (long) n, offsets, data);
         owned.remove(wide);
         wide.close();
       } else {
@@ -95,6 +96,9 @@ final class GpuGather {
       throw e;
     }
   }
+
+  /** Mean gathered string length under which a thread copies a string alone. */
+  static final long SHORT_STRING_BYTES = 24;
 
   private static DeviceBuffer bits(Exec exec, DeviceBuffer src, long srcRows, DeviceBuffer map, int n, int nullable,
       DeviceBuffer bad, List<DeviceBuffer> owned) {

@@ -72,7 +72,7 @@ final class GpuHashGroupBy {
       if (agg.op() == Reduction.COUNT_ALL || agg.op() == Reduction.COUNT_VALID) {
         results.add(count);
         KernelLaunch.launch("groupby_count_kernel", grid, exec.stream(), col == null ? null : col.validity(), (long) n,
-            groupOf, count);
+            groupOf, count, (long) groups);
         return new DeviceColumn(DataType.INT64, groups, 0, count, null, null);
       }
       temps.add(count);
@@ -98,7 +98,7 @@ final class GpuHashGroupBy {
             DeviceBuffer acc = track(temps, exec.allocateZeroed(24 * perGroup));
             DeviceBuffer bad = track(temps, exec.allocateZeroed(8));
             KernelLaunch.launch("groupby_sum_int_" + suffix + "_kernel", grid, exec.stream(), col.data(), col.validity(),
-                (long) n, groupOf, acc, count);
+                (long) n, groupOf, acc, count, (long) groups);
             data = track(results, exec.allocate((outType.id() == TypeId.DECIMAL ? 16 : 8) * perGroup));
             int mode = agg.op() == Reduction.MEAN ? 2 : decimal ? 1 : 0;
             KernelLaunch.launch("groupby_finish_sum_int_kernel", groupGrid, exec.stream(), acc, count, (long) groups, mode,

@@ -344,6 +344,32 @@ class TableOpsTest {
     }
   }
 
+  /** Long strings only: the gather copies each with a warp (short ones take a thread each, as above). */
+  @RequiresGpu
+  @Test
+  void gpuGathersLongStrings() {
+    String[] words = {"日本語のテキストを長く書いてみると三十バイトを超える", "x".repeat(90), "naïve café, Zürich and Ωmega 🚀"};
+    int rows = 5000;
+    org.apache.arrow.vector.VarCharVector v = new org.apache.arrow.vector.VarCharVector("s", allocator);
+    v.allocateNew();
+    for (int i = 0; i < rows; i++) {
+      if (i % 7 == 3) {
+        v.setNull(i);
+      } else {
+        v.setSafe(i, words[i % words.length].getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      }
+    }
+    v.setValueCount(rows);
+    try (VectorSchemaRoot src = new VectorSchemaRoot(List.<FieldVector>of(v)); GpuOps ops = new GpuOps()) {
+      Object t = ops.table(src);
+      try {
+        checkGather(ops, src, t, rows);
+      } finally {
+        ops.close(t);
+      }
+    }
+  }
+
   @Test
   void badMapsAreUserErrors() {
     try (Exec exec = Exec.onCpu(allocator); VectorSchemaRoot src = TestTables.allTypes(allocator, 10, Nulls.NONE, 1);
