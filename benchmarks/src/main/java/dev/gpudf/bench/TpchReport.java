@@ -62,8 +62,7 @@ final class TpchReport {
     return results.computeIfAbsent(query, q -> new LinkedHashMap<>()).computeIfAbsent(engine, e -> new Result());
   }
 
-  void gpudfQuery(String engine, String query, double coldMs, List<GpuSession.QueryTimings> hot, double uncachedPlanMs,
-      List<Object[]> answer) {
+  void gpudfQuery(String engine, String query, double coldMs, List<GpuSession.QueryTimings> hot, List<Object[]> answer) {
     Result r = result(engine, query);
     r.coldMs = coldMs;
     double[] total = new double[hot.size()];
@@ -82,7 +81,6 @@ final class TpchReport {
     r.planMs = TpchBenchmark.median(plan);
     r.executeMs = TpchBenchmark.median(exec);
     r.transferMs = TpchBenchmark.median(transfer);
-    r.uncachedPlanMs = uncachedPlanMs;
     r.answer = answer;
     r.rows = answer.size();
   }
@@ -93,6 +91,16 @@ final class TpchReport {
     r.hotMs = hotMs;
     r.answer = answer;
     r.rows = answer.size();
+  }
+
+  /** Whether {@code engine} answered {@code query} (it ran without an error). */
+  boolean ran(String engine, String query) {
+    Result r = results.getOrDefault(query, Map.of()).get(engine);
+    return r != null && r.error == null;
+  }
+
+  void uncachedPlan(String engine, String query, double ms) {
+    result(engine, query).uncachedPlanMs = ms;
   }
 
   void skipped(String engine, String query, String why) {
@@ -191,7 +199,9 @@ final class TpchReport {
       b.append('\n');
     }
     b.append("- times: cold = first run (planning included), hot = median of ").append(settings.reps())
-        .append(" runs after it; gpudf hot = plan (cached) + execute + transfer of the result to host Arrow\n\n");
+        .append(" runs after it; gpudf hot = plan (cached) + execute + transfer of the result to host Arrow; uncached plan ="
+            + " median of " + TpchBenchmark.PLANNING_ROUNDS + " rounds of planning every query without the plan cache, after "
+            + TpchBenchmark.PLANNING_WARM_UP_ROUNDS + " untimed rounds\n\n");
     b.append("![per-query hot times, log scale](").append(svgName).append(")\n\n");
     b.append("| query | rows |");
     for (String e : engines()) {
@@ -248,6 +258,17 @@ final class TpchReport {
         }).toList();
         b.append(String.format(Locale.ROOT, "- geometric-mean hot speedup of gpudf %s over DuckDB: %.2fx; slower than DuckDB: %s%n",
             e, g, slower.isEmpty() ? "none" : String.join(", ", slower)));
+      }
+    }
+    for (String e : List.of("gpu", "cpu")) {
+      List<String> planned = results.keySet().stream()
+          .filter(q -> results.get(q).get(e) != null && results.get(q).get(e).uncachedPlanMs > 0).toList();
+      if (!planned.isEmpty()) {
+        String slowest = planned.stream().max(java.util.Comparator.comparingDouble(q -> results.get(q).get(e).uncachedPlanMs))
+            .orElseThrow();
+        List<String> over = planned.stream().filter(q -> results.get(q).get(e).uncachedPlanMs >= 20).toList();
+        b.append(String.format(Locale.ROOT, "- gpudf %s planning without the cache: longest %.1f ms (%s); 20 ms or more: %s%n", e,
+            results.get(slowest).get(e).uncachedPlanMs, slowest, over.isEmpty() ? "none" : String.join(", ", over)));
       }
     }
     b.append("- every gpudf answer agrees with DuckDB's: ").append(answersAgree() ? "yes" : "NO (see the answers column)")

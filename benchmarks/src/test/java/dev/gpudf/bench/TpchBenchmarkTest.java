@@ -24,6 +24,7 @@ class TpchBenchmarkTest {
     }
     assertTrue(text.contains("every gpudf answer agrees with DuckDB's: yes"), text);
     assertTrue(text.contains("geometric-mean hot speedup of gpudf cpu over DuckDB"), text);
+    assertTrue(text.contains("gpudf cpu planning without the cache: longest"), text);
     String base = md.getFileName().toString().replace(".md", "");
     String json = Files.readString(dir.resolve(base + ".json"));
     assertTrue(json.contains("\"answers_agree\": true") && json.contains("\"q13\": {\"cpu\": {"), json);
