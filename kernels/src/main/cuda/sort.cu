@@ -1,19 +1,12 @@
 // Sorting by LSD radix passes over order-preserving unsigned keys. Each sort key column becomes
 // one or more "subkeys" (its value bits, 8 bytes of a string at a time, a string's length, its
 // null flag), each materialised in the current row order through the permutation, then sorted
-// stably by 8-bit digits: a per-block digit histogram, a scan of the histograms, and a scatter
-// that ranks each tile's keys with warp match instructions and writes them out through shared
-// memory. (kBlock is 256: one thread per digit in the per-digit steps.) Stable passes from the least significant
-// subkey to the most significant one give a stable multi-column sort.
-#include <cub/block/block_scan.cuh>
+// stably by CUB's onesweep passes (radix.cu). Stable passes from the least significant subkey to
+// the most significant one give a stable multi-column sort. Also here: top-N selection.
 #include <cstdint>
 #include "common.cuh"
 
 namespace gpudf_sort {
-using gpudf::kBlock;
-constexpr int kItems = 8;
-constexpr int kTile = kBlock * kItems;
-
 __device__ __forceinline__ long long row_of(const int* map, long long i) { return map == nullptr ? i : map[i]; }
 
 // Signed integers of `bits` width: flip the sign bit so unsigned order is numeric order.
@@ -41,95 +34,6 @@ __device__ __forceinline__ unsigned int norm_f32(float x, bool desc) {
   return desc ? ~k : k;
 }
 
-// Radix pass 1: digit counts of block b's chunk, stored digit-major: hist[d * blocks + b].
-template <typename K>
-__device__ void histogram(const K* keys, long long n, int shift, long long chunk, long long* hist) {
-  __shared__ unsigned int h[256];
-  for (int d = threadIdx.x; d < 256; d += kBlock) h[d] = 0;
-  __syncthreads();
-  long long begin = blockIdx.x * chunk;
-  long long end = min(n, begin + chunk);
-  for (long long i = begin + threadIdx.x; i < end; i += kBlock) atomicAdd(&h[(keys[i] >> shift) & 255], 1u);
-  __syncthreads();
-  for (int d = threadIdx.x; d < 256; d += kBlock) hist[(long long)d * gridDim.x + blockIdx.x] = h[d];
-}
-
-// Radix pass 3: stable scatter of block b's chunk to the scanned offsets. Each warp ranks its
-// keys among equal digits with __match_any_sync, counting per warp in shared memory; the counts
-// become each key's place in the tile ordered by digit, where the tile is staged in shared
-// memory, so the writes to global memory go out in runs of equal digits (coalesced) rather than
-// one scattered word per key. Tile order is warp, then item, then lane: ranks follow row order
-// and the pass is stable.
-template <typename K>
-__device__ void scatter(const K* kin, const int* vin, long long n, int shift, long long chunk, const long long* offs,
-                        K* kout, int* vout) {
-  constexpr int kWarps = kBlock / 32;
-  using Scan = cub::BlockScan<unsigned int, kBlock>;
-  __shared__ typename Scan::TempStorage scanTemp;
-  __shared__ long long running[256];
-  __shared__ unsigned int counts[kWarps][256];
-  __shared__ unsigned int tileCount[256];
-  __shared__ unsigned int tileStart[256];
-  __shared__ K stagedKeys[kTile];
-  __shared__ int stagedRows[kTile];
-  const int lane = threadIdx.x & 31;
-  const int warp = threadIdx.x >> 5;
-  const unsigned int below = (1u << lane) - 1u;
-  long long begin = blockIdx.x * chunk;
-  long long end = min(n, begin + chunk);
-  for (int d = threadIdx.x; d < 256; d += kBlock) running[d] = offs[(long long)d * gridDim.x + blockIdx.x];
-  for (long long base = begin; base < end; base += kTile) {
-    int valid = (int)min((long long)kTile, end - base);
-    for (int i = threadIdx.x; i < kWarps * 256; i += kBlock) counts[i / 256][i % 256] = 0;
-    __syncthreads();
-    K key[kItems];
-    unsigned int digit[kItems];
-    unsigned int rank[kItems];
-    for (int j = 0; j < kItems; j++) {
-      int t = warp * (32 * kItems) + j * 32 + lane;
-      bool ok = t < valid;
-      key[j] = ok ? kin[base + t] : (K)0;
-      digit[j] = ok ? (unsigned int)((key[j] >> shift) & 255) : 256u;
-      unsigned int peers = __match_any_sync(0xffffffffu, digit[j]);
-      if (ok) rank[j] = counts[warp][digit[j]] + __popc(peers & below);
-      __syncwarp();
-      if (ok && lane == 31 - __clz(peers)) counts[warp][digit[j]] += __popc(peers);
-      __syncwarp();
-    }
-    __syncthreads();
-    // per digit: exclusive prefixes across warps, the tile's count, then starts across digits
-    unsigned int total = 0;
-    for (int w = 0; w < kWarps; w++) {
-      unsigned int c = counts[w][threadIdx.x];
-      counts[w][threadIdx.x] = total;
-      total += c;
-    }
-    tileCount[threadIdx.x] = total;
-    unsigned int start;
-    Scan(scanTemp).ExclusiveSum(total, start);
-    tileStart[threadIdx.x] = start;
-    __syncthreads();
-    for (int j = 0; j < kItems; j++) {
-      if (digit[j] < 256u) {
-        int t = warp * (32 * kItems) + j * 32 + lane;
-        int at = tileStart[digit[j]] + counts[warp][digit[j]] + rank[j];
-        stagedKeys[at] = key[j];
-        if (vout != nullptr) stagedRows[at] = vin[base + t];
-      }
-    }
-    __syncthreads();
-    for (int i = threadIdx.x; i < valid; i += kBlock) {
-      K k = stagedKeys[i];
-      unsigned int d = (unsigned int)((k >> shift) & 255);
-      long long pos = running[d] + (i - (long long)tileStart[d]);
-      kout[pos] = k;
-      if (vout != nullptr) vout[pos] = stagedRows[i];
-    }
-    __syncthreads();
-    running[threadIdx.x] += tileCount[threadIdx.x];
-    __syncthreads();
-  }
-}
 }  // namespace gpudf_sort
 
 // ---- subkeys: value bits of a column, read through an optional row map; null rows get 0 ----
@@ -233,18 +137,6 @@ extern "C" __global__ void string_max_length_kernel(const int* offsets, long lon
   atomicMax(out, best);
 }
 
-#define GPUDF_RADIX(NAME, K)                                                                                   \
-  extern "C" __global__ void radix_hist_##NAME##_kernel(const K* keys, long long n, int shift, long long chunk,  \
-                                                         long long* hist) {                                     \
-    gpudf_sort::histogram<K>(keys, n, shift, chunk, hist);                                                    \
-  }                                                                                                            \
-  extern "C" __global__ void radix_scatter_##NAME##_kernel(const K* kin, const int* vin, long long n, int shift, \
-                                                            long long chunk, const long long* offs, K* kout,    \
-                                                            int* vout) {                                        \
-    gpudf_sort::scatter<K>(kin, vin, n, shift, chunk, offs, kout, vout);                                       \
-  }
-GPUDF_RADIX(u32, unsigned int)
-GPUDF_RADIX(u64, unsigned long long)
 
 // Sorted keys back to values, for sorting a lone null-free column by itself.
 extern "C" __global__ void sort_decode_i32_kernel(const unsigned int* keys, long long n, int bits, int desc, int* out) {

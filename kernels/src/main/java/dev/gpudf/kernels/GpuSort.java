@@ -13,7 +13,6 @@ import java.util.List;
  */
 final class GpuSort {
   /** Rows per tile of the scatter kernel; chunks are multiples of it. */
-  private static final int TILE = 2048;
 
   private GpuSort() {}
 
@@ -222,17 +221,83 @@ final class GpuSort {
     }
   }
 
-  /** Stable 8-bit passes over the low {@code bits} of {@code b.keys}, moving the row ids along. */
+  /** CUB's launch constants for one (key, value) variant of radix.cu's kernels. */
+  private record Cub(int radixBits, int onesweepThreads, int onesweepItems, int histogramThreads, int scanThreads) {
+    int digits() {
+      return 1 << radixBits;
+    }
+
+    int tile() {
+      return onesweepThreads * onesweepItems;
+    }
+
+    /** Items per portion: CUB's lookback counts within a portion in 30 bits. */
+    int portion() {
+      return ((1 << 28) - 1) / tile() * tile();
+    }
+  }
+
+  // u32, u32 with rows, u64, u64 with rows: constants of the compiled kernels, the same on every device
+  private static volatile Cub[] cub;
+
+  private static Cub cub(Exec exec, int keyBytes, boolean withRows) {
+    Cub[] c = cub;
+    if (c == null) {
+      try (DeviceBuffer out = exec.allocate(4 * 20)) {
+        KernelLaunch.launch("cub_radix_config_kernel", 1, exec.stream(), out);
+        int[] v = new int[20];
+        for (int i = 0; i < v.length; i++) {
+          v[i] = exec.readInt(out, 4L * i);
+        }
+        c = new Cub[4];
+        for (int i = 0; i < 4; i++) {
+          c[i] = new Cub(v[5 * i], v[5 * i + 1], v[5 * i + 2], v[5 * i + 3], v[5 * i + 4]);
+        }
+        cub = c;
+      }
+    }
+    return c[(keyBytes == 4 ? 0 : 2) + (withRows ? 1 : 0)];
+  }
+
+  /**
+   * Stable passes over the low {@code bits} of {@code b.keys}, moving the row ids along: CUB's
+   * onesweep radix sort (radix.cu), driven the way cub::DeviceRadixSort drives it: the digit
+   * counts of every pass in one histogram launch, their exclusive sums, then one onesweep launch
+   * per pass and portion, each writing the next portion's starting offsets.
+   */
   private static void radix(Exec exec, Buffers b, long n, int keyBytes, int bits, boolean withRows) {
-    long[] g = DeviceScan.grid(exec, n, TILE);
-    int blocks = (int) g[0];
-    String k = keyBytes == 4 ? "u32" : "u64";
-    try (DeviceBuffer hist = exec.allocate(8L * 256 * blocks)) {
-      for (int shift = 0; shift < bits; shift += 8) {
-        KernelLaunch.launch("radix_hist_" + k + "_kernel", blocks, exec.stream(), b.keys, n, shift, g[1], hist);
-        DeviceScan.scanAsync(exec, PhysicalType.I64, hist, null, 256L * blocks, hist, false, null, 0);
-        KernelLaunch.launch("radix_scatter_" + k + "_kernel", blocks, exec.stream(), b.keys, withRows ? b.rows : null, n,
-            shift, g[1], hist, b.keysAlt, withRows ? b.rowsAlt : null);
+    if (n == 0) {
+      return;
+    }
+    Cub c = cub(exec, keyBytes, withRows);
+    String variant = (keyBytes == 4 ? "u32" : "u64") + (withRows ? "_rows" : "");
+    int passes = (bits + c.radixBits() - 1) / c.radixBits();
+    int portionSize = c.portion();
+    int portions = (int) ((n + portionSize - 1) / portionSize);
+    int maxBlocks = (int) ((Math.min(n, portionSize) + c.tile() - 1) / c.tile());
+    try (DeviceBuffer bins = exec.allocateZeroed(4L * portions * passes * c.digits());
+        DeviceBuffer lookback = exec.allocate(4L * maxBlocks * c.digits());
+        DeviceBuffer counters = exec.allocateZeroed(4L * portions * passes)) {
+      int sms = exec.stream().device().multiprocessors();
+      KernelLaunch.launch("cub_radix_histogram_" + variant + "_kernel", sms * 4, c.histogramThreads(), exec.stream(), bins,
+          b.keys, (int) n, 0, bits);
+      KernelLaunch.launch("cub_radix_exclusive_sum_" + variant + "_kernel", passes, c.scanThreads(), exec.stream(), bins);
+      for (int pass = 0; pass < passes; pass++) {
+        int current = pass * c.radixBits();
+        int width = Math.min(bits - current, c.radixBits());
+        for (int portion = 0; portion < portions; portion++) {
+          long first = (long) portion * portionSize;
+          int items = (int) Math.min(n - first, portionSize);
+          int blocks = (items + c.tile() - 1) / c.tile();
+          exec.zero(lookback, 0, 4L * blocks * c.digits());
+          long binsIn = bins.address() + 4L * ((long) portion * passes + pass) * c.digits();
+          Object binsOut = portion < portions - 1 ? (Object) (bins.address() + 4L * ((long) (portion + 1) * passes + pass)
+              * c.digits()) : null;
+          KernelLaunch.launch("cub_radix_onesweep_" + variant + "_kernel", blocks, c.onesweepThreads(), exec.stream(),
+              lookback, counters.address() + 4L * ((long) portion * passes + pass), binsOut, binsIn, b.keysAlt,
+              b.keys.address() + first * keyBytes, withRows ? b.rowsAlt : null,
+              withRows ? (Object) (b.rows.address() + 4L * first) : null, items, current, width);
+        }
         b.swapKeys();
         if (withRows) {
           b.swapRows();

@@ -36,6 +36,11 @@ public final class KernelLaunch {
    * address; null passes a null pointer), {@link Long}, {@link Integer}, {@link Double}, {@link Float}.
    */
   public static void launch(String kernel, int grid, CudaStream stream, Object... args) {
+    launch(kernel, grid, BLOCK, stream, args);
+  }
+
+  /** {@link #launch(String, int, CudaStream, Object...)} with {@code block} threads per block (a kernel built for another size). */
+  public static void launch(String kernel, int grid, int block, CudaStream stream, Object... args) {
     CudaDevice device = stream.device();
     KernelModule module = KernelModule.on(device);
     Pointer[] params = new Pointer[args.length];
@@ -63,7 +68,7 @@ public final class KernelLaunch {
       stream.synchronize();
       t0 = System.nanoTime();
     }
-    check(JCudaDriver.cuLaunchKernel(module.function(kernel), grid, 1, 1, BLOCK, 1, 1, 0, stream.handle(),
+    check(JCudaDriver.cuLaunchKernel(module.function(kernel), grid, 1, 1, block, 1, 1, 0, stream.handle(),
         Pointer.to(params), null), "cuLaunchKernel(" + kernel + ")");
     if (SYNC || PROFILE) {
       stream.synchronize();
