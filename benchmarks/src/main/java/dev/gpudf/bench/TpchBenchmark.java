@@ -2,6 +2,7 @@ package dev.gpudf.bench;
 
 import dev.gpudf.columnar.cuda.Gpu;
 import dev.gpudf.kernels.KernelLaunch;
+import dev.gpudf.sql.FileTables;
 import dev.gpudf.sql.GpuSession;
 import dev.gpudf.sql.TpchAnswers;
 import dev.gpudf.sql.TpchTables;
@@ -27,7 +28,8 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.duckdb.DuckDBConnection;
 
 /**
- * The TPC-H harness: generates TPC-H at a scale factor on all cores (io.trino.tpch), loads it into
+ * The TPC-H harness: generates TPC-H at a scale factor on all cores (io.trino.tpch), or reads its
+ * tables from files ({@code --data}: Parquet, Arrow IPC or CSV), loads them into
  * gpudf on the GPU, gpudf on the CPU backend and DuckDB (same host, all cores, loaded from the same
  * Arrow data through the C stream interface), runs the 22 queries on each (one cold run, then the
  * median of {@code --reps} hot runs), checks every gpudf answer against DuckDB's
@@ -35,14 +37,14 @@ import org.duckdb.DuckDBConnection;
  * ({@link TpchReport}). gpudf's time is split into planning, execution and result transfer, with
  * the device pool's peak per query; planning is also timed uncached after warm-up.
  *
- * <pre>gpudf bench tpch [--sf 1] [--reps 5] [--engines gpu,cpu,duckdb] [--queries q1,q6] [--out benchmarks/results]</pre>
+ * <pre>gpudf bench tpch [--sf 1] [--reps 5] [--engines gpu,cpu,duckdb] [--queries q1,q6] [--budget-s S] [--data DIR] [--out benchmarks/results]</pre>
  */
 public final class TpchBenchmark {
   private TpchBenchmark() {}
 
   /** Command-line settings. */
   record Settings(double sf, int reps, List<String> engines, List<String> queries, Path out, double budgetSeconds,
-      String command) {
+      Path data, String command) {
     static Settings parse(String[] args) {
       double sf = 1;
       int reps = 5;
@@ -50,6 +52,7 @@ public final class TpchBenchmark {
       List<String> queries = new ArrayList<>(TpchTables.queries().keySet());
       Path out = Path.of("benchmarks", "results");
       double budget = Double.POSITIVE_INFINITY;
+      Path data = null;
       for (int i = 0; i < args.length; i++) {
         String value = i + 1 < args.length ? args[i + 1] : null;
         switch (args[i]) {
@@ -59,15 +62,16 @@ public final class TpchBenchmark {
           case "--queries" -> queries = List.of(value.split(","));
           case "--out" -> out = Path.of(value);
           case "--budget-s" -> budget = Double.parseDouble(value);
+          case "--data" -> data = Path.of(value);
           default -> throw new IllegalArgumentException("unknown option " + args[i]
-              + " (options: --sf N --reps N --engines gpu,cpu,duckdb --queries q1,q2 --budget-s SECONDS --out DIR)");
+              + " (options: --sf N --reps N --engines gpu,cpu,duckdb --queries q1,q2 --budget-s SECONDS --data DIR --out DIR)");
         }
         i++;
       }
       if (reps < 1 || sf <= 0 || budget <= 0) {
         throw new IllegalArgumentException("--reps must be at least 1, --sf and --budget-s positive");
       }
-      return new Settings(sf, reps, engines, queries, out, budget, "gpudf bench tpch " + String.join(" ", args));
+      return new Settings(sf, reps, engines, queries, out, budget, data, "gpudf bench tpch " + String.join(" ", args));
     }
   }
 
@@ -90,7 +94,8 @@ public final class TpchBenchmark {
     }
     TpchReport report = new TpchReport(s, Machine.describe(s.engines().contains("gpu")));
     try (BufferAllocator allocator = new RootAllocator()) {
-      Map<String, VectorSchemaRoot> tables = generate(allocator, s.sf(), report);
+      Map<String, VectorSchemaRoot> tables = s.data() == null ? generate(allocator, s.sf(), report)
+          : read(allocator, s.data(), report);
       try {
         for (String engine : s.engines()) {
           runEngine(engine, allocator, tables, s, all, report);
@@ -109,7 +114,56 @@ public final class TpchBenchmark {
     report.write(s.out());
   }
 
+  /** Bytes of generated Arrow per unit of scale (13,458 MiB at SF10, on the H200 host). */
+  static final double ARROW_BYTES_PER_SF = 1.411e9;
+  /** lineitem.l_comment's bytes per unit of scale: the largest string column. */
+  static final double LONGEST_STRINGS_PER_SF = 1.6e8;
+
+  /**
+   * Refuses, before any work, a scale this harness cannot hold: a string column past Arrow's 2
+   * GiB (32-bit offsets, as the device columns have too), or tables larger than this host's memory.
+   */
+  static void checkScale(double sf, long hostMemoryBytes) {
+    double strings = LONGEST_STRINGS_PER_SF * sf;
+    if (strings > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(String.format(java.util.Locale.ROOT,
+          "SF%s is not supported yet: lineitem.l_comment would hold about %.1f GB, past the 2 GiB of a string column"
+              + " with 32-bit offsets (the largest scale is about SF%d)", sf, strings / 1e9,
+          (long) (Integer.MAX_VALUE / LONGEST_STRINGS_PER_SF)));
+    }
+    double arrow = ARROW_BYTES_PER_SF * sf;
+    if (arrow > hostMemoryBytes) {
+      throw new IllegalArgumentException(String.format(java.util.Locale.ROOT,
+          "SF%s needs about %.0f GB of host memory for its Arrow tables; this host has %.0f GB", sf, arrow / 1e9,
+          hostMemoryBytes / 1e9));
+    }
+  }
+
+  /** The eight tables from {@code dir}: {@code <table>.parquet}, {@code .arrow} or {@code .csv} each (see {@link FileTables}). */
+  private static Map<String, VectorSchemaRoot> read(BufferAllocator a, Path dir, TpchReport report) throws IOException {
+    Map<String, VectorSchemaRoot> tables = new LinkedHashMap<>();
+    long t0 = System.nanoTime();
+    try {
+      for (TpchTable<?> t : TpchTable.getTables()) {
+        String name = t.getTableName();
+        String format = java.util.stream.Stream.of("parquet", "arrow", "csv")
+            .filter(f -> Files.exists(dir.resolve(name + "." + f))).findFirst()
+            .orElseThrow(() -> new IllegalArgumentException("no " + name + ".parquet, .arrow or .csv in " + dir));
+        tables.put(name, FileTables.read(dir.resolve(name + "." + format), format, a));
+      }
+    } catch (IOException | RuntimeException e) {
+      tables.values().forEach(VectorSchemaRoot::close);
+      throw e;
+    }
+    long rows = tables.values().stream().mapToLong(VectorSchemaRoot::getRowCount).sum();
+    report.readFrom(dir);
+    report.generated((System.nanoTime() - t0) / 1e6, rows, tables.values().stream().mapToLong(TpchBenchmark::arrowBytes).sum());
+    return tables;
+  }
+
   private static Map<String, VectorSchemaRoot> generate(BufferAllocator a, double sf, TpchReport report) {
+    checkScale(sf, ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+        .getOperatingSystemMXBean()).getTotalMemorySize());
     int cores = Runtime.getRuntime().availableProcessors();
     long expected = 0;
     for (TpchTable<?> t : TpchTable.getTables()) {

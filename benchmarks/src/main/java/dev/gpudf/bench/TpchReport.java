@@ -24,6 +24,7 @@ final class TpchReport {
   private final TpchBenchmark.Machine machine;
   private double generateMs;
   private long generatedRows;
+  private String input = "generation";
   private long arrowBytes;
   private final Map<String, double[]> loads = new LinkedHashMap<>();
   private final Map<String, Map<String, Result>> results = new LinkedHashMap<>();
@@ -46,6 +47,11 @@ final class TpchReport {
   TpchReport(TpchBenchmark.Settings settings, TpchBenchmark.Machine machine) {
     this.settings = settings;
     this.machine = machine;
+  }
+
+  /** The tables came from files in {@code dir} rather than the generator. */
+  void readFrom(java.nio.file.Path dir) {
+    input = "read from " + dir;
   }
 
   void generated(double ms, long rows, long bytes) {
@@ -188,7 +194,7 @@ final class TpchReport {
         .append(", ").append(machine.cores()).append(" cores, Java ").append(machine.java()).append('\n');
     b.append("- commit: ").append(machine.commit()).append('\n');
     b.append("- command: `").append(settings.command()).append("`\n");
-    b.append(String.format(Locale.ROOT, "- generation: %,d rows in %.1f s (%.2f M rows/s), %,d MiB of Arrow%n", generatedRows,
+    b.append(String.format(Locale.ROOT, "- %s: %,d rows in %.1f s (%.2f M rows/s), %,d MiB of Arrow%n", input, generatedRows,
         generateMs / 1e3, generatedRows / generateMs / 1e3, arrowBytes >> 20));
     for (Map.Entry<String, double[]> l : loads.entrySet()) {
       b.append(String.format(Locale.ROOT, "- load into %s: %.1f s", l.getKey(), l.getValue()[0] / 1e3));
@@ -284,8 +290,8 @@ final class TpchReport {
     b.append("  \"commit\": ").append(q(machine.commit())).append(",\n");
     b.append("  \"command\": ").append(q(settings.command())).append(",\n");
     b.append(String.format(Locale.ROOT, "  \"scale_factor\": %s, \"reps\": %d,%n", settings.sf(), settings.reps()));
-    b.append(String.format(Locale.ROOT, "  \"generation\": {\"rows\": %d, \"ms\": %.1f, \"arrow_bytes\": %d},%n", generatedRows,
-        generateMs, arrowBytes));
+    b.append(String.format(Locale.ROOT, "  \"generation\": {\"input\": %s, \"rows\": %d, \"ms\": %.1f, \"arrow_bytes\": %d},%n",
+        q(input), generatedRows, generateMs, arrowBytes));
     b.append("  \"loads\": {");
     List<String> ls = new ArrayList<>();
     loads.forEach((e, v) -> ls.add(String.format(Locale.ROOT, "%s: {\"ms\": %.1f, \"device_bytes\": %d}", q(e), v[0], (long) v[1])));

@@ -42,4 +42,37 @@ class TpchBenchmarkTest {
     assertTrue(text.contains("cpu: skipped: the engine's budget of 0 s was spent"), text);
     assertTrue(text.matches("(?s).*\\| q1 \\| 4 \\| [0-9.]+ \\| [0-9.]+ \\|.*"), text);
   }
+
+  @Test
+  void readsTheTablesFromParquetFiles(@TempDir Path dir) throws Exception {
+    // Parquet written by DuckDB from generated tables: another writer than the reader's
+    Path data = Files.createDirectory(dir.resolve("data"));
+    try (org.apache.arrow.memory.RootAllocator a = new org.apache.arrow.memory.RootAllocator();
+        java.sql.Connection duck = java.sql.DriverManager.getConnection("jdbc:duckdb:");
+        java.sql.Statement st = duck.createStatement()) {
+      for (io.trino.tpch.TpchTable<?> t : io.trino.tpch.TpchTable.getTables()) {
+        try (org.apache.arrow.vector.VectorSchemaRoot root = dev.gpudf.sql.TpchTables.arrow(a, t, 0.002)) {
+          DuckDbTables.load((org.duckdb.DuckDBConnection) duck, a, t.getTableName(), root);
+        }
+        st.execute("COPY " + t.getTableName() + " TO '" + data.resolve(t.getTableName() + ".parquet") + "' (FORMAT PARQUET)");
+      }
+    }
+    TpchReport report = TpchBenchmark.run(TpchBenchmark.Settings.parse(new String[] {"--sf", "0.002", "--reps", "1",
+        "--engines", "cpu,duckdb", "--queries", "q1,q5,q13", "--data", data.toString(), "--out", dir.toString()}));
+    assertTrue(report.answersAgree());
+    String text = Files.readString(report.write(dir));
+    assertTrue(text.contains("- read from " + data + ": "), text);
+    assertTrue(text.contains("every gpudf answer agrees with DuckDB's: yes"), text);
+  }
+
+  @Test
+  void scalesPastTheLimitsAreRefusedBeforeAnyWork() {
+    IllegalArgumentException strings = assertThrows(IllegalArgumentException.class,
+        () -> TpchBenchmark.checkScale(100, Long.MAX_VALUE));
+    assertTrue(strings.getMessage().contains("l_comment") && strings.getMessage().contains("SF13"), strings.getMessage());
+    IllegalArgumentException memory = assertThrows(IllegalArgumentException.class,
+        () -> TpchBenchmark.checkScale(10, 8L << 30));
+    assertTrue(memory.getMessage().contains("host memory"), memory.getMessage());
+    TpchBenchmark.checkScale(10, 128L << 30);
+  }
 }
