@@ -22,6 +22,10 @@ public final class ArrowTypes {
    * binary strings, 256-bit decimals, millisecond dates, intervals, ...).
    */
   public static DataType fromArrow(Field field) {
+    if (field.getDictionary() != null) {
+      throw new NotSupportedException("column '" + field.getName() + "' is dictionary-encoded: its values must be decoded"
+          + " where it is read (ArrowDictionaries), or its codes would pass for the values");
+    }
     ArrowType t = field.getType();
     DataType d = switch (t.getTypeID()) {
       case Bool -> DataType.BOOL;

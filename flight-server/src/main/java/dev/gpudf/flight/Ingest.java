@@ -1,5 +1,6 @@
 package dev.gpudf.flight;
 
+import dev.gpudf.columnar.ArrowDictionaries;
 import dev.gpudf.columnar.error.NotSupportedException;
 import dev.gpudf.columnar.error.UserException;
 import dev.gpudf.sql.GpuSession;
@@ -41,11 +42,16 @@ final class Ingest {
     }
     boolean first = true;
     long rows = 0;
+    // a pandas categorical arrives dictionary-encoded: its values are stored, not its codes
+    boolean encoded = ArrowDictionaries.encoded(stream.getSchema());
     while (stream.next()) {
       // a host table shares the buffers it is made from: copy the stream's into the session's memory
-      try (VectorSchemaRoot batch = VectorSchemaRoot.create(stream.getSchema(), session.allocator())) {
+      try (VectorSchemaRoot in = encoded ? ArrowDictionaries.decode(stream.getRoot(), stream.getDictionaryProvider(),
+              session.allocator()) : null;
+          VectorSchemaRoot batch = VectorSchemaRoot.create((in == null ? stream.getRoot() : in).getSchema(),
+              session.allocator())) {
         batch.allocateNew();
-        VectorSchemaRootAppender.append(batch, stream.getRoot());
+        VectorSchemaRootAppender.append(batch, in == null ? stream.getRoot() : in);
         if (first && !exists) {
           session.catalog().register(table, batch);
         } else if (first && ifExists == TableExistsOption.TABLE_EXISTS_OPTION_REPLACE) {
@@ -59,7 +65,9 @@ final class Ingest {
     }
     if (first) {
       // no batches: a table of the stream's schema and no rows
-      try (VectorSchemaRoot empty = VectorSchemaRoot.create(stream.getSchema(), session.allocator())) {
+      try (VectorSchemaRoot empty = VectorSchemaRoot.create(encoded
+          ? ArrowDictionaries.decoded(stream.getSchema(), stream.getDictionaryProvider()) : stream.getSchema(),
+          session.allocator())) {
         empty.setRowCount(0);
         if (!exists) {
           session.catalog().register(table, empty);

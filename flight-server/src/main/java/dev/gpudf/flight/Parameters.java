@@ -1,5 +1,6 @@
 package dev.gpudf.flight;
 
+import dev.gpudf.columnar.ArrowDictionaries;
 import dev.gpudf.columnar.error.UserException;
 import java.math.BigDecimal;
 import java.time.LocalDateTime;
@@ -38,19 +39,32 @@ final class Parameters {
       if (root.getRowCount() == 0) {
         continue;
       }
-      if (root.getFieldVectors().size() != expected.getFields().size()) {
-        throw new UserException("the statement has " + expected.getFields().size() + " parameters, "
-            + root.getFieldVectors().size() + " were bound");
-      }
-      for (int r = 0; r < root.getRowCount(); r++) {
-        List<Object> row = new ArrayList<>();
-        for (FieldVector v : root.getFieldVectors()) {
-          row.add(value(v, r));
+      if (ArrowDictionaries.encoded(root.getSchema())) {
+        // a dictionary-encoded parameter binds its value, not its code
+        try (VectorSchemaRoot decoded = ArrowDictionaries.decode(root, stream.getDictionaryProvider(),
+            root.getFieldVectors().get(0).getAllocator())) {
+          add(rows, decoded, expected);
         }
-        rows.add(row);
+        continue;
       }
+      add(rows, root, expected);
     }
     return rows;
+  }
+
+  /** Appends the rows of {@code root} to {@code rows}; the wrong columns is a user error. */
+  private static void add(List<List<Object>> rows, VectorSchemaRoot root, Schema expected) {
+    if (root.getFieldVectors().size() != expected.getFields().size()) {
+      throw new UserException("the statement has " + expected.getFields().size() + " parameters, "
+          + root.getFieldVectors().size() + " were bound");
+    }
+    for (int r = 0; r < root.getRowCount(); r++) {
+      List<Object> row = new ArrayList<>();
+      for (FieldVector v : root.getFieldVectors()) {
+        row.add(value(v, r));
+      }
+      rows.add(row);
+    }
   }
 
   private static Object value(FieldVector v, int row) {

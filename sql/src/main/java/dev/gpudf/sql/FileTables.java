@@ -1,5 +1,6 @@
 package dev.gpudf.sql;
 
+import dev.gpudf.columnar.ArrowDictionaries;
 import dev.gpudf.columnar.DataType;
 import dev.gpudf.columnar.error.UserException;
 import java.io.IOException;
@@ -85,18 +86,24 @@ public final class FileTables {
 
   /** Every batch of {@code reader} appended into one root; the caller closes it. */
   static VectorSchemaRoot allBatches(ArrowReader reader, BufferAllocator allocator) throws IOException {
-    VectorSchemaRoot in = reader.getVectorSchemaRoot();
-    VectorSchemaRoot out = VectorSchemaRoot.create(in.getSchema(), allocator);
+    VectorSchemaRoot read = reader.getVectorSchemaRoot();
+    // a file may hold dictionary-encoded columns: their values are read, not their codes
+    boolean encoded = ArrowDictionaries.encoded(read.getSchema());
+    VectorSchemaRoot out = VectorSchemaRoot.create(encoded ? ArrowDictionaries.decoded(read.getSchema(), reader)
+        : read.getSchema(), allocator);
     try {
       // the appender reads the target's offsets, which an unallocated string vector lacks
       out.allocateNew();
       int rows = 0;
       while (reader.loadNextBatch()) {
-        // Arrow appends buffers in bulk (a copy of a row at a time was per value)
-        for (int c = 0; c < in.getFieldVectors().size(); c++) {
-          org.apache.arrow.vector.util.VectorBatchAppender.batchAppend(out.getVector(c), in.getVector(c));
+        try (VectorSchemaRoot decoded = encoded ? ArrowDictionaries.decode(read, reader, allocator) : null) {
+          VectorSchemaRoot in = decoded == null ? read : decoded;
+          // Arrow appends buffers in bulk (a copy of a row at a time was per value)
+          for (int c = 0; c < in.getFieldVectors().size(); c++) {
+            org.apache.arrow.vector.util.VectorBatchAppender.batchAppend(out.getVector(c), in.getVector(c));
+          }
+          rows += in.getRowCount();
         }
-        rows += in.getRowCount();
         out.setRowCount(rows);
       }
       return out;

@@ -101,4 +101,43 @@ class FileTablesTest {
       assertTrue(e.getMessage().contains("NUMBERISH"), e.getMessage());
     }
   }
+
+  @Test
+  void dictionaryEncodedColumnsOfAnArrowFileAreReadAsTheirValues(@TempDir Path dir) throws IOException {
+    String[] words = {"ok", "délai", "late"};
+    try (RootAllocator a = new RootAllocator();
+        org.apache.arrow.vector.VarCharVector values = new org.apache.arrow.vector.VarCharVector("status_values", a)) {
+      values.allocateNew();
+      for (int i = 0; i < words.length; i++) {
+        values.setSafe(i, words[i].getBytes(StandardCharsets.UTF_8));
+      }
+      values.setValueCount(words.length);
+      var encoding = new org.apache.arrow.vector.types.pojo.DictionaryEncoding(1, false, null);
+      var provider = new org.apache.arrow.vector.dictionary.DictionaryProvider.MapDictionaryProvider(
+          new org.apache.arrow.vector.dictionary.Dictionary(values, encoding));
+      IntVector status = new IntVector("status", new org.apache.arrow.vector.types.pojo.FieldType(true,
+          new org.apache.arrow.vector.types.pojo.ArrowType.Int(32, true), encoding), a);
+      status.allocateNew(7);
+      for (int i = 0; i < 7; i++) {
+        status.set(i, i % 3);
+      }
+      status.setNull(5);
+      status.setValueCount(7);
+      try (VectorSchemaRoot root = new VectorSchemaRoot(List.<FieldVector>of(status));
+          FileChannel out = FileChannel.open(dir.resolve("orders.arrow"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+          ArrowFileWriter writer = new ArrowFileWriter(root, provider, out)) {
+        writer.start();
+        writer.writeBatch();
+        writer.writeBatch();
+        writer.end();
+      }
+    }
+    try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
+      FileTables.loadDirectory(s.catalog(), dir, a);
+      try (VectorSchemaRoot r = s.query("SELECT status, COUNT(*) FROM orders GROUP BY status ORDER BY status")) {
+        // two batches of ok, délai, late, ok, délai, NULL, ok: values, not codes 0..2
+        assertEquals("status\tEXPR$1\ndélai\t4\nlate\t2\nok\t6\nnull\t2\n", r.contentToTSVString());
+      }
+    }
+  }
 }
