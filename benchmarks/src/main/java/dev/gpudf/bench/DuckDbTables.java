@@ -17,7 +17,14 @@ public final class DuckDbTables {
   /** Copies {@code root} (which the caller keeps) into a new DuckDB table {@code name}. */
   public static void load(DuckDBConnection duck, BufferAllocator allocator, String name, VectorSchemaRoot root)
       throws SQLException {
-    try (RootBatches reader = new RootBatches(allocator, root, 1 << 20, rows -> { }); ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
+    load(duck, allocator, name, root, rows -> { });
+  }
+
+  /** {@link #load(DuckDBConnection, BufferAllocator, String, VectorSchemaRoot)}, telling {@code progress} of each batch's rows as DuckDB takes it. */
+  public static void load(DuckDBConnection duck, BufferAllocator allocator, String name, VectorSchemaRoot root,
+      java.util.function.LongConsumer progress) throws SQLException {
+    try (RootBatches reader = new RootBatches(allocator, root, 1 << 20, progress::accept);
+        ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
       Data.exportArrayStream(allocator, reader, stream);
       duck.registerArrowStream("arrow_" + name, stream);
       try (Statement st = duck.createStatement()) {

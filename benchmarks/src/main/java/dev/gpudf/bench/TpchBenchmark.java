@@ -198,9 +198,12 @@ public final class TpchBenchmark {
         try (Gpu device = gpu ? Gpu.open(0) : null;
             GpuSession session = gpu ? GpuSession.gpu(device, allocator) : GpuSession.cpu(allocator)) {
           long t0 = System.nanoTime();
+          Progress progress = loading(engine, tables);
           for (Map.Entry<String, VectorSchemaRoot> t : tables.entrySet()) {
             session.catalog().register(t.getKey(), t.getValue());
+            progress.add(t.getValue().getRowCount());
           }
+          progress.done();
           report.loaded(engine, (System.nanoTime() - t0) / 1e6, gpu ? device.pool().stats().allocated() : 0);
           long start = System.nanoTime();
           for (String q : s.queries()) {
@@ -216,9 +219,11 @@ public final class TpchBenchmark {
       case "duckdb" -> {
         try (Connection duck = DriverManager.getConnection("jdbc:duckdb:")) {
           long t0 = System.nanoTime();
+          Progress progress = loading(engine, tables);
           for (Map.Entry<String, VectorSchemaRoot> t : tables.entrySet()) {
-            DuckDbTables.load((DuckDBConnection) duck, allocator, t.getKey(), t.getValue());
+            DuckDbTables.load((DuckDBConnection) duck, allocator, t.getKey(), t.getValue(), progress::add);
           }
+          progress.done();
           report.loaded(engine, (System.nanoTime() - t0) / 1e6, 0);
           long start = System.nanoTime();
           for (String q : s.queries()) {
@@ -272,6 +277,11 @@ public final class TpchBenchmark {
     report.skipped(engine, query, String.format(java.util.Locale.ROOT, "skipped: the engine's budget of %.0f s was spent",
         s.budgetSeconds()));
     return true;
+  }
+
+  /** Progress of loading {@code tables} into {@code engine} (gpudf: a table at a time; DuckDB: a batch at a time). */
+  private static Progress loading(String engine, Map<String, VectorSchemaRoot> tables) {
+    return new Progress("loading into " + engine, tables.values().stream().mapToLong(VectorSchemaRoot::getRowCount).sum());
   }
 
   private static void runGpudf(String engine, GpuSession session, String name, String sql, int reps, TpchReport report) {
