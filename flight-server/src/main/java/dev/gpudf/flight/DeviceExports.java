@@ -46,36 +46,42 @@ final class DeviceExports implements AutoCloseable {
     }
     DeviceTable table = session.queryOnDevice(request.sql());
     long toHostBefore = table.gpu().copier().bytesToHost();
+    DeviceHandOff.Descriptor d;
     try {
-      Map<Long, Integer> allocationIndex = new LinkedHashMap<>();
-      List<DeviceHandOff.Allocation> allocations = new ArrayList<>();
-      List<DeviceHandOff.Column> columns = new ArrayList<>();
-      for (int i = 0; i < table.columnCount(); i++) {
-        DeviceColumn c = table.column(i);
-        var t = c.type();
-        columns.add(new DeviceHandOff.Column(table.names().get(i), t.id().name(), t.precision(), t.scale(),
-            t.timeUnit() == null ? null : t.timeUnit().name(), t.timeZone(), t.isFixedWidth() ? t.byteWidth() : 0,
-            c.nullCount(), region(table, c.data(), allocationIndex, allocations),
-            c.offsets() == null ? null : region(table, c.offsets(), allocationIndex, allocations),
-            c.validity() == null ? null : region(table, c.validity(), allocationIndex, allocations)));
-      }
-      List<org.apache.arrow.vector.types.pojo.Field> fields = new ArrayList<>();
-      for (int i = 0; i < table.columnCount(); i++) {
-        fields.add(dev.gpudf.columnar.ArrowTypes.toArrowField(table.names().get(i), table.column(i).type()));
-      }
-      String schema = Base64.getEncoder().encodeToString(new org.apache.arrow.vector.types.pojo.Schema(fields).serializeAsMessage());
-      String lease = leases.add(table, ttl);
-      DeviceHandOff.Descriptor d = new DeviceHandOff.Descriptor(lease, ttl, table.gpu().device().ordinal(),
-          table.gpu().device().name(), table.rowCount(), schema, allocations, columns,
-          table.gpu().copier().bytesToHost() - toHostBefore);
+      d = describe(table, ttl, toHostBefore);
+    } catch (RuntimeException e) {
+      table.close();
+      throw e;
+    }
+    try {
       return DeviceHandOff.JSON.writeValueAsBytes(d);
     } catch (IOException | RuntimeException e) {
-      // before the lease took it, the table is ours to close; after, the lease's
-      if (!leases.holds(table)) {
-        table.close();
-      }
-      throw e instanceof RuntimeException r ? r : new dev.gpudf.columnar.error.InternalException("cannot write a descriptor", e);
+      // nobody will hear of this lease: its table goes now, not at expiry
+      leases.release(d.lease());
+      throw new dev.gpudf.columnar.error.InternalException("cannot write a hand-off descriptor", e);
     }
+  }
+
+  /** The descriptor of {@code table}, which a new lease of {@code ttl} seconds takes over. */
+  private DeviceHandOff.Descriptor describe(DeviceTable table, double ttl, long toHostBefore) {
+    Map<Long, Integer> allocationIndex = new LinkedHashMap<>();
+    List<DeviceHandOff.Allocation> allocations = new ArrayList<>();
+    List<DeviceHandOff.Column> columns = new ArrayList<>();
+    List<org.apache.arrow.vector.types.pojo.Field> fields = new ArrayList<>();
+    for (int i = 0; i < table.columnCount(); i++) {
+      DeviceColumn c = table.column(i);
+      var t = c.type();
+      columns.add(new DeviceHandOff.Column(table.names().get(i), t.id().name(), t.precision(), t.scale(),
+          t.timeUnit() == null ? null : t.timeUnit().name(), t.timeZone(), t.isFixedWidth() ? t.byteWidth() : 0,
+          c.nullCount(), region(table, c.data(), allocationIndex, allocations),
+          c.offsets() == null ? null : region(table, c.offsets(), allocationIndex, allocations),
+          c.validity() == null ? null : region(table, c.validity(), allocationIndex, allocations)));
+      fields.add(dev.gpudf.columnar.ArrowTypes.toArrowField(table.names().get(i), t));
+    }
+    String schema = Base64.getEncoder().encodeToString(new org.apache.arrow.vector.types.pojo.Schema(fields).serializeAsMessage());
+    String lease = leases.add(table, ttl);
+    return new DeviceHandOff.Descriptor(lease, ttl, table.gpu().device().ordinal(), table.gpu().device().name(),
+        table.rowCount(), schema, allocations, columns, table.gpu().copier().bytesToHost() - toHostBefore);
   }
 
   private static DeviceHandOff.Region region(DeviceTable table, DeviceBuffer buffer, Map<Long, Integer> index,

@@ -51,11 +51,6 @@ final class Leases<T extends AutoCloseable> implements AutoCloseable {
     return true;
   }
 
-  /** Whether {@code value} is held under some lease. */
-  synchronized boolean holds(T value) {
-    return held.values().stream().anyMatch(l -> l.value() == value);
-  }
-
   synchronized int size() {
     return held.size();
   }
