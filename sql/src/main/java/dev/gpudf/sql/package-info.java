@@ -1,5 +1,6 @@
 /**
- * gpudf's SQL layer: a {@link dev.gpudf.sql.GpuSession} plans SQL with Calcite into
- * {@link dev.gpudf.sql.GpuRel} operators ({@link dev.gpudf.sql.GpuRules}) that run on either backend.
+ * gpudf's SQL layer: a {@link dev.gpudf.sql.GpuSession} plans SQL with Calcite (logical rewrites,
+ * join order from measured distinct counts, then {@link dev.gpudf.sql.GpuRules}) into
+ * {@link dev.gpudf.sql.GpuRel} operators that run on either backend.
  */
 package dev.gpudf.sql;
