@@ -293,12 +293,19 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
       FlightStream stream, StreamListener<PutResult> ackStream) {
     return () -> Statuses.put(ackStream, () -> {
       Prepared p = preparedOf(command.getPreparedStatementHandle());
+      if (session.insertsBoundRows(p.sql)) {
+        // INSERT ... VALUES (?, ...) with a JDBC batch bound: the rows go in as one statement
+        try (VectorSchemaRoot rows = Parameters.readTable(stream, p.parameters, session.allocator())) {
+          sendCount(ackStream, changing(() -> session.insertBound(p.sql, rows)));
+        }
+        return;
+      }
       List<List<Object>> rows = Parameters.readRows(stream, p.parameters);
       if (rows.isEmpty() && !p.parameters.getFields().isEmpty()) {
         throw new dev.gpudf.columnar.error.UserException("the statement has " + p.parameters.getFields().size()
             + " parameters and none were bound");
       }
-      // a JDBC batch binds many rows: the statement runs once for each, the counts add up
+      // markers elsewhere (INSERT ... SELECT ... WHERE x > ?): the statement runs once per bound row
       sendCount(ackStream, changing(() -> rows.isEmpty() ? session.update(p.sql)
           : rows.stream().mapToLong(values -> session.update(p.sql, values)).sum()));
     });

@@ -7,10 +7,12 @@ import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.flight.FlightStream;
+import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.DateDayVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.arrow.vector.util.VectorSchemaRootAppender;
 import org.apache.calcite.util.DateString;
 import org.apache.calcite.util.TimestampString;
 
@@ -50,6 +52,44 @@ final class Parameters {
       add(rows, root, expected);
     }
     return rows;
+  }
+
+  /**
+   * Every bound row as one table from {@code allocator} (dictionaries decoded), for a statement
+   * that takes them all at once; no rows or the wrong columns is a user error. The caller closes it.
+   */
+  static VectorSchemaRoot readTable(FlightStream stream, Schema expected, BufferAllocator allocator) {
+    VectorSchemaRoot out = null;
+    try {
+      while (stream.next()) {
+        VectorSchemaRoot root = stream.getRoot();
+        if (root.getRowCount() == 0) {
+          continue;
+        }
+        if (root.getFieldVectors().size() != expected.getFields().size()) {
+          throw new UserException("the statement has " + expected.getFields().size() + " parameters, "
+              + root.getFieldVectors().size() + " were bound");
+        }
+        try (VectorSchemaRoot decoded = ArrowDictionaries.encoded(root.getSchema())
+            ? ArrowDictionaries.decode(root, stream.getDictionaryProvider(), allocator) : null) {
+          VectorSchemaRoot in = decoded == null ? root : decoded;
+          if (out == null) {
+            out = VectorSchemaRoot.create(in.getSchema(), allocator);
+            out.allocateNew();
+          }
+          VectorSchemaRootAppender.append(out, in);
+        }
+      }
+    } catch (RuntimeException e) {
+      if (out != null) {
+        out.close();
+      }
+      throw e;
+    }
+    if (out == null) {
+      throw new UserException("the statement has " + expected.getFields().size() + " parameters and none were bound");
+    }
+    return out;
   }
 
   /** Appends the rows of {@code root} to {@code rows}; the wrong columns is a user error. */

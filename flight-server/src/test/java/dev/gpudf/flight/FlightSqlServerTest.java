@@ -205,6 +205,28 @@ class FlightSqlServerTest {
       }
       assertEquals(java.util.Arrays.asList("a", "b", "c", "d", "é5", null, "é7", "é7"),
           strings(s.executeQuery("SELECT v FROM notes ORDER BY k")));
+      // a large batch goes in as one statement; a batch that breaks a constraint leaves the table as it was
+      assertEquals(0, s.executeUpdate("CREATE TABLE tally (id INTEGER NOT NULL, label VARCHAR)"));
+      try (PreparedStatement p = c.prepareStatement("INSERT INTO tally VALUES (?, ?)")) {
+        for (int i = 0; i < 5000; i++) {
+          p.setInt(1, i);
+          p.setString(2, "n" + i);
+          p.addBatch();
+        }
+        long t0 = System.nanoTime();
+        assertEquals(5000, java.util.Arrays.stream(p.executeBatch()).sum());
+        assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(60), "5000 bound rows in one statement");
+        p.setInt(1, 1);
+        p.setString(2, "fine");
+        p.addBatch();
+        p.setNull(1, java.sql.Types.INTEGER);
+        p.setString(2, "breaks NOT NULL");
+        p.addBatch();
+        SQLException notNull = assertThrows(SQLException.class, p::executeBatch);
+        assertTrue(notNull.getMessage().contains("may not be NULL"), notNull.getMessage());
+      }
+      assertEquals(List.of("5000", "12497500"), List.of(strings(s.executeQuery("SELECT COUNT(*) FROM tally")).get(0),
+          strings(s.executeQuery("SELECT SUM(id) FROM tally")).get(0)));
     }
     // ingest through Flight SQL's client: create, then append, then replace
     try (BufferAllocator a = allocator.newChildAllocator("client", 0, Long.MAX_VALUE);

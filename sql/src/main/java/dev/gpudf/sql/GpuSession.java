@@ -310,6 +310,28 @@ public final class GpuSession implements AutoCloseable {
     }
   }
 
+  /** Whether {@code sql} is an INSERT of one VALUES row of {@code ?} markers only, which {@link #insertBound} takes. */
+  public boolean insertsBoundRows(String sql) {
+    return Statements.insertFrom(sql, "") != null;
+  }
+
+  /**
+   * Runs {@code sql}, an INSERT of one VALUES row of {@code ?} markers ({@link #insertsBoundRows}),
+   * for every row of {@code rows} (the markers' values, by position) as one statement: all the
+   * rows go in or none does. Returns how many it added; the caller keeps {@code rows}.
+   */
+  public long insertBound(String sql, VectorSchemaRoot rows) {
+    if (!insertsBoundRows(sql)) {
+      throw new UserException("not an INSERT of one VALUES row of ? markers: " + sql);
+    }
+    String hidden = catalog.registerHidden(rows);
+    try {
+      return update(Statements.insertFrom(sql, hidden));
+    } finally {
+      catalog.drop(hidden);
+    }
+  }
+
   /** How many statements were planned (not served from the plan cache) so far. */
   public long plansMade() {
     return plansMade.get();

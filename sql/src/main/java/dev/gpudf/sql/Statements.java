@@ -208,6 +208,26 @@ final class Statements {
     return 0;
   }
 
+  /**
+   * For an INSERT whose source is one VALUES row of {@code ?} markers and nothing else: the same
+   * INSERT taking its rows from table {@code source} (its columns the markers' values, in order),
+   * so that a batch of bound rows goes in as one statement; null for any other statement.
+   */
+  static String insertFrom(String sql, String source) {
+    SqlNode statement = isIndexStatement(sql) ? null : parse(sql);
+    if (!(statement instanceof SqlInsert insert) || insert.getSource().getKind() != org.apache.calcite.sql.SqlKind.VALUES) {
+      return null;
+    }
+    List<SqlNode> rows = ((SqlCall) insert.getSource()).getOperandList();
+    if (rows.size() != 1 || !((SqlCall) rows.get(0)).getOperandList().stream()
+        .allMatch(o -> o instanceof org.apache.calcite.sql.SqlDynamicParam)) {
+      return null;
+    }
+    String columns = insert.getTargetColumnList() == null ? ""
+        : " (" + String.join(", ", insert.getTargetColumnList().getList().stream().map(Statements::sql).toList()) + ")";
+    return "INSERT INTO " + sql(insert.getTargetTable()) + columns + " SELECT * FROM \"" + source.replace("\"", "\"\"") + "\"";
+  }
+
   /** The types of an INSERT's {@code ?} markers (a VALUES marker takes its column's type); none for other statements. */
   static List<RelDataType> parameterTypes(GpuSession session, String sql) {
     SqlNode statement = isIndexStatement(sql) ? null : parse(sql);
