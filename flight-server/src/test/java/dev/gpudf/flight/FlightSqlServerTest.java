@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.gpudf.columnar.testing.DictionaryColumn;
 import dev.gpudf.sql.GpuSession;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
@@ -270,32 +271,14 @@ class FlightSqlServerTest {
     // what pyarrow sends for a pandas categorical: codes, and the dictionary beside them
     try (BufferAllocator a = allocator.newChildAllocator("client", 0, Long.MAX_VALUE);
         FlightClient fc = FlightClient.builder(a, Location.forGrpcInsecure("localhost", server.port())).build();
-        VarCharVector values = new VarCharVector("colour_values", a)) {
+        DictionaryColumn colour = DictionaryColumn.of(a, "colour", 3, new String[] {"rouge", "vert", "青"},
+            new int[] {2, 0, 1, 2, -1})) {
       CallOption auth = fc.authenticateBasicToken(USER, PASSWORD).orElseThrow();
-      String[] words = {"rouge", "vert", "青"};
-      values.allocateNew();
-      for (int i = 0; i < words.length; i++) {
-        values.setSafe(i, words[i].getBytes(StandardCharsets.UTF_8));
-      }
-      values.setValueCount(words.length);
-      var encoding = new org.apache.arrow.vector.types.pojo.DictionaryEncoding(3, false, null);
-      var provider = new org.apache.arrow.vector.dictionary.DictionaryProvider.MapDictionaryProvider(
-          new org.apache.arrow.vector.dictionary.Dictionary(values, encoding));
-      IntVector colour = new IntVector("colour", new org.apache.arrow.vector.types.pojo.FieldType(true,
-          new org.apache.arrow.vector.types.pojo.ArrowType.Int(32, true), encoding), a);
       IntVector n = new IntVector("n", a);
-      colour.allocateNew(5);
       n.allocateNew(5);
-      int[] codes = {2, 0, 1, 2, -1};
-      for (int i = 0; i < codes.length; i++) {
-        if (codes[i] < 0) {
-          colour.setNull(i);
-        } else {
-          colour.set(i, codes[i]);
-        }
+      for (int i = 0; i < 5; i++) {
         n.set(i, i);
       }
-      colour.setValueCount(5);
       n.setValueCount(5);
       TableDefinitionOptions create = TableDefinitionOptions.newBuilder()
           .setIfNotExist(TableDefinitionOptions.TableNotExistOption.TABLE_NOT_EXIST_OPTION_CREATE)
@@ -303,8 +286,8 @@ class FlightSqlServerTest {
       org.apache.arrow.flight.FlightDescriptor command = org.apache.arrow.flight.FlightDescriptor.command(
           com.google.protobuf.Any.pack(org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.newBuilder()
               .setTable("paints").setTableDefinitionOptions(create).build()).toByteArray());
-      try (VectorSchemaRoot root = new VectorSchemaRoot(List.<org.apache.arrow.vector.FieldVector>of(colour, n))) {
-        FlightClient.ClientStreamListener put = fc.startPut(command, root, provider,
+      try (VectorSchemaRoot root = new VectorSchemaRoot(List.<org.apache.arrow.vector.FieldVector>of(colour.codes(), n))) {
+        FlightClient.ClientStreamListener put = fc.startPut(command, root, colour.provider(),
             new org.apache.arrow.flight.AsyncPutListener(), auth);
         put.putNext();
         put.completed();

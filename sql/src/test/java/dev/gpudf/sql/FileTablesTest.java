@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.gpudf.columnar.error.UserException;
+import dev.gpudf.columnar.testing.DictionaryColumn;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.channels.FileChannel;
@@ -104,28 +105,12 @@ class FileTablesTest {
 
   @Test
   void dictionaryEncodedColumnsOfAnArrowFileAreReadAsTheirValues(@TempDir Path dir) throws IOException {
-    String[] words = {"ok", "délai", "late"};
+    int[] codes = {0, 1, 2, 0, 1, -1, 0};
     try (RootAllocator a = new RootAllocator();
-        org.apache.arrow.vector.VarCharVector values = new org.apache.arrow.vector.VarCharVector("status_values", a)) {
-      values.allocateNew();
-      for (int i = 0; i < words.length; i++) {
-        values.setSafe(i, words[i].getBytes(StandardCharsets.UTF_8));
-      }
-      values.setValueCount(words.length);
-      var encoding = new org.apache.arrow.vector.types.pojo.DictionaryEncoding(1, false, null);
-      var provider = new org.apache.arrow.vector.dictionary.DictionaryProvider.MapDictionaryProvider(
-          new org.apache.arrow.vector.dictionary.Dictionary(values, encoding));
-      IntVector status = new IntVector("status", new org.apache.arrow.vector.types.pojo.FieldType(true,
-          new org.apache.arrow.vector.types.pojo.ArrowType.Int(32, true), encoding), a);
-      status.allocateNew(7);
-      for (int i = 0; i < 7; i++) {
-        status.set(i, i % 3);
-      }
-      status.setNull(5);
-      status.setValueCount(7);
-      try (VectorSchemaRoot root = new VectorSchemaRoot(List.<FieldVector>of(status));
+        DictionaryColumn status = DictionaryColumn.of(a, "status", 1, new String[] {"ok", "délai", "late"}, codes)) {
+      try (VectorSchemaRoot root = new VectorSchemaRoot(List.<FieldVector>of(status.codes()));
           FileChannel out = FileChannel.open(dir.resolve("orders.arrow"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-          ArrowFileWriter writer = new ArrowFileWriter(root, provider, out)) {
+          ArrowFileWriter writer = new ArrowFileWriter(root, status.provider(), out)) {
         writer.start();
         writer.writeBatch();
         writer.writeBatch();
