@@ -44,8 +44,9 @@ final class DeviceExports implements AutoCloseable {
     if (!(ttl > 0 && ttl <= MAX_TTL_SECONDS)) {
       throw new UserException("ttl_seconds must be in (0, " + (long) MAX_TTL_SECONDS + "], not " + ttl);
     }
+    // counted from before the query: an operator with only a CPU twin would copy to the host
+    long toHostBefore = session.gpu() == null ? 0 : session.gpu().copier().bytesToHost();
     DeviceTable table = session.queryOnDevice(request.sql());
-    long toHostBefore = table.gpu().copier().bytesToHost();
     DeviceHandOff.Descriptor d;
     try {
       d = describe(table, ttl, toHostBefore);

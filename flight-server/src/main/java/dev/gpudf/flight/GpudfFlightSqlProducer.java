@@ -302,8 +302,7 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
       }
       List<List<Object>> rows = Parameters.readRows(stream, p.parameters);
       if (rows.isEmpty() && !p.parameters.getFields().isEmpty()) {
-        throw new dev.gpudf.columnar.error.UserException("the statement has " + p.parameters.getFields().size()
-            + " parameters and none were bound");
+        throw Parameters.noneBound(p.parameters);
       }
       // markers elsewhere (INSERT ... SELECT ... WHERE x > ?): the statement runs once per bound row
       sendCount(ackStream, changing(() -> rows.isEmpty() ? session.update(p.sql)

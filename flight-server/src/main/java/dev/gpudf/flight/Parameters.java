@@ -36,74 +36,73 @@ final class Parameters {
   /** Every bound row (a JDBC batch binds many); the wrong columns is a user error. */
   static List<List<Object>> readRows(FlightStream stream, Schema expected) {
     List<List<Object>> rows = new ArrayList<>();
+    eachBatch(stream, expected, null, root -> {
+      for (int r = 0; r < root.getRowCount(); r++) {
+        List<Object> row = new ArrayList<>();
+        for (FieldVector v : root.getFieldVectors()) {
+          row.add(value(v, r));
+        }
+        rows.add(row);
+      }
+    });
+    return rows;
+  }
+
+  /**
+   * Every bound row as one table from {@code allocator}, for a statement that takes them all at
+   * once; no rows or the wrong columns is a user error. The caller closes it.
+   */
+  static VectorSchemaRoot readTable(FlightStream stream, Schema expected, BufferAllocator allocator) {
+    VectorSchemaRoot[] out = new VectorSchemaRoot[1];
+    try {
+      eachBatch(stream, expected, allocator, in -> {
+        if (out[0] == null) {
+          out[0] = VectorSchemaRoot.create(in.getSchema(), allocator);
+          out[0].allocateNew();
+        }
+        VectorSchemaRootAppender.append(out[0], in);
+      });
+    } catch (RuntimeException e) {
+      if (out[0] != null) {
+        out[0].close();
+      }
+      throw e;
+    }
+    if (out[0] == null) {
+      throw noneBound(expected);
+    }
+    return out[0];
+  }
+
+  /** The error for a statement with markers and no rows bound to them. */
+  static UserException noneBound(Schema expected) {
+    return new UserException("the statement has " + expected.getFields().size() + " parameters and none were bound");
+  }
+
+  /**
+   * Hands each non-empty batch of {@code stream} to {@code use}, its dictionary-encoded columns
+   * decoded (a parameter binds its value, not its code; into {@code allocator}, or the batch's
+   * own when null); a batch of the wrong width is a user error.
+   */
+  private static void eachBatch(FlightStream stream, Schema expected, BufferAllocator allocator,
+      java.util.function.Consumer<VectorSchemaRoot> use) {
     while (stream.next()) {
       VectorSchemaRoot root = stream.getRoot();
       if (root.getRowCount() == 0) {
         continue;
       }
-      if (ArrowDictionaries.encoded(root.getSchema())) {
-        // a dictionary-encoded parameter binds its value, not its code
-        try (VectorSchemaRoot decoded = ArrowDictionaries.decode(root, stream.getDictionaryProvider(),
-            root.getFieldVectors().get(0).getAllocator())) {
-          add(rows, decoded, expected);
-        }
+      if (root.getFieldVectors().size() != expected.getFields().size()) {
+        throw new UserException("the statement has " + expected.getFields().size() + " parameters, "
+            + root.getFieldVectors().size() + " were bound");
+      }
+      if (!ArrowDictionaries.encoded(root.getSchema())) {
+        use.accept(root);
         continue;
       }
-      add(rows, root, expected);
-    }
-    return rows;
-  }
-
-  /**
-   * Every bound row as one table from {@code allocator} (dictionaries decoded), for a statement
-   * that takes them all at once; no rows or the wrong columns is a user error. The caller closes it.
-   */
-  static VectorSchemaRoot readTable(FlightStream stream, Schema expected, BufferAllocator allocator) {
-    VectorSchemaRoot out = null;
-    try {
-      while (stream.next()) {
-        VectorSchemaRoot root = stream.getRoot();
-        if (root.getRowCount() == 0) {
-          continue;
-        }
-        if (root.getFieldVectors().size() != expected.getFields().size()) {
-          throw new UserException("the statement has " + expected.getFields().size() + " parameters, "
-              + root.getFieldVectors().size() + " were bound");
-        }
-        try (VectorSchemaRoot decoded = ArrowDictionaries.encoded(root.getSchema())
-            ? ArrowDictionaries.decode(root, stream.getDictionaryProvider(), allocator) : null) {
-          VectorSchemaRoot in = decoded == null ? root : decoded;
-          if (out == null) {
-            out = VectorSchemaRoot.create(in.getSchema(), allocator);
-            out.allocateNew();
-          }
-          VectorSchemaRootAppender.append(out, in);
-        }
+      try (VectorSchemaRoot decoded = ArrowDictionaries.decode(root, stream.getDictionaryProvider(),
+          allocator != null ? allocator : root.getFieldVectors().get(0).getAllocator())) {
+        use.accept(decoded);
       }
-    } catch (RuntimeException e) {
-      if (out != null) {
-        out.close();
-      }
-      throw e;
-    }
-    if (out == null) {
-      throw new UserException("the statement has " + expected.getFields().size() + " parameters and none were bound");
-    }
-    return out;
-  }
-
-  /** Appends the rows of {@code root} to {@code rows}; the wrong columns is a user error. */
-  private static void add(List<List<Object>> rows, VectorSchemaRoot root, Schema expected) {
-    if (root.getFieldVectors().size() != expected.getFields().size()) {
-      throw new UserException("the statement has " + expected.getFields().size() + " parameters, "
-          + root.getFieldVectors().size() + " were bound");
-    }
-    for (int r = 0; r < root.getRowCount(); r++) {
-      List<Object> row = new ArrayList<>();
-      for (FieldVector v : root.getFieldVectors()) {
-        row.add(value(v, r));
-      }
-      rows.add(row);
     }
   }
 

@@ -124,7 +124,11 @@ public final class GpuSession implements AutoCloseable {
     return new GpuSession(gpu, allocator);
   }
 
-  /** Where the session's results (and a CPU session's tables) live. */
+  /** The device of a GPU session; null on the CPU backend. */
+  public Gpu gpu() {
+    return gpu;
+  }
+
   /** The allocator the session's results (and its host tables) come from. */
   public BufferAllocator allocator() {
     return allocator;
@@ -321,12 +325,13 @@ public final class GpuSession implements AutoCloseable {
    * rows go in or none does. Returns how many it added; the caller keeps {@code rows}.
    */
   public long insertBound(String sql, VectorSchemaRoot rows) {
-    if (!insertsBoundRows(sql)) {
-      throw new UserException("not an INSERT of one VALUES row of ? markers: " + sql);
-    }
     String hidden = catalog.registerHidden(rows);
     try {
-      return update(Statements.insertFrom(sql, hidden));
+      String insert = Statements.insertFrom(sql, hidden);
+      if (insert == null) {
+        throw new UserException("not an INSERT of one VALUES row of ? markers: " + sql);
+      }
+      return update(insert);
     } finally {
       catalog.drop(hidden);
     }

@@ -116,7 +116,7 @@ final class JoinOrder {
     Part all = parts.get(0);
     RelNode rel = all.rel();
     if (!pending.isEmpty()) {
-      // conditions on constants alone (the inputs' own were pushed into them before)
+      // conditions no join took (on one input, or on constants): the rewrites after this push them down
       rel = LogicalFilter.create(rel, RexUtil.composeConjunction(rex,
           pending.stream().map(c -> remap(c.condition(), all.position())).toList()));
     }
