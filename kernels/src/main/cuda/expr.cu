@@ -32,7 +32,6 @@ constexpr int kErrWide = 5;
 constexpr int kErrCast = 6;
 constexpr int kErrInexact = 7;
 enum ParseKind { P_INT64 = 0, P_DECIMAL64 = 1, P_DATE = 2, P_BOOL = 3, P_FLOAT64 = 4 };
-constexpr int kMaxRegs = 32;
 constexpr int kWidth = 5;
 
 // Result types the store step writes (Java: Evaluate.StoreKind).
@@ -322,17 +321,22 @@ __device__ __forceinline__ bool test(int cmp, int c) {
 
 // columns: for slot s, columns[3s] = data address, columns[3s+1] = validity address (0: none),
 // columns[3s+2] = string offsets address (0 unless STRING). pool: the string constants.
-extern "C" __global__ void expr_eval_kernel(const int* __restrict__ code, int instructions,
-                                            const long long* __restrict__ consts, const unsigned char* __restrict__ pool,
-                                            const long long* __restrict__ columns,
-                                            long long n, int result_reg, int store, void* out,
-                                            uint32_t* out_validity, unsigned long long* error,
-                                            const int* __restrict__ str_offsets, unsigned char* __restrict__ str_chars) {
+// The interpreter for programs of at most R registers (a power of two up to 32). The register file
+// is a per-thread array indexed by the program, so it lives in local memory: sized to the program,
+// it stays in L1 instead of spilling to L2 when every thread of a full SM holds one.
+template <int R>
+__device__ __forceinline__ void eval_rows(const int* __restrict__ code, int instructions,
+                                          const long long* __restrict__ consts, const unsigned char* __restrict__ pool,
+                                          const long long* __restrict__ columns,
+                                          long long n, int result_reg, int store, void* out,
+                                          uint32_t* out_validity, unsigned long long* error,
+                                          const int* __restrict__ str_offsets, unsigned char* __restrict__ str_chars) {
   using namespace gpudf_expr;
-  long long val[kMaxRegs];
-  int len[kMaxRegs];     // byte length of a string register
-  unsigned int nul = 0;  // bit r: register r is NULL
-  unsigned char err[kMaxRegs];
+  long long val[R];
+  int len[R];     // byte length of a string register
+  unsigned int nul = 0;   // bit r: register r is NULL
+  unsigned int errs = 0;  // bit r: register r carries an error, its code in err[r]
+  unsigned char err[R];
   const int lane = threadIdx.x & 31;
   const long long warps = gpudf::grid_threads() / 32;
   for (long long base = (gpudf::global_thread() / 32) * 32; base < n; base += warps * 32) {
@@ -341,13 +345,16 @@ extern "C" __global__ void expr_eval_kernel(const int* __restrict__ code, int in
     bool isNull = true;
     if (active) {
       nul = 0;
+      errs = 0;
       for (int pc = 0; pc < instructions; pc++) {
         const int* ins = code + pc * kWidth;
-        int op = ins[0], d = ins[1], a = ins[2], b = ins[3], c = ins[4];
+        int op = ins[0], d = ins[1] & (R - 1), a = ins[2], b = ins[3], c = ins[4];
         // operands a and b are registers for the ops that read these flags; masked so the
         // other ops (slots, constants) never index past the register file
-        bool na = (nul >> (a & 31)) & 1u, nb = (nul >> (b & 31)) & 1u;
-        unsigned char ea = err[a & 31], eb = err[b & 31];
+        bool na = (nul >> (a & (R - 1))) & 1u, nb = (nul >> (b & (R - 1))) & 1u;
+        // errors are rare: the codes are read only when a bit says there is one
+        unsigned char ea = ((errs >> (a & (R - 1))) & 1u) ? err[a & (R - 1)] : 0;
+        unsigned char eb = ((errs >> (b & (R - 1))) & 1u) ? err[b & (R - 1)] : 0;
         long long r = 0;
         int rl = 0;
         bool rn = false;
@@ -372,12 +379,12 @@ extern "C" __global__ void expr_eval_kernel(const int* __restrict__ code, int in
           }
           case SUBSTRING: {
             bool hasLength = c >= 0;
-            unsigned char ec = hasLength ? err[c & 31] : 0;
+            unsigned char ec = hasLength && ((errs >> (c & (R - 1))) & 1u) ? err[c & (R - 1)] : 0;
             if (ea || eb || ec) { re = ea ? ea : (eb ? eb : ec); break; }
-            if (na || nb || (hasLength && ((nul >> (c & 31)) & 1u))) { rn = true; break; }
-            if (hasLength && val[c & 31] < 0) { re = kErrNegativeLength; break; }
+            if (na || nb || (hasLength && ((nul >> (c & (R - 1))) & 1u))) { rn = true; break; }
+            if (hasLength && val[c & (R - 1)] < 0) { re = kErrNegativeLength; break; }
             long long from = val[b] > 1 ? val[b] : 1;
-            long long to = hasLength ? (val[b] + val[c & 31] > from ? val[b] + val[c & 31] : from) : LLONG_MAX;
+            long long to = hasLength ? (val[b] + val[c & (R - 1)] > from ? val[b] + val[c & (R - 1)] : from) : LLONG_MAX;
             int start, end;
             char_range((const unsigned char*)val[a], len[a], from, to, &start, &end);
             r = val[a] + start;
@@ -387,11 +394,11 @@ extern "C" __global__ void expr_eval_kernel(const int* __restrict__ code, int in
           case TRIM: {
             re = ea;
             rn = na;
-            const unsigned char* x = (const unsigned char*)val[a & 31];
-            int lo = 0, hi = len[a & 31];
+            const unsigned char* x = (const unsigned char*)val[a & (R - 1)];
+            int lo = 0, hi = len[a & (R - 1)];
             while (c != 2 && lo < hi && x[lo] == ' ') lo++;
             while (c != 1 && hi > lo && x[hi - 1] == ' ') hi--;
-            r = val[a & 31] + lo;
+            r = val[a & (R - 1)] + lo;
             rl = hi - lo;
             break;
           }
@@ -582,21 +589,27 @@ extern "C" __global__ void expr_eval_kernel(const int* __restrict__ code, int in
           }
           default: {  // SELECT
             if (ea) { re = ea; break; }
-            int src = (!na && val[a] == 1) ? b : c;
+            int src = (!na && val[a] == 1) ? b : (c & (R - 1));
             r = val[src];
             rl = len[src];
             rn = (nul >> src) & 1u;
-            re = err[src];
+            re = ((errs >> src) & 1u) ? err[src] : 0;
             break;
           }
         }
         val[d] = r;
-        len[d] = rl;
-        err[d] = re;
+        // a string length matters only in a register that holds a string
+        if (op == LOAD_STR_COL || op == LOAD_STR_CONST || op == SUBSTRING || op == TRIM || op == SELECT) len[d] = rl;
+        if (re != 0) {
+          err[d] = re;
+          errs |= 1u << d;
+        } else {
+          errs &= ~(1u << d);
+        }
         nul = rn ? (nul | (1u << d)) : (nul & ~(1u << d));
       }
       isNull = (nul >> result_reg) & 1u;
-      if (err[result_reg] != 0) {
+      if ((errs >> result_reg) & 1u) {
         atomicMin(error, ((unsigned long long)row << 8) | err[result_reg]);
         isNull = true;
       }
@@ -629,3 +642,18 @@ extern "C" __global__ void expr_eval_kernel(const int* __restrict__ code, int in
     if (lane == 0) out_validity[base >> 5] = validWord;
   }
 }
+
+#define GPUDF_EXPR_EVAL(R)                                                                                  \
+  extern "C" __global__ void expr_eval_r##R##_kernel(                                                       \
+      const int* __restrict__ code, int instructions, const long long* __restrict__ consts,                 \
+      const unsigned char* __restrict__ pool, const long long* __restrict__ columns, long long n,           \
+      int result_reg, int store, void* out, uint32_t* out_validity, unsigned long long* error,              \
+      const int* __restrict__ str_offsets, unsigned char* __restrict__ str_chars) {                         \
+    eval_rows<R>(code, instructions, consts, pool, columns, n, result_reg, store, out, out_validity, error, \
+                 str_offsets, str_chars);                                                                   \
+  }
+
+GPUDF_EXPR_EVAL(4)
+GPUDF_EXPR_EVAL(8)
+GPUDF_EXPR_EVAL(16)
+GPUDF_EXPR_EVAL(32)

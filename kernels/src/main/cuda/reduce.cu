@@ -1,5 +1,7 @@
-// Reductions: each block writes one partial result for its grid-stride share of the rows; the
-// host combines the (at most a few thousand) partials, so results do not depend on atomics.
+// Reductions: each block writes one partial result for its grid-stride share of the rows, and
+// the last block to finish (counted on a ticket the caller zeroes) combines those partials in
+// block order into the slot after them, so the host reads back one partial in one small copy and
+// results do not depend on the order in which blocks finish.
 #include <cub/block/block_reduce.cuh>
 #include <cstdint>
 #include <climits>
@@ -7,6 +9,38 @@
 
 namespace gpudf_reduce {
 using gpudf::kBlock;
+
+// Another block's partial, read past L1 (the partials are written by other SMs).
+template <typename P>
+__device__ __forceinline__ P load_partial(const P* p) {
+  static_assert(sizeof(P) % 8 == 0, "partials are made of 8-byte fields");
+  P r;
+  long long* dst = reinterpret_cast<long long*>(&r);
+  const volatile long long* src = reinterpret_cast<const volatile long long*>(p);
+  for (int k = 0; k < (int)(sizeof(P) / 8); k++) dst[k] = src[k];
+  return r;
+}
+
+// Thread 0 holds the block's partial; stores it, and the last block combines all gridDim.x of them
+// into partials[gridDim.x].
+template <typename P, typename Op>
+__device__ void finish(const P& mine, P* partials, unsigned int* ticket, const P& identity, Op op) {
+  using BR = cub::BlockReduce<P, kBlock>;
+  __shared__ typename BR::TempStorage temp;
+  __shared__ bool last;
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = mine;
+    __threadfence();
+    last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  P acc = identity;
+  for (unsigned int b = threadIdx.x; b < gridDim.x; b += blockDim.x) acc = op(acc, load_partial(partials + b));
+  P r = BR(temp).Reduce(acc, op);
+  if (threadIdx.x == 0) partials[gridDim.x] = r;
+}
 
 // Exact integer sum: 128-bit two's complement accumulator plus the count of valid rows.
 struct Sum128 {
@@ -31,18 +65,18 @@ __device__ __forceinline__ void add128(Sum128& s, long long vlo, long long vhi) 
 }
 
 template <typename T>
-__device__ void sum_int(const T* data, const uint32_t* validity, long long n, Sum128* partials) {
+__device__ void sum_int(const T* data, const uint32_t* validity, long long n, Sum128* partials, unsigned int* ticket) {
   using BR = cub::BlockReduce<Sum128, kBlock>;
   __shared__ typename BR::TempStorage temp;
-  Sum128 s{0, 0, 0};
+  const Sum128 none{0, 0, 0};
+  Sum128 s = none;
   for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) {
     if (gpudf::is_valid(validity, i)) {
       long long v = (long long)data[i];
       add128(s, v, v < 0 ? -1 : 0);
     }
   }
-  Sum128 r = BR(temp).Reduce(s, AddSum128());
-  if (threadIdx.x == 0) partials[blockIdx.x] = r;
+  finish(BR(temp).Reduce(s, AddSum128()), partials, ticket, none, AddSum128());
 }
 
 // DECIMAL128 sum: 192-bit accumulator, so the host can tell a result that overflows 128 bits
@@ -68,10 +102,11 @@ struct AddSum192 {
   }
 };
 
-__device__ void sum_dec128(const long long* data, const uint32_t* validity, long long n, Sum192* partials) {
+__device__ void sum_dec128(const long long* data, const uint32_t* validity, long long n, Sum192* partials, unsigned int* ticket) {
   using BR = cub::BlockReduce<Sum192, kBlock>;
   __shared__ typename BR::TempStorage temp;
-  Sum192 s{0, 0, 0, 0};
+  const Sum192 none{0, 0, 0, 0};
+  Sum192 s = none;
   AddSum192 add;
   for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) {
     if (gpudf::is_valid(validity, i)) {
@@ -80,8 +115,7 @@ __device__ void sum_dec128(const long long* data, const uint32_t* validity, long
       s = add(s, v);
     }
   }
-  Sum192 r = BR(temp).Reduce(s, add);
-  if (threadIdx.x == 0) partials[blockIdx.x] = r;
+  finish(BR(temp).Reduce(s, add), partials, ticket, none, add);
 }
 
 // Float sum: double accumulator; without nulls, 16-byte loads.
@@ -94,10 +128,11 @@ struct AddSumF {
 };
 
 template <typename T>
-__device__ void sum_float(const T* data, const uint32_t* validity, long long n, SumF* partials) {
+__device__ void sum_float(const T* data, const uint32_t* validity, long long n, SumF* partials, unsigned int* ticket) {
   using BR = cub::BlockReduce<SumF, kBlock>;
   __shared__ typename BR::TempStorage temp;
-  SumF s{0.0, 0};
+  const SumF none{0.0, 0};
+  SumF s = none;
   if (validity == nullptr && sizeof(T) == 8) {
     // four independent 16-byte loads in flight per thread: the loop is bound by memory latency
     const double2* d2 = reinterpret_cast<const double2*>(data);
@@ -130,8 +165,7 @@ __device__ void sum_float(const T* data, const uint32_t* validity, long long n, 
       }
     }
   }
-  SumF r = BR(temp).Reduce(s, AddSumF());
-  if (threadIdx.x == 0) partials[blockIdx.x] = r;
+  finish(BR(temp).Reduce(s, AddSumF()), partials, ticket, none, AddSumF());
 }
 
 // Min and max of integers (also dates, timestamps, DECIMAL64) with the count of valid rows.
@@ -147,10 +181,11 @@ struct CombineMinMaxI {
 };
 
 template <typename T>
-__device__ void minmax_int(const T* data, const uint32_t* validity, long long n, MinMaxI* partials) {
+__device__ void minmax_int(const T* data, const uint32_t* validity, long long n, MinMaxI* partials, unsigned int* ticket) {
   using BR = cub::BlockReduce<MinMaxI, kBlock>;
   __shared__ typename BR::TempStorage temp;
-  MinMaxI s{LLONG_MAX, LLONG_MIN, 0};
+  const MinMaxI none{LLONG_MAX, LLONG_MIN, 0};
+  MinMaxI s = none;
   for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) {
     if (gpudf::is_valid(validity, i)) {
       long long v = (long long)data[i];
@@ -159,8 +194,7 @@ __device__ void minmax_int(const T* data, const uint32_t* validity, long long n,
       s.count++;
     }
   }
-  MinMaxI r = BR(temp).Reduce(s, CombineMinMaxI());
-  if (threadIdx.x == 0) partials[blockIdx.x] = r;
+  finish(BR(temp).Reduce(s, CombineMinMaxI()), partials, ticket, none, CombineMinMaxI());
 }
 
 // Min and max of floats. NaN sorts above every number (as in PostgreSQL and DuckDB): max is NaN
@@ -178,10 +212,11 @@ struct CombineMinMaxF {
 };
 
 template <typename T>
-__device__ void minmax_float(const T* data, const uint32_t* validity, long long n, MinMaxF* partials) {
+__device__ void minmax_float(const T* data, const uint32_t* validity, long long n, MinMaxF* partials, unsigned int* ticket) {
   using BR = cub::BlockReduce<MinMaxF, kBlock>;
   __shared__ typename BR::TempStorage temp;
-  MinMaxF s{INFINITY, -INFINITY, 0, 0};
+  const MinMaxF none{INFINITY, -INFINITY, 0, 0};
+  MinMaxF s = none;
   for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) {
     if (gpudf::is_valid(validity, i)) {
       double v = (double)data[i];
@@ -194,8 +229,7 @@ __device__ void minmax_float(const T* data, const uint32_t* validity, long long 
       s.count++;
     }
   }
-  MinMaxF r = BR(temp).Reduce(s, CombineMinMaxF());
-  if (threadIdx.x == 0) partials[blockIdx.x] = r;
+  finish(BR(temp).Reduce(s, CombineMinMaxF()), partials, ticket, none, CombineMinMaxF());
 }
 
 // DECIMAL128 min and max: signed 128-bit compares.
@@ -219,10 +253,11 @@ struct CombineMinMax128 {
   }
 };
 
-__device__ void minmax_dec128(const long long* data, const uint32_t* validity, long long n, MinMax128* partials) {
+__device__ void minmax_dec128(const long long* data, const uint32_t* validity, long long n, MinMax128* partials, unsigned int* ticket) {
   using BR = cub::BlockReduce<MinMax128, kBlock>;
   __shared__ typename BR::TempStorage temp;
-  MinMax128 s{-1, LLONG_MAX, 0, LLONG_MIN, 0};
+  const MinMax128 none{-1, LLONG_MAX, 0, LLONG_MIN, 0};
+  MinMax128 s = none;
   CombineMinMax128 combine;
   for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) {
     if (gpudf::is_valid(validity, i)) {
@@ -230,8 +265,7 @@ __device__ void minmax_dec128(const long long* data, const uint32_t* validity, l
       s = combine(s, MinMax128{lo, hi, lo, hi, 1});
     }
   }
-  MinMax128 r = BR(temp).Reduce(s, combine);
-  if (threadIdx.x == 0) partials[blockIdx.x] = r;
+  finish(BR(temp).Reduce(s, combine), partials, ticket, none, combine);
 }
 
 // Count, mean and sum of squared deviations (Welford per thread, Chan et al. to combine), for
@@ -266,10 +300,11 @@ __device__ __forceinline__ double as_double<D128>(const D128* data, long long i)
 }
 
 template <typename T>
-__device__ void moments(const T* data, const uint32_t* validity, long long n, double scale, Moments* partials) {
+__device__ void moments(const T* data, const uint32_t* validity, long long n, double scale, Moments* partials, unsigned int* ticket) {
   using BR = cub::BlockReduce<Moments, kBlock>;
   __shared__ typename BR::TempStorage temp;
-  Moments s{0, 0, 0};
+  const Moments none{0, 0, 0};
+  Moments s = none;
   for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) {
     if (gpudf::is_valid(validity, i)) {
       // __dmul_rn keeps the scaled value rounded once: a contracted fma would see the exact
@@ -282,23 +317,23 @@ __device__ void moments(const T* data, const uint32_t* validity, long long n, do
       s.m2 += d * (v - s.mean);
     }
   }
-  Moments r = BR(temp).Reduce(s, CombineMoments());
-  if (threadIdx.x == 0) partials[blockIdx.x] = r;
+  finish(BR(temp).Reduce(s, CombineMoments()), partials, ticket, none, CombineMoments());
 }
 }  // namespace gpudf_reduce
 
-#define GPUDF_REDUCE_INT(NAME, T)                                                                       \
-  extern "C" __global__ void reduce_sum_##NAME##_kernel(const T* d, const uint32_t* v, long long n,   \
-                                                         gpudf_reduce::Sum128* p) {                     \
-    gpudf_reduce::sum_int<T>(d, v, n, p);                                                               \
-  }                                                                                                     \
-  extern "C" __global__ void reduce_minmax_##NAME##_kernel(const T* d, const uint32_t* v, long long n, \
-                                                            gpudf_reduce::MinMaxI* p) {                 \
-    gpudf_reduce::minmax_int<T>(d, v, n, p);                                                            \
-  }                                                                                                     \
-  extern "C" __global__ void reduce_moments_##NAME##_kernel(const T* d, const uint32_t* v, long long n, \
-                                                             double scale, gpudf_reduce::Moments* p) {  \
-    gpudf_reduce::moments<T>(d, v, n, scale, p);                                                        \
+#define GPUDF_REDUCE_INT(NAME, T)                                                                           \
+  extern "C" __global__ void reduce_sum_##NAME##_kernel(const T* d, const uint32_t* v, long long n,         \
+                                                         gpudf_reduce::Sum128* p, unsigned int* t) {        \
+    gpudf_reduce::sum_int<T>(d, v, n, p, t);                                                                \
+  }                                                                                                         \
+  extern "C" __global__ void reduce_minmax_##NAME##_kernel(const T* d, const uint32_t* v, long long n,      \
+                                                            gpudf_reduce::MinMaxI* p, unsigned int* t) {    \
+    gpudf_reduce::minmax_int<T>(d, v, n, p, t);                                                             \
+  }                                                                                                         \
+  extern "C" __global__ void reduce_moments_##NAME##_kernel(const T* d, const uint32_t* v, long long n,     \
+                                                             double scale, gpudf_reduce::Moments* p,        \
+                                                             unsigned int* t) {                             \
+    gpudf_reduce::moments<T>(d, v, n, scale, p, t);                                                         \
   }
 
 GPUDF_REDUCE_INT(i8, int8_t)
@@ -306,32 +341,33 @@ GPUDF_REDUCE_INT(i16, int16_t)
 GPUDF_REDUCE_INT(i32, int32_t)
 GPUDF_REDUCE_INT(i64, long long)
 
-#define GPUDF_REDUCE_FLOAT(NAME, T)                                                                      \
-  extern "C" __global__ void reduce_sum_##NAME##_kernel(const T* d, const uint32_t* v, long long n,    \
-                                                         gpudf_reduce::SumF* p) {                        \
-    gpudf_reduce::sum_float<T>(d, v, n, p);                                                              \
-  }                                                                                                      \
-  extern "C" __global__ void reduce_minmax_##NAME##_kernel(const T* d, const uint32_t* v, long long n,  \
-                                                            gpudf_reduce::MinMaxF* p) {                  \
-    gpudf_reduce::minmax_float<T>(d, v, n, p);                                                           \
-  }                                                                                                      \
-  extern "C" __global__ void reduce_moments_##NAME##_kernel(const T* d, const uint32_t* v, long long n,  \
-                                                             double scale, gpudf_reduce::Moments* p) {   \
-    gpudf_reduce::moments<T>(d, v, n, scale, p);                                                         \
+#define GPUDF_REDUCE_FLOAT(NAME, T)                                                                         \
+  extern "C" __global__ void reduce_sum_##NAME##_kernel(const T* d, const uint32_t* v, long long n,         \
+                                                         gpudf_reduce::SumF* p, unsigned int* t) {          \
+    gpudf_reduce::sum_float<T>(d, v, n, p, t);                                                              \
+  }                                                                                                         \
+  extern "C" __global__ void reduce_minmax_##NAME##_kernel(const T* d, const uint32_t* v, long long n,      \
+                                                            gpudf_reduce::MinMaxF* p, unsigned int* t) {    \
+    gpudf_reduce::minmax_float<T>(d, v, n, p, t);                                                           \
+  }                                                                                                         \
+  extern "C" __global__ void reduce_moments_##NAME##_kernel(const T* d, const uint32_t* v, long long n,     \
+                                                             double scale, gpudf_reduce::Moments* p,        \
+                                                             unsigned int* t) {                             \
+    gpudf_reduce::moments<T>(d, v, n, scale, p, t);                                                         \
   }
 
 GPUDF_REDUCE_FLOAT(f32, float)
 GPUDF_REDUCE_FLOAT(f64, double)
 
 extern "C" __global__ void reduce_sum_d128_kernel(const long long* d, const uint32_t* v, long long n,
-                                                  gpudf_reduce::Sum192* p) {
-  gpudf_reduce::sum_dec128(d, v, n, p);
+                                                  gpudf_reduce::Sum192* p, unsigned int* t) {
+  gpudf_reduce::sum_dec128(d, v, n, p, t);
 }
 extern "C" __global__ void reduce_minmax_d128_kernel(const long long* d, const uint32_t* v, long long n,
-                                                     gpudf_reduce::MinMax128* p) {
-  gpudf_reduce::minmax_dec128(d, v, n, p);
+                                                     gpudf_reduce::MinMax128* p, unsigned int* t) {
+  gpudf_reduce::minmax_dec128(d, v, n, p, t);
 }
 extern "C" __global__ void reduce_moments_d128_kernel(const gpudf_reduce::D128* d, const uint32_t* v, long long n,
-                                                      double scale, gpudf_reduce::Moments* p) {
-  gpudf_reduce::moments<gpudf_reduce::D128>(d, v, n, scale, p);
+                                                      double scale, gpudf_reduce::Moments* p, unsigned int* t) {
+  gpudf_reduce::moments<gpudf_reduce::D128>(d, v, n, scale, p, t);
 }

@@ -72,11 +72,14 @@ public final class KernelBenchmark {
               gbs, 100 * gbs / copyGBs);
         }
         result("sum_f64", sum, "");
-        // the kernel alone (partials left on the device): how much of sum_f64 is the call around it
+        // the ticket reset and the kernel alone (result left on the device): how much of sum_f64 is the call around it
         int grid = KernelLaunch.gridFor(gpu.device(), rows);
-        try (DeviceBuffer partials = g.allocate(16L * grid)) {
+        long ticket = 16L * (grid + 1);
+        try (DeviceBuffer partials = g.allocate(ticket + 8)) {
           result("sum_f64_kernel_only", gpuTime(gpu, g, reps, () -> {
-            KernelLaunch.launch("reduce_sum_f64_kernel", grid, g.stream(), dx.column(0).data(), null, (long) rows, partials);
+            g.zero(partials, ticket, 4);
+            KernelLaunch.launch("reduce_sum_f64_kernel", grid, g.stream(), dx.column(0).data(), null, (long) rows, partials,
+                partials.address() + ticket);
             return null;
           }), "");
         }
@@ -129,18 +132,17 @@ public final class KernelBenchmark {
     System.out.printf("RESULT %s %.3f ms (wall %.3f ms) %s%n", name, eventAndWall[0], eventAndWall[1], note);
   }
 
-  /** Medians of event time and wall time over {@code reps} calls after {@link JitWarmUp}, in ms. */
   /**
    * What the host work around a reduction costs, step by step (mean of 2000 after 2000 warm-up
    * calls): a pool allocate + free of the partials, a wait on an idle stream, and the read-back
-   * of {@code grid} 16-byte partials.
+   * of the combined 16-byte partial through the query's pinned scratch.
    */
   private static void hostSteps(Exec g, int grid) {
     int n = 2000;
     try (DeviceBuffer partials = g.allocate(16L * grid)) {
-      String[] names = {"allocate+free", "synchronize idle stream", "readLongs partials"};
+      String[] names = {"allocate+free", "synchronize idle stream", "readLongs one partial"};
       Runnable[] steps = {() -> g.allocate(16L * grid).close(), () -> g.stream().synchronize(),
-        () -> g.readLongs(partials, 2 * grid)};
+        () -> g.readLongs(partials, 2)};
       for (int k = 0; k < steps.length; k++) {
         for (int i = 0; i < n; i++) {
           steps[k].run();
@@ -165,6 +167,7 @@ public final class KernelBenchmark {
         System.out.printf("PROFILE   %-32s %4d launches %8.3f ms%n", k, e[0], e[1] / 1e6));
   }
 
+  /** Medians of event time and wall time over {@code reps} calls after {@link JitWarmUp}, in ms. */
   static double[] gpuTime(Gpu gpu, Exec g, int reps, Supplier<Object> op) {
     try (CudaEvent start = new CudaEvent(gpu.device(), true); CudaEvent end = new CudaEvent(gpu.device(), true)) {
       JitWarmUp.run(g.stream(), op::get);

@@ -10,6 +10,8 @@ import dev.gpudf.columnar.TypeId;
 import dev.gpudf.columnar.cuda.Cuda;
 import dev.gpudf.columnar.cuda.DeviceBuffer;
 import dev.gpudf.columnar.error.UserException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import jcuda.driver.JCudaDriver;
@@ -64,6 +66,19 @@ public final class Evaluate {
     return in.onDevice() ? gpu(exec, in, e) : cpu(exec, in, e);
   }
 
+  private static int align8(int bytes) {
+    return (bytes + 7) & ~7;
+  }
+
+  /** The interpreter built for the fewest registers (a power of two, at least 4) that hold {@code p}'s. */
+  private static String kernel(Program p) {
+    int r = 4;
+    while (r < p.registers()) {
+      r <<= 1;
+    }
+    return "expr_eval_r" + r + "_kernel";
+  }
+
   private static DeviceColumn gpu(Exec exec, EvalInput in, Expr e) {
     Program p = ExprCompiler.compile(e, in.types());
     int n = in.rows();
@@ -77,9 +92,24 @@ public final class Evaluate {
       columns[3 * s + 2] = c.offsets() == null ? 0 : c.offsets().address();
     }
     List<DeviceBuffer> owned = new ArrayList<>(2);
-    try (DeviceBuffer code = exec.upload(p.code()); DeviceBuffer consts = exec.upload(p.constants());
-        DeviceBuffer pool = exec.upload(p.strings()); DeviceBuffer cols = exec.upload(columns);
-        DeviceBuffer error = exec.allocate(8)) {
+    // the program's four arrays go up in one copy: a synchronous host-to-device copy costs
+    // microseconds however small, and short queries evaluate many expressions
+    ByteBuffer packed = ByteBuffer.allocate(align8(4 * p.code().length) + 8 * p.constants().length
+        + align8(p.strings().length) + 8 * columns.length).order(ByteOrder.LITTLE_ENDIAN);
+    int codeAt = 0;
+    packed.asIntBuffer().put(p.code());
+    int constsAt = align8(4 * p.code().length);
+    packed.position(constsAt);
+    packed.asLongBuffer().put(p.constants());
+    int poolAt = constsAt + 8 * p.constants().length;
+    packed.position(poolAt);
+    packed.put(p.strings());
+    int colsAt = poolAt + align8(p.strings().length);
+    packed.position(colsAt);
+    packed.asLongBuffer().put(columns);
+    try (DeviceBuffer program = exec.upload(packed.array()); DeviceBuffer error = exec.allocate(8)) {
+      long base = program.address();
+      Object[] args = {base + codeAt, p.instructions(), base + constsAt, base + poolAt, base + colsAt};
       Cuda.check(JCudaDriver.cuMemsetD8Async(error.pointer(), (byte) 0xFF, 8, exec.stream().handle()), "cuMemsetD8Async");
       long bytes = switch (store) {
         case BITS -> 4 * words;
@@ -93,7 +123,7 @@ public final class Evaluate {
       owned.add(validity);
       int grid = KernelLaunch.gridFor(exec.stream().device(), n);
       if (n > 0) {
-        KernelLaunch.launch("expr_eval_kernel", grid, exec.stream(), code, p.instructions(), consts, pool, cols, (long) n,
+        KernelLaunch.launch(kernel(p), grid, exec.stream(), args[0], args[1], args[2], args[3], args[4], (long) n,
             p.resultRegister(), store.ordinal(), out, validity, error, null, null);
       }
       long first = exec.readLongs(error, 1)[0];
@@ -116,7 +146,7 @@ public final class Evaluate {
         out = exec.allocate(total);
         owned.add(out);
         if (n > 0) {
-          KernelLaunch.launch("expr_eval_kernel", grid, exec.stream(), code, p.instructions(), consts, pool, cols, (long) n,
+          KernelLaunch.launch(kernel(p), grid, exec.stream(), args[0], args[1], args[2], args[3], args[4], (long) n,
               p.resultRegister(), StoreKind.STRCOPY.ordinal(), null, validity, error, offsets, out);
         }
       }

@@ -4,6 +4,7 @@ import dev.gpudf.columnar.cuda.Cuda;
 import dev.gpudf.columnar.cuda.CudaStream;
 import dev.gpudf.columnar.cuda.DeviceBuffer;
 import dev.gpudf.columnar.cuda.Gpu;
+import dev.gpudf.columnar.cuda.PinnedScratch;
 import dev.gpudf.columnar.cuda.Pointers;
 import dev.gpudf.columnar.error.NotSupportedException;
 import jcuda.Pointer;
@@ -16,9 +17,13 @@ import org.apache.arrow.memory.BufferAllocator;
  * stateless and take one of these; whoever creates it closes it, which closes the stream.
  */
 public final class Exec implements AutoCloseable {
+  /** Read-backs up to this size go through pinned memory. */
+  private static final int SCRATCH_BYTES = 4096;
   private final Gpu gpu;
   private final CudaStream stream;
   private final BufferAllocator allocator;
+  /** Taken from the pinned pool on the first small read-back; returned at close. */
+  private PinnedScratch scratch;
 
   private Exec(Gpu gpu, BufferAllocator allocator) {
     this.gpu = gpu;
@@ -125,10 +130,7 @@ public final class Exec implements AutoCloseable {
 
   /** Waits for the query's queued work and reads the int at byte {@code offset} of {@code buffer}. */
   public int readInt(DeviceBuffer buffer, long offset) {
-    int[] out = new int[1];
-    stream().synchronize();
-    Cuda.check(JCudaDriver.cuMemcpyDtoH(Pointer.to(out), Pointers.device(buffer.address() + offset), 4), "cuMemcpyDtoH");
-    return out[0];
+    return scratch().readInt(buffer.address() + offset, stream());
   }
 
   /** Waits for the query's queued work and reads the first {@code count} longs of {@code buffer}. */
@@ -138,6 +140,9 @@ public final class Exec implements AutoCloseable {
 
   /** Waits for the query's queued work and reads {@code count} longs from byte {@code offset}. */
   public long[] readLongs(DeviceBuffer buffer, long offset, int count) {
+    if (8L * count <= SCRATCH_BYTES) {
+      return scratch().readLongs(buffer.address() + offset, count, stream());
+    }
     long[] out = new long[count];
     if (count > 0) {
       // a Java array is pageable memory: copy synchronously, after the stream's work is done
@@ -148,10 +153,23 @@ public final class Exec implements AutoCloseable {
     return out;
   }
 
+  private PinnedScratch scratch() {
+    if (scratch == null) {
+      scratch = gpu().newPinnedScratch(SCRATCH_BYTES);
+    }
+    return scratch;
+  }
+
   @Override
   public void close() {
-    if (stream != null) {
-      stream.close();
+    try {
+      if (stream != null) {
+        stream.close();
+      }
+    } finally {
+      if (scratch != null) {
+        scratch.close();
+      }
     }
   }
 }

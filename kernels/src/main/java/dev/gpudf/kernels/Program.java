@@ -21,7 +21,7 @@ public record Program(int[] code, long[] constants, byte[] strings, List<Integer
     int resultRegister) {
   /** Ints per instruction. */
   public static final int WIDTH = 5;
-  /** Registers a program may use; the kernel keeps this many per thread. */
+  /** Registers a program may use; the kernel keeps the next power of two (at least 4) per thread. */
   public static final int MAX_REGISTERS = 32;
 
   public int instructions() {

@@ -13,9 +13,10 @@ import java.math.BigInteger;
 
 /**
  * Reductions of one column to a {@link Scalar}, on the GPU for a {@link DeviceColumn} and on the
- * CPU for a {@link HostColumn}. Both backends produce the same partial results (one per block or
- * per chunk, in the layouts of {@link Partial}) and this class combines them, so the two agree
- * exactly except for the order of floating-point additions.
+ * CPU for a {@link HostColumn}. Both backends produce partial results in the layouts of {@link
+ * Partial} (the GPU one, its blocks' partials combined on the device; the CPU twin one per chunk)
+ * and this class combines them, so the two agree exactly except for the order of floating-point
+ * additions.
  */
 public final class Reduce {
   private Reduce() {}

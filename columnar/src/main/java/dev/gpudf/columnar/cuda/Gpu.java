@@ -94,6 +94,11 @@ public final class Gpu implements AutoCloseable {
     return pinnedAllocator;
   }
 
+  /** A {@code bytes}-byte pinned block for small read-backs, from the pinned pool; the caller closes it. */
+  public PinnedScratch newPinnedScratch(long bytes) {
+    return new PinnedScratch(pinnedPool, bytes);
+  }
+
   @Override
   public void close() {
     List<RuntimeException> errors = new ArrayList<>();
