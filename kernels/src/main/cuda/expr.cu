@@ -1,4 +1,4 @@
-// Expression interpreter: one thread evaluates a compiled Program (ExprCompiler) for one row.
+// Expression interpreter: one thread evaluates a compiled Program (ExprCompiler) for K rows.
 // Registers hold int64 (integers, dates, scaled decimals, booleans as 0/1) or double bits, a
 // null bit and an error code. Errors travel with values (a CASE branch not taken cannot fail the
 // query); a row whose result carries an error reports itself through *error (the lowest failing
@@ -321,10 +321,357 @@ __device__ __forceinline__ bool test(int cmp, int c) {
 
 // columns: for slot s, columns[3s] = data address, columns[3s+1] = validity address (0: none),
 // columns[3s+2] = string offsets address (0 unless STRING). pool: the string constants.
-// The interpreter for programs of at most R registers (a power of two up to 32). The register file
-// is a per-thread array indexed by the program, so it lives in local memory: sized to the program,
-// it stays in L1 instead of spilling to L2 when every thread of a full SM holds one.
-template <int R>
+//
+// Each thread runs the program over K rows at once (rows base + lane + 32k): an instruction is
+// decoded and dispatched once for the K of them, and its K evaluations are independent, so the
+// loads of a LOAD_COL are in flight together. Register x of row k is val[x * K + k]: the register
+// file is indexed by the program, so it lives in local memory, sized R * K to stay in L1.
+namespace gpudf_expr {
+#define V(x) val[(x) * K + k]
+#define L(x) len[(x) * K + k]
+#define E(x) err[(x) * K + k]
+
+// One instruction, opcode OP, for row k (row number `row`) of the thread's K rows.
+template <int OP, int R, int K>
+__device__ __forceinline__ void step(int k, long long row, int d, int a, int b, int c, long long* val, int* len,
+                                     unsigned char* err, unsigned int& nul, unsigned int& errs,
+                                     const long long* __restrict__ consts, const unsigned char* __restrict__ pool,
+                                     const long long* __restrict__ columns) {
+  constexpr int op = OP;
+  // operands a and b are registers for the ops that read these flags; masked so the other ops
+  // (slots, constants) never index past the register file
+  bool na = (nul >> (a & (R - 1))) & 1u, nb = (nul >> (b & (R - 1))) & 1u;
+  // errors are rare: the codes are read only when a bit says there is one
+  unsigned char ea = ((errs >> (a & (R - 1))) & 1u) ? E(a & (R - 1)) : 0;
+  unsigned char eb = ((errs >> (b & (R - 1))) & 1u) ? E(b & (R - 1)) : 0;
+  long long r = 0;
+  int rl = 0;
+  bool rn = false;
+  unsigned char re = 0;
+    switch (op) {
+      case LOAD_STR_COL: {
+        const int* offs = (const int*)columns[3 * a + 2];
+        rn = !gpudf::is_valid((const uint32_t*)columns[3 * a + 1], row);
+        int start = offs[row];
+        r = columns[3 * a] + start;
+        rl = offs[row + 1] - start;
+        break;
+      }
+      case LOAD_STR_CONST: r = (long long)(pool + a); rl = b; break;
+      case CMP_S: case LIKE: {
+        if (ea || eb) { re = ea ? ea : eb; break; }
+        if (na || nb) { rn = true; break; }
+        const unsigned char* x = (const unsigned char*)V(a);
+        const unsigned char* y = (const unsigned char*)V(b);
+        r = op == CMP_S ? (test(c, cmp_s(x, L(a), y, L(b))) ? 1 : 0) : (like(x, L(a), y, L(b), c) ? 1 : 0);
+        break;
+      }
+      case SUBSTRING: {
+        bool hasLength = c >= 0;
+        unsigned char ec = hasLength && ((errs >> (c & (R - 1))) & 1u) ? E(c & (R - 1)) : 0;
+        if (ea || eb || ec) { re = ea ? ea : (eb ? eb : ec); break; }
+        if (na || nb || (hasLength && ((nul >> (c & (R - 1))) & 1u))) { rn = true; break; }
+        if (hasLength && V(c & (R - 1)) < 0) { re = kErrNegativeLength; break; }
+        long long from = V(b) > 1 ? V(b) : 1;
+        long long to = hasLength ? (V(b) + V(c & (R - 1)) > from ? V(b) + V(c & (R - 1)) : from) : LLONG_MAX;
+        int start, end;
+        char_range((const unsigned char*)V(a), L(a), from, to, &start, &end);
+        r = V(a) + start;
+        rl = end - start;
+        break;
+      }
+      case TRIM: {
+        re = ea;
+        rn = na;
+        const unsigned char* x = (const unsigned char*)V(a & (R - 1));
+        int lo = 0, hi = L(a & (R - 1));
+        while (c != 2 && lo < hi && x[lo] == ' ') lo++;
+        while (c != 1 && hi > lo && x[hi - 1] == ' ') hi--;
+        r = V(a & (R - 1)) + lo;
+        rl = hi - lo;
+        break;
+      }
+      case POSITION: {
+        if (ea || eb) { re = ea ? ea : eb; break; }
+        if (na || nb) { rn = true; break; }
+        r = position((const unsigned char*)V(a), L(a), (const unsigned char*)V(b), L(b));
+        break;
+      }
+      case CHAR_LENGTH: {
+        re = ea;
+        rn = na;
+        const unsigned char* x = (const unsigned char*)V(a);
+        int count = 0;
+        for (int i = 0; i < L(a); i++) count += (x[i] & 0xC0) != 0x80;
+        r = count;
+        break;
+      }
+      case LOAD_COL: {
+        const void* data = (const void*)columns[3 * a];
+        const uint32_t* valid = (const uint32_t*)columns[3 * a + 1];
+        rn = !gpudf::is_valid(valid, row);
+        switch (c) {
+          case K_I8: r = ((const int8_t*)data)[row]; break;
+          case K_I16: r = ((const int16_t*)data)[row]; break;
+          case K_I32: r = ((const int32_t*)data)[row]; break;
+          case K_I64: r = ((const long long*)data)[row]; break;
+          case K_F32: r = __double_as_longlong((double)((const float*)data)[row]); break;
+          case K_F64: r = ((const long long*)data)[row]; break;
+          case K_I128: {
+            r = ((const long long*)data)[2 * row];
+            if (!rn && ((const long long*)data)[2 * row + 1] != (r >> 63)) re = kErrWide;
+            break;
+          }
+          default: r = (((const uint32_t*)data)[row >> 5] >> (row & 31)) & 1u; break;
+        }
+        break;
+      }
+      case LOAD_CONST: r = consts[a]; rn = b != 0; break;
+      case I_ADD: case I_SUB: case I_MUL: case I_DIV: case I_MOD:
+      case F_ADD: case F_SUB: case F_MUL: case F_DIV: case F_MOD:
+      case CMP_I: case CMP_F: {
+        if (ea || eb) { re = ea ? ea : eb; break; }
+        if (na || nb) { rn = true; break; }
+        long long x = V(a), y = V(b);
+        switch (op) {
+          case I_ADD: r = (long long)((unsigned long long)x + (unsigned long long)y);
+            if (((x ^ r) & (y ^ r)) < 0 || !fits(r, c)) re = kErrOverflow; break;
+          case I_SUB: r = (long long)((unsigned long long)x - (unsigned long long)y);
+            if (((x ^ y) & (x ^ r)) < 0 || !fits(r, c)) re = kErrOverflow; break;
+          case I_MUL: {
+            r = (long long)((unsigned long long)x * (unsigned long long)y);
+            long long hi = __mul64hi(x, y);
+            if (hi != (r >> 63) || !fits(r, c)) re = kErrOverflow;
+            break;
+          }
+          case I_DIV:
+            if (y == 0) { re = kErrDivZero; break; }
+            if (x == LLONG_MIN && y == -1) { re = kErrOverflow; break; }
+            r = x / y;
+            if (!fits(r, c)) re = kErrOverflow;
+            break;
+          case I_MOD:
+            if (y == 0) { re = kErrDivZero; break; }
+            r = y == -1 ? 0 : x % y;
+            break;
+          case CMP_I: r = test(c, x < y ? -1 : (x > y ? 1 : 0)) ? 1 : 0; break;
+          default: {
+            double fx = __longlong_as_double(x), fy = __longlong_as_double(y), f = 0;
+            if (op == CMP_F) { r = test(c, cmp_f(fx, fy)) ? 1 : 0; break; }
+            if ((op == F_DIV || op == F_MOD) && fy == 0.0) { re = kErrDivZero; break; }
+            switch (op) {
+              case F_ADD: f = fx + fy; break;
+              case F_SUB: f = fx - fy; break;
+              case F_MUL: f = fx * fy; break;
+              case F_DIV: f = fx / fy; break;
+              default: f = fmod(fx, fy); break;
+            }
+            if (c == 1) f = (double)(float)f;
+            r = __double_as_longlong(f);
+          }
+        }
+        break;
+      }
+      case I_NEG:
+        if (ea) { re = ea; break; }
+        if (na) { rn = true; break; }
+        if (V(a) == LLONG_MIN || !fits(-V(a), c)) { re = kErrOverflow; break; }
+        r = -V(a);
+        break;
+      case F_NEG: re = ea; rn = na; r = __double_as_longlong(-__longlong_as_double(V(a))); break;
+      case I2F: re = ea; rn = na; r = __double_as_longlong((double)V(a)); break;
+      case SCALE_UP: {
+        if (ea) { re = ea; break; }
+        if (na) { rn = true; break; }
+        long long x = V(a), y = consts[b];
+        r = (long long)((unsigned long long)x * (unsigned long long)y);
+        if (__mul64hi(x, y) != (r >> 63)) re = kErrOverflow;
+        break;
+      }
+      case D2F: re = ea; rn = na; r = __double_as_longlong((double)V(a) / __longlong_as_double(consts[b])); break;
+      case AND: case OR: {
+        long long decisive = op == AND ? 0 : 1;
+        bool aDecides = !ea && !na && V(a) == decisive;
+        bool bDecides = !eb && !nb && V(b) == decisive;
+        if (aDecides || bDecides) { r = decisive; break; }
+        if (ea || eb) { re = ea ? ea : eb; break; }
+        if (na || nb) { rn = true; break; }
+        r = 1 - decisive;
+        break;
+      }
+      case NOT: re = ea; rn = na; r = 1 - V(a); break;
+      case IS_NULL: re = ea; r = na ? 1 : 0; break;
+      case IS_NOT_NULL: re = ea; r = na ? 0 : 1; break;
+      case FLOOR_DIV: re = ea; rn = na; r = floor_div(V(a), consts[b]); break;
+      case RANGE_CHECK: case PRECISION_CHECK: case SCALE_DOWN: case I_ABS: {
+        if (ea) { re = ea; break; }
+        if (na) { rn = true; break; }
+        long long x = V(a);
+        if (op == RANGE_CHECK) { r = x; if (!fits(x, c)) re = kErrOverflow; }
+        else if (op == PRECISION_CHECK) { r = x; if (x == LLONG_MIN || (x < 0 ? -x : x) >= consts[b]) re = kErrOverflow; }
+        else if (op == SCALE_DOWN) { r = divide_rounding_away(x, consts[b]); }
+        else { r = x == LLONG_MIN ? 0 : (x < 0 ? -x : x); if (x == LLONG_MIN || !fits(r, c)) re = kErrOverflow; }
+        break;
+      }
+      case F2I: case F2DEC: {
+        if (ea) { re = ea; break; }
+        if (na) { rn = true; break; }
+        double x = __longlong_as_double(V(a));
+        double rounded = op == F2I ? rint(x) : round(x * __longlong_as_double(consts[b]));
+        if (isnan(rounded) || rounded < -9223372036854775808.0 || rounded >= 9223372036854775808.0) {
+          re = kErrOverflow;
+        } else {
+          r = (long long)rounded;
+        }
+        break;
+      }
+      case DEC_DIV: {
+        if (ea || eb) { re = ea ? ea : eb; break; }
+        if (na || nb) { rn = true; break; }
+        long long y = V(b);
+        if (y == 0) { re = kErrDivZero; break; }
+        __int128 num = (__int128)V(a);
+        for (int t = 0; t < c; t++) num *= 10;
+        __int128 q = num / y, rem = num % y;
+        __int128 ar = rem < 0 ? -rem : rem, ay = y < 0 ? -(__int128)y : (__int128)y;
+        if (ar * 2 >= ay) q += ((num < 0) != (y < 0)) ? -1 : 1;
+        if (q > (__int128)LLONG_MAX || q < (__int128)LLONG_MIN) { re = kErrWide; break; }
+        r = (long long)q;
+        break;
+      }
+      case TO_F32: re = ea; rn = na; r = __double_as_longlong((double)(float)__longlong_as_double(V(a))); break;
+      case F_MATH: {
+        if (ea || eb) { re = ea ? ea : eb; break; }
+        if (na || nb) { rn = true; break; }
+        double x = __longlong_as_double(V(a)), y = __longlong_as_double(V(b)), f = 0;
+        if ((c == M_SQRT && x < 0) || (c == M_LN && x <= 0)) { re = kErrDomain; break; }
+        switch (c) {
+          case M_SQRT: f = sqrt(x); break;
+          case M_LN: f = log(x); break;
+          case M_EXP: f = exp(x); break;
+          case M_POWER: f = pow(x, y); break;
+          case M_FLOOR: f = floor(x); break;
+          case M_CEIL: f = ceil(x); break;
+          case M_ROUND: f = round_away(x, y); break;
+          default: f = fabs(x); break;
+        }
+        r = __double_as_longlong(f);
+        break;
+      }
+      case CIVIL: re = ea; rn = na; r = civil(V(a), c); break;
+      case PARSE: {
+        if (ea) { re = ea; break; }
+        if (na) { rn = true; break; }
+        long long scale = c == P_DECIMAL64 ? consts[b] : 0, bound = c == P_DECIMAL64 ? consts[b + 1] : 0;
+        re = parse_value((const unsigned char*)V(a), L(a), c, scale, bound, &r);
+        break;
+      }
+      case ADD_MONTHS: {
+        if (ea || eb) { re = ea ? ea : eb; break; }
+        if (na || nb) { rn = true; break; }
+        long long months = V(b);
+        // beyond a million years either way no 32-bit day number is reachable
+        if (months > 12000000LL || months < -12000000LL) { re = kErrOverflow; break; }
+        r = add_months(V(a), months);
+        if (!fits(r, 32)) re = kErrOverflow;
+        break;
+      }
+      default: {  // SELECT
+        if (ea) { re = ea; break; }
+        int src = (!na && V(a) == 1) ? b : (c & (R - 1));
+        r = V(src);
+        rl = L(src);
+        rn = (nul >> src) & 1u;
+        re = ((errs >> src) & 1u) ? E(src) : 0;
+        break;
+      }
+    }
+  V(d) = r;
+  // a string length matters only in a register that holds a string
+  if (op == LOAD_STR_COL || op == LOAD_STR_CONST || op == SUBSTRING || op == TRIM || op == SELECT) L(d) = rl;
+  if (re != 0) {
+    E(d) = re;
+    errs |= 1u << d;
+  } else {
+    errs &= ~(1u << d);
+  }
+  nul = rn ? (nul | (1u << d)) : (nul & ~(1u << d));
+}
+
+// The whole program over the thread's K rows; FULL: all K rows exist (no bounds checks, so the
+// compiler may issue their loads together).
+template <int R, int K, bool FULL>
+__device__ __forceinline__ void run(const int* __restrict__ code, int instructions, const long long* __restrict__ consts,
+                                    const unsigned char* __restrict__ pool, const long long* __restrict__ columns,
+                                    long long first, long long n, long long* val, int* len, unsigned char* err,
+                                    unsigned int* nul, unsigned int* errs) {
+  for (int pc = 0; pc < instructions; pc++) {
+    const int* ins = code + pc * kWidth;
+    int op = ins[0], d = ins[1] & (R - 1), a = ins[2], b = ins[3], c = ins[4];
+    switch (op) {
+#define GPUDF_STEP(OPC)                                                                                   \
+  case OPC:                                                                                               \
+    _Pragma("unroll") for (int k = 0; k < K; k++) {                                                       \
+      long long row = first + 32 * k;                                                                     \
+      if (FULL || row < n)                                                                                \
+        step<OPC, R, K>(k, row, d, a, b, c, val, len, err, nul[k], errs[k], consts, pool, columns);        \
+    }                                                                                                     \
+    break;
+      GPUDF_STEP(LOAD_COL)
+      GPUDF_STEP(LOAD_CONST)
+      GPUDF_STEP(I_ADD)
+      GPUDF_STEP(I_SUB)
+      GPUDF_STEP(I_MUL)
+      GPUDF_STEP(I_DIV)
+      GPUDF_STEP(I_MOD)
+      GPUDF_STEP(I_NEG)
+      GPUDF_STEP(F_ADD)
+      GPUDF_STEP(F_SUB)
+      GPUDF_STEP(F_MUL)
+      GPUDF_STEP(F_DIV)
+      GPUDF_STEP(F_MOD)
+      GPUDF_STEP(F_NEG)
+      GPUDF_STEP(I2F)
+      GPUDF_STEP(SCALE_UP)
+      GPUDF_STEP(D2F)
+      GPUDF_STEP(CMP_I)
+      GPUDF_STEP(CMP_F)
+      GPUDF_STEP(AND)
+      GPUDF_STEP(OR)
+      GPUDF_STEP(NOT)
+      GPUDF_STEP(IS_NULL)
+      GPUDF_STEP(IS_NOT_NULL)
+      GPUDF_STEP(SELECT)
+      GPUDF_STEP(FLOOR_DIV)
+      GPUDF_STEP(CIVIL)
+      GPUDF_STEP(RANGE_CHECK)
+      GPUDF_STEP(F2I)
+      GPUDF_STEP(SCALE_DOWN)
+      GPUDF_STEP(PRECISION_CHECK)
+      GPUDF_STEP(F2DEC)
+      GPUDF_STEP(TO_F32)
+      GPUDF_STEP(F_MATH)
+      GPUDF_STEP(I_ABS)
+      GPUDF_STEP(LOAD_STR_COL)
+      GPUDF_STEP(LOAD_STR_CONST)
+      GPUDF_STEP(CMP_S)
+      GPUDF_STEP(LIKE)
+      GPUDF_STEP(CHAR_LENGTH)
+      GPUDF_STEP(SUBSTRING)
+      GPUDF_STEP(TRIM)
+      GPUDF_STEP(POSITION)
+      GPUDF_STEP(DEC_DIV)
+      GPUDF_STEP(ADD_MONTHS)
+      GPUDF_STEP(PARSE)
+#undef GPUDF_STEP
+      default: break;
+    }
+  }
+}
+}  // namespace gpudf_expr
+
+// The interpreter for programs of at most R registers (a power of two up to 32), K rows a thread.
+template <int R, int K>
 __device__ __forceinline__ void eval_rows(const int* __restrict__ code, int instructions,
                                           const long long* __restrict__ consts, const unsigned char* __restrict__ pool,
                                           const long long* __restrict__ columns,
@@ -332,328 +679,83 @@ __device__ __forceinline__ void eval_rows(const int* __restrict__ code, int inst
                                           uint32_t* out_validity, unsigned long long* error,
                                           const int* __restrict__ str_offsets, unsigned char* __restrict__ str_chars) {
   using namespace gpudf_expr;
-  long long val[R];
-  int len[R];     // byte length of a string register
-  unsigned int nul = 0;   // bit r: register r is NULL
-  unsigned int errs = 0;  // bit r: register r carries an error, its code in err[r]
-  unsigned char err[R];
+  long long val[R * K];
+  int len[R * K];  // byte length of a string register
+  unsigned char err[R * K];
+  unsigned int nul[K];   // bit r: register r of row k is NULL
+  unsigned int errs[K];  // bit r: register r of row k carries an error, its code in err
   const int lane = threadIdx.x & 31;
   const long long warps = gpudf::grid_threads() / 32;
-  for (long long base = (gpudf::global_thread() / 32) * 32; base < n; base += warps * 32) {
-    long long row = base + lane;
-    bool active = row < n;
-    bool isNull = true;
-    if (active) {
-      nul = 0;
-      errs = 0;
-      for (int pc = 0; pc < instructions; pc++) {
-        const int* ins = code + pc * kWidth;
-        int op = ins[0], d = ins[1] & (R - 1), a = ins[2], b = ins[3], c = ins[4];
-        // operands a and b are registers for the ops that read these flags; masked so the
-        // other ops (slots, constants) never index past the register file
-        bool na = (nul >> (a & (R - 1))) & 1u, nb = (nul >> (b & (R - 1))) & 1u;
-        // errors are rare: the codes are read only when a bit says there is one
-        unsigned char ea = ((errs >> (a & (R - 1))) & 1u) ? err[a & (R - 1)] : 0;
-        unsigned char eb = ((errs >> (b & (R - 1))) & 1u) ? err[b & (R - 1)] : 0;
-        long long r = 0;
-        int rl = 0;
-        bool rn = false;
-        unsigned char re = 0;
-        switch (op) {
-          case LOAD_STR_COL: {
-            const int* offs = (const int*)columns[3 * a + 2];
-            rn = !gpudf::is_valid((const uint32_t*)columns[3 * a + 1], row);
-            int start = offs[row];
-            r = columns[3 * a] + start;
-            rl = offs[row + 1] - start;
-            break;
-          }
-          case LOAD_STR_CONST: r = (long long)(pool + a); rl = b; break;
-          case CMP_S: case LIKE: {
-            if (ea || eb) { re = ea ? ea : eb; break; }
-            if (na || nb) { rn = true; break; }
-            const unsigned char* x = (const unsigned char*)val[a];
-            const unsigned char* y = (const unsigned char*)val[b];
-            r = op == CMP_S ? (test(c, cmp_s(x, len[a], y, len[b])) ? 1 : 0) : (like(x, len[a], y, len[b], c) ? 1 : 0);
-            break;
-          }
-          case SUBSTRING: {
-            bool hasLength = c >= 0;
-            unsigned char ec = hasLength && ((errs >> (c & (R - 1))) & 1u) ? err[c & (R - 1)] : 0;
-            if (ea || eb || ec) { re = ea ? ea : (eb ? eb : ec); break; }
-            if (na || nb || (hasLength && ((nul >> (c & (R - 1))) & 1u))) { rn = true; break; }
-            if (hasLength && val[c & (R - 1)] < 0) { re = kErrNegativeLength; break; }
-            long long from = val[b] > 1 ? val[b] : 1;
-            long long to = hasLength ? (val[b] + val[c & (R - 1)] > from ? val[b] + val[c & (R - 1)] : from) : LLONG_MAX;
-            int start, end;
-            char_range((const unsigned char*)val[a], len[a], from, to, &start, &end);
-            r = val[a] + start;
-            rl = end - start;
-            break;
-          }
-          case TRIM: {
-            re = ea;
-            rn = na;
-            const unsigned char* x = (const unsigned char*)val[a & (R - 1)];
-            int lo = 0, hi = len[a & (R - 1)];
-            while (c != 2 && lo < hi && x[lo] == ' ') lo++;
-            while (c != 1 && hi > lo && x[hi - 1] == ' ') hi--;
-            r = val[a & (R - 1)] + lo;
-            rl = hi - lo;
-            break;
-          }
-          case POSITION: {
-            if (ea || eb) { re = ea ? ea : eb; break; }
-            if (na || nb) { rn = true; break; }
-            r = position((const unsigned char*)val[a], len[a], (const unsigned char*)val[b], len[b]);
-            break;
-          }
-          case CHAR_LENGTH: {
-            re = ea;
-            rn = na;
-            const unsigned char* x = (const unsigned char*)val[a];
-            int count = 0;
-            for (int i = 0; i < len[a]; i++) count += (x[i] & 0xC0) != 0x80;
-            r = count;
-            break;
-          }
-          case LOAD_COL: {
-            const void* data = (const void*)columns[3 * a];
-            const uint32_t* valid = (const uint32_t*)columns[3 * a + 1];
-            rn = !gpudf::is_valid(valid, row);
-            switch (c) {
-              case K_I8: r = ((const int8_t*)data)[row]; break;
-              case K_I16: r = ((const int16_t*)data)[row]; break;
-              case K_I32: r = ((const int32_t*)data)[row]; break;
-              case K_I64: r = ((const long long*)data)[row]; break;
-              case K_F32: r = __double_as_longlong((double)((const float*)data)[row]); break;
-              case K_F64: r = ((const long long*)data)[row]; break;
-              case K_I128: {
-                r = ((const long long*)data)[2 * row];
-                if (!rn && ((const long long*)data)[2 * row + 1] != (r >> 63)) re = kErrWide;
-                break;
-              }
-              default: r = (((const uint32_t*)data)[row >> 5] >> (row & 31)) & 1u; break;
-            }
-            break;
-          }
-          case LOAD_CONST: r = consts[a]; rn = b != 0; break;
-          case I_ADD: case I_SUB: case I_MUL: case I_DIV: case I_MOD:
-          case F_ADD: case F_SUB: case F_MUL: case F_DIV: case F_MOD:
-          case CMP_I: case CMP_F: {
-            if (ea || eb) { re = ea ? ea : eb; break; }
-            if (na || nb) { rn = true; break; }
-            long long x = val[a], y = val[b];
-            switch (op) {
-              case I_ADD: r = (long long)((unsigned long long)x + (unsigned long long)y);
-                if (((x ^ r) & (y ^ r)) < 0 || !fits(r, c)) re = kErrOverflow; break;
-              case I_SUB: r = (long long)((unsigned long long)x - (unsigned long long)y);
-                if (((x ^ y) & (x ^ r)) < 0 || !fits(r, c)) re = kErrOverflow; break;
-              case I_MUL: {
-                r = (long long)((unsigned long long)x * (unsigned long long)y);
-                long long hi = __mul64hi(x, y);
-                if (hi != (r >> 63) || !fits(r, c)) re = kErrOverflow;
-                break;
-              }
-              case I_DIV:
-                if (y == 0) { re = kErrDivZero; break; }
-                if (x == LLONG_MIN && y == -1) { re = kErrOverflow; break; }
-                r = x / y;
-                if (!fits(r, c)) re = kErrOverflow;
-                break;
-              case I_MOD:
-                if (y == 0) { re = kErrDivZero; break; }
-                r = y == -1 ? 0 : x % y;
-                break;
-              case CMP_I: r = test(c, x < y ? -1 : (x > y ? 1 : 0)) ? 1 : 0; break;
-              default: {
-                double fx = __longlong_as_double(x), fy = __longlong_as_double(y), f = 0;
-                if (op == CMP_F) { r = test(c, cmp_f(fx, fy)) ? 1 : 0; break; }
-                if ((op == F_DIV || op == F_MOD) && fy == 0.0) { re = kErrDivZero; break; }
-                switch (op) {
-                  case F_ADD: f = fx + fy; break;
-                  case F_SUB: f = fx - fy; break;
-                  case F_MUL: f = fx * fy; break;
-                  case F_DIV: f = fx / fy; break;
-                  default: f = fmod(fx, fy); break;
-                }
-                if (c == 1) f = (double)(float)f;
-                r = __double_as_longlong(f);
-              }
-            }
-            break;
-          }
-          case I_NEG:
-            if (ea) { re = ea; break; }
-            if (na) { rn = true; break; }
-            if (val[a] == LLONG_MIN || !fits(-val[a], c)) { re = kErrOverflow; break; }
-            r = -val[a];
-            break;
-          case F_NEG: re = ea; rn = na; r = __double_as_longlong(-__longlong_as_double(val[a])); break;
-          case I2F: re = ea; rn = na; r = __double_as_longlong((double)val[a]); break;
-          case SCALE_UP: {
-            if (ea) { re = ea; break; }
-            if (na) { rn = true; break; }
-            long long x = val[a], y = consts[b];
-            r = (long long)((unsigned long long)x * (unsigned long long)y);
-            if (__mul64hi(x, y) != (r >> 63)) re = kErrOverflow;
-            break;
-          }
-          case D2F: re = ea; rn = na; r = __double_as_longlong((double)val[a] / __longlong_as_double(consts[b])); break;
-          case AND: case OR: {
-            long long decisive = op == AND ? 0 : 1;
-            bool aDecides = !ea && !na && val[a] == decisive;
-            bool bDecides = !eb && !nb && val[b] == decisive;
-            if (aDecides || bDecides) { r = decisive; break; }
-            if (ea || eb) { re = ea ? ea : eb; break; }
-            if (na || nb) { rn = true; break; }
-            r = 1 - decisive;
-            break;
-          }
-          case NOT: re = ea; rn = na; r = 1 - val[a]; break;
-          case IS_NULL: re = ea; r = na ? 1 : 0; break;
-          case IS_NOT_NULL: re = ea; r = na ? 0 : 1; break;
-          case FLOOR_DIV: re = ea; rn = na; r = floor_div(val[a], consts[b]); break;
-          case RANGE_CHECK: case PRECISION_CHECK: case SCALE_DOWN: case I_ABS: {
-            if (ea) { re = ea; break; }
-            if (na) { rn = true; break; }
-            long long x = val[a];
-            if (op == RANGE_CHECK) { r = x; if (!fits(x, c)) re = kErrOverflow; }
-            else if (op == PRECISION_CHECK) { r = x; if (x == LLONG_MIN || (x < 0 ? -x : x) >= consts[b]) re = kErrOverflow; }
-            else if (op == SCALE_DOWN) { r = divide_rounding_away(x, consts[b]); }
-            else { r = x == LLONG_MIN ? 0 : (x < 0 ? -x : x); if (x == LLONG_MIN || !fits(r, c)) re = kErrOverflow; }
-            break;
-          }
-          case F2I: case F2DEC: {
-            if (ea) { re = ea; break; }
-            if (na) { rn = true; break; }
-            double x = __longlong_as_double(val[a]);
-            double rounded = op == F2I ? rint(x) : round(x * __longlong_as_double(consts[b]));
-            if (isnan(rounded) || rounded < -9223372036854775808.0 || rounded >= 9223372036854775808.0) {
-              re = kErrOverflow;
-            } else {
-              r = (long long)rounded;
-            }
-            break;
-          }
-          case DEC_DIV: {
-            if (ea || eb) { re = ea ? ea : eb; break; }
-            if (na || nb) { rn = true; break; }
-            long long y = val[b];
-            if (y == 0) { re = kErrDivZero; break; }
-            __int128 num = (__int128)val[a];
-            for (int k = 0; k < c; k++) num *= 10;
-            __int128 q = num / y, rem = num % y;
-            __int128 ar = rem < 0 ? -rem : rem, ay = y < 0 ? -(__int128)y : (__int128)y;
-            if (ar * 2 >= ay) q += ((num < 0) != (y < 0)) ? -1 : 1;
-            if (q > (__int128)LLONG_MAX || q < (__int128)LLONG_MIN) { re = kErrWide; break; }
-            r = (long long)q;
-            break;
-          }
-          case TO_F32: re = ea; rn = na; r = __double_as_longlong((double)(float)__longlong_as_double(val[a])); break;
-          case F_MATH: {
-            if (ea || eb) { re = ea ? ea : eb; break; }
-            if (na || nb) { rn = true; break; }
-            double x = __longlong_as_double(val[a]), y = __longlong_as_double(val[b]), f = 0;
-            if ((c == M_SQRT && x < 0) || (c == M_LN && x <= 0)) { re = kErrDomain; break; }
-            switch (c) {
-              case M_SQRT: f = sqrt(x); break;
-              case M_LN: f = log(x); break;
-              case M_EXP: f = exp(x); break;
-              case M_POWER: f = pow(x, y); break;
-              case M_FLOOR: f = floor(x); break;
-              case M_CEIL: f = ceil(x); break;
-              case M_ROUND: f = round_away(x, y); break;
-              default: f = fabs(x); break;
-            }
-            r = __double_as_longlong(f);
-            break;
-          }
-          case CIVIL: re = ea; rn = na; r = civil(val[a], c); break;
-          case PARSE: {
-            if (ea) { re = ea; break; }
-            if (na) { rn = true; break; }
-            long long scale = c == P_DECIMAL64 ? consts[b] : 0, bound = c == P_DECIMAL64 ? consts[b + 1] : 0;
-            re = parse_value((const unsigned char*)val[a], len[a], c, scale, bound, &r);
-            break;
-          }
-          case ADD_MONTHS: {
-            if (ea || eb) { re = ea ? ea : eb; break; }
-            if (na || nb) { rn = true; break; }
-            long long k = val[b];
-            // beyond a million years either way no 32-bit day number is reachable
-            if (k > 12000000LL || k < -12000000LL) { re = kErrOverflow; break; }
-            r = add_months(val[a], k);
-            if (!fits(r, 32)) re = kErrOverflow;
-            break;
-          }
-          default: {  // SELECT
-            if (ea) { re = ea; break; }
-            int src = (!na && val[a] == 1) ? b : (c & (R - 1));
-            r = val[src];
-            rl = len[src];
-            rn = (nul >> src) & 1u;
-            re = ((errs >> src) & 1u) ? err[src] : 0;
-            break;
-          }
-        }
-        val[d] = r;
-        // a string length matters only in a register that holds a string
-        if (op == LOAD_STR_COL || op == LOAD_STR_CONST || op == SUBSTRING || op == TRIM || op == SELECT) len[d] = rl;
-        if (re != 0) {
-          err[d] = re;
-          errs |= 1u << d;
-        } else {
-          errs &= ~(1u << d);
-        }
-        nul = rn ? (nul | (1u << d)) : (nul & ~(1u << d));
-      }
-      isNull = (nul >> result_reg) & 1u;
-      if ((errs >> result_reg) & 1u) {
-        atomicMin(error, ((unsigned long long)row << 8) | err[result_reg]);
-        isNull = true;
-      }
-      if (isNull && store == S_STRLEN) ((long long*)out)[row] = 0;
-      if (!isNull) {
-        long long v = val[result_reg];
-        switch (store) {
-          case S_I8: ((int8_t*)out)[row] = (int8_t)v; break;
-          case S_I16: ((int16_t*)out)[row] = (int16_t)v; break;
-          case S_I32: ((int32_t*)out)[row] = (int32_t)v; break;
-          case S_I64: case S_F64: ((long long*)out)[row] = v; break;
-          case S_F32: ((float*)out)[row] = (float)__longlong_as_double(v); break;
-          case S_D128: ((long long*)out)[2 * row] = v; ((long long*)out)[2 * row + 1] = v < 0 ? -1 : 0; break;
-          case S_STRLEN: ((long long*)out)[row] = len[result_reg]; break;
-          case S_STRCOPY: {
-            const unsigned char* src = (const unsigned char*)v;
-            unsigned char* dst = str_chars + str_offsets[row];
-            for (int k = 0; k < len[result_reg]; k++) dst[k] = src[k];
-            break;
-          }
-          default: break;
-        }
-      }
+  for (long long base = (gpudf::global_thread() / 32) * (32 * K); base < n; base += warps * 32 * K) {
+#pragma unroll
+    for (int k = 0; k < K; k++) {
+      nul[k] = 0;
+      errs[k] = 0;
     }
-    unsigned int validWord = __ballot_sync(0xffffffffu, active && !isNull);
-    if (store == S_BITS) {
-      unsigned int bitWord = __ballot_sync(0xffffffffu, active && !isNull && val[result_reg] == 1);
-      if (lane == 0) ((uint32_t*)out)[base >> 5] = bitWord;
+    if (base + 32 * K <= n) {
+      run<R, K, true>(code, instructions, consts, pool, columns, base + lane, n, val, len, err, nul, errs);
+    } else {
+      run<R, K, false>(code, instructions, consts, pool, columns, base + lane, n, val, len, err, nul, errs);
     }
-    if (lane == 0) out_validity[base >> 5] = validWord;
+#pragma unroll
+    for (int k = 0; k < K; k++) {
+      long long row = base + lane + 32 * k;
+      bool active = row < n;
+      bool isNull = true;
+      if (active) {
+        isNull = (nul[k] >> result_reg) & 1u;
+        if ((errs[k] >> result_reg) & 1u) {
+          atomicMin(error, ((unsigned long long)row << 8) | E(result_reg));
+          isNull = true;
+        }
+        if (isNull && store == S_STRLEN) ((long long*)out)[row] = 0;
+        if (!isNull) {
+          long long v = V(result_reg);
+          switch (store) {
+            case S_I8: ((int8_t*)out)[row] = (int8_t)v; break;
+            case S_I16: ((int16_t*)out)[row] = (int16_t)v; break;
+            case S_I32: ((int32_t*)out)[row] = (int32_t)v; break;
+            case S_I64: case S_F64: ((long long*)out)[row] = v; break;
+            case S_F32: ((float*)out)[row] = (float)__longlong_as_double(v); break;
+            case S_D128: ((long long*)out)[2 * row] = v; ((long long*)out)[2 * row + 1] = v < 0 ? -1 : 0; break;
+            case S_STRLEN: ((long long*)out)[row] = L(result_reg); break;
+            case S_STRCOPY: {
+              const unsigned char* src = (const unsigned char*)v;
+              unsigned char* dst = str_chars + str_offsets[row];
+              for (int i = 0; i < L(result_reg); i++) dst[i] = src[i];
+              break;
+            }
+            default: break;
+          }
+        }
+      }
+      // words past the last row are not written: the validity buffer holds ceil(n / 32) words
+      long long word = (base >> 5) + k;
+      unsigned int validWord = __ballot_sync(0xffffffffu, active && !isNull);
+      if (store == S_BITS) {
+        unsigned int bitWord = __ballot_sync(0xffffffffu, active && !isNull && V(result_reg) == 1);
+        if (lane == 0 && 32 * word < n) ((uint32_t*)out)[word] = bitWord;
+      }
+      if (lane == 0 && 32 * word < n) out_validity[word] = validWord;
+    }
   }
 }
+#undef V
+#undef L
+#undef E
 
-#define GPUDF_EXPR_EVAL(R)                                                                                  \
+// K: 4 rows a thread for small register files, fewer for large ones (local memory grows as R * K)
+#define GPUDF_EXPR_EVAL(R, K)                                                                               \
   extern "C" __global__ void expr_eval_r##R##_kernel(                                                       \
       const int* __restrict__ code, int instructions, const long long* __restrict__ consts,                 \
       const unsigned char* __restrict__ pool, const long long* __restrict__ columns, long long n,           \
       int result_reg, int store, void* out, uint32_t* out_validity, unsigned long long* error,              \
       const int* __restrict__ str_offsets, unsigned char* __restrict__ str_chars) {                         \
-    eval_rows<R>(code, instructions, consts, pool, columns, n, result_reg, store, out, out_validity, error, \
-                 str_offsets, str_chars);                                                                   \
+    eval_rows<R, K>(code, instructions, consts, pool, columns, n, result_reg, store, out, out_validity,     \
+                    error, str_offsets, str_chars);                                                         \
   }
 
-GPUDF_EXPR_EVAL(4)
-GPUDF_EXPR_EVAL(8)
-GPUDF_EXPR_EVAL(16)
-GPUDF_EXPR_EVAL(32)
+GPUDF_EXPR_EVAL(4, 4)
+GPUDF_EXPR_EVAL(8, 4)
+GPUDF_EXPR_EVAL(16, 2)
+GPUDF_EXPR_EVAL(32, 1)

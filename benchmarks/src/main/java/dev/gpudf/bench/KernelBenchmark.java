@@ -2,6 +2,7 @@ package dev.gpudf.bench;
 
 import static dev.gpudf.columnar.cuda.Cuda.check;
 
+import dev.gpudf.columnar.DeviceColumn;
 import dev.gpudf.columnar.DeviceTable;
 import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.cuda.CudaEvent;
@@ -83,7 +84,7 @@ public final class KernelBenchmark {
             return null;
           }), "");
         }
-        hostSteps(g, grid);
+        hostSteps(g, dx.column(0), grid);
         result("filter_f64_50pct", gpuTime(gpu, g, reps, () -> close(Filter.filter(g, dx, dmask.column(0)))), "");
         result("sort_i32", gpuTime(gpu, g, reps, () -> close(Sort.sort(g, dk, List.of(SortKey.asc(0))))), "");
         result("argsort_i32", gpuTime(gpu, g, reps, () -> close(Sort.argsort(g, dk, List.of(SortKey.asc(0))))), "");
@@ -133,26 +134,42 @@ public final class KernelBenchmark {
   }
 
   /**
-   * What the host work around a reduction costs, step by step (mean of 2000 after 2000 warm-up
-   * calls): a pool allocate + free of the partials, a wait on an idle stream, and the read-back
-   * of the combined 16-byte partial through the query's pinned scratch.
+   * Where the wall time of one device sum goes, step by step (means over 500 sums after 200
+   * warm-up ones, each starting on an idle stream): the steps of {@code GpuReduce} taken one at a
+   * time with the host clock read between them, next to the whole {@code Reduce.reduce} call.
    */
-  private static void hostSteps(Exec g, int grid) {
-    int n = 2000;
-    try (DeviceBuffer partials = g.allocate(16L * grid)) {
-      String[] names = {"allocate+free", "synchronize idle stream", "readLongs one partial"};
-      Runnable[] steps = {() -> g.allocate(16L * grid).close(), () -> g.stream().synchronize(),
-        () -> g.readLongs(partials, 2)};
-      for (int k = 0; k < steps.length; k++) {
-        for (int i = 0; i < n; i++) {
-          steps[k].run();
+  private static void hostSteps(Exec g, DeviceColumn x, int grid) {
+    String[] names = {"allocate", "zero ticket", "launch (returns)", "readLongs (waits, copies)", "free", "Reduce.reduce whole"};
+    double[] sums = new double[names.length];
+    long ticket = 16L * (grid + 1);
+    int warm = 200;
+    int n = 500;
+    for (int i = 0; i < warm + n; i++) {
+      g.stream().synchronize();
+      long t0 = System.nanoTime();
+      DeviceBuffer out = g.allocate(ticket + 8);
+      long t1 = System.nanoTime();
+      g.zero(out, ticket, 4);
+      long t2 = System.nanoTime();
+      KernelLaunch.launch("reduce_sum_f64_kernel", grid, g.stream(), x.data(), null, (long) x.rowCount(), out,
+          out.address() + ticket);
+      long t3 = System.nanoTime();
+      g.readLongs(out, 16L * grid, 2);
+      long t4 = System.nanoTime();
+      out.close();
+      long t5 = System.nanoTime();
+      Reduce.reduce(g, x, Reduction.SUM);
+      long t6 = System.nanoTime();
+      if (i >= warm) {
+        long[] t = {t0, t1, t2, t3, t4, t5};
+        for (int k = 0; k < 5; k++) {
+          sums[k] += t[k + 1] - t[k];
         }
-        long t0 = System.nanoTime();
-        for (int i = 0; i < n; i++) {
-          steps[k].run();
-        }
-        System.out.printf("HOST %s: %.1f us each%n", names[k], (System.nanoTime() - t0) / 1e3 / n);
+        sums[5] += t6 - t5;
       }
+    }
+    for (int k = 0; k < names.length; k++) {
+      System.out.printf("HOST sum_f64 step %-26s %8.1f us%n", names[k], sums[k] / 1e3 / n);
     }
   }
 
