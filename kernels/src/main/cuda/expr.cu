@@ -744,9 +744,11 @@ __device__ __forceinline__ void eval_rows(const int* __restrict__ code, int inst
 #undef L
 #undef E
 
-// K: 4 rows a thread for small register files, fewer for large ones (local memory grows as R * K)
+// K rows a thread: 4 for small register files and arithmetic; 1 for programs that scan strings
+// (a thread walking four strings one after another leaves the SM short of parallel work) and for
+// the largest register files (local memory grows as R * K)
 #define GPUDF_EXPR_EVAL(R, K)                                                                               \
-  extern "C" __global__ void expr_eval_r##R##_kernel(                                                       \
+  extern "C" __global__ void expr_eval_r##R##_k##K##_kernel(                                                \
       const int* __restrict__ code, int instructions, const long long* __restrict__ consts,                 \
       const unsigned char* __restrict__ pool, const long long* __restrict__ columns, long long n,           \
       int result_reg, int store, void* out, uint32_t* out_validity, unsigned long long* error,              \
@@ -757,5 +759,7 @@ __device__ __forceinline__ void eval_rows(const int* __restrict__ code, int inst
 
 GPUDF_EXPR_EVAL(4, 4)
 GPUDF_EXPR_EVAL(8, 4)
-GPUDF_EXPR_EVAL(16, 2)
+GPUDF_EXPR_EVAL(4, 1)
+GPUDF_EXPR_EVAL(8, 1)
+GPUDF_EXPR_EVAL(16, 1)
 GPUDF_EXPR_EVAL(32, 1)

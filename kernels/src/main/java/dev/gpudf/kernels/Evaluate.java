@@ -70,13 +70,18 @@ public final class Evaluate {
     return (bytes + 7) & ~7;
   }
 
-  /** The interpreter built for the fewest registers (a power of two, at least 4) that hold {@code p}'s. */
+  /**
+   * The interpreter built for the fewest registers (a power of two, at least 4) that hold {@code
+   * p}'s, with four rows a thread for arithmetic on up to 8 registers and one row a thread for
+   * larger programs and programs that scan strings.
+   */
   private static String kernel(Program p) {
     int r = 4;
     while (r < p.registers()) {
       r <<= 1;
     }
-    return "expr_eval_r" + r + "_kernel";
+    int rowsPerThread = r <= 8 && !p.scansStrings() ? 4 : 1;
+    return "expr_eval_r" + r + "_k" + rowsPerThread + "_kernel";
   }
 
   private static DeviceColumn gpu(Exec exec, EvalInput in, Expr e) {

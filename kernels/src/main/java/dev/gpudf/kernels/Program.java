@@ -19,6 +19,8 @@ import java.util.List;
  */
 public record Program(int[] code, long[] constants, byte[] strings, List<Integer> columns, int registers, DataType result,
     int resultRegister) {
+  private static final java.util.Set<Opcode> STRING_SCANS = java.util.EnumSet.of(Opcode.CMP_S, Opcode.LIKE,
+      Opcode.CHAR_LENGTH, Opcode.SUBSTRING, Opcode.TRIM, Opcode.POSITION, Opcode.PARSE);
   /** Ints per instruction. */
   public static final int WIDTH = 5;
   /** Registers a program may use; the kernel keeps the next power of two (at least 4) per thread. */
@@ -26,5 +28,16 @@ public record Program(int[] code, long[] constants, byte[] strings, List<Integer
 
   public int instructions() {
     return code.length / WIDTH;
+  }
+
+  /** Whether an instruction walks a string's bytes (compare, LIKE, length, cut, search, parse). */
+  public boolean scansStrings() {
+    Opcode[] ops = Opcode.values();
+    for (int i = 0; i < code.length; i += WIDTH) {
+      if (STRING_SCANS.contains(ops[code[i]])) {
+        return true;
+      }
+    }
+    return false;
   }
 }

@@ -33,7 +33,7 @@ class OpcodeTest {
     assertEquals(true, cuda.contains("kErrDomain = " + Opcode.ERR_DOMAIN));
     assertEquals(true, cuda.contains("kErrNegativeLength = " + Opcode.ERR_NEGATIVE_LENGTH));
     assertEquals(true, cuda.contains("kErrWide = " + Opcode.ERR_WIDE));
-    assertEquals(true, cuda.contains("GPUDF_EXPR_EVAL(" + Program.MAX_REGISTERS + ","), "no interpreter for the largest programs");
+    assertEquals(true, cuda.contains("GPUDF_EXPR_EVAL(" + Program.MAX_REGISTERS + ", 1)"), "no interpreter for the largest programs");
     assertEquals(true, cuda.contains("kWidth = " + Program.WIDTH));
   }
 }
