@@ -17,12 +17,14 @@ import dev.gpudf.kernels.Op;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.DecimalVector;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
@@ -30,13 +32,16 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * The expression figures of the expressions issue: {@code l_extendedprice * (1 - l_discount) *
  * (1 + l_tax)} on DECIMAL(15,2) columns (TPC-H lineitem shape), {@code p_name LIKE '%green%'}
  * over part-name-like strings and {@code o_comment NOT LIKE '%special%requests%'} over
- * comment-like strings; GPU (CUDA events around the call, median after a JIT warm-up) and the CPU twin (one run).
+ * comment-like strings, and that predicate again over a dictionary-encoded comment column (10,000
+ * distinct comments) next to the same rows decoded; GPU (CUDA events around the call, median after a JIT warm-up) and the CPU twin (one run).
  * Lines starting {@code RESULT} as in {@link KernelBenchmark}.
  *
  * <p>{@code ExprBenchmark [lineitemRows] [partRows] [orderRows] [reps] [gpu]}; gpu = 0 runs the
  * CPU twin only (any host).
  */
 public final class ExprBenchmark {
+  /** Distinct comments in the dictionary-encoded comment column. */
+  private static final int DICTIONARY_ENTRIES = 10_000;
   private static final String[] COLORS = {"almond", "antique", "aquamarine", "azure", "beige", "bisque", "black",
     "blanched", "blue", "blush", "brown", "burlywood", "burnished", "chartreuse", "chiffon", "chocolate", "coral",
     "cornflower", "cornsilk", "cream", "cyan", "dark", "deep", "dim", "dodger", "drab", "firebrick", "floral", "forest",
@@ -62,7 +67,10 @@ public final class ExprBenchmark {
     try (BufferAllocator a = new RootAllocator();
         VectorSchemaRoot li = decimals(a, lineitem, 7);
         VectorSchemaRoot names = texts(a, "p_name", part, 5, COLORS, 11);
-        VectorSchemaRoot comments = texts(a, "o_comment", orders, 9, WORDS, 13)) {
+        VectorSchemaRoot comments = texts(a, "o_comment", orders, 9, WORDS, 13);
+        VectorSchemaRoot dictionary = texts(a, "o_comment", DICTIONARY_ENTRIES, 9, WORDS, 17);
+        VectorSchemaRoot codes = codes(a, orders, DICTIONARY_ENTRIES, 19);
+        VectorSchemaRoot decoded = decode(a, dictionary, codes)) {
       System.out.printf("rows: lineitem %d, part %d, orders %d; reps %d%n", lineitem, part, orders, reps);
       if (gpuToo) {
         try (Gpu gpu = Gpu.open(0); Exec g = Exec.onGpu(gpu, a);
@@ -73,6 +81,13 @@ public final class ExprBenchmark {
           gpuResult(gpu, g, "charge_decimal", reps, () -> Evaluate.evaluate(g, dli, charge));
           gpuResult(gpu, g, "like_green", reps, () -> Evaluate.evaluate(g, dnames, green));
           gpuResult(gpu, g, "not_like_special_requests", reps, () -> Evaluate.evaluate(g, dcomments, special));
+          try (DeviceTable dcodes = DeviceTable.fromArrow(gpu, codes, g.stream());
+              DeviceTable ddict = DeviceTable.fromArrow(gpu, dictionary, g.stream());
+              DeviceTable ddecoded = DeviceTable.fromArrow(gpu, decoded, g.stream())) {
+            gpuResult(gpu, g, "dict_not_like_special_requests", reps,
+                () -> Evaluate.evaluate(g, dcodes, Map.of(0, ddict.column(0)), special));
+            gpuResult(gpu, g, "decoded_not_like_special_requests", reps, () -> Evaluate.evaluate(g, ddecoded, special));
+          }
         }
       }
       try (Exec cpu = Exec.onCpu(a); HostTable hli = HostTable.fromArrow(li); HostTable hnames = HostTable.fromArrow(names);
@@ -80,6 +95,11 @@ public final class ExprBenchmark {
         cpuResult("cpu_charge_decimal", () -> Evaluate.evaluate(cpu, hli, charge));
         cpuResult("cpu_like_green", () -> Evaluate.evaluate(cpu, hnames, green));
         cpuResult("cpu_not_like_special_requests", () -> Evaluate.evaluate(cpu, hcomments, special));
+        try (HostTable hcodes = HostTable.fromArrow(codes); HostTable hdict = HostTable.fromArrow(dictionary);
+            HostTable hdecoded = HostTable.fromArrow(decoded)) {
+          cpuResult("cpu_dict_not_like_special_requests", () -> Evaluate.evaluate(cpu, hcodes, Map.of(0, hdict.column(0)), special));
+          cpuResult("cpu_decoded_not_like_special_requests", () -> Evaluate.evaluate(cpu, hdecoded, special));
+        }
       }
     }
   }
@@ -140,6 +160,36 @@ public final class ExprBenchmark {
       v.setValueCount(rows);
     }
     VectorSchemaRoot root = new VectorSchemaRoot(List.<FieldVector>of(price, disc, tax));
+    root.setRowCount(rows);
+    return root;
+  }
+
+  /** Random INT32 codes into a dictionary of {@code entries}. */
+  private static VectorSchemaRoot codes(BufferAllocator a, int rows, int entries, long seed) {
+    SplittableRandom r = new SplittableRandom(seed);
+    IntVector v = new IntVector("o_comment", a);
+    v.allocateNew(rows);
+    for (int i = 0; i < rows; i++) {
+      v.set(i, r.nextInt(entries));
+    }
+    v.setValueCount(rows);
+    VectorSchemaRoot root = new VectorSchemaRoot(List.<FieldVector>of(v));
+    root.setRowCount(rows);
+    return root;
+  }
+
+  /** The strings {@code codes} stand for. */
+  private static VectorSchemaRoot decode(BufferAllocator a, VectorSchemaRoot dictionary, VectorSchemaRoot codes) {
+    VarCharVector words = (VarCharVector) dictionary.getVector(0);
+    IntVector c = (IntVector) codes.getVector(0);
+    int rows = codes.getRowCount();
+    VarCharVector v = new VarCharVector("o_comment", a);
+    v.allocateNew(64L * rows, rows);
+    for (int i = 0; i < rows; i++) {
+      v.setSafe(i, words.get(c.get(i)));
+    }
+    v.setValueCount(rows);
+    VectorSchemaRoot root = new VectorSchemaRoot(List.<FieldVector>of(v));
     root.setRowCount(rows);
     return root;
   }

@@ -14,6 +14,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import jcuda.driver.JCudaDriver;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -44,6 +45,22 @@ public final class Evaluate {
   /** On the CPU; the caller owns the result. */
   public static HostColumn evaluate(Exec exec, HostTable table, Expr e) {
     return (HostColumn) evaluate(exec, EvalInput.of(table), e);
+  }
+
+  /**
+   * On the GPU, over a table whose columns named in {@code dictionaries} are dictionary-encoded:
+   * the table holds their INT32 codes (a null code is a null row; a code outside the dictionary is
+   * a {@link UserException}) and the map their dictionaries. A part of {@code e} that reads one
+   * encoded column and nothing else is evaluated once per dictionary entry and looked up by code
+   * ({@link DictionaryEval}). The caller owns the result; the inputs are borrowed.
+   */
+  public static DeviceColumn evaluate(Exec exec, DeviceTable table, Map<Integer, DeviceColumn> dictionaries, Expr e) {
+    return (DeviceColumn) DictionaryEval.evaluate(exec, EvalInput.of(table), dictionaries, e);
+  }
+
+  /** The CPU twin of {@link #evaluate(Exec, DeviceTable, Map, Expr)}; the caller owns the result. */
+  public static HostColumn evaluate(Exec exec, HostTable table, Map<Integer, HostColumn> dictionaries, Expr e) {
+    return (HostColumn) DictionaryEval.evaluate(exec, EvalInput.of(table), dictionaries, e);
   }
 
   /**
