@@ -599,8 +599,11 @@ __device__ __forceinline__ void step(int k, long long row, int d, int a, int b, 
 }
 
 // The whole program over the thread's K rows; FULL: all K rows exist (no bounds checks, so the
-// compiler may issue their loads together).
-template <int R, int K, bool FULL>
+// compiler may issue their loads together). ARITH: the program uses only the arithmetic, logic
+// and comparison opcodes of the first switch (Program.ARITHMETIC in Java), and the kernel leaves the
+// others out: without string scans, 128-bit division and math functions it needs fewer
+// registers (more warps per SM) and its dispatch and code stay small.
+template <int R, int K, bool FULL, bool ARITH>
 __device__ __forceinline__ void run(const int* __restrict__ code, int instructions, const long long* __restrict__ consts,
                                     const unsigned char* __restrict__ pool, const long long* __restrict__ columns,
                                     long long first, long long n, long long* val, int* len, unsigned char* err,
@@ -608,7 +611,6 @@ __device__ __forceinline__ void run(const int* __restrict__ code, int instructio
   for (int pc = 0; pc < instructions; pc++) {
     const int* ins = code + pc * kWidth;
     int op = ins[0], d = ins[1] & (R - 1), a = ins[2], b = ins[3], c = ins[4];
-    switch (op) {
 #define GPUDF_STEP(OPC)                                                                                   \
   case OPC:                                                                                               \
     _Pragma("unroll") for (int k = 0; k < K; k++) {                                                       \
@@ -617,19 +619,18 @@ __device__ __forceinline__ void run(const int* __restrict__ code, int instructio
         step<OPC, R, K>(k, row, d, a, b, c, val, len, err, nul[k], errs[k], consts, pool, columns);        \
     }                                                                                                     \
     break;
+    switch (op) {
+      // arithmetic opcodes (OpcodeTest checks these against Program.ARITHMETIC)
       GPUDF_STEP(LOAD_COL)
       GPUDF_STEP(LOAD_CONST)
       GPUDF_STEP(I_ADD)
       GPUDF_STEP(I_SUB)
       GPUDF_STEP(I_MUL)
-      GPUDF_STEP(I_DIV)
-      GPUDF_STEP(I_MOD)
       GPUDF_STEP(I_NEG)
       GPUDF_STEP(F_ADD)
       GPUDF_STEP(F_SUB)
       GPUDF_STEP(F_MUL)
       GPUDF_STEP(F_DIV)
-      GPUDF_STEP(F_MOD)
       GPUDF_STEP(F_NEG)
       GPUDF_STEP(I2F)
       GPUDF_STEP(SCALE_UP)
@@ -645,33 +646,43 @@ __device__ __forceinline__ void run(const int* __restrict__ code, int instructio
       GPUDF_STEP(FLOOR_DIV)
       GPUDF_STEP(CIVIL)
       GPUDF_STEP(RANGE_CHECK)
-      GPUDF_STEP(F2I)
-      GPUDF_STEP(SCALE_DOWN)
       GPUDF_STEP(PRECISION_CHECK)
-      GPUDF_STEP(F2DEC)
-      GPUDF_STEP(TO_F32)
-      GPUDF_STEP(F_MATH)
+      GPUDF_STEP(SCALE_DOWN)
       GPUDF_STEP(I_ABS)
-      GPUDF_STEP(LOAD_STR_COL)
-      GPUDF_STEP(LOAD_STR_CONST)
-      GPUDF_STEP(CMP_S)
-      GPUDF_STEP(LIKE)
-      GPUDF_STEP(CHAR_LENGTH)
-      GPUDF_STEP(SUBSTRING)
-      GPUDF_STEP(TRIM)
-      GPUDF_STEP(POSITION)
-      GPUDF_STEP(DEC_DIV)
-      GPUDF_STEP(ADD_MONTHS)
-      GPUDF_STEP(PARSE)
-#undef GPUDF_STEP
-      default: break;
+      GPUDF_STEP(TO_F32)
+      // end of the arithmetic opcodes
+      default:
+        if constexpr (!ARITH) {
+          switch (op) {
+            GPUDF_STEP(I_DIV)
+            GPUDF_STEP(I_MOD)
+            GPUDF_STEP(F_MOD)
+            GPUDF_STEP(F2I)
+            GPUDF_STEP(F2DEC)
+            GPUDF_STEP(F_MATH)
+            GPUDF_STEP(LOAD_STR_COL)
+            GPUDF_STEP(LOAD_STR_CONST)
+            GPUDF_STEP(CMP_S)
+            GPUDF_STEP(LIKE)
+            GPUDF_STEP(CHAR_LENGTH)
+            GPUDF_STEP(SUBSTRING)
+            GPUDF_STEP(TRIM)
+            GPUDF_STEP(POSITION)
+            GPUDF_STEP(DEC_DIV)
+            GPUDF_STEP(ADD_MONTHS)
+            GPUDF_STEP(PARSE)
+            default: break;
+          }
+        }
+        break;
     }
+#undef GPUDF_STEP
   }
 }
 }  // namespace gpudf_expr
 
 // The interpreter for programs of at most R registers (a power of two up to 32), K rows a thread.
-template <int R, int K>
+template <int R, int K, bool ARITH>
 __device__ __forceinline__ void eval_rows(const int* __restrict__ code, int instructions,
                                           const long long* __restrict__ consts, const unsigned char* __restrict__ pool,
                                           const long long* __restrict__ columns,
@@ -693,9 +704,9 @@ __device__ __forceinline__ void eval_rows(const int* __restrict__ code, int inst
       errs[k] = 0;
     }
     if (base + 32 * K <= n) {
-      run<R, K, true>(code, instructions, consts, pool, columns, base + lane, n, val, len, err, nul, errs);
+      run<R, K, true, ARITH>(code, instructions, consts, pool, columns, base + lane, n, val, len, err, nul, errs);
     } else {
-      run<R, K, false>(code, instructions, consts, pool, columns, base + lane, n, val, len, err, nul, errs);
+      run<R, K, false, ARITH>(code, instructions, consts, pool, columns, base + lane, n, val, len, err, nul, errs);
     }
 #pragma unroll
     for (int k = 0; k < K; k++) {
@@ -746,20 +757,22 @@ __device__ __forceinline__ void eval_rows(const int* __restrict__ code, int inst
 
 // K rows a thread: 4 for small register files and arithmetic; 1 for programs that scan strings
 // (a thread walking four strings one after another leaves the SM short of parallel work) and for
-// the largest register files (local memory grows as R * K)
-#define GPUDF_EXPR_EVAL(R, K)                                                                               \
-  extern "C" __global__ void expr_eval_r##R##_k##K##_kernel(                                                \
+// the largest register files (local memory grows as R * K). expr_arith_*: arithmetic only.
+#define GPUDF_EXPR_EVAL(NAME, R, K, ARITH)                                                                  \
+  extern "C" __global__ void NAME(                                                                          \
       const int* __restrict__ code, int instructions, const long long* __restrict__ consts,                 \
       const unsigned char* __restrict__ pool, const long long* __restrict__ columns, long long n,           \
       int result_reg, int store, void* out, uint32_t* out_validity, unsigned long long* error,              \
       const int* __restrict__ str_offsets, unsigned char* __restrict__ str_chars) {                         \
-    eval_rows<R, K>(code, instructions, consts, pool, columns, n, result_reg, store, out, out_validity,     \
-                    error, str_offsets, str_chars);                                                         \
+    eval_rows<R, K, ARITH>(code, instructions, consts, pool, columns, n, result_reg, store, out,            \
+                           out_validity, error, str_offsets, str_chars);                                    \
   }
 
-GPUDF_EXPR_EVAL(4, 4)
-GPUDF_EXPR_EVAL(8, 4)
-GPUDF_EXPR_EVAL(4, 1)
-GPUDF_EXPR_EVAL(8, 1)
-GPUDF_EXPR_EVAL(16, 1)
-GPUDF_EXPR_EVAL(32, 1)
+GPUDF_EXPR_EVAL(expr_arith_r4_k4_kernel, 4, 4, true)
+GPUDF_EXPR_EVAL(expr_arith_r8_k4_kernel, 8, 4, true)
+GPUDF_EXPR_EVAL(expr_eval_r4_k4_kernel, 4, 4, false)
+GPUDF_EXPR_EVAL(expr_eval_r8_k4_kernel, 8, 4, false)
+GPUDF_EXPR_EVAL(expr_eval_r4_k1_kernel, 4, 1, false)
+GPUDF_EXPR_EVAL(expr_eval_r8_k1_kernel, 8, 1, false)
+GPUDF_EXPR_EVAL(expr_eval_r16_k1_kernel, 16, 1, false)
+GPUDF_EXPR_EVAL(expr_eval_r32_k1_kernel, 32, 1, false)

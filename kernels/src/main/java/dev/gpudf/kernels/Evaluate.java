@@ -89,16 +89,23 @@ public final class Evaluate {
 
   /**
    * The interpreter built for the fewest registers (a power of two, at least 4) that hold {@code
-   * p}'s, with four rows a thread for arithmetic on up to 8 registers and one row a thread for
-   * larger programs and programs that scan strings.
+   * p}'s: four rows a thread for programs of up to 8 registers that do not scan strings (the
+   * arithmetic-only build when {@link Program#arithmeticOnly}), one row a thread otherwise.
    */
   private static String kernel(Program p) {
     int r = 4;
     while (r < p.registers()) {
       r <<= 1;
     }
-    int rowsPerThread = r <= 8 && !p.scansStrings() ? 4 : 1;
-    return "expr_eval_r" + r + "_k" + rowsPerThread + "_kernel";
+    if (r <= 8 && !p.scansStrings()) {
+      return (p.arithmeticOnly() ? "expr_arith_r" : "expr_eval_r") + r + "_k4_kernel";
+    }
+    return "expr_eval_r" + r + "_k1_kernel";
+  }
+
+  /** Rows each thread of {@code kernel} takes per pass. */
+  private static int rowsPerThread(String kernel) {
+    return kernel.contains("_k4_") ? 4 : 1;
   }
 
   private static DeviceColumn gpu(Exec exec, EvalInput in, Expr e) {
@@ -143,9 +150,10 @@ public final class Evaluate {
       owned.add(out);
       DeviceBuffer validity = exec.allocate(4 * words);
       owned.add(validity);
-      int grid = KernelLaunch.gridFor(exec.stream().device(), n);
+      String kernel = kernel(p);
+      int grid = KernelLaunch.residentGridFor(exec.stream().device(), kernel, ((long) n + rowsPerThread(kernel) - 1) / rowsPerThread(kernel));
       if (n > 0) {
-        KernelLaunch.launch(kernel(p), grid, exec.stream(), args[0], args[1], args[2], args[3], args[4], (long) n,
+        KernelLaunch.launch(kernel, grid, exec.stream(), args[0], args[1], args[2], args[3], args[4], (long) n,
             p.resultRegister(), store.ordinal(), out, validity, error, null, null);
       }
       long first = exec.readLongs(error, 1)[0];
@@ -168,7 +176,7 @@ public final class Evaluate {
         out = exec.allocate(total);
         owned.add(out);
         if (n > 0) {
-          KernelLaunch.launch(kernel(p), grid, exec.stream(), args[0], args[1], args[2], args[3], args[4], (long) n,
+          KernelLaunch.launch(kernel, grid, exec.stream(), args[0], args[1], args[2], args[3], args[4], (long) n,
               p.resultRegister(), StoreKind.STRCOPY.ordinal(), null, validity, error, offsets, out);
         }
       }

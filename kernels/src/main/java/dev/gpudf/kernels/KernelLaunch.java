@@ -32,6 +32,16 @@ public final class KernelLaunch {
   }
 
   /**
+   * Blocks for {@code work} items of {@code kernel}, which grid-strides: at most one full wave of
+   * resident blocks, so no partial last wave leaves multiprocessors idle while the rest finish.
+   */
+  public static int residentGridFor(CudaDevice device, String kernel, long work) {
+    long needed = Math.max(1, (work + BLOCK - 1) / BLOCK);
+    long wave = (long) device.multiprocessors() * KernelModule.on(device).residentBlocksPerMultiprocessor(kernel, BLOCK);
+    return (int) Math.min(needed, wave);
+  }
+
+  /**
    * Launches {@code kernel} on {@code stream}. Arguments: {@link DeviceBuffer} (passed as its
    * address; null passes a null pointer), {@link Long}, {@link Integer}, {@link Double}, {@link Float}.
    */

@@ -24,6 +24,7 @@ public final class KernelModule implements AutoCloseable {
   private final CudaDevice device;
   private final CUmodule module = new CUmodule();
   private final Map<String, CUfunction> functions = new ConcurrentHashMap<>();
+  private final Map<String, Integer> residentBlocks = new ConcurrentHashMap<>();
 
   private KernelModule(CudaDevice device) {
     this.device = device;
@@ -56,6 +57,20 @@ public final class KernelModule implements AutoCloseable {
       CUfunction f = new CUfunction();
       check(JCudaDriver.cuModuleGetFunction(f, module, n), "cuModuleGetFunction(" + n + ")");
       return f;
+    });
+  }
+
+  /**
+   * Blocks of {@code block} threads of kernel {@code name} that one multiprocessor holds at once
+   * (registers and shared memory permitting), as the driver's occupancy calculator says.
+   */
+  public int residentBlocksPerMultiprocessor(String name, int block) {
+    return residentBlocks.computeIfAbsent(name + "/" + block, k -> {
+      int[] blocks = new int[1];
+      device.makeCurrent();
+      check(JCudaDriver.cuOccupancyMaxActiveBlocksPerMultiprocessor(blocks, function(name), block, 0),
+          "cuOccupancyMaxActiveBlocksPerMultiprocessor(" + name + ")");
+      return Math.max(1, blocks[0]);
     });
   }
 

@@ -21,6 +21,12 @@ public record Program(int[] code, long[] constants, byte[] strings, List<Integer
     int resultRegister) {
   private static final java.util.Set<Opcode> STRING_SCANS = java.util.EnumSet.of(Opcode.CMP_S, Opcode.LIKE,
       Opcode.CHAR_LENGTH, Opcode.SUBSTRING, Opcode.TRIM, Opcode.POSITION, Opcode.PARSE);
+  /** The opcodes of the arithmetic-only interpreter build (the first switch of {@code run} in {@code expr.cu}). */
+  static final java.util.Set<Opcode> ARITHMETIC = java.util.EnumSet.of(Opcode.LOAD_COL, Opcode.LOAD_CONST, Opcode.I_ADD,
+      Opcode.I_SUB, Opcode.I_MUL, Opcode.I_NEG, Opcode.F_ADD, Opcode.F_SUB, Opcode.F_MUL, Opcode.F_DIV, Opcode.F_NEG,
+      Opcode.I2F, Opcode.SCALE_UP, Opcode.D2F, Opcode.CMP_I, Opcode.CMP_F, Opcode.AND, Opcode.OR, Opcode.NOT,
+      Opcode.IS_NULL, Opcode.IS_NOT_NULL, Opcode.SELECT, Opcode.FLOOR_DIV, Opcode.CIVIL, Opcode.RANGE_CHECK,
+      Opcode.PRECISION_CHECK, Opcode.SCALE_DOWN, Opcode.I_ABS, Opcode.TO_F32);
   /** Ints per instruction. */
   public static final int WIDTH = 5;
   /** Registers a program may use; the kernel keeps the next power of two (at least 4) per thread. */
@@ -28,6 +34,17 @@ public record Program(int[] code, long[] constants, byte[] strings, List<Integer
 
   public int instructions() {
     return code.length / WIDTH;
+  }
+
+  /** Whether every instruction is one the arithmetic-only interpreter build runs. */
+  public boolean arithmeticOnly() {
+    Opcode[] ops = Opcode.values();
+    for (int i = 0; i < code.length; i += WIDTH) {
+      if (!ARITHMETIC.contains(ops[code[i]])) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Whether an instruction walks a string's bytes (compare, LIKE, length, cut, search, parse). */

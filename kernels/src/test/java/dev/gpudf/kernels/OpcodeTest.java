@@ -33,7 +33,14 @@ class OpcodeTest {
     assertEquals(true, cuda.contains("kErrDomain = " + Opcode.ERR_DOMAIN));
     assertEquals(true, cuda.contains("kErrNegativeLength = " + Opcode.ERR_NEGATIVE_LENGTH));
     assertEquals(true, cuda.contains("kErrWide = " + Opcode.ERR_WIDE));
-    assertEquals(true, cuda.contains("GPUDF_EXPR_EVAL(" + Program.MAX_REGISTERS + ", 1)"), "no interpreter for the largest programs");
+    assertEquals(true, cuda.contains("expr_eval_r" + Program.MAX_REGISTERS + "_k1_kernel"), "no interpreter for the largest programs");
     assertEquals(true, cuda.contains("kWidth = " + Program.WIDTH));
+    String arithmetic = cuda.substring(cuda.indexOf("// arithmetic opcodes"), cuda.indexOf("// end of the arithmetic opcodes"));
+    java.util.Set<String> steps = new java.util.TreeSet<>();
+    Matcher m = Pattern.compile("GPUDF_STEP\\((\\w+)\\)").matcher(arithmetic);
+    while (m.find()) {
+      steps.add(m.group(1));
+    }
+    assertEquals(new java.util.TreeSet<>(Program.ARITHMETIC.stream().map(Enum::name).toList()), steps);
   }
 }
