@@ -58,9 +58,11 @@ public final class ExprCompiler {
     List<Expr> args = call.args();
     return switch (call.op()) {
       case DIV -> args.size() == 3 ? decimalDivide(call) : arithmetic(Op.DIV, gen(arg(call, 0, 2)), gen(args.get(1)));
-      case ADD, SUB, MUL, MOD -> arithmetic(call.op(), gen(arg(call, 0, 2)), gen(args.get(1)));
+      case ADD, SUB -> arithmetic(call.op(), gen(prescaled(arg(call, 0, 2), args.get(1))), gen(prescaled(args.get(1), args.get(0))));
+      case MUL, MOD -> arithmetic(call.op(), gen(arg(call, 0, 2)), gen(args.get(1)));
       case NEG -> negate(gen(arg(call, 0, 1)));
-      case EQ, NE, LT, LE, GT, GE -> compare(call.op(), gen(arg(call, 0, 2)), gen(args.get(1)));
+      case EQ, NE, LT, LE, GT, GE -> compare(call.op(), gen(prescaled(arg(call, 0, 2), args.get(1))),
+          gen(prescaled(args.get(1), args.get(0))));
       case AND, OR -> logic(call.op(), args);
       case NOT -> not(bool(gen(arg(call, 0, 1)), "NOT"));
       case IS_NULL, IS_NOT_NULL -> {
@@ -116,6 +118,30 @@ public final class ExprCompiler {
       case CONCAT, UPPER, LOWER -> throw new dev.gpudf.columnar.error.InternalException(call.op()
           + " reached the expression compiler instead of StringBuild");
     };
+  }
+
+  /**
+   * {@code e}, when it is an integer or decimal literal and {@code other} a decimal of larger
+   * scale, as a decimal literal at that scale: the operands are then aligned here once instead of
+   * by a SCALE_UP per row. The literal's precision grows as that SCALE_UP's would, so the result
+   * type is the same.
+   */
+  private Expr prescaled(Expr e, Expr other) {
+    if (!(e instanceof Expr.Lit lit) || lit.value() == null || !(isInt(lit.type()) || isDecimal(lit.type()))
+        || other instanceof Expr.Lit) {
+      return e;
+    }
+    DataType o = Evaluate.typeOf(other, input);
+    DataType d = asDecimal(lit.type());
+    if (!isDecimal(o) || o.scale() <= d.scale()) {
+      return e;
+    }
+    BigDecimal v = lit.value() instanceof BigDecimal b ? b : BigDecimal.valueOf(((Number) lit.value()).longValue());
+    BigDecimal scaled = v.setScale(o.scale());
+    if (scaled.unscaledValue().bitLength() > 63) {
+      return e;
+    }
+    return new Expr.Lit(DataType.decimal(Math.min(38, d.precision() + o.scale() - d.scale()), o.scale()), scaled);
   }
 
   private static Expr arg(Expr.Call call, int i, int arity) {
