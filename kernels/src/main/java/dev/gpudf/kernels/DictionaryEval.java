@@ -44,6 +44,7 @@ final class DictionaryEval {
       }
     }
     List<Column> made = new ArrayList<>();
+    RuntimeException failure = null;
     try {
       Expr rest = rewrite(exec, in, dictionaries, e, made, new HashMap<>());
       if (rest instanceof Expr.Col c && c.index() >= in.width()) {
@@ -51,9 +52,32 @@ final class DictionaryEval {
         return made.remove(c.index() - in.width());
       }
       return Evaluate.evaluate(exec, in.plus(made), rest);
+    } catch (RuntimeException ex) {
+      failure = ex;
+      throw ex;
     } finally {
-      made.forEach(Column::close);
+      RuntimeException closing = closeAll(made, failure);
+      if (failure == null && closing != null) {
+        throw closing;
+      }
     }
+  }
+
+  /** Closes every column; a failure to close is added to {@code failure} (returned when that is null). */
+  private static RuntimeException closeAll(List<Column> columns, RuntimeException failure) {
+    RuntimeException first = failure;
+    for (Column c : columns) {
+      try {
+        c.close();
+      } catch (RuntimeException ex) {
+        if (first == null) {
+          first = ex;
+        } else {
+          first.addSuppressed(ex);
+        }
+      }
+    }
+    return failure == null ? first : null;
   }
 
   /** {@code e} with each part over one encoded column, and each other read of one, replaced by a made column. */
@@ -112,26 +136,19 @@ final class DictionaryEval {
     Column dictionary = dictionaries.get(i);
     Column codes = in.columns().get(i);
     Expr overEntries = replace(e, i, Expr.col(0));
-    List<Column> temps = new ArrayList<>();
-    try {
-      Column perEntry = Evaluate.evaluate(exec, new EvalInput(List.of(dictionary), dictionary.rowCount(), in.onDevice()),
-          overEntries);
-      temps.add(perEntry);
-      Column map = codes;
-      if (codes.nullCount() > 0) {
-        // entry D (one past the dictionary) holds the result for NULL; null codes point at it
-        Expr overNull = replace(e, i, new Expr.Lit(dictionary.type(), null));
-        Column forNull = Evaluate.evaluate(exec, new EvalInput(List.of(), 1, in.onDevice()), overNull);
-        temps.add(forNull);
-        perEntry = concat(exec, perEntry, forNull);
-        temps.add(perEntry);
-        map = Evaluate.evaluate(exec, new EvalInput(List.of(codes), codes.rowCount(), in.onDevice()),
-            Expr.call(Op.COALESCE, Expr.col(0), Expr.lit(dictionary.rowCount())));
-        temps.add(map);
+    EvalInput entries = new EvalInput(List.of(dictionary), dictionary.rowCount(), in.onDevice());
+    try (Column perEntry = Evaluate.evaluate(exec, entries, overEntries)) {
+      if (codes.nullCount() == 0) {
+        return gather(exec, perEntry, codes);
       }
-      return gather(exec, perEntry, map);
-    } finally {
-      temps.forEach(Column::close);
+      // entry D (one past the dictionary) holds the result for NULL; null codes point at it
+      Expr overNull = replace(e, i, new Expr.Lit(dictionary.type(), null));
+      Expr nullToD = Expr.call(Op.COALESCE, Expr.col(0), Expr.lit(dictionary.rowCount()));
+      try (Column forNull = Evaluate.evaluate(exec, new EvalInput(List.of(), 1, in.onDevice()), overNull);
+          Column withNull = concat(exec, perEntry, forNull);
+          Column map = Evaluate.evaluate(exec, new EvalInput(List.of(codes), codes.rowCount(), in.onDevice()), nullToD)) {
+        return gather(exec, withNull, map);
+      }
     }
   }
 
