@@ -188,7 +188,14 @@ public final class Evaluate {
       }
       return new DeviceColumn(p.result(), n, nulls, out, offsets, validity);
     } catch (RuntimeException ex) {
-      owned.forEach(DeviceBuffer::close);
+      for (DeviceBuffer b : owned) {
+        try {
+          b.close();
+        } catch (RuntimeException closing) {
+          // after a device fault every free fails too: keep the fault as the error
+          ex.addSuppressed(closing);
+        }
+      }
       throw ex;
     }
   }
