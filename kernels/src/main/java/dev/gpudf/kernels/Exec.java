@@ -7,6 +7,8 @@ import dev.gpudf.columnar.cuda.Gpu;
 import dev.gpudf.columnar.cuda.PinnedScratch;
 import dev.gpudf.columnar.cuda.Pointers;
 import dev.gpudf.columnar.error.NotSupportedException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import jcuda.Pointer;
 import jcuda.driver.JCudaDriver;
 import org.apache.arrow.memory.BufferAllocator;
@@ -93,29 +95,46 @@ public final class Exec implements AutoCloseable {
     }
   }
 
-  /** A device copy of {@code values}, made synchronously; the caller owns it. */
+  /** A device copy of {@code values}, ordered on this query's stream; the caller owns it. */
   public DeviceBuffer upload(long[] values) {
-    DeviceBuffer b = allocate(8L * values.length);
-    if (values.length > 0) {
-      Cuda.check(JCudaDriver.cuMemcpyHtoD(b.pointer(), Pointer.to(values), 8L * values.length), "cuMemcpyHtoD");
-    }
-    return b;
+    ByteBuffer staged = stage(8 * values.length);
+    staged.asLongBuffer().put(values);
+    return upload(staged);
   }
 
-  /** A device copy of {@code values}, made synchronously; the caller owns it. */
+  /** A device copy of {@code values}, ordered on this query's stream; the caller owns it. */
   public DeviceBuffer upload(byte[] values) {
-    DeviceBuffer b = allocate(values.length);
-    if (values.length > 0) {
-      Cuda.check(JCudaDriver.cuMemcpyHtoD(b.pointer(), Pointer.to(values), values.length), "cuMemcpyHtoD");
-    }
-    return b;
+    ByteBuffer staged = stage(values.length);
+    staged.put(values);
+    return upload(staged);
   }
 
-  /** A device copy of {@code values}, made synchronously; the caller owns it. */
+  /** A device copy of {@code values}, ordered on this query's stream; the caller owns it. */
   public DeviceBuffer upload(int[] values) {
-    DeviceBuffer b = allocate(4L * values.length);
-    if (values.length > 0) {
-      Cuda.check(JCudaDriver.cuMemcpyHtoD(b.pointer(), Pointer.to(values), 4L * values.length), "cuMemcpyHtoD");
+    ByteBuffer staged = stage(4 * values.length);
+    staged.asIntBuffer().put(values);
+    return upload(staged);
+  }
+
+  private static ByteBuffer stage(int bytes) {
+    return ByteBuffer.allocateDirect(bytes).order(ByteOrder.nativeOrder());
+  }
+
+  /**
+   * Copies on this query's stream: a synchronous copy from pageable memory may return before its
+   * data reaches the device, and nothing would order it before the kernels of a non-blocking
+   * stream. From pageable (direct) memory the driver stages the bytes before returning.
+   */
+  private DeviceBuffer upload(ByteBuffer staged) {
+    DeviceBuffer b = allocate(staged.capacity());
+    if (staged.capacity() > 0) {
+      try {
+        Cuda.check(JCudaDriver.cuMemcpyHtoDAsync(b.pointer(), Pointer.to(staged), staged.capacity(), stream().handle()),
+            "cuMemcpyHtoDAsync");
+      } catch (RuntimeException e) {
+        b.close();
+        throw e;
+      }
     }
     return b;
   }
