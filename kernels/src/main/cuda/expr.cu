@@ -587,8 +587,11 @@ __device__ __forceinline__ void step(int k, long long row, int d, int a, int b, 
       }
     }
   V(d) = r;
-  // a string length matters only in a register that holds a string
-  if (op == LOAD_STR_COL || op == LOAD_STR_CONST || op == SUBSTRING || op == TRIM || op == SELECT) L(d) = rl;
+  // a string length matters only in a register that may hold a string (LOAD_CONST: a typed NULL
+  // string, whose length CHAR_LENGTH and TRIM read)
+  if (op == LOAD_STR_COL || op == LOAD_STR_CONST || op == LOAD_CONST || op == SUBSTRING || op == TRIM || op == SELECT) {
+    L(d) = rl;
+  }
   if (re != 0) {
     E(d) = re;
     errs |= 1u << d;

@@ -105,7 +105,7 @@ public final class Exec implements AutoCloseable {
   /** A device copy of {@code values}, ordered on this query's stream; the caller owns it. */
   public DeviceBuffer upload(byte[] values) {
     ByteBuffer staged = stage(values.length);
-    staged.put(values);
+    staged.put(values).rewind();
     return upload(staged);
   }
 

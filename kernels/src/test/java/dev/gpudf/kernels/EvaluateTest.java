@@ -609,6 +609,9 @@ class EvaluateTest {
         call(Op.SUBSTRING, col(names.indexOf("str")), lit(2), lit(3)),
         call(Op.COALESCE, call(Op.TRIM, col(names.indexOf("str"))), str("—")),
         call(Op.POSITION, str("é"), col(names.indexOf("str"))),
+        // a typed NULL string constant has a length of its own (it was once read uninitialized)
+        call(Op.CHAR_LENGTH, new Expr.Lit(DataType.STRING, null)),
+        call(Op.TRIM, new Expr.Lit(DataType.STRING, null)),
         call(Op.CONCAT, call(Op.UPPER, col(names.indexOf("str"))), call(Op.LOWER, col(names.indexOf("str")))),
         call(Op.CONCAT, Expr.cast(col(i32), DataType.STRING), Expr.cast(col(dec), DataType.STRING)),
         call(Op.CONCAT, Expr.cast(col(date), DataType.STRING), Expr.cast(col(b), DataType.STRING)),
