@@ -58,11 +58,16 @@ public final class ExprCompiler {
     List<Expr> args = call.args();
     return switch (call.op()) {
       case DIV -> args.size() == 3 ? decimalDivide(call) : arithmetic(Op.DIV, gen(arg(call, 0, 2)), gen(args.get(1)));
-      case ADD, SUB -> arithmetic(call.op(), gen(prescaled(arg(call, 0, 2), args.get(1))), gen(prescaled(args.get(1), args.get(0))));
+      case ADD, SUB -> {
+        Value[] v = aligned(call);
+        yield arithmetic(call.op(), v[0], v[1]);
+      }
       case MUL, MOD -> arithmetic(call.op(), gen(arg(call, 0, 2)), gen(args.get(1)));
       case NEG -> negate(gen(arg(call, 0, 1)));
-      case EQ, NE, LT, LE, GT, GE -> compare(call.op(), gen(prescaled(arg(call, 0, 2), args.get(1))),
-          gen(prescaled(args.get(1), args.get(0))));
+      case EQ, NE, LT, LE, GT, GE -> {
+        Value[] v = aligned(call);
+        yield compare(call.op(), v[0], v[1]);
+      }
       case AND, OR -> logic(call.op(), args);
       case NOT -> not(bool(gen(arg(call, 0, 1)), "NOT"));
       case IS_NULL, IS_NOT_NULL -> {
@@ -121,27 +126,36 @@ public final class ExprCompiler {
   }
 
   /**
-   * {@code e}, when it is an integer or decimal literal and {@code other} a decimal of larger
-   * scale, as a decimal literal at that scale: the operands are then aligned here once instead of
-   * by a SCALE_UP per row. The literal's precision grows as that SCALE_UP's would, so the result
-   * type is the same.
+   * The two operands of {@code call}, a literal one generated after the other and, when it is an
+   * integer or decimal beside a decimal of larger scale, as a decimal literal at that scale: the
+   * operands are then aligned here once instead of by a SCALE_UP per row. The literal's precision
+   * grows as that SCALE_UP's would, so the result type is the same.
    */
-  private Expr prescaled(Expr e, Expr other) {
-    if (!(e instanceof Expr.Lit lit) || lit.value() == null || !(isInt(lit.type()) || isDecimal(lit.type()))
-        || other instanceof Expr.Lit) {
-      return e;
+  private Value[] aligned(Expr.Call call) {
+    Expr x = arg(call, 0, 2);
+    Expr y = call.args().get(1);
+    if (x instanceof Expr.Lit && !(y instanceof Expr.Lit)) {
+      Value vy = gen(y);
+      return new Value[] {gen(prescaled((Expr.Lit) x, vy.type)), vy};
     }
-    DataType o = Evaluate.typeOf(other, input);
+    Value vx = gen(x);
+    return new Value[] {vx, gen(y instanceof Expr.Lit lit ? prescaled(lit, vx.type) : y)};
+  }
+
+  private static Expr prescaled(Expr.Lit lit, DataType other) {
+    if (lit.value() == null || !(isInt(lit.type()) || isDecimal(lit.type())) || !isDecimal(other)) {
+      return lit;
+    }
     DataType d = asDecimal(lit.type());
-    if (!isDecimal(o) || o.scale() <= d.scale()) {
-      return e;
+    if (other.scale() <= d.scale()) {
+      return lit;
     }
     BigDecimal v = lit.value() instanceof BigDecimal b ? b : BigDecimal.valueOf(((Number) lit.value()).longValue());
-    BigDecimal scaled = v.setScale(o.scale());
+    BigDecimal scaled = v.setScale(other.scale());
     if (scaled.unscaledValue().bitLength() > 63) {
-      return e;
+      return lit;
     }
-    return new Expr.Lit(DataType.decimal(Math.min(38, d.precision() + o.scale() - d.scale()), o.scale()), scaled);
+    return new Expr.Lit(DataType.decimal(Math.min(38, d.precision() + other.scale() - d.scale()), other.scale()), scaled);
   }
 
   private static Expr arg(Expr.Call call, int i, int arity) {

@@ -4,6 +4,7 @@ import static dev.gpudf.kernels.Expr.call;
 import static dev.gpudf.kernels.Expr.col;
 import static dev.gpudf.kernels.Expr.lit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.gpudf.columnar.DataType;
 import java.util.ArrayList;
@@ -26,12 +27,26 @@ class ProgramTest {
   void literalsBesideWiderScaledDecimalsAreScaledOnceNotPerRow() {
     Expr charge = call(Op.MUL, call(Op.MUL, col(0), call(Op.SUB, lit(1), col(1))), call(Op.ADD, lit(1), col(2)));
     Program p = ExprCompiler.compile(charge, List.of(PRICE, PRICE, PRICE));
-    assertEquals(List.of(Opcode.LOAD_COL, Opcode.LOAD_CONST, Opcode.LOAD_COL, Opcode.I_SUB, Opcode.I_MUL,
-        Opcode.LOAD_CONST, Opcode.LOAD_COL, Opcode.I_ADD, Opcode.I_MUL), opcodes(p));
+    // the literal is emitted after its decimal operand, whose type sets its scale
+    assertEquals(List.of(Opcode.LOAD_COL, Opcode.LOAD_COL, Opcode.LOAD_CONST, Opcode.I_SUB, Opcode.I_MUL,
+        Opcode.LOAD_COL, Opcode.LOAD_CONST, Opcode.I_ADD, Opcode.I_MUL), opcodes(p));
     assertEquals(DataType.decimal(38, 6), p.result());
     // as without the folding: INT is DECIMAL(10, 0), and 1 - DECIMAL(15, 2) has max(10, 13) + 2 + 1 digits
     assertEquals(DataType.decimal(16, 2), Evaluate.typeOf(call(Op.SUB, lit(1), col(0)), List.of(PRICE)));
     assertEquals(List.of(100L, 100L), java.util.Arrays.stream(p.constants()).boxed().toList());
+  }
+
+  @Test
+  void aLongChainOfLiteralAdditionsCompilesInLinearTime() {
+    // typing each literal's partner by compiling it again took time exponential in the depth
+    Expr chain = col(0);
+    for (int i = 0; i < 200; i++) {
+      chain = call(Op.ADD, chain, lit(1));
+    }
+    Expr deep = chain;
+    Program p = assertTimeoutPreemptively(java.time.Duration.ofSeconds(10),
+        () -> ExprCompiler.compile(deep, List.of(PRICE)));
+    assertEquals(false, opcodes(p).contains(Opcode.SCALE_UP));
   }
 
   @Test
