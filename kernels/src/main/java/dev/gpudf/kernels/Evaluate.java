@@ -87,25 +87,23 @@ public final class Evaluate {
     return (bytes + 7) & ~7;
   }
 
-  /**
-   * The interpreter built for the fewest registers (a power of two, at least 4) that hold {@code
-   * p}'s: four rows a thread for programs of up to 8 registers that do not scan strings (the
-   * arithmetic-only build when {@link Program#arithmeticOnly}), one row a thread otherwise.
-   */
-  private static String kernel(Program p) {
-    int r = 4;
-    while (r < p.registers()) {
-      r <<= 1;
+  /** An interpreter build of {@code expr.cu}: its entry point and the rows each thread takes per pass. */
+  private record Interpreter(String kernel, int rowsPerThread) {
+    /**
+     * The build for the fewest registers (a power of two, at least 4) that hold {@code p}'s: four
+     * rows a thread for programs of up to 8 registers that do not scan strings (the
+     * arithmetic-only build when {@link Program#arithmeticOnly}), one row a thread otherwise.
+     */
+    static Interpreter of(Program p) {
+      int r = 4;
+      while (r < p.registers()) {
+        r <<= 1;
+      }
+      if (r <= 8 && !p.scansStrings()) {
+        return new Interpreter((p.arithmeticOnly() ? "expr_arith_r" : "expr_eval_r") + r + "_k4_kernel", 4);
+      }
+      return new Interpreter("expr_eval_r" + r + "_k1_kernel", 1);
     }
-    if (r <= 8 && !p.scansStrings()) {
-      return (p.arithmeticOnly() ? "expr_arith_r" : "expr_eval_r") + r + "_k4_kernel";
-    }
-    return "expr_eval_r" + r + "_k1_kernel";
-  }
-
-  /** Rows each thread of {@code kernel} takes per pass. */
-  private static int rowsPerThread(String kernel) {
-    return kernel.contains("_k4_") ? 4 : 1;
   }
 
   private static DeviceColumn gpu(Exec exec, EvalInput in, Expr e) {
@@ -121,8 +119,8 @@ public final class Evaluate {
       columns[3 * s + 2] = c.offsets() == null ? 0 : c.offsets().address();
     }
     List<DeviceBuffer> owned = new ArrayList<>(2);
-    // the program's four arrays go up in one copy: a synchronous host-to-device copy costs
-    // microseconds however small, and short queries evaluate many expressions
+    // the program's four arrays go up in one copy: each copy is a driver call of its own, and
+    // short queries evaluate many expressions
     ByteBuffer packed = ByteBuffer.allocate(align8(4 * p.code().length) + 8 * p.constants().length
         + align8(p.strings().length) + 8 * columns.length).order(ByteOrder.LITTLE_ENDIAN);
     int codeAt = 0;
@@ -150,8 +148,10 @@ public final class Evaluate {
       owned.add(out);
       DeviceBuffer validity = exec.allocate(4 * words);
       owned.add(validity);
-      String kernel = kernel(p);
-      int grid = KernelLaunch.residentGridFor(exec.stream().device(), kernel, ((long) n + rowsPerThread(kernel) - 1) / rowsPerThread(kernel));
+      Interpreter interpreter = Interpreter.of(p);
+      String kernel = interpreter.kernel();
+      int grid = KernelLaunch.residentGridFor(exec.stream().device(), kernel,
+          ((long) n + interpreter.rowsPerThread() - 1) / interpreter.rowsPerThread());
       if (n > 0) {
         KernelLaunch.launch(kernel, grid, exec.stream(), args[0], args[1], args[2], args[3], args[4], (long) n,
             p.resultRegister(), store.ordinal(), out, validity, error, null, null);
