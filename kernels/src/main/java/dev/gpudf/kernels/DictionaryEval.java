@@ -43,41 +43,39 @@ final class DictionaryEval {
         throw new UserException("the dictionary of column " + i + " is not on the table's backend");
       }
     }
-    List<Column> made = new ArrayList<>();
-    RuntimeException failure = null;
-    try {
-      Expr rest = rewrite(exec, in, dictionaries, e, made, new HashMap<>());
+    try (Made made = new Made(new ArrayList<>())) {
+      Expr rest = rewrite(exec, in, dictionaries, e, made.columns(), new HashMap<>());
       if (rest instanceof Expr.Col c && c.index() >= in.width()) {
         // the whole expression was looked up: that column is the result
-        return made.remove(c.index() - in.width());
+        return made.columns().remove(c.index() - in.width());
       }
-      return Evaluate.evaluate(exec, in.plus(made), rest);
-    } catch (RuntimeException ex) {
-      failure = ex;
-      throw ex;
-    } finally {
-      RuntimeException closing = closeAll(made, failure);
-      if (failure == null && closing != null) {
-        throw closing;
-      }
+      return Evaluate.evaluate(exec, in.plus(made.columns()), rest);
     }
   }
 
-  /** Closes every column; a failure to close is added to {@code failure} (returned when that is null). */
-  private static RuntimeException closeAll(List<Column> columns, RuntimeException failure) {
-    RuntimeException first = failure;
-    for (Column c : columns) {
-      try {
-        c.close();
-      } catch (RuntimeException ex) {
-        if (first == null) {
-          first = ex;
-        } else {
-          first.addSuppressed(ex);
+  /**
+   * The columns made for one evaluation, closed together; a failure to close is added to the
+   * failure being thrown (a device fault makes every later free fail too).
+   */
+  private record Made(List<Column> columns) implements AutoCloseable {
+    @Override
+    public void close() {
+      RuntimeException first = null;
+      for (Column c : columns) {
+        try {
+          c.close();
+        } catch (RuntimeException ex) {
+          if (first == null) {
+            first = ex;
+          } else {
+            first.addSuppressed(ex);
+          }
         }
       }
+      if (first != null) {
+        throw first;
+      }
     }
-    return failure == null ? first : null;
   }
 
   /** {@code e} with each part over one encoded column, and each other read of one, replaced by a made column. */
@@ -135,9 +133,10 @@ final class DictionaryEval {
   private static Column lookUp(Exec exec, EvalInput in, Map<Integer, ? extends Column> dictionaries, int i, Expr e) {
     Column dictionary = dictionaries.get(i);
     Column codes = in.columns().get(i);
-    Expr overEntries = replace(e, i, Expr.col(0));
-    EvalInput entries = new EvalInput(List.of(dictionary), dictionary.rowCount(), in.onDevice());
-    try (Column perEntry = Evaluate.evaluate(exec, entries, overEntries)) {
+    // a bare column is its dictionary, gathered as it is (the interpreter would copy it first)
+    Column perEntry = e instanceof Expr.Col ? kept(dictionary) : Evaluate.evaluate(exec,
+        new EvalInput(List.of(dictionary), dictionary.rowCount(), in.onDevice()), replace(e, i, Expr.col(0)));
+    try (perEntry) {
       if (codes.nullCount() == 0) {
         return gather(exec, perEntry, codes);
       }
