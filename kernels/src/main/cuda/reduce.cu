@@ -321,14 +321,15 @@ __device__ void moments(const T* data, const uint32_t* validity, long long n, do
 }
 }  // namespace gpudf_reduce
 
-#define GPUDF_REDUCE_INT(NAME, T)                                                                           \
+// KIND int or float picks the sum and min/max of the type family (and their partial layouts)
+#define GPUDF_REDUCE(NAME, T, KIND, SUM_P, MINMAX_P)                                                       \
   extern "C" __global__ void reduce_sum_##NAME##_kernel(const T* d, const uint32_t* v, long long n,         \
-                                                         gpudf_reduce::Sum128* p, unsigned int* t) {        \
-    gpudf_reduce::sum_int<T>(d, v, n, p, t);                                                                \
+                                                         gpudf_reduce::SUM_P* p, unsigned int* t) {         \
+    gpudf_reduce::sum_##KIND<T>(d, v, n, p, t);                                                             \
   }                                                                                                         \
   extern "C" __global__ void reduce_minmax_##NAME##_kernel(const T* d, const uint32_t* v, long long n,      \
-                                                            gpudf_reduce::MinMaxI* p, unsigned int* t) {    \
-    gpudf_reduce::minmax_int<T>(d, v, n, p, t);                                                             \
+                                                            gpudf_reduce::MINMAX_P* p, unsigned int* t) {   \
+    gpudf_reduce::minmax_##KIND<T>(d, v, n, p, t);                                                          \
   }                                                                                                         \
   extern "C" __global__ void reduce_moments_##NAME##_kernel(const T* d, const uint32_t* v, long long n,     \
                                                              double scale, gpudf_reduce::Moments* p,        \
@@ -336,28 +337,12 @@ __device__ void moments(const T* data, const uint32_t* validity, long long n, do
     gpudf_reduce::moments<T>(d, v, n, scale, p, t);                                                         \
   }
 
-GPUDF_REDUCE_INT(i8, int8_t)
-GPUDF_REDUCE_INT(i16, int16_t)
-GPUDF_REDUCE_INT(i32, int32_t)
-GPUDF_REDUCE_INT(i64, long long)
-
-#define GPUDF_REDUCE_FLOAT(NAME, T)                                                                         \
-  extern "C" __global__ void reduce_sum_##NAME##_kernel(const T* d, const uint32_t* v, long long n,         \
-                                                         gpudf_reduce::SumF* p, unsigned int* t) {          \
-    gpudf_reduce::sum_float<T>(d, v, n, p, t);                                                              \
-  }                                                                                                         \
-  extern "C" __global__ void reduce_minmax_##NAME##_kernel(const T* d, const uint32_t* v, long long n,      \
-                                                            gpudf_reduce::MinMaxF* p, unsigned int* t) {    \
-    gpudf_reduce::minmax_float<T>(d, v, n, p, t);                                                           \
-  }                                                                                                         \
-  extern "C" __global__ void reduce_moments_##NAME##_kernel(const T* d, const uint32_t* v, long long n,     \
-                                                             double scale, gpudf_reduce::Moments* p,        \
-                                                             unsigned int* t) {                             \
-    gpudf_reduce::moments<T>(d, v, n, scale, p, t);                                                         \
-  }
-
-GPUDF_REDUCE_FLOAT(f32, float)
-GPUDF_REDUCE_FLOAT(f64, double)
+GPUDF_REDUCE(i8, int8_t, int, Sum128, MinMaxI)
+GPUDF_REDUCE(i16, int16_t, int, Sum128, MinMaxI)
+GPUDF_REDUCE(i32, int32_t, int, Sum128, MinMaxI)
+GPUDF_REDUCE(i64, long long, int, Sum128, MinMaxI)
+GPUDF_REDUCE(f32, float, float, SumF, MinMaxF)
+GPUDF_REDUCE(f64, double, float, SumF, MinMaxF)
 
 extern "C" __global__ void reduce_sum_d128_kernel(const long long* d, const uint32_t* v, long long n,
                                                   gpudf_reduce::Sum192* p, unsigned int* t) {
