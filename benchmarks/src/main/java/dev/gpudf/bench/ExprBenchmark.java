@@ -6,7 +6,9 @@ import static dev.gpudf.kernels.Expr.lit;
 
 import dev.gpudf.columnar.Column;
 import dev.gpudf.columnar.DataType;
+import dev.gpudf.columnar.DeviceColumn;
 import dev.gpudf.columnar.DeviceTable;
+import dev.gpudf.columnar.HostColumn;
 import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.cuda.CudaEvent;
 import dev.gpudf.columnar.cuda.Gpu;
@@ -15,6 +17,7 @@ import dev.gpudf.kernels.Exec;
 import dev.gpudf.kernels.Expr;
 import dev.gpudf.kernels.Op;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -27,6 +30,7 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.compare.VectorEqualsVisitor;
 
 /**
  * The expression figures of the expressions issue: {@code l_extendedprice * (1 - l_discount) *
@@ -34,6 +38,8 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * over part-name-like strings and {@code o_comment NOT LIKE '%special%requests%'} over
  * comment-like strings, and that predicate again over a dictionary-encoded comment column (10,000
  * distinct comments) next to the same rows decoded; GPU (CUDA events around the call, median after a JIT warm-up) and the CPU twin (one run).
+ * The decimal expression runs on the GPU twice, in the interpreter and as a generated kernel (with
+ * the first call, which compiles it, timed apart), and both results are compared with the CPU twin's.
  * Lines starting {@code RESULT} as in {@link KernelBenchmark}.
  *
  * <p>{@code ExprBenchmark [lineitemRows] [partRows] [orderRows] [reps] [gpu]}; gpu = 0 runs the
@@ -64,6 +70,7 @@ public final class ExprBenchmark {
     Expr charge = call(Op.MUL, call(Op.MUL, col(0), call(Op.SUB, lit(1), col(1))), call(Op.ADD, lit(1), col(2)));
     Expr green = call(Op.LIKE, col(0), new Expr.Lit(DataType.STRING, "%green%"));
     Expr special = call(Op.NOT, call(Op.LIKE, col(0), new Expr.Lit(DataType.STRING, "%special%requests%")));
+    List<VectorSchemaRoot> gpuCharges = new ArrayList<>();
     try (BufferAllocator a = new RootAllocator();
         VectorSchemaRoot li = decimals(a, lineitem, 7);
         VectorSchemaRoot names = texts(a, "p_name", part, 5, COLORS, 11);
@@ -78,7 +85,16 @@ public final class ExprBenchmark {
             DeviceTable dnames = DeviceTable.fromArrow(gpu, names, g.stream());
             DeviceTable dcomments = DeviceTable.fromArrow(gpu, comments, g.stream())) {
           System.out.printf("device %s%n", gpu.device().name());
+          int generatedFrom = Evaluate.setGeneratedMinRows(Integer.MAX_VALUE);
+          gpuResult(gpu, g, "charge_decimal_interpreter", reps, () -> Evaluate.evaluate(g, dli, charge));
+          gpuCharges.add(download(gpu, g, a, Evaluate.evaluate(g, dli, charge)));
+          Evaluate.setGeneratedMinRows(generatedFrom);
+          long t0 = System.nanoTime();
+          Evaluate.evaluate(g, dli, charge).close();
+          g.stream().synchronize();
+          System.out.printf("first generated call (the driver compiles the kernel): %.1f ms%n", (System.nanoTime() - t0) / 1e6);
           gpuResult(gpu, g, "charge_decimal", reps, () -> Evaluate.evaluate(g, dli, charge));
+          gpuCharges.add(download(gpu, g, a, Evaluate.evaluate(g, dli, charge)));
           gpuResult(gpu, g, "like_green", reps, () -> Evaluate.evaluate(g, dnames, green));
           gpuResult(gpu, g, "not_like_special_requests", reps, () -> Evaluate.evaluate(g, dcomments, special));
           try (DeviceTable dcodes = DeviceTable.fromArrow(gpu, codes, g.stream());
@@ -93,6 +109,13 @@ public final class ExprBenchmark {
       try (Exec cpu = Exec.onCpu(a); HostTable hli = HostTable.fromArrow(li); HostTable hnames = HostTable.fromArrow(names);
           HostTable hcomments = HostTable.fromArrow(comments)) {
         cpuResult("cpu_charge_decimal", () -> Evaluate.evaluate(cpu, hli, charge));
+        try (HostColumn want = Evaluate.evaluate(cpu, hli, charge)) {
+          String[] ways = {"interpreter", "generated"};
+          for (int i = 0; i < gpuCharges.size(); i++) {
+            boolean same = VectorEqualsVisitor.vectorEquals(want.vector(), gpuCharges.get(i).getVector(0));
+            System.out.printf("CHECK charge_decimal %s == cpu twin: %s%n", ways[i], same);
+          }
+        }
         cpuResult("cpu_like_green", () -> Evaluate.evaluate(cpu, hnames, green));
         cpuResult("cpu_not_like_special_requests", () -> Evaluate.evaluate(cpu, hcomments, special));
         try (HostTable hcodes = HostTable.fromArrow(codes); HostTable hdict = HostTable.fromArrow(dictionary);
@@ -100,6 +123,8 @@ public final class ExprBenchmark {
           cpuResult("cpu_dict_not_like_special_requests", () -> Evaluate.evaluate(cpu, hcodes, Map.of(0, hdict.column(0)), special));
           cpuResult("cpu_decoded_not_like_special_requests", () -> Evaluate.evaluate(cpu, hdecoded, special));
         }
+      } finally {
+        gpuCharges.forEach(VectorSchemaRoot::close);
       }
     }
   }
@@ -124,6 +149,13 @@ public final class ExprBenchmark {
       }
       Arrays.sort(ms);
       System.out.printf("RESULT %s %.3f ms (median of %d; %d null results)%n", name, ms[reps / 2], reps, nulls);
+    }
+  }
+
+  /** {@code c} copied to the host (and closed); the caller closes the root. */
+  private static VectorSchemaRoot download(Gpu gpu, Exec g, BufferAllocator a, DeviceColumn c) {
+    try (DeviceTable one = new DeviceTable(gpu, List.of("x"), List.of(c), c.rowCount())) {
+      return one.toArrow(a, g.stream());
     }
   }
 

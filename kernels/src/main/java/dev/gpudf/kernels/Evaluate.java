@@ -22,12 +22,17 @@ import org.apache.arrow.memory.util.MemoryUtil;
 
 /**
  * Evaluates an {@link Expr} over every row of a table into a new column: compiled once
- * ({@link ExprCompiler}), then run by one interpreter kernel on the GPU ({@code expr.cu}) or by
- * its CPU twin ({@link CpuEval}). A row that overflows or divides by zero fails the whole call
+ * ({@link ExprCompiler}), then run on the GPU by one interpreter kernel ({@code expr.cu}) or, for
+ * large inputs and arithmetic-only programs, by a kernel generated for the program ({@link
+ * PtxProgram}), or on the CPU by their twin ({@link CpuEval}). A row that overflows or divides by zero fails the whole call
  * with a {@link UserException} naming the first such row, unless the failing part was not needed
  * (a CASE branch not taken, the other side of a decided AND or OR).
  */
 public final class Evaluate {
+  /** The default of {@link #setGeneratedMinRows}. */
+  public static final int DEFAULT_GENERATED_MIN_ROWS = 1 << 20;
+  private static volatile int generatedMinRows = Integer.getInteger("gpudf.expr.generatedMinRows", DEFAULT_GENERATED_MIN_ROWS);
+
   private Evaluate() {}
 
   /**
@@ -36,6 +41,20 @@ public final class Evaluate {
    * offsets.
    */
   enum StoreKind { I8, I16, I32, I64, F32, F64, BITS, D128, STRLEN, STRCOPY }
+
+  /**
+   * Sets the rows from which an arithmetic-only program runs on the GPU as a kernel generated for
+   * it ({@link PtxProgram}) instead of in the interpreter, for every later call in this process;
+   * returns the previous setting. Compiling a kernel takes milliseconds, once per program and
+   * device, which only large inputs repay. {@code -Dgpudf.expr.generatedMinRows} sets it at start
+   * ({@value #DEFAULT_GENERATED_MIN_ROWS} by default); benchmarks and tests change it to run a
+   * program both ways ({@link Integer#MAX_VALUE}: never generate).
+   */
+  public static int setGeneratedMinRows(int rows) {
+    int before = generatedMinRows;
+    generatedMinRows = rows;
+    return before;
+  }
 
   /** On the GPU; the caller owns the result. */
   public static DeviceColumn evaluate(Exec exec, DeviceTable table, Expr e) {
@@ -152,7 +171,13 @@ public final class Evaluate {
       String kernel = interpreter.kernel();
       int grid = KernelLaunch.residentGridFor(exec.stream().device(), kernel,
           ((long) n + interpreter.rowsPerThread() - 1) / interpreter.rowsPerThread());
-      if (n > 0) {
+      GeneratedKernels.Kernel generated = n >= generatedMinRows && PtxProgram.supports(p, store)
+          ? GeneratedKernels.on(exec.stream().device()).kernel(p, store) : null;
+      if (generated != null) {
+        KernelLaunch.launch(generated, KernelLaunch.residentGridFor(exec.stream().device(), generated.residentBlocks(), n),
+            exec.stream(), args[0], args[1], args[2], args[3], args[4], (long) n, p.resultRegister(), store.ordinal(),
+            out, validity, error, null, null);
+      } else if (n > 0) {
         KernelLaunch.launch(kernel, grid, exec.stream(), args[0], args[1], args[2], args[3], args[4], (long) n,
             p.resultRegister(), store.ordinal(), out, validity, error, null, null);
       }

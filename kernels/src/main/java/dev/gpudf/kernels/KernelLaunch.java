@@ -7,6 +7,7 @@ import dev.gpudf.columnar.cuda.CudaStream;
 import dev.gpudf.columnar.cuda.DeviceBuffer;
 import java.util.List;
 import jcuda.Pointer;
+import jcuda.driver.CUfunction;
 import jcuda.driver.JCudaDriver;
 
 /**
@@ -36,9 +37,13 @@ public final class KernelLaunch {
    * resident blocks, so no partial last wave leaves multiprocessors idle while the rest finish.
    */
   public static int residentGridFor(CudaDevice device, String kernel, long work) {
+    return residentGridFor(device, KernelModule.on(device).residentBlocksPerMultiprocessor(kernel, BLOCK), work);
+  }
+
+  /** {@link #residentGridFor(CudaDevice, String, long)} for a kernel of which a multiprocessor holds {@code residentBlocks}. */
+  static int residentGridFor(CudaDevice device, int residentBlocks, long work) {
     long needed = Math.max(1, (work + BLOCK - 1) / BLOCK);
-    long wave = (long) device.multiprocessors() * KernelModule.on(device).residentBlocksPerMultiprocessor(kernel, BLOCK);
-    return (int) Math.min(needed, wave);
+    return (int) Math.min(needed, (long) device.multiprocessors() * residentBlocks);
   }
 
   /**
@@ -51,8 +56,16 @@ public final class KernelLaunch {
 
   /** {@link #launch(String, int, CudaStream, Object...)} with {@code block} threads per block (a kernel built for another size). */
   public static void launch(String kernel, int grid, int block, CudaStream stream, Object... args) {
+    launch(KernelModule.on(stream.device()).function(kernel), kernel, grid, block, stream, args);
+  }
+
+  /** Launches a generated kernel (profiled under {@link PtxProgram#ENTRY}). */
+  static void launch(GeneratedKernels.Kernel kernel, int grid, CudaStream stream, Object... args) {
+    launch(kernel.function(), PtxProgram.ENTRY, grid, BLOCK, stream, args);
+  }
+
+  private static void launch(CUfunction function, String kernel, int grid, int block, CudaStream stream, Object... args) {
     CudaDevice device = stream.device();
-    KernelModule module = KernelModule.on(device);
     Pointer[] params = new Pointer[args.length];
     for (int i = 0; i < args.length; i++) {
       Object a = args[i];
@@ -78,7 +91,7 @@ public final class KernelLaunch {
       stream.synchronize();
       t0 = System.nanoTime();
     }
-    check(JCudaDriver.cuLaunchKernel(module.function(kernel), grid, 1, 1, block, 1, 1, 0, stream.handle(),
+    check(JCudaDriver.cuLaunchKernel(function, grid, 1, 1, block, 1, 1, 0, stream.handle(),
         Pointer.to(params), null), "cuLaunchKernel(" + kernel + ")");
     if (SYNC || PROFILE) {
       stream.synchronize();

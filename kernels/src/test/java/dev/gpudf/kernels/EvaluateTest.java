@@ -13,6 +13,7 @@ import dev.gpudf.columnar.DeviceTable;
 import dev.gpudf.columnar.HostColumn;
 import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.cuda.Gpu;
+import dev.gpudf.columnar.error.GpudfException;
 import dev.gpudf.columnar.error.NotSupportedException;
 import dev.gpudf.columnar.error.UserException;
 import dev.gpudf.columnar.testing.RequiresGpu;
@@ -587,6 +588,7 @@ class EvaluateTest {
         call(Op.AND, col(b), call(Op.LT, col(f64), lit(0.0))),
         call(Op.OR, call(Op.IS_NULL, col(i32)), call(Op.GE, col(date), col(date))),
         call(Op.COALESCE, col(i8), col(i16), lit(-1)),
+        Expr.caseWhen(List.of(col(b), col(i8)), Expr.nullOf(DataType.INT8)),
         call(Op.IN, col(i8), lit(1), lit(2), lit(3), Expr.nullOf(DataType.INT8)),
         call(Op.BETWEEN, col(f64), lit(-0.5), lit(0.5)),
         call(Op.IS_DISTINCT_FROM, col(i8), col(i8)),
@@ -657,6 +659,46 @@ class EvaluateTest {
   @ParameterizedTest
   @ValueSource(ints = {0, 1, 31, 32, 33, 65, 1000, 1_000_003})
   void gpuMatchesTheCpuTwin(int rows) {
+    withGeneratedFrom(Integer.MAX_VALUE, () -> gpuAgreesWithCpu(rows, 0));
+  }
+
+  /** The suite again with every arithmetic-only program in a kernel generated for it ({@link PtxProgram}). */
+  @RequiresGpu
+  @ParameterizedTest
+  @ValueSource(ints = {0, 1, 31, 32, 33, 65, 1000, 1_000_003})
+  void generatedKernelsMatchTheCpuTwin(int rows) {
+    List<String> names;
+    List<DataType> types;
+    try (VectorSchemaRoot r = TestTables.allTypes(allocator, 0, Nulls.NONE, 0); HostTable h = HostTable.fromArrow(r)) {
+      names = h.names();
+      types = h.types();
+    }
+    java.util.Set<String> generated = new java.util.HashSet<>();
+    for (Expr e : randomSuite(names)) {
+      if (!StringBuild.anywhere(e, types)) {
+        Program p = ExprCompiler.compile(e, types);
+        Evaluate.StoreKind store = Evaluate.storeKind(p.result());
+        if (PtxProgram.supports(p, store)) {
+          generated.add(Arrays.toString(p.code()) + Arrays.toString(p.constants()) + store);
+        }
+      }
+    }
+    assertTrue(generated.size() >= 20, "the suite has " + generated.size() + " arithmetic-only programs");
+    withGeneratedFrom(0, () -> gpuAgreesWithCpu(rows, generated.size()));
+  }
+
+  /** Runs {@code body} with {@link Evaluate#setGeneratedMinRows} at {@code rows}, then restores it. */
+  private static void withGeneratedFrom(int rows, Runnable body) {
+    int before = Evaluate.setGeneratedMinRows(rows);
+    try {
+      body.run();
+    } finally {
+      Evaluate.setGeneratedMinRows(before);
+    }
+  }
+
+  /** GPU == CPU over the random suite; at least {@code generated} programs must have run as generated kernels. */
+  private void gpuAgreesWithCpu(int rows, int generated) {
     try (Gpu gpu = Gpu.open(0, 2L << 30, 256L << 20); Exec g = Exec.onGpu(gpu, allocator)) {
       for (Nulls nulls : List.of(Nulls.NONE, Nulls.every(3), Nulls.ALL)) {
         try (VectorSchemaRoot r = TestTables.allTypes(allocator, rows, nulls, rows); HostTable h = HostTable.fromArrow(r);
@@ -675,6 +717,56 @@ class EvaluateTest {
               }
             }
           }
+        }
+      }
+      assertTrue(GeneratedKernels.on(gpu.device()).compiled()[0] >= generated, "generated kernels compiled");
+    }
+  }
+
+  /** Expressions that fail on some row of the random all-types table (1000 rows, a null every 3): user errors, and a DECIMAL beyond 64 bits (not supported). */
+  static List<Expr> failingSuite(List<String> names) {
+    int i16 = names.indexOf("i16");
+    int i64 = names.indexOf("i64");
+    int f64 = names.indexOf("f64");
+    int dec = names.indexOf("dec18");
+    return List.of(
+        call(Op.MUL, col(i64), col(i64)),
+        call(Op.ADD, col(i64), col(i64)),
+        call(Op.SUB, col(i64), call(Op.NEG, col(i64))),
+        call(Op.NEG, col(i64)),
+        call(Op.ABS, col(i64)),
+        call(Op.MUL, col(i16), col(i16)),
+        call(Op.DIV, col(f64), call(Op.SUB, col(f64), col(f64))),
+        Expr.cast(col(i64), DataType.INT32),
+        call(Op.MUL, col(dec), col(dec)),
+        Expr.cast(col(dec), DataType.decimal(10, 2)),
+        Expr.cast(col(dec), DataType.decimal(18, 16)),
+        call(Op.ADD, col(names.indexOf("dec38")), lit(1)),
+        Expr.caseWhen(List.of(call(Op.GT, col(i64), lit(0L)), call(Op.MUL, col(i64), lit(4L))), lit(0L)));
+  }
+
+  @Test
+  void cpuFailsOnTheFailingSuite() {
+    try (VectorSchemaRoot r = TestTables.allTypes(allocator, 1000, Nulls.every(3), 1000); HostTable h = HostTable.fromArrow(r)) {
+      for (Expr e : failingSuite(h.names())) {
+        GpudfException ex = assertThrows(GpudfException.class, () -> Evaluate.evaluate(exec, h, e).close(), e.toString());
+        assertTrue(ex.getMessage().contains("row"), ex.getMessage());
+      }
+    }
+  }
+
+  /** The interpreter and the generated kernels report the CPU twin's first failing row, word for word. */
+  @RequiresGpu
+  @Test
+  void gpuErrorsMatchTheCpuTwin() {
+    try (Gpu gpu = Gpu.open(0, 2L << 30, 256L << 20); Exec g = Exec.onGpu(gpu, allocator);
+        VectorSchemaRoot r = TestTables.allTypes(allocator, 1000, Nulls.every(3), 1000); HostTable h = HostTable.fromArrow(r);
+        DeviceTable d = DeviceTable.fromArrow(gpu, r, g.stream())) {
+      for (Expr e : failingSuite(h.names())) {
+        String want = assertThrows(GpudfException.class, () -> Evaluate.evaluate(exec, h, e).close()).getMessage();
+        for (int from : new int[] {Integer.MAX_VALUE, 0}) {
+          withGeneratedFrom(from, () -> assertEquals(want,
+              assertThrows(GpudfException.class, () -> Evaluate.evaluate(g, d, e).close()).getMessage(), e + " from " + from));
         }
       }
     }

@@ -1,0 +1,105 @@
+package dev.gpudf.kernels;
+
+import static dev.gpudf.columnar.cuda.Cuda.check;
+
+import dev.gpudf.columnar.cuda.CudaDevice;
+import dev.gpudf.kernels.Evaluate.StoreKind;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import jcuda.driver.CUfunction;
+import jcuda.driver.CUmodule;
+import jcuda.driver.JCudaDriver;
+
+/**
+ * The kernels generated for programs ({@link PtxProgram}) on one device, compiled by the driver
+ * on first use and kept for the device's lifetime: a query that runs again finds its kernel here.
+ * The device owns this cache (as an attachment) and unloads every module when it closes. Modules
+ * are never unloaded earlier, since a launch may still be in flight on some stream; past {@link
+ * #LIMIT} programs, new ones stay with the interpreter instead.
+ */
+final class GeneratedKernels implements AutoCloseable {
+  /** Modules kept per device. */
+  static final int LIMIT = 1024;
+  private final CudaDevice device;
+  private final Map<Key, Kernel> kernels = new HashMap<>();
+  private final List<CUmodule> modules = new ArrayList<>();
+  private long compileNanos;
+
+  /** A generated entry point and the blocks of {@link KernelLaunch#BLOCK} threads one multiprocessor holds. */
+  record Kernel(CUfunction function, int residentBlocks) {}
+
+  /** What a generated kernel depends on: the instructions, the constants written into them, the store. */
+  private record Key(List<Integer> code, List<Long> constants, int registers, int result, StoreKind store) {
+    static Key of(Program p, StoreKind store) {
+      return new Key(Arrays.stream(p.code()).boxed().toList(), Arrays.stream(p.constants()).boxed().toList(),
+          p.registers(), p.resultRegister(), store);
+    }
+  }
+
+  private GeneratedKernels(CudaDevice device) {
+    this.device = device;
+  }
+
+  /** The cache on {@code device}. */
+  static GeneratedKernels on(CudaDevice device) {
+    return device.attachment(GeneratedKernels.class, () -> new GeneratedKernels(device));
+  }
+
+  /**
+   * The kernel for {@code p} written out as {@code store} ({@link PtxProgram#supports} must hold),
+   * generated and compiled now if it is new; null when the cache is full.
+   */
+  synchronized Kernel kernel(Program p, StoreKind store) {
+    Key key = Key.of(p, store);
+    Kernel k = kernels.get(key);
+    if (k != null || kernels.size() >= LIMIT) {
+      return k;
+    }
+    long t0 = System.nanoTime();
+    byte[] text = (PtxProgram.generate(p, store) + "\0").getBytes(StandardCharsets.US_ASCII);
+    device.makeCurrent();
+    CUmodule module = new CUmodule();
+    check(JCudaDriver.cuModuleLoadData(module, text), "cuModuleLoadData(generated expression kernel)");
+    modules.add(module);
+    CUfunction f = new CUfunction();
+    check(JCudaDriver.cuModuleGetFunction(f, module, PtxProgram.ENTRY), "cuModuleGetFunction(" + PtxProgram.ENTRY + ")");
+    int[] blocks = new int[1];
+    check(JCudaDriver.cuOccupancyMaxActiveBlocksPerMultiprocessor(blocks, f, KernelLaunch.BLOCK, 0),
+        "cuOccupancyMaxActiveBlocksPerMultiprocessor(" + PtxProgram.ENTRY + ")");
+    k = new Kernel(f, Math.max(1, blocks[0]));
+    kernels.put(key, k);
+    compileNanos += System.nanoTime() - t0;
+    return k;
+  }
+
+  /** Kernels compiled so far and the nanoseconds spent generating and compiling them. */
+  synchronized long[] compiled() {
+    return new long[] {kernels.size(), compileNanos};
+  }
+
+  @Override
+  public synchronized void close() {
+    device.makeCurrent();
+    RuntimeException first = null;
+    for (CUmodule m : modules) {
+      try {
+        check(JCudaDriver.cuModuleUnload(m), "cuModuleUnload(generated expression kernel)");
+      } catch (RuntimeException e) {
+        if (first == null) {
+          first = e;
+        } else {
+          first.addSuppressed(e);
+        }
+      }
+    }
+    modules.clear();
+    kernels.clear();
+    if (first != null) {
+      throw first;
+    }
+  }
+}
