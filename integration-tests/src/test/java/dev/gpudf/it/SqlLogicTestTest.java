@@ -75,6 +75,17 @@ class SqlLogicTestTest {
   /** The project's own files ({@code src/test/resources/slt/*.test}): every record passes. */
   @Test
   void projectFilesPassCompletely() throws Exception {
+    projectFilesPass("cpu");
+  }
+
+  /** The project's own files on the GPU backend. */
+  @dev.gpudf.columnar.testing.RequiresGpu
+  @Test
+  void projectFilesPassCompletelyOnTheGpu() throws Exception {
+    projectFilesPass("gpu");
+  }
+
+  private void projectFilesPass(String backend) throws Exception {
     java.nio.file.Path dir = java.nio.file.Path.of(getClass().getResource("/slt").toURI());
     List<java.nio.file.Path> files;
     try (java.util.stream.Stream<java.nio.file.Path> s = java.nio.file.Files.list(dir)) {
@@ -82,11 +93,11 @@ class SqlLogicTestTest {
     }
     assertTrue(!files.isEmpty(), "no .test files in " + dir);
     for (java.nio.file.Path f : files) {
-      try (Connection c = DriverManager.getConnection("jdbc:gpudf:backend=cpu");
+      try (Connection c = DriverManager.getConnection("jdbc:gpudf:backend=" + backend);
           java.io.Reader r = java.nio.file.Files.newBufferedReader(f)) {
         SqlLogicTest.Outcome o = SqlLogicTest.run(c, r);
-        System.out.println(o.summary(f.getFileName().toString()));
-        assertEquals(0, o.statementsFailed() + o.queriesFailed() + o.queriesErrored(), f + ": " + o.firstProblems());
+        System.out.println(backend + " " + o.summary(f.getFileName().toString()));
+        assertEquals(0, o.statementsFailed() + o.queriesFailed() + o.queriesErrored(), backend + " " + f + ": " + o.firstProblems());
         assertTrue(o.queriesPassed() > 0, f + " has no queries");
       }
     }

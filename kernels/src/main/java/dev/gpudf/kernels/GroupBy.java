@@ -45,18 +45,19 @@ public final class GroupBy {
    */
   public static DeviceTable aggregate(Exec exec, DeviceTable table, int[] keys, List<Agg> aggs, List<String> names) {
     check(table, keys, aggs, names);
-    return withDistinctCounts(table, keys, aggs, names, (t, k, a, n) -> GpuHashGroupBy.aggregate(exec, t, k, a, n),
-        (n, cols, rows) -> new DeviceTable(exec.gpu(), n, cols, rows));
+    return withDistinctCounts(table, keys, aggs, names, (t, k, a, n) -> RankedExtremes.aggregate(exec, t, k, a, n,
+        (t2, k2, a2, n2) -> GpuHashGroupBy.aggregate(exec, t2, k2, a2, n2)), (n, cols, rows) -> new DeviceTable(exec.gpu(), n, cols, rows));
   }
 
   /** {@link #aggregate(Exec, DeviceTable, int[], List, List)} on the CPU. */
   public static HostTable aggregate(Exec exec, HostTable table, int[] keys, List<Agg> aggs, List<String> names) {
     check(table, keys, aggs, names);
-    return withDistinctCounts(table, keys, aggs, names, (t, k, a, n) -> hostAggregate(exec, t, k, a, n), HostTable::new);
+    return withDistinctCounts(table, keys, aggs, names, (t, k, a, n) -> RankedExtremes.aggregate(exec, t, k, a, n,
+        (t2, k2, a2, n2) -> hostAggregate(exec, t2, k2, a2, n2)), HostTable::new);
   }
 
   /** One backend's group-by without COUNT_DISTINCT. */
-  private interface Grouper<T> {
+  interface Grouper<T> {
     T group(T table, int[] keys, List<Agg> aggs, List<String> names);
   }
 
@@ -171,12 +172,11 @@ public final class GroupBy {
       case INT8, INT16, INT32, INT64, FLOAT32, FLOAT64, DECIMAL -> true;
       default -> false;
     };
-    boolean wide = type.id() == TypeId.DECIMAL && !type.isDecimal64();
     boolean ok = switch (a.op) {
       case COUNT_VALID, COUNT_DISTINCT, ANY_VALUE -> true;
       case SUM, MEAN -> numeric;
       case VAR_POP, VAR_SAMP, STDDEV_POP, STDDEV_SAMP -> numeric && type.id() != TypeId.DECIMAL;
-      case MIN, MAX -> (numeric && !wide) || type.id() == TypeId.DATE || type.id() == TypeId.TIMESTAMP;
+      case MIN, MAX -> numeric || type.id() == TypeId.DATE || type.id() == TypeId.TIMESTAMP || RankedExtremes.groupedByRank(type);
       default -> false;
     };
     if (!ok) {

@@ -225,11 +225,24 @@ final class PtxProgram {
 
   /** Operands a and b: their first error wins, then NULL if either is NULL, else the operation. */
   private Out binary(int a, int b, Compute compute) {
+    return gated(firstError(a, b), or(n(a), n(b)), compute.run());
+  }
+
+  /** a's error code if it has one, else b's (0: neither). */
+  private String firstError(int a, int b) {
     String first = pred();
     line("setp.ne.u32 " + first + ", " + e(a) + ", 0");
     String error = b32();
     line("selp.b32 " + error + ", " + e(a) + ", " + e(b) + ", " + first);
-    return gated(error, or(n(a), n(b)), compute.run());
+    return error;
+  }
+
+  /** p and not q. */
+  private String andNot(String p, String q) {
+    String r = pred();
+    line("not.pred " + r + ", " + q);
+    line("and.pred " + r + ", " + r + ", " + p);
+    return r;
   }
 
   /** Operand a: its error, then NULL, else the operation. */
@@ -248,9 +261,7 @@ final class PtxProgram {
       error = b32();
       line("selp.b32 " + error + ", " + operandError + ", " + own + ", " + failed);
     }
-    String isNull = pred();
-    line("not.pred " + isNull + ", " + failed);
-    line("and.pred " + isNull + ", " + isNull + ", " + operandNull);
+    String isNull = andNot(operandNull, failed);
     String value = b64();
     line("selp.b64 " + value + ", 0, " + step.value + ", " + or(failed, operandNull));
     return new Out(value, isNull, error);
@@ -297,10 +308,7 @@ final class PtxProgram {
         // a value beyond 64 bits is an error of this engine (ERR_WIDE), unless the row is NULL
         String wide = pred();
         line("setp.ne.b64 " + wide + ", " + high + ", " + binaryOp("shr.s64", r, "63"));
-        String valid = pred();
-        line("not.pred " + valid + ", " + isNull);
-        line("and.pred " + wide + ", " + wide + ", " + valid);
-        error = errorIf(wide, Opcode.ERR_WIDE);
+        error = errorIf(andNot(wide, isNull), Opcode.ERR_WIDE);
       }
       case BITS -> {
         String w = b32();
@@ -324,10 +332,7 @@ final class PtxProgram {
     line("and.pred " + decides + ", " + decides + ", " + clean(a));
     line("and.pred " + other + ", " + other + ", " + clean(b));
     line("or.pred " + decides + ", " + decides + ", " + other);
-    String first = pred();
-    line("setp.ne.u32 " + first + ", " + e(a) + ", 0");
-    String operandError = b32();
-    line("selp.b32 " + operandError + ", " + e(a) + ", " + e(b) + ", " + first);
+    String operandError = firstError(a, b);
     String error = b32();
     line("selp.b32 " + error + ", 0, " + operandError + ", " + decides);
     String failed = pred();
@@ -335,9 +340,7 @@ final class PtxProgram {
     String either = or(n(a), n(b));
     String open = pred();
     line("or.pred " + open + ", " + decides + ", " + failed);
-    String isNull = pred();
-    line("not.pred " + isNull + ", " + open);
-    line("and.pred " + isNull + ", " + isNull + ", " + either);
+    String isNull = andNot(either, open);
     String undecided = b64();
     line("selp.b64 " + undecided + ", 0, " + (1 - decisive) + ", " + or(failed, either));
     String value = b64();
@@ -349,19 +352,14 @@ final class PtxProgram {
   private String clean(int r) {
     String p = pred();
     line("setp.eq.u32 " + p + ", " + e(r) + ", 0");
-    String notNull = pred();
-    line("not.pred " + notNull + ", " + n(r));
-    line("and.pred " + p + ", " + p + ", " + notNull);
-    return p;
+    return andNot(p, n(r));
   }
 
   /** a TRUE (not NULL, no error) picks register b, else register c; an error in a is the result. */
   private Out select(int a, int b, int c) {
-    String pick = pred();
-    line("setp.eq.s64 " + pick + ", " + v(a) + ", 1");
-    String notNull = pred();
-    line("not.pred " + notNull + ", " + n(a));
-    line("and.pred " + pick + ", " + pick + ", " + notNull);
+    String one = pred();
+    line("setp.eq.s64 " + one + ", " + v(a) + ", 1");
+    String pick = andNot(one, n(a));
     String failed = pred();
     line("setp.ne.u32 " + failed + ", " + e(a) + ", 0");
     String chosen = b64();
@@ -373,16 +371,8 @@ final class PtxProgram {
     String error = b32();
     line("selp.b32 " + error + ", " + e(a) + ", " + chosenError + ", " + failed);
     String fromB = pred();
-    String fromC = pred();
-    String notPick = pred();
     line("and.pred " + fromB + ", " + pick + ", " + n(b));
-    line("not.pred " + notPick + ", " + pick);
-    line("and.pred " + fromC + ", " + notPick + ", " + n(c));
-    String isNull = or(fromB, fromC);
-    String notFailed = pred();
-    line("not.pred " + notFailed + ", " + failed);
-    line("and.pred " + isNull + ", " + isNull + ", " + notFailed);
-    return new Out(value, isNull, error);
+    return new Out(value, andNot(or(fromB, andNot(n(c), pick)), failed), error);
   }
 
   /** Writes the result register for the active row, its validity bit and any error it carries. */
@@ -395,10 +385,7 @@ final class PtxProgram {
     line("shl.b64 " + code + ", %row, 8");
     line("or.b64 " + code + ", " + code + ", " + unaryOp("cvt.u64.u32", e(res)));
     line("@" + report + " red.global.min.u64 [%errp], " + code);
-    String valid = pred();
-    line("or.pred " + valid + ", " + failed + ", " + n(res));
-    line("not.pred " + valid + ", " + valid);
-    line("and.pred " + valid + ", " + valid + ", %act");
+    String valid = andNot("%act", or(failed, n(res)));
     String value = v(res);
     switch (store) {
       case I8, I16 -> {

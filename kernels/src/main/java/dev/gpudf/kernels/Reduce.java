@@ -66,6 +66,16 @@ public final class Reduce {
         long trues = countTrue(exec, column);
         return new Scalar(DataType.BOOL, op == Reduction.ANY ? trues > 0 : trues == valid);
       }
+      case MIN:
+      case MAX:
+        // FALSE < TRUE: MIN is ALL, MAX is ANY
+        if (type.id() == TypeId.BOOL) {
+          return reduce(exec, column, op == Reduction.MIN ? Reduction.ALL : Reduction.ANY);
+        }
+        if (type.id() == TypeId.STRING) {
+          return RankedExtremes.reduce(exec, column, op == Reduction.MIN);
+        }
+        break;
       case ANY_VALUE:
       case COUNT_DISTINCT:
         throw new NotSupportedException(op + " is a grouped aggregate (GroupBy), not a reduction of a column");

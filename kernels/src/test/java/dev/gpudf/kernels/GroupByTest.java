@@ -55,13 +55,15 @@ class GroupByTest {
           int i32 = t.names().indexOf("i32");
           int f64 = t.names().indexOf("f64");
           int dec = t.names().indexOf("dec18");
+          int dec38 = t.names().indexOf("dec38");
           for (int[] keys : new int[][] {{bool}, {str}, {bool, i8}, {str, bool}}) {
             List<GroupBy.Agg> aggs = List.of(new GroupBy.Agg(Reduction.COUNT_ALL, 0), new GroupBy.Agg(Reduction.COUNT_VALID, i32),
                 new GroupBy.Agg(Reduction.SUM, i8), new GroupBy.Agg(Reduction.MIN, f64), new GroupBy.Agg(Reduction.MAX, i32),
                 new GroupBy.Agg(Reduction.SUM, dec), new GroupBy.Agg(Reduction.MEAN, i8),
                 new GroupBy.Agg(Reduction.VAR_SAMP, i8), new GroupBy.Agg(Reduction.STDDEV_POP, i8),
                 new GroupBy.Agg(Reduction.ANY_VALUE, str), new GroupBy.Agg(Reduction.COUNT_DISTINCT, str),
-                new GroupBy.Agg(Reduction.COUNT_DISTINCT, f64));
+                new GroupBy.Agg(Reduction.COUNT_DISTINCT, f64), new GroupBy.Agg(Reduction.MIN, str),
+                new GroupBy.Agg(Reduction.MAX, str), new GroupBy.Agg(Reduction.MIN, bool), new GroupBy.Agg(Reduction.MAX, dec38));
             List<String> names = new ArrayList<>();
             for (int k = 0; k < keys.length + aggs.size(); k++) {
               names.add("c" + k);
@@ -118,6 +120,18 @@ class GroupByTest {
                 FieldVector vf = r.getVector(f64);
                 assertEquals(members.stream().filter(i -> !vf.isNull(i)).map(i -> key(r, new int[] {f64}, i)).distinct().count(),
                     out.getVector(keys.length + 11).getObject(gi));
+                // VARCHAR orders by unsigned UTF-8 bytes (not Java's UTF-16 order)
+                java.util.Comparator<String> bytewise = (x, y) -> java.util.Arrays.compareUnsigned(
+                    x.getBytes(java.nio.charset.StandardCharsets.UTF_8), y.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                List<String> strs = members.stream().filter(i -> !vs.isNull(i)).map(i -> vs.getObject(i).toString()).toList();
+                assertEquals(strs.stream().min(bytewise).orElse(null), java.util.Objects.toString(out.getVector(keys.length + 12).getObject(gi), null));
+                assertEquals(strs.stream().max(bytewise).orElse(null), java.util.Objects.toString(out.getVector(keys.length + 13).getObject(gi), null));
+                FieldVector vb = r.getVector(bool);
+                assertEquals(members.stream().filter(i -> !vb.isNull(i)).map(i -> (Boolean) vb.getObject(i)).min(Boolean::compare).orElse(null),
+                    out.getVector(keys.length + 14).getObject(gi));
+                FieldVector vw = r.getVector(dec38);
+                assertEquals(members.stream().filter(i -> !vw.isNull(i)).map(i -> (BigDecimal) vw.getObject(i)).max(BigDecimal::compareTo).orElse(null),
+                    out.getVector(keys.length + 15).getObject(gi));
                 gi++;
               }
             }
@@ -146,10 +160,9 @@ class GroupByTest {
         }
         aggs.add(new GroupBy.Agg(Reduction.MEAN, c));
       }
-      if ((numeric && !wide) || id == TypeId.DATE || id == TypeId.TIMESTAMP) {
-        aggs.add(new GroupBy.Agg(Reduction.MIN, c));
-        aggs.add(new GroupBy.Agg(Reduction.MAX, c));
-      }
+      // every type has MIN and MAX (VARCHAR, BOOLEAN and 38 digits by rank: RankedExtremes)
+      aggs.add(new GroupBy.Agg(Reduction.MIN, c));
+      aggs.add(new GroupBy.Agg(Reduction.MAX, c));
       if (numeric && id != TypeId.DECIMAL) {
         for (Reduction r : List.of(Reduction.VAR_POP, Reduction.VAR_SAMP, Reduction.STDDEV_POP, Reduction.STDDEV_SAMP)) {
           aggs.add(new GroupBy.Agg(r, c));

@@ -54,11 +54,20 @@ final class ReferenceReduce {
       }
       case MIN:
       case MAX: {
-        if (!numeric && !temporal) {
-          return NotSupportedException.class;
-        }
         if (rows.isEmpty()) {
           return Scalar.nullOf(t);
+        }
+        if (t.id() == TypeId.BOOL) {
+          boolean any = rows.stream().anyMatch(i -> ((BitVector) v).get(i) == 1);
+          boolean all = rows.stream().allMatch(i -> ((BitVector) v).get(i) == 1);
+          return new Scalar(t, op == Reduction.MIN ? all : any);
+        }
+        if (t.id() == TypeId.STRING) {
+          // unsigned UTF-8 bytes, a prefix first (not Java's UTF-16 order)
+          java.util.Comparator<String> bytewise = (x, y) -> java.util.Arrays.compareUnsigned(
+              x.getBytes(java.nio.charset.StandardCharsets.UTF_8), y.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+          java.util.stream.Stream<String> xs = rows.stream().map(i -> v.getObject(i).toString());
+          return new Scalar(t, (op == Reduction.MIN ? xs.min(bytewise) : xs.max(bytewise)).orElseThrow());
         }
         if (isFloat) {
           List<Double> xs = rows.stream().map(i -> ((FloatingPointVector) v).getValueAsDouble(i)).toList();
