@@ -21,6 +21,13 @@ final class CpuEval {
    */
   record Rows(long[] values, int[] lengths, boolean[] nulls, long firstError) {}
 
+  // values() copies its array on every call: once per row and load was most of a profile
+  private static final Opcode[] OPCODES = Opcode.values();
+  private static final Opcode.LoadKind[] LOAD_KINDS = Opcode.LoadKind.values();
+  private static final Opcode.MathFn[] MATH_FNS = Opcode.MathFn.values();
+  private static final Opcode.ParseKind[] PARSE_KINDS = Opcode.ParseKind.values();
+  private static final Opcode.Cmp[] CMPS = Opcode.Cmp.values();
+
   /** Runs {@code p}; {@code pool} is the native address of a copy of {@link Program#strings()}. */
   static Rows run(Program p, List<HostColumn> slots, int n, long pool) {
     long[] data = new long[slots.size()];
@@ -89,7 +96,7 @@ final class CpuEval {
     int[] err = regs.err;
     int[] code = p.code();
     long[] consts = p.constants();
-    Opcode[] ops = Opcode.values();
+    Opcode[] ops = OPCODES;
     for (int pc = 0; pc < code.length; pc += Program.WIDTH) {
       Opcode op = ops[code[pc]];
       int d = code[pc + 1];
@@ -178,7 +185,8 @@ final class CpuEval {
         case LOAD_COL -> {
           rn = valid[a] != 0 && !HostBitmaps.isSet(valid[a], row);
           long addr = data[a] + row * widths[a];
-          r = switch (Opcode.LoadKind.values()[c]) {
+          Opcode.LoadKind kind = LOAD_KINDS[c];
+          r = switch (kind) {
             case I8 -> MemoryUtil.getByte(addr);
             case I16 -> MemoryUtil.getShort(addr);
             case I32 -> MemoryUtil.getInt(addr);
@@ -187,7 +195,7 @@ final class CpuEval {
             case BITS -> HostBitmaps.isSet(data[a], row) ? 1 : 0;
             case I128 -> MemoryUtil.getLong(data[a] + 16 * row);
           };
-          if (Opcode.LoadKind.values()[c] == Opcode.LoadKind.I128 && !rn
+          if (kind == Opcode.LoadKind.I128 && !rn
               && MemoryUtil.getLong(data[a] + 16 * row + 8) != (r >> 63)) {
             re = Opcode.ERR_WIDE;
           }
@@ -424,7 +432,7 @@ final class CpuEval {
           } else {
             double x = Double.longBitsToDouble(val[a]);
             double y = Double.longBitsToDouble(val[b]);
-            Opcode.MathFn fn = Opcode.MathFn.values()[c];
+            Opcode.MathFn fn = MATH_FNS[c];
             if ((fn == Opcode.MathFn.SQRT && x < 0) || (fn == Opcode.MathFn.LN && x <= 0)) {
               re = Opcode.ERR_DOMAIN;
             } else {
@@ -512,7 +520,7 @@ final class CpuEval {
     if (n == from) {
       return Opcode.ERR_CAST;
     }
-    Opcode.ParseKind k = Opcode.ParseKind.values()[kind];
+    Opcode.ParseKind k = PARSE_KINDS[kind];
     if (k == Opcode.ParseKind.BOOL) {
       if (lowerEquals(s, from, n, "true") || lowerEquals(s, from, n, "false")) {
         out[0] = lowerEquals(s, from, n, "true") ? 1 : 0;
@@ -830,7 +838,7 @@ final class CpuEval {
   }
 
   private static boolean test(int cmp, int c) {
-    return switch (Opcode.Cmp.values()[cmp]) {
+    return switch (CMPS[cmp]) {
       case EQ -> c == 0;
       case NE -> c != 0;
       case LT -> c < 0;
