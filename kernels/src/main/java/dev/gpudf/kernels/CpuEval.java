@@ -8,7 +8,8 @@ import org.apache.arrow.memory.util.MemoryUtil;
 
 /**
  * The CPU twin of {@code expr_eval_kernel}: runs a {@link Program} row by row, in parallel
- * chunks, with the same registers, null bits, error codes and store rules.
+ * chunks, with the same registers, null bits, error codes and store rules; arithmetic-only
+ * programs a batch of rows at a time ({@link CpuBatchEval}).
  */
 final class CpuEval {
   private static final int CHUNK = 1 << 14;
@@ -30,6 +31,11 @@ final class CpuEval {
 
   /** Runs {@code p}; {@code pool} is the native address of a copy of {@link Program#strings()}. */
   static Rows run(Program p, List<HostColumn> slots, int n, long pool) {
+    return run(p, slots, n, pool, p.arithmeticOnly());
+  }
+
+  /** {@link #run(Program, List, int, long)}, a batch of rows at a time ({@link CpuBatchEval}) when {@code batched}. */
+  static Rows run(Program p, List<HostColumn> slots, int n, long pool, boolean batched) {
     long[] data = new long[slots.size()];
     long[] valid = new long[slots.size()];
     long[] offsets = new long[slots.size()];
@@ -46,6 +52,33 @@ final class CpuEval {
     int[] lengths = new int[n];
     boolean[] nulls = new boolean[n];
     long[] firstError = new long[(n + CHUNK - 1) / CHUNK];
+    if (batched) {
+      IntStream.range(0, firstError.length).parallel().forEach(ch -> {
+        CpuBatchEval.Registers regs = new CpuBatchEval.Registers(p.registers());
+        long first = Long.MAX_VALUE;
+        int end = Math.min(n, (ch + 1) * CHUNK);
+        for (int from = ch * CHUNK; from < end; from += CpuBatchEval.BATCH) {
+          int m = Math.min(CpuBatchEval.BATCH, end - from);
+          CpuBatchEval.run(p, data, valid, widths, from, m, regs);
+          int res = p.resultRegister();
+          long[] v = regs.val[res];
+          boolean[] isNull = regs.nul[res];
+          int[] error = regs.err[res];
+          for (int i = 0; i < m; i++) {
+            if (error[i] != 0) {
+              first = Math.min(first, ((long) (from + i) << 8) | error[i]);
+              nulls[from + i] = true;
+            } else {
+              nulls[from + i] = isNull[i];
+              values[from + i] = v[i];
+            }
+          }
+        }
+        firstError[ch] = first;
+      });
+      return new Rows(values, lengths, nulls, IntStream.range(0, firstError.length).mapToLong(i -> firstError[i]).min()
+          .orElse(Long.MAX_VALUE));
+    }
     IntStream.range(0, firstError.length).parallel().forEach(ch -> {
       Registers regs = new Registers();
       long first = Long.MAX_VALUE;
@@ -837,7 +870,7 @@ final class CpuEval {
     return v;
   }
 
-  private static boolean test(int cmp, int c) {
+  static boolean test(int cmp, int c) {
     return switch (CMPS[cmp]) {
       case EQ -> c == 0;
       case NE -> c != 0;

@@ -1,0 +1,295 @@
+package dev.gpudf.kernels;
+
+import dev.gpudf.columnar.HostBitmaps;
+import org.apache.arrow.memory.util.MemoryUtil;
+
+/**
+ * {@link CpuEval} for arithmetic-only programs ({@link Program#arithmeticOnly}), a batch of rows
+ * at a time: each instruction is decoded once per batch and runs as a loop over the batch, which
+ * the JIT compiles into tight code, where the row-at-a-time loop paid a dispatch per instruction
+ * and row. The semantics are {@link CpuEval}'s, operation for operation (CpuBatchEvalTest compares
+ * the two); as there, an operation's value is 0 where its result is NULL or an error.
+ */
+final class CpuBatchEval {
+  /** Rows per batch: each register holds this many values. */
+  static final int BATCH = 1024;
+  private static final Opcode[] OPCODES = Opcode.values();
+  private static final Opcode.LoadKind[] LOAD_KINDS = Opcode.LoadKind.values();
+
+  /**
+   * A batch's register file and scratch rows; one per thread. Operand fields that name a column
+   * slot or a constant index the register file too (masked, as in {@link CpuEval}), so registers
+   * past the program's all share one row of zeros, never written.
+   */
+  static final class Registers {
+    final long[][] val = new long[Program.MAX_REGISTERS][];
+    final boolean[][] nul = new boolean[Program.MAX_REGISTERS][];
+    final int[][] err = new int[Program.MAX_REGISTERS][];
+    /** Rows whose operation runs: no operand error and no NULL operand. */
+    final boolean[] live = new boolean[BATCH];
+    final long[] value = new long[BATCH];
+    final boolean[] isNull = new boolean[BATCH];
+    final int[] error = new int[BATCH];
+
+    Registers(int used) {
+      long[] noValues = new long[BATCH];
+      boolean[] noNulls = new boolean[BATCH];
+      int[] noErrors = new int[BATCH];
+      for (int i = 0; i < Program.MAX_REGISTERS; i++) {
+        val[i] = i < used ? new long[BATCH] : noValues;
+        nul[i] = i < used ? new boolean[BATCH] : noNulls;
+        err[i] = i < used ? new int[BATCH] : noErrors;
+      }
+    }
+  }
+
+  private CpuBatchEval() {}
+
+  /**
+   * Rows {@code [from, from + m)} (m at most {@link #BATCH}); the result register's values, nulls
+   * and errors are left in {@code regs} at the result register.
+   */
+  static void run(Program p, long[] data, long[] valid, int[] widths, int from, int m, Registers regs) {
+    int[] code = p.code();
+    long[] consts = p.constants();
+    long[] r = regs.value;
+    boolean[] rn = regs.isNull;
+    int[] re = regs.error;
+    boolean[] live = regs.live;
+    for (int pc = 0; pc < code.length; pc += Program.WIDTH) {
+      Opcode op = OPCODES[code[pc]];
+      int d = code[pc + 1];
+      int a = code[pc + 2] & 31;
+      int b = code[pc + 3] & 31;
+      int c = code[pc + 4];
+      long[] va = regs.val[a];
+      long[] vb = regs.val[b];
+      boolean[] na = regs.nul[a];
+      int[] ea = regs.err[a];
+      switch (op) {
+        case LOAD_COL -> load(data[code[pc + 2]], valid[code[pc + 2]], widths[code[pc + 2]], LOAD_KINDS[c], from, m, r, rn, re);
+        case LOAD_CONST -> {
+          java.util.Arrays.fill(r, 0, m, consts[code[pc + 2]]);
+          java.util.Arrays.fill(rn, 0, m, code[pc + 3] != 0);
+          java.util.Arrays.fill(re, 0, m, 0);
+        }
+        case I_ADD, I_SUB, I_MUL -> {
+          gate(ea, regs.err[b], na, regs.nul[b], m, re, rn, live);
+          for (int i = 0; i < m; i++) {
+            long v = 0;
+            if (live[i]) {
+              long x = va[i];
+              long y = vb[i];
+              long s = op == Opcode.I_ADD ? x + y : op == Opcode.I_SUB ? x - y : x * y;
+              boolean wrapped = op == Opcode.I_ADD ? ((x ^ s) & (y ^ s)) < 0
+                  : op == Opcode.I_SUB ? ((x ^ y) & (x ^ s)) < 0 : Math.multiplyHigh(x, y) != (s >> 63);
+              if (wrapped || !fits(s, c)) {
+                re[i] = Opcode.ERR_OVERFLOW;
+              } else {
+                v = s;
+              }
+            }
+            r[i] = v;
+          }
+        }
+        case CMP_I, CMP_F -> {
+          gate(ea, regs.err[b], na, regs.nul[b], m, re, rn, live);
+          for (int i = 0; i < m; i++) {
+            int cmp = op == Opcode.CMP_I ? Long.compare(va[i], vb[i])
+                : CpuSort.compareFloats(Double.longBitsToDouble(va[i]), Double.longBitsToDouble(vb[i]));
+            r[i] = live[i] && CpuEval.test(c, cmp) ? 1 : 0;
+          }
+        }
+        case F_ADD, F_SUB, F_MUL, F_DIV -> {
+          gate(ea, regs.err[b], na, regs.nul[b], m, re, rn, live);
+          for (int i = 0; i < m; i++) {
+            long v = 0;
+            if (live[i]) {
+              double x = Double.longBitsToDouble(va[i]);
+              double y = Double.longBitsToDouble(vb[i]);
+              if (op == Opcode.F_DIV && y == 0.0) {
+                re[i] = Opcode.ERR_DIV_ZERO;
+              } else {
+                double f = op == Opcode.F_ADD ? x + y : op == Opcode.F_SUB ? x - y : op == Opcode.F_MUL ? x * y : x / y;
+                v = Double.doubleToRawLongBits(c == 1 ? (double) (float) f : f);
+              }
+            }
+            r[i] = v;
+          }
+        }
+        case I_NEG, SCALE_UP, RANGE_CHECK, PRECISION_CHECK, SCALE_DOWN, I_ABS -> {
+          gate(ea, ea, na, na, m, re, rn, live);
+          long k = op == Opcode.I_NEG || op == Opcode.I_ABS || op == Opcode.RANGE_CHECK ? 0 : consts[code[pc + 3]];
+          for (int i = 0; i < m; i++) {
+            long v = 0;
+            if (live[i]) {
+              long x = va[i];
+              boolean overflow;
+              switch (op) {
+                case I_NEG -> {
+                  v = -x;
+                  overflow = x == Long.MIN_VALUE || !fits(v, c);
+                }
+                case SCALE_UP -> {
+                  v = x * k;
+                  overflow = Math.multiplyHigh(x, k) != (v >> 63);
+                }
+                case RANGE_CHECK -> {
+                  v = x;
+                  overflow = !fits(x, c);
+                }
+                case PRECISION_CHECK -> {
+                  v = x;
+                  overflow = x == Long.MIN_VALUE || Math.abs(x) >= k;
+                }
+                case SCALE_DOWN -> {
+                  v = CpuEval.divideRoundingAway(x, k);
+                  overflow = false;
+                }
+                default -> {
+                  v = x == Long.MIN_VALUE ? 0 : Math.abs(x);
+                  overflow = x == Long.MIN_VALUE || !fits(v, c);
+                }
+              }
+              if (overflow) {
+                re[i] = Opcode.ERR_OVERFLOW;
+                // the row-at-a-time twin keeps a checked value and drops the others
+                v = op == Opcode.RANGE_CHECK || op == Opcode.PRECISION_CHECK || op == Opcode.I_ABS ? v : 0;
+              }
+            }
+            r[i] = v;
+          }
+        }
+        case F_NEG, I2F, D2F, NOT, FLOOR_DIV, CIVIL, TO_F32 -> {
+          System.arraycopy(ea, 0, re, 0, m);
+          System.arraycopy(na, 0, rn, 0, m);
+          long k = op == Opcode.D2F || op == Opcode.FLOOR_DIV ? consts[code[pc + 3]] : 0;
+          for (int i = 0; i < m; i++) {
+            long x = va[i];
+            r[i] = switch (op) {
+              case F_NEG -> Double.doubleToRawLongBits(-Double.longBitsToDouble(x));
+              case I2F -> Double.doubleToRawLongBits((double) x);
+              case D2F -> Double.doubleToRawLongBits((double) x / Double.longBitsToDouble(k));
+              case NOT -> 1 - x;
+              case FLOOR_DIV -> Math.floorDiv(x, k);
+              case CIVIL -> CpuEval.civil(x, c);
+              default -> Double.doubleToRawLongBits((float) Double.longBitsToDouble(x));
+            };
+          }
+        }
+        case AND, OR -> {
+          long decisive = op == Opcode.AND ? 0 : 1;
+          int[] eb = regs.err[b];
+          boolean[] nb = regs.nul[b];
+          for (int i = 0; i < m; i++) {
+            boolean decides = (ea[i] == 0 && !na[i] && va[i] == decisive) || (eb[i] == 0 && !nb[i] && vb[i] == decisive);
+            int e = decides ? 0 : ea[i] != 0 ? ea[i] : eb[i];
+            re[i] = e;
+            rn[i] = !decides && e == 0 && (na[i] || nb[i]);
+            r[i] = decides ? decisive : e == 0 && !rn[i] ? 1 - decisive : 0;
+          }
+        }
+        case IS_NULL, IS_NOT_NULL -> {
+          System.arraycopy(ea, 0, re, 0, m);
+          java.util.Arrays.fill(rn, 0, m, false);
+          for (int i = 0; i < m; i++) {
+            r[i] = na[i] == (op == Opcode.IS_NULL) ? 1 : 0;
+          }
+        }
+        case SELECT -> {
+          long[] vc = regs.val[c];
+          boolean[] nb = regs.nul[b];
+          boolean[] nc = regs.nul[c];
+          int[] eb = regs.err[b];
+          int[] ec = regs.err[c];
+          for (int i = 0; i < m; i++) {
+            if (ea[i] != 0) {
+              re[i] = ea[i];
+              rn[i] = false;
+              r[i] = 0;
+            } else {
+              boolean pick = !na[i] && va[i] == 1;
+              r[i] = pick ? vb[i] : vc[i];
+              rn[i] = pick ? nb[i] : nc[i];
+              re[i] = pick ? eb[i] : ec[i];
+            }
+          }
+        }
+        default -> throw new IllegalStateException(op + " is not an arithmetic opcode");
+      }
+      // the result replaces register d only now: d may also be an operand
+      System.arraycopy(r, 0, regs.val[d], 0, m);
+      System.arraycopy(rn, 0, regs.nul[d], 0, m);
+      System.arraycopy(re, 0, regs.err[d], 0, m);
+    }
+  }
+
+  /**
+   * Operands with the first error (a's, then b's), else NULL if either is NULL; live where
+   * neither, the rows the operation computes.
+   */
+  private static void gate(int[] ea, int[] eb, boolean[] na, boolean[] nb, int m, int[] re, boolean[] rn, boolean[] live) {
+    for (int i = 0; i < m; i++) {
+      int e = ea[i] != 0 ? ea[i] : eb[i];
+      boolean isNull = e == 0 && (na[i] || nb[i]);
+      re[i] = e;
+      rn[i] = isNull;
+      live[i] = e == 0 && !isNull;
+    }
+  }
+
+  private static void load(long data, long valid, int width, Opcode.LoadKind kind, int from, int m, long[] r, boolean[] rn,
+      int[] re) {
+    for (int i = 0; i < m; i++) {
+      long row = from + i;
+      rn[i] = valid != 0 && !HostBitmaps.isSet(valid, row);
+      re[i] = 0;
+    }
+    switch (kind) {
+      case I8 -> {
+        for (int i = 0; i < m; i++) {
+          r[i] = MemoryUtil.getByte(data + (long) (from + i) * width);
+        }
+      }
+      case I16 -> {
+        for (int i = 0; i < m; i++) {
+          r[i] = MemoryUtil.getShort(data + (long) (from + i) * width);
+        }
+      }
+      case I32 -> {
+        for (int i = 0; i < m; i++) {
+          r[i] = MemoryUtil.getInt(data + (long) (from + i) * width);
+        }
+      }
+      case I64, F64 -> {
+        for (int i = 0; i < m; i++) {
+          r[i] = MemoryUtil.getLong(data + (long) (from + i) * width);
+        }
+      }
+      case F32 -> {
+        for (int i = 0; i < m; i++) {
+          r[i] = Double.doubleToRawLongBits(Float.intBitsToFloat(MemoryUtil.getInt(data + 4L * (from + i))));
+        }
+      }
+      case BITS -> {
+        for (int i = 0; i < m; i++) {
+          r[i] = HostBitmaps.isSet(data, from + i) ? 1 : 0;
+        }
+      }
+      case I128 -> {
+        for (int i = 0; i < m; i++) {
+          long at = data + 16L * (from + i);
+          r[i] = MemoryUtil.getLong(at);
+          if (!rn[i] && MemoryUtil.getLong(at + 8) != (r[i] >> 63)) {
+            re[i] = Opcode.ERR_WIDE;
+          }
+        }
+      }
+      default -> throw new IllegalStateException("load kind " + kind);
+    }
+  }
+
+  private static boolean fits(long v, int bits) {
+    return bits >= 64 || (v >= -(1L << (bits - 1)) && v < (1L << (bits - 1)));
+  }
+}
