@@ -51,29 +51,13 @@ final class CpuReduce {
         out[at + 2] = count;
       }
       case SUM_D128 -> {
-        long lo = 0;
-        long mid = 0;
-        long hi = 0;
         long count = 0;
         for (int i = from; i < to; i++) {
           if (in.valid(i)) {
-            long xlo = in.longAt(i);
-            long xhi = in.highAt(i);
-            long nlo = lo + xlo;
-            long c1 = Long.compareUnsigned(nlo, lo) < 0 ? 1 : 0;
-            long m = mid + xhi;
-            long c2 = Long.compareUnsigned(m, mid) < 0 ? 1 : 0;
-            long nmid = m + c1;
-            c2 += Long.compareUnsigned(nmid, m) < 0 ? 1 : 0;
-            hi += (xhi < 0 ? -1 : 0) + c2;
-            lo = nlo;
-            mid = nmid;
+            Int192.add(out, at, in.longAt(i), in.highAt(i));
             count++;
           }
         }
-        out[at] = lo;
-        out[at + 1] = mid;
-        out[at + 2] = hi;
         out[at + 3] = count;
       }
       case SUM_FLOAT -> {

@@ -384,14 +384,17 @@ public final class GroupBy {
   // results such as price * (1 - discount))
   private static HostColumn wideDecimalSum(BufferAllocator a, Agg agg, CpuReduce.HostRows in, DataType type, int[] groupOf,
       int groups, long[] count) {
-    BigInteger[] sums = new BigInteger[groups];
-    Arrays.fill(sums, BigInteger.ZERO);
+    long[] acc = new long[3 * groups];
     for (int i = 0; i < groupOf.length; i++) {
       if (in.valid(i)) {
         int g = groupOf[i];
         count[g]++;
-        sums[g] = sums[g].add(BigInteger.valueOf(in.highAt(i)).shiftLeft(64).add(new BigInteger(Long.toUnsignedString(in.longAt(i)))));
+        Int192.add(acc, 3 * g, in.longAt(i), in.highAt(i));
       }
+    }
+    BigInteger[] sums = new BigInteger[groups];
+    for (int g = 0; g < groups; g++) {
+      sums[g] = Int192.value(acc[3 * g], acc[3 * g + 1], acc[3 * g + 2]);
     }
     long[] lo = new long[groups];
     long[] hi = new long[groups];

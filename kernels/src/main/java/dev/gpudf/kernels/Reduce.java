@@ -172,7 +172,7 @@ public final class Reduce {
   private static BigInteger exactSumD128(long[] parts) {
     BigInteger total = BigInteger.ZERO;
     for (int i = 0; i < parts.length; i += Partial.SUM_D128.longs) {
-      total = total.add(signed128(parts[i + 1], parts[i + 2]).shiftLeft(64).add(new BigInteger(Long.toUnsignedString(parts[i]))));
+      total = total.add(Int192.value(parts[i], parts[i + 1], parts[i + 2]));
     }
     return total;
   }
