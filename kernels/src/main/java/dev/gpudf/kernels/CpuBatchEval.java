@@ -52,9 +52,6 @@ final class CpuBatchEval {
   static void run(Program p, long[] data, long[] valid, int[] widths, int from, int m, Registers regs) {
     int[] code = p.code();
     long[] consts = p.constants();
-    long[] r = regs.value;
-    boolean[] rn = regs.isNull;
-    int[] re = regs.error;
     boolean[] live = regs.live;
     for (int pc = 0; pc < code.length; pc += Program.WIDTH) {
       Opcode op = OPCODES[code[pc]];
@@ -62,6 +59,11 @@ final class CpuBatchEval {
       int a = code[pc + 2] & 31;
       int b = code[pc + 3] & 31;
       int c = code[pc + 4];
+      // results go straight to register d unless d is also an operand (then through scratch rows)
+      boolean aliased = d == a || d == b || (op == Opcode.SELECT && d == c);
+      long[] r = aliased ? regs.value : regs.val[d];
+      boolean[] rn = aliased ? regs.isNull : regs.nul[d];
+      int[] re = aliased ? regs.error : regs.err[d];
       long[] va = regs.val[a];
       long[] vb = regs.val[b];
       boolean[] na = regs.nul[a];
@@ -75,29 +77,43 @@ final class CpuBatchEval {
         }
         case I_ADD, I_SUB, I_MUL -> {
           gate(ea, regs.err[b], na, regs.nul[b], m, re, rn, live);
-          for (int i = 0; i < m; i++) {
-            long v = 0;
-            if (live[i]) {
-              long x = va[i];
-              long y = vb[i];
-              long s = op == Opcode.I_ADD ? x + y : op == Opcode.I_SUB ? x - y : x * y;
-              boolean wrapped = op == Opcode.I_ADD ? ((x ^ s) & (y ^ s)) < 0
-                  : op == Opcode.I_SUB ? ((x ^ y) & (x ^ s)) < 0 : Math.multiplyHigh(x, y) != (s >> 63);
-              if (wrapped || !fits(s, c)) {
-                re[i] = Opcode.ERR_OVERFLOW;
-              } else {
-                v = s;
-              }
+          // one loop per operation: a choice inside the loop would be made again for every row
+          if (op == Opcode.I_ADD) {
+            for (int i = 0; i < m; i++) {
+              long s = va[i] + vb[i];
+              r[i] = checked(live[i], s, ((va[i] ^ s) & (vb[i] ^ s)) < 0 || !fits(s, c), re, i);
             }
-            r[i] = v;
+          } else if (op == Opcode.I_SUB) {
+            for (int i = 0; i < m; i++) {
+              long s = va[i] - vb[i];
+              r[i] = checked(live[i], s, ((va[i] ^ vb[i]) & (va[i] ^ s)) < 0 || !fits(s, c), re, i);
+            }
+          } else {
+            for (int i = 0; i < m; i++) {
+              long s = va[i] * vb[i];
+              r[i] = checked(live[i], s, Math.multiplyHigh(va[i], vb[i]) != (s >> 63) || !fits(s, c), re, i);
+            }
           }
         }
-        case CMP_I, CMP_F -> {
+        case CMP_I -> {
+          gate(ea, regs.err[b], na, regs.nul[b], m, re, rn, live);
+          // the comparison as its answers for less, equal and greater
+          boolean onLess = CpuEval.test(c, -1);
+          boolean onEqual = CpuEval.test(c, 0);
+          boolean onGreater = CpuEval.test(c, 1);
+          for (int i = 0; i < m; i++) {
+            long x = va[i];
+            long y = vb[i];
+            // & and | rather than && and ||: no branch on the data, which random rows mispredict
+            boolean t = (x < y & onLess) | (x == y & onEqual) | (x > y & onGreater);
+            r[i] = live[i] & t ? 1 : 0;
+          }
+        }
+        case CMP_F -> {
           gate(ea, regs.err[b], na, regs.nul[b], m, re, rn, live);
           for (int i = 0; i < m; i++) {
-            int cmp = op == Opcode.CMP_I ? Long.compare(va[i], vb[i])
-                : CpuSort.compareFloats(Double.longBitsToDouble(va[i]), Double.longBitsToDouble(vb[i]));
-            r[i] = live[i] && CpuEval.test(c, cmp) ? 1 : 0;
+            int cmp = CpuSort.compareFloats(Double.longBitsToDouble(va[i]), Double.longBitsToDouble(vb[i]));
+            r[i] = live[i] & CpuEval.test(c, cmp) ? 1 : 0;
           }
         }
         case F_ADD, F_SUB, F_MUL, F_DIV -> {
@@ -182,11 +198,11 @@ final class CpuBatchEval {
           int[] eb = regs.err[b];
           boolean[] nb = regs.nul[b];
           for (int i = 0; i < m; i++) {
-            boolean decides = (ea[i] == 0 && !na[i] && va[i] == decisive) || (eb[i] == 0 && !nb[i] && vb[i] == decisive);
+            boolean decides = (ea[i] == 0 & !na[i] & va[i] == decisive) | (eb[i] == 0 & !nb[i] & vb[i] == decisive);
             int e = decides ? 0 : ea[i] != 0 ? ea[i] : eb[i];
             re[i] = e;
-            rn[i] = !decides && e == 0 && (na[i] || nb[i]);
-            r[i] = decides ? decisive : e == 0 && !rn[i] ? 1 - decisive : 0;
+            rn[i] = !decides & e == 0 & (na[i] | nb[i]);
+            r[i] = decides ? decisive : e == 0 & !rn[i] ? 1 - decisive : 0;
           }
         }
         case IS_NULL, IS_NOT_NULL -> {
@@ -217,11 +233,24 @@ final class CpuBatchEval {
         }
         default -> throw new IllegalStateException(op + " is not an arithmetic opcode");
       }
-      // the result replaces register d only now: d may also be an operand
-      System.arraycopy(r, 0, regs.val[d], 0, m);
-      System.arraycopy(rn, 0, regs.nul[d], 0, m);
-      System.arraycopy(re, 0, regs.err[d], 0, m);
+      if (aliased) {
+        System.arraycopy(r, 0, regs.val[d], 0, m);
+        System.arraycopy(rn, 0, regs.nul[d], 0, m);
+        System.arraycopy(re, 0, regs.err[d], 0, m);
+      }
     }
+  }
+
+  /** {@code value} for a live row that did not overflow; 0 otherwise, with the overflow recorded. */
+  private static long checked(boolean live, long value, boolean overflow, int[] re, int i) {
+    if (!live) {
+      return 0;
+    }
+    if (overflow) {
+      re[i] = Opcode.ERR_OVERFLOW;
+      return 0;
+    }
+    return value;
   }
 
   /**
@@ -231,10 +260,10 @@ final class CpuBatchEval {
   private static void gate(int[] ea, int[] eb, boolean[] na, boolean[] nb, int m, int[] re, boolean[] rn, boolean[] live) {
     for (int i = 0; i < m; i++) {
       int e = ea[i] != 0 ? ea[i] : eb[i];
-      boolean isNull = e == 0 && (na[i] || nb[i]);
+      boolean isNull = e == 0 & (na[i] | nb[i]);
       re[i] = e;
       rn[i] = isNull;
-      live[i] = e == 0 && !isNull;
+      live[i] = e == 0 & !isNull;
     }
   }
 
