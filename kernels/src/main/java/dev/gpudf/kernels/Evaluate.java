@@ -9,12 +9,14 @@ import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.TypeId;
 import dev.gpudf.columnar.cuda.Cuda;
 import dev.gpudf.columnar.cuda.DeviceBuffer;
+import dev.gpudf.columnar.error.InternalException;
 import dev.gpudf.columnar.error.UserException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 import jcuda.driver.JCudaDriver;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -29,6 +31,8 @@ import org.apache.arrow.memory.util.MemoryUtil;
  * (a CASE branch not taken, the other side of a decided AND or OR).
  */
 public final class Evaluate {
+  /** Rows per parallel task when the CPU twin writes its result; a multiple of 64. */
+  private static final int STORE_CHUNK = 1 << 16;
   /** The default of {@link #setGeneratedMinRows}. */
   public static final int DEFAULT_GENERATED_MIN_ROWS = 1 << 20;
   private static volatile int generatedMinRows = Integer.getInteger("gpudf.expr.generatedMinRows", DEFAULT_GENERATED_MIN_ROWS);
@@ -301,37 +305,46 @@ public final class Evaluate {
       }
       long v = validity.memoryAddress();
       long d = data.memoryAddress();
-      for (int i = 0; i < n; i++) {
-        if (rows.nulls()[i]) {
-          continue;
-        }
-        MemoryUtil.putByte(v + (i >>> 3), (byte) (MemoryUtil.getByte(v + (i >>> 3)) | (1 << (i & 7))));
-        long x = rows.values()[i];
-        switch (store) {
-          case I8 -> MemoryUtil.putByte(d + i, (byte) x);
-          case I16 -> MemoryUtil.putShort(d + 2L * i, (short) x);
-          case I32 -> MemoryUtil.putInt(d + 4L * i, (int) x);
-          case F32 -> MemoryUtil.putInt(d + 4L * i, Float.floatToRawIntBits((float) Double.longBitsToDouble(x)));
-          case BITS -> {
-            if (x == 1) {
-              MemoryUtil.putByte(d + (i >>> 3), (byte) (MemoryUtil.getByte(d + (i >>> 3)) | (1 << (i & 7))));
+      boolean[] isNull = rows.nulls();
+      long[] values = rows.values();
+      boolean wideDecimal = width == 16;
+      // in parallel, 64 rows to a validity word (and to a word of BOOL values), so no two
+      // threads write one byte
+      IntStream.range(0, (n + STORE_CHUNK - 1) / STORE_CHUNK).parallel().forEach(ch -> {
+        int end = Math.min(n, (ch + 1) * STORE_CHUNK);
+        for (int w = ch * STORE_CHUNK; w < end; w += 64) {
+          long valid = 0;
+          long trues = 0;
+          for (int i = w; i < Math.min(end, w + 64); i++) {
+            if (isNull[i]) {
+              continue;
+            }
+            valid |= 1L << (i - w);
+            long x = values[i];
+            switch (store) {
+              case I8 -> MemoryUtil.putByte(d + i, (byte) x);
+              case I16 -> MemoryUtil.putShort(d + 2L * i, (short) x);
+              case I32 -> MemoryUtil.putInt(d + 4L * i, (int) x);
+              case F32 -> MemoryUtil.putInt(d + 4L * i, Float.floatToRawIntBits((float) Double.longBitsToDouble(x)));
+              case BITS -> trues |= (x == 1 ? 1L : 0L) << (i - w);
+              case I64, F64, D128 -> {
+                if (wideDecimal) {
+                  // Arrow's DECIMAL layout is 16 bytes whatever the precision
+                  MemoryUtil.putLong(d + 16L * i, x);
+                  MemoryUtil.putLong(d + 16L * i + 8, x < 0 ? -1 : 0);
+                } else {
+                  MemoryUtil.putLong(d + 8L * i, x);
+                }
+              }
+              default -> throw new InternalException("store " + store + " of a fixed-width result");
             }
           }
-          case I64, F64 -> {
-            if (width == 16) {
-              // Arrow's DECIMAL layout is 16 bytes whatever the precision
-              MemoryUtil.putLong(d + 16L * i, x);
-              MemoryUtil.putLong(d + 16L * i + 8, x < 0 ? -1 : 0);
-            } else {
-              MemoryUtil.putLong(d + 8L * i, x);
-            }
-          }
-          case D128 -> {
-            MemoryUtil.putLong(d + 16L * i, x);
-            MemoryUtil.putLong(d + 16L * i + 8, x < 0 ? -1 : 0);
+          MemoryUtil.putLong(v + w / 8, valid);
+          if (store == StoreKind.BITS) {
+            MemoryUtil.putLong(d + w / 8, trues);
           }
         }
-      }
+      });
       return new HostColumn(CpuGather.load(a, "expr", p.result(), n, nulls, bufs));
     } finally {
       bufs.forEach(ArrowBuf::close);
