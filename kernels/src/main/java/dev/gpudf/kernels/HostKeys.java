@@ -2,7 +2,6 @@ package dev.gpudf.kernels;
 
 import dev.gpudf.columnar.HostBitmaps;
 import dev.gpudf.columnar.HostColumn;
-import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.FieldVector;
@@ -14,23 +13,43 @@ import org.apache.arrow.vector.FieldVector;
  * NaNs equal each other.
  */
 final class HostKeys {
-  private final List<HostColumn> keys;
-  private final List<CpuReduce.HostRows> rows = new ArrayList<>();
-  private final List<PhysicalType> types = new ArrayList<>();
+  // per key column, read once: rows are hashed and compared millions of times
+  private final int count;
+  private final PhysicalType[] types;
+  private final CpuReduce.HostRows[] rows;
+  /** Validity bitmap address, 0 when the column has no nulls. */
+  private final long[] validity;
+  /** Data address (for strings, their bytes) and offsets address (strings only). */
+  private final long[] data;
+  private final long[] offsets;
 
   HostKeys(List<HostColumn> keys) {
-    this.keys = keys;
-    for (HostColumn k : keys) {
+    count = keys.size();
+    types = new PhysicalType[count];
+    rows = new CpuReduce.HostRows[count];
+    validity = new long[count];
+    data = new long[count];
+    offsets = new long[count];
+    for (int c = 0; c < count; c++) {
+      HostColumn k = keys.get(c);
+      FieldVector v = k.vector();
       PhysicalType p = PhysicalType.of(k.type());
-      types.add(p);
-      rows.add(p == PhysicalType.STRING || p == PhysicalType.BITS ? null : new CpuReduce.HostRows(k.vector(), p, k.nullCount() > 0));
+      types[c] = p;
+      rows[c] = p == PhysicalType.STRING || p == PhysicalType.BITS ? null : new CpuReduce.HostRows(v, p, k.nullCount() > 0);
+      validity[c] = k.nullCount() > 0 ? v.getValidityBuffer().memoryAddress() : 0;
+      data[c] = v.getDataBuffer().memoryAddress();
+      offsets[c] = p == PhysicalType.STRING ? v.getOffsetBuffer().memoryAddress() : 0;
     }
+  }
+
+  private boolean isNull(int c, int i) {
+    return validity[c] != 0 && !HostBitmaps.isSet(validity[c], i);
   }
 
   /** True when any key of row {@code i} is NULL. */
   boolean anyNull(int i) {
-    for (HostColumn k : keys) {
-      if (k.nullCount() > 0 && k.vector().isNull(i)) {
+    for (int c = 0; c < count; c++) {
+      if (isNull(c, i)) {
         return true;
       }
     }
@@ -39,7 +58,7 @@ final class HostKeys {
 
   long hash(int i) {
     long h = 0x9E3779B97F4A7C15L;
-    for (int c = 0; c < keys.size(); c++) {
+    for (int c = 0; c < count; c++) {
       h = (h ^ cell(c, i)) * 0xBF58476D1CE4E5B9L;
       h ^= h >>> 31;
     }
@@ -47,29 +66,27 @@ final class HostKeys {
   }
 
   private long cell(int c, int i) {
-    FieldVector v = keys.get(c).vector();
-    if (keys.get(c).nullCount() > 0 && v.isNull(i)) {
+    if (isNull(c, i)) {
       return 0x5bd1e995L;
     }
-    return switch (types.get(c)) {
+    return switch (types[c]) {
       case STRING -> {
-        long off = v.getOffsetBuffer().memoryAddress();
-        long chars = v.getDataBuffer().memoryAddress();
-        int s = MemoryUtil.getInt(off + 4L * i);
-        int e = MemoryUtil.getInt(off + 4L * i + 4);
+        int s = MemoryUtil.getInt(offsets[c] + 4L * i);
+        int e = MemoryUtil.getInt(offsets[c] + 4L * i + 4);
+        long chars = data[c];
         long h = 1;
         for (int b = s; b < e; b++) {
           h = 31 * h + MemoryUtil.getByte(chars + b);
         }
         yield h;
       }
-      case BITS -> HostBitmaps.isSet(v.getDataBuffer().memoryAddress(), i) ? 1 : 2;
-      case D128 -> rows.get(c).longAt(i) * 31 + rows.get(c).highAt(i);
+      case BITS -> HostBitmaps.isSet(data[c], i) ? 1 : 2;
+      case D128 -> rows[c].longAt(i) * 31 + rows[c].highAt(i);
       case F32, F64 -> {
-        double x = rows.get(c).doubleAt(i);
+        double x = rows[c].doubleAt(i);
         yield Double.isNaN(x) ? 0x7FF8000000000000L : Double.doubleToLongBits(x == 0 ? 0.0 : x);
       }
-      default -> rows.get(c).longAt(i);
+      default -> rows[c].longAt(i);
     };
   }
 
@@ -78,28 +95,25 @@ final class HostKeys {
    * {@code nullsEqual} two NULLs are equal (grouping), else a NULL equals nothing (joins).
    */
   boolean matches(int i, HostKeys other, int j, boolean nullsEqual) {
-    for (int c = 0; c < keys.size(); c++) {
-      boolean ni = keys.get(c).nullCount() > 0 && keys.get(c).vector().isNull(i);
-      boolean nj = other.keys.get(c).nullCount() > 0 && other.keys.get(c).vector().isNull(j);
+    for (int c = 0; c < count; c++) {
+      boolean ni = isNull(c, i);
+      boolean nj = other.isNull(c, j);
       if (ni || nj) {
         if (!nullsEqual || ni != nj) {
           return false;
         }
         continue;
       }
-      boolean eq = switch (types.get(c)) {
+      boolean eq = switch (types[c]) {
         case STRING -> {
-          FieldVector a = keys.get(c).vector();
-          FieldVector b = other.keys.get(c).vector();
-          long oa = a.getOffsetBuffer().memoryAddress();
-          long ob = b.getOffsetBuffer().memoryAddress();
+          long oa = offsets[c];
+          long ob = other.offsets[c];
           int sa = MemoryUtil.getInt(oa + 4L * i);
           int sb = MemoryUtil.getInt(ob + 4L * j);
-          yield CpuEval.compareBytes(a.getDataBuffer().memoryAddress() + sa, MemoryUtil.getInt(oa + 4L * i + 4) - sa,
-              b.getDataBuffer().memoryAddress() + sb, MemoryUtil.getInt(ob + 4L * j + 4) - sb) == 0;
+          yield CpuEval.compareBytes(data[c] + sa, MemoryUtil.getInt(oa + 4L * i + 4) - sa,
+              other.data[c] + sb, MemoryUtil.getInt(ob + 4L * j + 4) - sb) == 0;
         }
-        case D128 -> rows.get(c).longAt(i) == other.rows.get(c).longAt(j)
-            && rows.get(c).highAt(i) == other.rows.get(c).highAt(j);
+        case D128 -> rows[c].longAt(i) == other.rows[c].longAt(j) && rows[c].highAt(i) == other.rows[c].highAt(j);
         default -> cell(c, i) == other.cell(c, j);
       };
       if (!eq) {
