@@ -4,8 +4,8 @@ import dev.gpudf.columnar.HostBitmaps;
 import org.apache.arrow.memory.util.MemoryUtil;
 
 /**
- * {@link CpuEval} for arithmetic-only programs ({@link Program#arithmeticOnly}), a batch of rows
- * at a time: each instruction is decoded once per batch and runs as a loop over the batch, which
+ * {@link CpuEval} for arithmetic programs ({@link Program#arithmeticOnly}) and those that also
+ * load, compare and LIKE strings ({@link #supports}), a batch of rows at a time: each instruction is decoded once per batch and runs as a loop over the batch, which
  * the JIT compiles into tight code, where the row-at-a-time loop paid a dispatch per instruction
  * and row. The semantics are {@link CpuEval}'s, operation for operation (CpuBatchEvalTest compares
  * the two); as there, an operation's value is 0 where its result is NULL or an error.
@@ -25,31 +25,54 @@ final class CpuBatchEval {
     final long[][] val = new long[Program.MAX_REGISTERS][];
     final boolean[][] nul = new boolean[Program.MAX_REGISTERS][];
     final int[][] err = new int[Program.MAX_REGISTERS][];
+    /** Byte lengths of string registers (only string loads and SELECT write them). */
+    final int[][] len = new int[Program.MAX_REGISTERS][];
     /** Rows whose operation runs: no operand error and no NULL operand. */
     final boolean[] live = new boolean[BATCH];
     final long[] value = new long[BATCH];
     final boolean[] isNull = new boolean[BATCH];
     final int[] error = new int[BATCH];
+    final int[] length = new int[BATCH];
 
     Registers(int used) {
       long[] noValues = new long[BATCH];
       boolean[] noNulls = new boolean[BATCH];
       int[] noErrors = new int[BATCH];
+      int[] noLengths = new int[BATCH];
       for (int i = 0; i < Program.MAX_REGISTERS; i++) {
         val[i] = i < used ? new long[BATCH] : noValues;
         nul[i] = i < used ? new boolean[BATCH] : noNulls;
         err[i] = i < used ? new int[BATCH] : noErrors;
+        len[i] = i < used ? new int[BATCH] : noLengths;
       }
     }
   }
 
+  /** The string opcodes run here besides the arithmetic ones: loads, comparisons and LIKE. */
+  private static final java.util.Set<Opcode> STRINGS = java.util.EnumSet.of(Opcode.LOAD_STR_COL, Opcode.LOAD_STR_CONST,
+      Opcode.CMP_S, Opcode.LIKE);
+
   private CpuBatchEval() {}
 
+  /** Whether every instruction of {@code p} is one this evaluator runs. */
+  static boolean supports(Program p) {
+    int[] code = p.code();
+    for (int pc = 0; pc < code.length; pc += Program.WIDTH) {
+      Opcode op = OPCODES[code[pc]];
+      if (!Program.ARITHMETIC.contains(op) && !STRINGS.contains(op)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /**
-   * Rows {@code [from, from + m)} (m at most {@link #BATCH}); the result register's values, nulls
-   * and errors are left in {@code regs} at the result register.
+   * Rows {@code [from, from + m)} (m at most {@link #BATCH}) of a program {@link #supports} accepts;
+   * the result register's values, nulls, errors and string lengths are left in {@code regs}.
+   * {@code offsets} are the string columns' offsets addresses, {@code pool} the string constants'.
    */
-  static void run(Program p, long[] data, long[] valid, int[] widths, int from, int m, Registers regs) {
+  static void run(Program p, long[] data, long[] valid, long[] offsets, int[] widths, long pool, int from, int m,
+      Registers regs) {
     int[] code = p.code();
     long[] consts = p.constants();
     boolean[] live = regs.live;
@@ -64,6 +87,7 @@ final class CpuBatchEval {
       long[] r = aliased ? regs.value : regs.val[d];
       boolean[] rn = aliased ? regs.isNull : regs.nul[d];
       int[] re = aliased ? regs.error : regs.err[d];
+      int[] rl = aliased ? regs.length : regs.len[d];
       long[] va = regs.val[a];
       long[] vb = regs.val[b];
       boolean[] na = regs.nul[a];
@@ -74,6 +98,37 @@ final class CpuBatchEval {
           java.util.Arrays.fill(r, 0, m, consts[code[pc + 2]]);
           java.util.Arrays.fill(rn, 0, m, code[pc + 3] != 0);
           java.util.Arrays.fill(re, 0, m, 0);
+          // a typed NULL string has a length too
+          java.util.Arrays.fill(rl, 0, m, 0);
+        }
+        case LOAD_STR_COL -> {
+          long v = valid[code[pc + 2]];
+          long off = offsets[code[pc + 2]];
+          long chars = data[code[pc + 2]];
+          for (int i = 0; i < m; i++) {
+            long row = from + i;
+            rn[i] = v != 0 && !HostBitmaps.isSet(v, row);
+            re[i] = 0;
+            int start = MemoryUtil.getInt(off + 4 * row);
+            r[i] = chars + start;
+            rl[i] = MemoryUtil.getInt(off + 4 * row + 4) - start;
+          }
+        }
+        case LOAD_STR_CONST -> {
+          java.util.Arrays.fill(r, 0, m, pool + code[pc + 2]);
+          java.util.Arrays.fill(rl, 0, m, code[pc + 3]);
+          java.util.Arrays.fill(rn, 0, m, false);
+          java.util.Arrays.fill(re, 0, m, 0);
+        }
+        case CMP_S, LIKE -> {
+          gate(ea, regs.err[b], na, regs.nul[b], m, re, rn, live);
+          int[] la = regs.len[a];
+          int[] lb = regs.len[b];
+          for (int i = 0; i < m; i++) {
+            boolean t = live[i] && (op == Opcode.CMP_S ? CpuEval.test(c, CpuEval.compareBytes(va[i], la[i], vb[i], lb[i]))
+                : CpuEval.like(va[i], la[i], vb[i], lb[i], c));
+            r[i] = t ? 1 : 0;
+          }
         }
         case I_ADD, I_SUB, I_MUL -> {
           gate(ea, regs.err[b], na, regs.nul[b], m, re, rn, live);
@@ -218,16 +273,20 @@ final class CpuBatchEval {
           boolean[] nc = regs.nul[c];
           int[] eb = regs.err[b];
           int[] ec = regs.err[c];
+          int[] lb = regs.len[b];
+          int[] lc = regs.len[c];
           for (int i = 0; i < m; i++) {
             if (ea[i] != 0) {
               re[i] = ea[i];
               rn[i] = false;
               r[i] = 0;
+              rl[i] = 0;
             } else {
               boolean pick = !na[i] && va[i] == 1;
               r[i] = pick ? vb[i] : vc[i];
               rn[i] = pick ? nb[i] : nc[i];
               re[i] = pick ? eb[i] : ec[i];
+              rl[i] = pick ? lb[i] : lc[i];
             }
           }
         }
@@ -237,6 +296,7 @@ final class CpuBatchEval {
         System.arraycopy(r, 0, regs.val[d], 0, m);
         System.arraycopy(rn, 0, regs.nul[d], 0, m);
         System.arraycopy(re, 0, regs.err[d], 0, m);
+        System.arraycopy(rl, 0, regs.len[d], 0, m);
       }
     }
   }

@@ -8,8 +8,8 @@ import org.apache.arrow.memory.util.MemoryUtil;
 
 /**
  * The CPU twin of {@code expr_eval_kernel}: runs a {@link Program} row by row, in parallel
- * chunks, with the same registers, null bits, error codes and store rules; arithmetic-only
- * programs a batch of rows at a time ({@link CpuBatchEval}).
+ * chunks, with the same registers, null bits, error codes and store rules; programs of
+ * arithmetic, string loads, comparisons and LIKE a batch of rows at a time ({@link CpuBatchEval}).
  */
 final class CpuEval {
   private static final int CHUNK = 1 << 14;
@@ -32,7 +32,7 @@ final class CpuEval {
 
   /** Runs {@code p}; {@code pool} is the native address of a copy of {@link Program#strings()}. */
   static Rows run(Program p, List<HostColumn> slots, int n, long pool) {
-    return run(p, slots, n, pool, p.arithmeticOnly());
+    return run(p, slots, n, pool, CpuBatchEval.supports(p));
   }
 
   /** {@link #run(Program, List, int, long)}, a batch of rows at a time ({@link CpuBatchEval}) when {@code batched}. */
@@ -60,11 +60,12 @@ final class CpuEval {
         int end = Math.min(n, (ch + 1) * CHUNK);
         for (int from = ch * CHUNK; from < end; from += CpuBatchEval.BATCH) {
           int m = Math.min(CpuBatchEval.BATCH, end - from);
-          CpuBatchEval.run(p, data, valid, widths, from, m, regs);
+          CpuBatchEval.run(p, data, valid, offsets, widths, pool, from, m, regs);
           int res = p.resultRegister();
           long[] v = regs.val[res];
           boolean[] isNull = regs.nul[res];
           int[] error = regs.err[res];
+          int[] length = regs.len[res];
           for (int i = 0; i < m; i++) {
             if (error[i] != 0) {
               first = Math.min(first, ((long) (from + i) << 8) | error[i]);
@@ -72,6 +73,7 @@ final class CpuEval {
             } else {
               nulls[from + i] = isNull[i];
               values[from + i] = v[i];
+              lengths[from + i] = length[i];
             }
           }
         }
