@@ -13,8 +13,6 @@ import org.apache.arrow.memory.util.MemoryUtil;
 final class CpuBatchEval {
   /** Rows per batch: each register holds this many values. */
   static final int BATCH = 1024;
-  private static final Opcode[] OPCODES = Opcode.values();
-  private static final Opcode.LoadKind[] LOAD_KINDS = Opcode.LoadKind.values();
 
   /**
    * A batch's register file and scratch rows; one per thread. Operand fields that name a column
@@ -49,21 +47,18 @@ final class CpuBatchEval {
   }
 
   /** The string opcodes run here besides the arithmetic ones: loads, comparisons and LIKE. */
-  private static final java.util.Set<Opcode> STRINGS = java.util.EnumSet.of(Opcode.LOAD_STR_COL, Opcode.LOAD_STR_CONST,
+  private static final java.util.Set<Opcode> RUNS = java.util.EnumSet.of(Opcode.LOAD_STR_COL, Opcode.LOAD_STR_CONST,
       Opcode.CMP_S, Opcode.LIKE);
+
+  static {
+    RUNS.addAll(Program.ARITHMETIC);
+  }
 
   private CpuBatchEval() {}
 
   /** Whether every instruction of {@code p} is one this evaluator runs. */
   static boolean supports(Program p) {
-    int[] code = p.code();
-    for (int pc = 0; pc < code.length; pc += Program.WIDTH) {
-      Opcode op = OPCODES[code[pc]];
-      if (!Program.ARITHMETIC.contains(op) && !STRINGS.contains(op)) {
-        return false;
-      }
-    }
-    return true;
+    return p.usesOnly(RUNS);
   }
 
   /**
@@ -77,7 +72,7 @@ final class CpuBatchEval {
     long[] consts = p.constants();
     boolean[] live = regs.live;
     for (int pc = 0; pc < code.length; pc += Program.WIDTH) {
-      Opcode op = OPCODES[code[pc]];
+      Opcode op = CpuEval.OPCODES[code[pc]];
       int d = code[pc + 1];
       int a = code[pc + 2] & 31;
       int b = code[pc + 3] & 31;
@@ -93,7 +88,7 @@ final class CpuBatchEval {
       boolean[] na = regs.nul[a];
       int[] ea = regs.err[a];
       switch (op) {
-        case LOAD_COL -> load(data[code[pc + 2]], valid[code[pc + 2]], widths[code[pc + 2]], LOAD_KINDS[c], from, m, r, rn, re);
+        case LOAD_COL -> load(data[code[pc + 2]], valid[code[pc + 2]], widths[code[pc + 2]], CpuEval.LOAD_KINDS[c], from, m, r, rn, re);
         case LOAD_CONST -> {
           java.util.Arrays.fill(r, 0, m, consts[code[pc + 2]]);
           java.util.Arrays.fill(rn, 0, m, code[pc + 3] != 0);
@@ -136,17 +131,17 @@ final class CpuBatchEval {
           if (op == Opcode.I_ADD) {
             for (int i = 0; i < m; i++) {
               long s = va[i] + vb[i];
-              r[i] = checked(live[i], s, ((va[i] ^ s) & (vb[i] ^ s)) < 0 || !fits(s, c), re, i);
+              r[i] = checked(live[i], s, ((va[i] ^ s) & (vb[i] ^ s)) < 0 || !CpuEval.fits(s, c), re, i);
             }
           } else if (op == Opcode.I_SUB) {
             for (int i = 0; i < m; i++) {
               long s = va[i] - vb[i];
-              r[i] = checked(live[i], s, ((va[i] ^ vb[i]) & (va[i] ^ s)) < 0 || !fits(s, c), re, i);
+              r[i] = checked(live[i], s, ((va[i] ^ vb[i]) & (va[i] ^ s)) < 0 || !CpuEval.fits(s, c), re, i);
             }
           } else {
             for (int i = 0; i < m; i++) {
               long s = va[i] * vb[i];
-              r[i] = checked(live[i], s, Math.multiplyHigh(va[i], vb[i]) != (s >> 63) || !fits(s, c), re, i);
+              r[i] = checked(live[i], s, Math.multiplyHigh(va[i], vb[i]) != (s >> 63) || !CpuEval.fits(s, c), re, i);
             }
           }
         }
@@ -199,7 +194,7 @@ final class CpuBatchEval {
               switch (op) {
                 case I_NEG -> {
                   v = -x;
-                  overflow = x == Long.MIN_VALUE || !fits(v, c);
+                  overflow = x == Long.MIN_VALUE || !CpuEval.fits(v, c);
                 }
                 case SCALE_UP -> {
                   v = x * k;
@@ -207,7 +202,7 @@ final class CpuBatchEval {
                 }
                 case RANGE_CHECK -> {
                   v = x;
-                  overflow = !fits(x, c);
+                  overflow = !CpuEval.fits(x, c);
                 }
                 case PRECISION_CHECK -> {
                   v = x;
@@ -219,7 +214,7 @@ final class CpuBatchEval {
                 }
                 default -> {
                   v = x == Long.MIN_VALUE ? 0 : Math.abs(x);
-                  overflow = x == Long.MIN_VALUE || !fits(v, c);
+                  overflow = x == Long.MIN_VALUE || !CpuEval.fits(v, c);
                 }
               }
               if (overflow) {
@@ -376,9 +371,5 @@ final class CpuBatchEval {
       }
       default -> throw new IllegalStateException("load kind " + kind);
     }
-  }
-
-  private static boolean fits(long v, int bits) {
-    return bits >= 64 || (v >= -(1L << (bits - 1)) && v < (1L << (bits - 1)));
   }
 }

@@ -23,9 +23,9 @@ final class CpuEval {
   record Rows(long[] values, int[] lengths, boolean[] nulls, long firstError) {}
 
   // values() copies its array on every call: once per row and load was most of a profile
-  private static final Opcode[] OPCODES = Opcode.values();
+  static final Opcode[] OPCODES = Opcode.values();
   private static final boolean LITTLE_ENDIAN = java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.LITTLE_ENDIAN;
-  private static final Opcode.LoadKind[] LOAD_KINDS = Opcode.LoadKind.values();
+  static final Opcode.LoadKind[] LOAD_KINDS = Opcode.LoadKind.values();
   private static final Opcode.MathFn[] MATH_FNS = Opcode.MathFn.values();
   private static final Opcode.ParseKind[] PARSE_KINDS = Opcode.ParseKind.values();
   private static final Opcode.Cmp[] CMPS = Opcode.Cmp.values();
@@ -874,7 +874,7 @@ final class CpuEval {
     return Math.abs(v - t) == 0.5 ? t + Math.signum(v) : Math.rint(v);
   }
 
-  private static boolean fits(long v, int bits) {
+  static boolean fits(long v, int bits) {
     return bits >= 64 || (v >= -(1L << (bits - 1)) && v < (1L << (bits - 1)));
   }
 

@@ -3,9 +3,6 @@ package dev.gpudf.kernels;
 import dev.gpudf.columnar.Column;
 import dev.gpudf.columnar.DataType;
 import dev.gpudf.columnar.DeviceColumn;
-import dev.gpudf.columnar.DeviceTable;
-import dev.gpudf.columnar.HostColumn;
-import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.error.UserException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -134,19 +131,19 @@ final class DictionaryEval {
     Column dictionary = dictionaries.get(i);
     Column codes = in.columns().get(i);
     // a bare column is its dictionary, gathered as it is (the interpreter would copy it first)
-    Column perEntry = e instanceof Expr.Col ? kept(dictionary) : Evaluate.evaluate(exec,
+    Column perEntry = e instanceof Expr.Col ? ColumnOps.kept(dictionary) : Evaluate.evaluate(exec,
         new EvalInput(List.of(dictionary), dictionary.rowCount(), in.onDevice()), replace(e, i, Expr.col(0)));
     try (perEntry) {
       if (codes.nullCount() == 0) {
-        return gather(exec, perEntry, codes);
+        return ColumnOps.gather(exec, perEntry, codes);
       }
       // entry D (one past the dictionary) holds the result for NULL; null codes point at it
       Expr overNull = replace(e, i, new Expr.Lit(dictionary.type(), null));
       Expr nullToD = Expr.call(Op.COALESCE, Expr.col(0), Expr.lit(dictionary.rowCount()));
       try (Column forNull = Evaluate.evaluate(exec, new EvalInput(List.of(), 1, in.onDevice()), overNull);
-          Column withNull = concat(exec, perEntry, forNull);
+          Column withNull = ColumnOps.concat(exec, perEntry, forNull);
           Column map = Evaluate.evaluate(exec, new EvalInput(List.of(codes), codes.rowCount(), in.onDevice()), nullToD)) {
-        return gather(exec, withNull, map);
+        return ColumnOps.gather(exec, withNull, map);
       }
     }
   }
@@ -169,44 +166,5 @@ final class DictionaryEval {
       return new Expr.Call(c.op(), c.args().stream().map(a -> replace(a, column, with)).toList());
     }
     return e instanceof Expr.Cast c ? new Expr.Cast(replace(c.arg(), column, with), c.type()) : e;
-  }
-
-  /** {@code values[map[row]]}; the caller owns the result. */
-  private static Column gather(Exec exec, Column values, Column map) {
-    values.retain();
-    if (values instanceof DeviceColumn d) {
-      try (DeviceTable t = new DeviceTable(exec.gpu(), List.of("v"), List.of(d), d.rowCount());
-          DeviceTable g = Gather.gather(exec, t, (DeviceColumn) map)) {
-        return kept(g.column(0));
-      }
-    }
-    HostColumn h = (HostColumn) values;
-    try (HostTable t = new HostTable(List.of("v"), List.of(h), h.rowCount());
-        HostTable g = Gather.gather(exec, t, (HostColumn) map)) {
-      return kept(g.column(0));
-    }
-  }
-
-  /** {@code a} then {@code b}; the caller owns the result. */
-  private static Column concat(Exec exec, Column a, Column b) {
-    a.retain();
-    b.retain();
-    if (a instanceof DeviceColumn da) {
-      try (DeviceTable ta = new DeviceTable(exec.gpu(), List.of("v"), List.of(da), da.rowCount());
-          DeviceTable tb = new DeviceTable(exec.gpu(), List.of("v"), List.of((DeviceColumn) b), b.rowCount());
-          DeviceTable both = Concat.concat(exec, ta, tb)) {
-        return kept(both.column(0));
-      }
-    }
-    try (HostTable ta = new HostTable(List.of("v"), List.of((HostColumn) a), a.rowCount());
-        HostTable tb = new HostTable(List.of("v"), List.of((HostColumn) b), b.rowCount());
-        HostTable both = Concat.concat(exec, ta, tb)) {
-      return kept(both.column(0));
-    }
-  }
-
-  private static <C extends Column> C kept(C c) {
-    c.retain();
-    return c;
   }
 }

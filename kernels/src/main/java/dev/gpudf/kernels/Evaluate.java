@@ -118,10 +118,7 @@ public final class Evaluate {
      * arithmetic-only build when {@link Program#arithmeticOnly}), one row a thread otherwise.
      */
     static Interpreter of(Program p) {
-      int r = 4;
-      while (r < p.registers()) {
-        r <<= 1;
-      }
+      int r = p.registerFile();
       if (r <= 8 && !p.scansStrings()) {
         return new Interpreter((p.arithmeticOnly() ? "expr_arith_r" : "expr_eval_r") + r + "_k4_kernel", 4);
       }
@@ -171,19 +168,24 @@ public final class Evaluate {
       owned.add(out);
       DeviceBuffer validity = exec.allocate(4 * words);
       owned.add(validity);
-      Interpreter interpreter = Interpreter.of(p);
-      String kernel = interpreter.kernel();
-      int grid = KernelLaunch.residentGridFor(exec.stream().device(), kernel,
-          ((long) n + interpreter.rowsPerThread() - 1) / interpreter.rowsPerThread());
       GeneratedKernels.Kernel generated = n >= generatedMinRows && PtxProgram.supports(p, store)
           ? GeneratedKernels.on(exec.stream().device()).kernel(p, store) : null;
+      // strings are never generated: the STRCOPY launch below always has the interpreter
+      String kernel = null;
+      int grid = 0;
       if (generated != null) {
         KernelLaunch.launch(generated, KernelLaunch.residentGridFor(exec.stream().device(), generated.residentBlocks(), n),
             exec.stream(), args[0], args[1], args[2], args[3], args[4], (long) n, p.resultRegister(), store.ordinal(),
             out, validity, error, null, null);
-      } else if (n > 0) {
-        KernelLaunch.launch(kernel, grid, exec.stream(), args[0], args[1], args[2], args[3], args[4], (long) n,
-            p.resultRegister(), store.ordinal(), out, validity, error, null, null);
+      } else {
+        Interpreter interpreter = Interpreter.of(p);
+        kernel = interpreter.kernel();
+        grid = KernelLaunch.residentGridFor(exec.stream().device(), kernel,
+            ((long) n + interpreter.rowsPerThread() - 1) / interpreter.rowsPerThread());
+        if (n > 0) {
+          KernelLaunch.launch(kernel, grid, exec.stream(), args[0], args[1], args[2], args[3], args[4], (long) n,
+              p.resultRegister(), store.ordinal(), out, validity, error, null, null);
+        }
       }
       long first = exec.readLongs(error, 1)[0];
       if (first != -1L) {

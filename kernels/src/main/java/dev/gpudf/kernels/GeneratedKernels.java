@@ -27,7 +27,6 @@ final class GeneratedKernels implements AutoCloseable {
   private final CudaDevice device;
   private final Map<Key, Kernel> kernels = new HashMap<>();
   private final List<CUmodule> modules = new ArrayList<>();
-  private long compileNanos;
 
   /** A generated entry point and the blocks of {@link KernelLaunch#BLOCK} threads one multiprocessor holds. */
   record Kernel(CUfunction function, int residentBlocks) {}
@@ -59,7 +58,6 @@ final class GeneratedKernels implements AutoCloseable {
     if (k != null || kernels.size() >= LIMIT) {
       return k;
     }
-    long t0 = System.nanoTime();
     byte[] text = (PtxProgram.generate(p, store) + "\0").getBytes(StandardCharsets.US_ASCII);
     device.makeCurrent();
     CUmodule module = new CUmodule();
@@ -72,13 +70,12 @@ final class GeneratedKernels implements AutoCloseable {
         "cuOccupancyMaxActiveBlocksPerMultiprocessor(" + PtxProgram.ENTRY + ")");
     k = new Kernel(f, Math.max(1, blocks[0]));
     kernels.put(key, k);
-    compileNanos += System.nanoTime() - t0;
     return k;
   }
 
-  /** Kernels compiled so far and the nanoseconds spent generating and compiling them. */
-  synchronized long[] compiled() {
-    return new long[] {kernels.size(), compileNanos};
+  /** Kernels compiled so far. */
+  synchronized int size() {
+    return kernels.size();
   }
 
   @Override

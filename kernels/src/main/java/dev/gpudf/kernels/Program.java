@@ -38,23 +38,37 @@ public record Program(int[] code, long[] constants, byte[] strings, List<Integer
 
   /** Whether every instruction is one the arithmetic-only interpreter build runs. */
   public boolean arithmeticOnly() {
-    Opcode[] ops = Opcode.values();
-    for (int i = 0; i < code.length; i += WIDTH) {
-      if (!ARITHMETIC.contains(ops[code[i]])) {
-        return false;
-      }
-    }
-    return true;
+    return usesOnly(ARITHMETIC);
   }
 
   /** Whether an instruction walks a string's bytes (compare, LIKE, length, cut, search, parse). */
   public boolean scansStrings() {
-    Opcode[] ops = Opcode.values();
+    return !java.util.Collections.disjoint(opcodes(), STRING_SCANS);
+  }
+
+  /** Whether every instruction's opcode is in {@code ops}. */
+  boolean usesOnly(java.util.Set<Opcode> ops) {
+    return ops.containsAll(opcodes());
+  }
+
+  private java.util.Set<Opcode> opcodes() {
+    java.util.Set<Opcode> used = java.util.EnumSet.noneOf(Opcode.class);
+    Opcode[] all = Opcode.values();
     for (int i = 0; i < code.length; i += WIDTH) {
-      if (STRING_SCANS.contains(ops[code[i]])) {
-        return true;
-      }
+      used.add(all[code[i]]);
     }
-    return false;
+    return used;
+  }
+
+  /**
+   * The register file the kernels keep per row for this program: the next power of two, at
+   * least 4, that holds its registers (register operands are masked with it).
+   */
+  int registerFile() {
+    int r = 4;
+    while (r < registers) {
+      r <<= 1;
+    }
+    return r;
   }
 }

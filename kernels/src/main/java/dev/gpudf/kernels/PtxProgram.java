@@ -33,12 +33,8 @@ final class PtxProgram {
   private PtxProgram(Program program, StoreKind store) {
     this.program = program;
     this.store = store;
-    int r = 4;
-    while (r < program.registers()) {
-      r <<= 1;
-    }
-    // operands the interpreter masks with R - 1 are masked the same way
-    this.registerMask = r - 1;
+    // operands the interpreter masks with its register file's size are masked the same way
+    this.registerMask = program.registerFile() - 1;
   }
 
   /** Whether {@code p}, written out as {@code store}, has a generated form. */
