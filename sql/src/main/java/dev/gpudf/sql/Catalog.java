@@ -1,22 +1,36 @@
 package dev.gpudf.sql;
 
+import dev.gpudf.columnar.DeviceTable;
+import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.Table;
+import dev.gpudf.columnar.TypeId;
 import dev.gpudf.columnar.cuda.Gpu;
+import dev.gpudf.columnar.error.InternalException;
 import dev.gpudf.columnar.error.UserException;
+import dev.gpudf.kernels.Exec;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
  * The session's tables, resident in the backend's memory (on the device for a GPU session) and
- * reused by every query. Names are case-insensitive. The catalog holds one reference to each
- * table and closes them when it closes.
+ * reused by every query. Names are case-insensitive. A table is one or more chunks of rows: rows
+ * {@linkplain #append appended} join the last chunk while its string columns stay within a
+ * column's 2 GiB (32-bit offsets) and its rows within {@link #maxChunkRows}, and start a new
+ * chunk past that, so a table may hold more than one column could; a query reads a chunked table
+ * as the UNION ALL of its chunks. The catalog holds one reference to each chunk and closes them
+ * when it closes.
  */
 public final class Catalog implements AutoCloseable {
   private final Gpu gpu;
-  private final Map<String, Table<?>> tables = new LinkedHashMap<>();
+  private final BufferAllocator allocator;
+  private final Map<String, List<Table<?>>> tables = new LinkedHashMap<>();
+  private int maxChunkRows = Integer.MAX_VALUE;
   private static final String HIDDEN = "$frame";
   private final Map<String, TableConstraints> constraints = new java.util.HashMap<>();
   private final Map<String, String> indexes = new java.util.HashMap<>();
@@ -25,9 +39,23 @@ public final class Catalog implements AutoCloseable {
   private long version;
   private int hidden;
 
-  /** A catalog whose tables live on {@code gpu}, or on the host when it is null. */
-  Catalog(Gpu gpu) {
+  /** A catalog whose tables live on {@code gpu}, or on the host when it is null; chunks are joined with {@code allocator}'s memory. */
+  Catalog(Gpu gpu, BufferAllocator allocator) {
     this.gpu = gpu;
+    this.allocator = allocator;
+  }
+
+  /** Rows a chunk may hold before {@link #append} starts another (default: as many as a column can). */
+  public synchronized int maxChunkRows() {
+    return maxChunkRows;
+  }
+
+  /** Sets {@link #maxChunkRows} for later appends (smaller chunks bound the memory a query needs per chunk). */
+  public synchronized void maxChunkRows(int rows) {
+    if (rows < 1) {
+      throw new UserException("a chunk holds at least one row, not " + rows);
+    }
+    maxChunkRows = rows;
   }
 
   /** Loads {@code root} as table {@code name} (copied to the device for a GPU session); the caller keeps {@code root}. */
@@ -36,8 +64,66 @@ public final class Catalog implements AutoCloseable {
     if (tables.containsKey(key)) {
       throw new UserException("table '" + name + "' already exists");
     }
-    tables.put(key, TableOps.load(gpu, root));
+    tables.put(key, new ArrayList<>(List.of(TableOps.load(gpu, root))));
     versions.put(key, ++version);
+  }
+
+  /**
+   * Adds the rows of {@code root} (copied, as for {@link #register}) to the end of table {@code
+   * name}, whose column types they must have; the caller keeps {@code root}. They join the last
+   * chunk while that stays within a chunk's limits, else they become a new chunk.
+   */
+  public synchronized void append(String name, VectorSchemaRoot root) {
+    String key = name.toLowerCase(Locale.ROOT);
+    List<Table<?>> chunks = tables.get(key);
+    if (chunks == null) {
+      throw new UserException("no table '" + name + "'");
+    }
+    Table<?> last = chunks.get(chunks.size() - 1);
+    Table<?> part = TableOps.load(gpu, root);
+    try {
+      if (!part.types().equals(last.types())) {
+        throw new UserException("rows appended to '" + name + "' have column types " + part.types() + ", the table has "
+            + last.types());
+      }
+      if (fitTogether(last, part)) {
+        Table<?> joined;
+        try (Exec exec = gpu == null ? Exec.onCpu(allocator) : Exec.onGpu(gpu, allocator)) {
+          joined = TableOps.concat(exec, List.of(last, part), last.names());
+          if (exec.hasGpu()) {
+            exec.stream().synchronize();
+          }
+        }
+        chunks.set(chunks.size() - 1, joined);
+        last.close();
+      } else {
+        part.retain();
+        chunks.add(part);
+      }
+    } finally {
+      part.close();
+    }
+    versions.put(key, ++version);
+  }
+
+  /** Whether {@code a} and {@code b} make one chunk within the limits: rows, and each string column's bytes. */
+  private boolean fitTogether(Table<?> a, Table<?> b) {
+    if ((long) a.rowCount() + b.rowCount() > maxChunkRows) {
+      return false;
+    }
+    for (int c = 0; c < a.columnCount(); c++) {
+      if (a.types().get(c).id() == TypeId.STRING && stringBytes(a, c) + stringBytes(b, c) > Integer.MAX_VALUE) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static long stringBytes(Table<?> t, int c) {
+    if (t instanceof DeviceTable d) {
+      return d.column(c).data().size();
+    }
+    return ((BaseVariableWidthVector) ((HostTable) t).column(c).vector()).sizeOfValueBuffer();
   }
 
   /**
@@ -57,21 +143,21 @@ public final class Catalog implements AutoCloseable {
       throw new UserException("no table '" + name + "'");
     }
     // load first: if that fails, the table keeps its old rows
-    tables.put(key, TableOps.load(gpu, root)).close();
+    tables.put(key, new ArrayList<>(List.of(TableOps.load(gpu, root)))).forEach(Table::close);
     versions.put(key, ++version);
   }
 
   /** Removes and closes table {@code name}, with its constraints and indexes. */
   public synchronized void drop(String name) {
     String key = name.toLowerCase(Locale.ROOT);
-    Table<?> t = tables.remove(key);
+    List<Table<?>> t = tables.remove(key);
     if (t == null) {
       throw new UserException("no table '" + name + "'");
     }
     constraints.remove(key);
     indexes.values().removeIf(key::equals);
     versions.remove(key);
-    t.close();
+    t.forEach(Table::close);
   }
 
   /** What table {@code name} promises about its rows ({@link TableConstraints#NONE} unless declared). */
@@ -122,23 +208,52 @@ public final class Catalog implements AutoCloseable {
     return v;
   }
 
-  synchronized Map<String, Table<?>> tables() {
-    return Map.copyOf(tables);
+  /** What the planner needs of a table: its columns and the rows of each of its chunks. */
+  record Shape(List<String> names, List<dev.gpudf.columnar.DataType> types, List<Integer> chunkRows) {
+    long rows() {
+      return chunkRows.stream().mapToLong(Integer::longValue).sum();
+    }
+
+    int chunks() {
+      return chunkRows.size();
+    }
   }
 
-  /** The table {@code name}, retained for the caller, who closes it. */
-  synchronized Table<?> acquire(String name) {
-    Table<?> t = tables.get(name.toLowerCase(Locale.ROOT));
-    if (t == null) {
+  /** Every table's {@link Shape}, by name (lower case, hidden tables included). */
+  synchronized Map<String, Shape> shapes() {
+    Map<String, Shape> out = new LinkedHashMap<>();
+    tables.forEach((name, chunks) -> out.put(name, new Shape(chunks.get(0).names(), chunks.get(0).types(),
+        chunks.stream().map(Table::rowCount).toList())));
+    return out;
+  }
+
+  /** Table {@code name}'s {@link Shape}; a {@link UserException} if there is no such table. */
+  synchronized Shape shape(String name) {
+    Shape s = shapes().get(name.toLowerCase(Locale.ROOT));
+    if (s == null) {
       throw new UserException("no table '" + name + "'");
     }
+    return s;
+  }
+
+  /** Chunk {@code chunk} of table {@code name}, retained for the caller, who closes it. */
+  synchronized Table<?> acquire(String name, int chunk) {
+    List<Table<?>> chunks = tables.get(name.toLowerCase(Locale.ROOT));
+    if (chunks == null) {
+      throw new UserException("no table '" + name + "'");
+    }
+    if (chunk >= chunks.size()) {
+      throw new InternalException("table '" + name + "' has " + chunks.size() + " chunks, not " + (chunk + 1)
+          + ": a plan outlived the table's shape");
+    }
+    Table<?> t = chunks.get(chunk);
     t.retain();
     return t;
   }
 
   @Override
   public synchronized void close() {
-    tables.values().forEach(Table::close);
+    tables.values().forEach(chunks -> chunks.forEach(Table::close));
     tables.clear();
   }
 }

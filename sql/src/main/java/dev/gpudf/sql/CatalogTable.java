@@ -1,23 +1,35 @@
 package dev.gpudf.sql;
 
-import dev.gpudf.columnar.DataType;
 import java.util.List;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeFactory;
 import org.apache.calcite.schema.impl.AbstractTable;
 
-/** A catalog table as Calcite sees it during planning: a name, a row type and its row count (for join order). */
+/**
+ * A catalog table as Calcite sees it during planning: a name, a row type and its row count (for
+ * join order); either the whole table ({@code chunk} -1) or one of its chunks, which a chunked
+ * table's scan becomes once the joins are ordered.
+ */
 final class CatalogTable extends AbstractTable {
   private final String name;
-  private final List<String> columns;
-  private final List<DataType> types;
+  private final Catalog.Shape shape;
+  private final int chunk;
   private final double rows;
 
-  CatalogTable(String name, List<String> columns, List<DataType> types, double rows) {
+  CatalogTable(String name, Catalog.Shape shape, int chunk) {
+    this(name, shape, chunk, shape.rows());
+  }
+
+  private CatalogTable(String name, Catalog.Shape shape, int chunk, double rows) {
     this.name = name;
-    this.columns = columns;
-    this.types = types;
+    this.shape = shape;
+    this.chunk = chunk;
     this.rows = rows;
+  }
+
+  /** Chunk {@code chunk} of this table. */
+  CatalogTable chunk(int chunk) {
+    return new CatalogTable(name, shape, chunk, shape.chunkRows().get(chunk));
   }
 
   @Override
@@ -29,11 +41,21 @@ final class CatalogTable extends AbstractTable {
     return name;
   }
 
+  /** How many chunks the table had when it was planned. */
+  int chunks() {
+    return shape.chunks();
+  }
+
+  /** Which chunk this is, or -1 for the whole table. */
+  int chunk() {
+    return chunk;
+  }
+
   @Override
   public RelDataType getRowType(RelDataTypeFactory f) {
     RelDataTypeFactory.Builder b = f.builder();
-    for (int i = 0; i < columns.size(); i++) {
-      b.add(columns.get(i), SqlTypes.toCalcite(f, types.get(i)));
+    for (int i = 0; i < shape.names().size(); i++) {
+      b.add(shape.names().get(i), SqlTypes.toCalcite(f, shape.types().get(i)));
     }
     return b.build();
   }

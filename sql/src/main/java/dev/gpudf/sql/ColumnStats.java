@@ -45,17 +45,32 @@ final class ColumnStats {
   }
 
   private OptionalDouble measure(String name, int[] columns) {
-    try (QueryContext ctx = contexts.get(); Table<?> table = catalog.acquire(name)) {
-      if (table.rowCount() == 0) {
-        return OptionalDouble.of(0);
+    Catalog.Shape shape = catalog.shape(name);
+    if (shape.rows() == 0) {
+      return OptionalDouble.of(0);
+    }
+    List<String> names = java.util.Arrays.stream(columns).mapToObj(shape.names()::get).toList();
+    List<Table<?>> groups = new java.util.ArrayList<>();
+    try (QueryContext ctx = contexts.get()) {
+      // a chunked table: the distinct keys of each chunk, then those of their concatenation
+      for (int i = 0; i < shape.chunks(); i++) {
+        try (Table<?> chunk = catalog.acquire(name, i)) {
+          groups.add(TableOps.groupBy(ctx.exec(), chunk, columns, List.of(), names));
+        }
       }
-      try (Table<?> groups = TableOps.groupBy(ctx.exec(), table, columns, List.of(),
-          java.util.Arrays.stream(columns).mapToObj(table.names()::get).toList())) {
-        return OptionalDouble.of(groups.rowCount());
+      if (groups.size() == 1) {
+        return OptionalDouble.of(groups.get(0).rowCount());
+      }
+      int[] all = java.util.stream.IntStream.range(0, columns.length).toArray();
+      try (Table<?> keys = TableOps.concat(ctx.exec(), groups, names);
+          Table<?> distinct = TableOps.groupBy(ctx.exec(), keys, all, List.of(), names)) {
+        return OptionalDouble.of(distinct.rowCount());
       }
     } catch (NotSupportedException e) {
       // a key type the group-by lacks: the join order falls back to treating the column as a key
       return OptionalDouble.empty();
+    } finally {
+      groups.forEach(Table::close);
     }
   }
 }

@@ -32,6 +32,7 @@ import org.apache.calcite.rel.logical.LogicalFilter;
 import org.apache.calcite.rel.logical.LogicalJoin;
 import org.apache.calcite.rel.logical.LogicalProject;
 import org.apache.calcite.rel.logical.LogicalSort;
+import org.apache.calcite.rel.logical.LogicalUnion;
 import org.apache.calcite.rel.rules.CoreRules;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rex.RexDynamicParam;
@@ -97,7 +98,7 @@ public final class GpuSession implements AutoCloseable {
   private GpuSession(Gpu gpu, BufferAllocator allocator) {
     this.gpu = gpu;
     this.allocator = allocator;
-    this.catalog = new Catalog(gpu);
+    this.catalog = new Catalog(gpu, allocator);
     this.joinOrder = new JoinOrder(new ColumnStats(catalog, () -> context(List.of())));
   }
 
@@ -248,7 +249,7 @@ public final class GpuSession implements AutoCloseable {
    */
   private GpuRel planned(String sql) {
     Map<String, List<Object>> shapes = new java.util.TreeMap<>();
-    catalog.tables().forEach((name, t) -> shapes.put(name, List.of(t.names(), t.types())));
+    catalog.shapes().forEach((name, t) -> shapes.put(name, List.of(t.names(), t.types(), t.chunks())));
     Object key = List.of(sql, shapes);
     synchronized (plans) {
       GpuRel hit = plans.get(key);
@@ -290,13 +291,12 @@ public final class GpuSession implements AutoCloseable {
 
   /** The columns of table {@code name} as an Arrow schema. */
   public org.apache.arrow.vector.types.pojo.Schema tableSchema(String name) {
-    try (dev.gpudf.columnar.Table<?> t = catalog.acquire(name)) {
-      List<org.apache.arrow.vector.types.pojo.Field> fields = new java.util.ArrayList<>();
-      for (int i = 0; i < t.columnCount(); i++) {
-        fields.add(dev.gpudf.columnar.ArrowTypes.toArrowField(t.names().get(i), t.types().get(i)));
-      }
-      return new org.apache.arrow.vector.types.pojo.Schema(fields);
+    Catalog.Shape t = catalog.shape(name);
+    List<org.apache.arrow.vector.types.pojo.Field> fields = new java.util.ArrayList<>();
+    for (int i = 0; i < t.names().size(); i++) {
+      fields.add(dev.gpudf.columnar.ArrowTypes.toArrowField(t.names().get(i), t.types().get(i)));
     }
+    return new org.apache.arrow.vector.types.pojo.Schema(fields);
   }
 
   /**
@@ -565,7 +565,7 @@ public final class GpuSession implements AutoCloseable {
   }
 
   private void addTables(SchemaPlus schema) {
-    catalog.tables().forEach((name, t) -> schema.add(name, new CatalogTable(name, t.names(), t.types(), t.rowCount())));
+    catalog.shapes().forEach((name, t) -> schema.add(name, new CatalogTable(name, t, -1)));
   }
 
   private static Program program() {
@@ -609,9 +609,69 @@ public final class GpuSession implements AutoCloseable {
     order.setRoot(rel);
     rel = joinOrder.apply(order.findBestExp());
     rel = hep(rel, List.of(CoreRules.MULTI_JOIN_OPTIMIZE));
-    return hep(rel, List.of(CoreRules.FILTER_INTO_JOIN, CoreRules.JOIN_CONDITION_PUSH, CoreRules.PROJECT_MERGE,
+    rel = hep(rel, List.of(CoreRules.FILTER_INTO_JOIN, CoreRules.JOIN_CONDITION_PUSH, CoreRules.PROJECT_MERGE,
         CoreRules.PROJECT_REMOVE));
+    return splitChunks(rel);
   }
+
+  /**
+   * Each scan of a chunked table becomes the UNION ALL of its chunks' scans, after join ordering
+   * (which estimates from the whole table); then filters, projections and aggregates move into
+   * every chunk's branch (AVG split into SUM and COUNT for that), so that a chunk is reduced
+   * before the union concatenates what is left, and a branch's memory is freed before the next runs.
+   */
+  private static RelNode splitChunks(RelNode rel) {
+    boolean[] split = {false};
+    RelNode out = rel.accept(new org.apache.calcite.rel.RelShuttleImpl() {
+      @Override
+      public RelNode visit(TableScan scan) {
+        CatalogTable t = scan.getTable().unwrap(CatalogTable.class);
+        if (t == null || t.chunk() >= 0 || t.chunks() == 1) {
+          return scan;
+        }
+        split[0] = true;
+        List<RelNode> branches = new java.util.ArrayList<>();
+        for (int i = 0; i < t.chunks(); i++) {
+          org.apache.calcite.plan.RelOptTable chunk = org.apache.calcite.prepare.RelOptTableImpl.create(
+              scan.getTable().getRelOptSchema(), scan.getRowType(), List.of(t.name(), "chunk " + i), t.chunk(i),
+              (org.apache.calcite.linq4j.tree.Expression) null);
+          branches.add(org.apache.calcite.rel.logical.LogicalTableScan.create(scan.getCluster(), chunk, scan.getHints()));
+        }
+        return LogicalUnion.create(branches, true);
+      }
+
+      // a filter or projection right over a chunk union runs in each branch (inputs of one row type)
+      @Override
+      public RelNode visit(LogicalFilter filter) {
+        RelNode input = filter.getInput().accept(this);
+        return input instanceof LogicalUnion u && u.all
+            ? LogicalUnion.create(u.getInputs().stream().map(b -> (RelNode) filter.copy(filter.getTraitSet(), b, filter.getCondition()))
+                .toList(), true)
+            : filter.copy(filter.getTraitSet(), List.of(input));
+      }
+
+      @Override
+      public RelNode visit(LogicalProject project) {
+        RelNode input = project.getInput().accept(this);
+        return input instanceof LogicalUnion u && u.all
+            ? LogicalUnion.create(u.getInputs().stream()
+                .map(b -> (RelNode) project.copy(project.getTraitSet(), b, project.getProjects(), project.getRowType())).toList(), true)
+            : project.copy(project.getTraitSet(), List.of(input));
+      }
+    });
+    if (!split[0]) {
+      return rel;
+    }
+    return hep(out, List.of(AVG_OVER_UNION, CoreRules.AGGREGATE_UNION_TRANSPOSE, CoreRules.PROJECT_MERGE, CoreRules.PROJECT_REMOVE));
+  }
+
+  /** AVG as SUM / COUNT where it aggregates a UNION ALL directly, so that the aggregate can move into the union's inputs. */
+  private static final RelOptRule AVG_OVER_UNION = org.apache.calcite.rel.rules.AggregateReduceFunctionsRule.Config.DEFAULT
+      .withOperandSupplier(b0 -> b0.operand(LogicalAggregate.class)
+          .oneInput(b1 -> b1.operand(LogicalUnion.class).anyInputs()))
+      .as(org.apache.calcite.rel.rules.AggregateReduceFunctionsRule.Config.class)
+      .withFunctionsToReduce(java.util.EnumSet.of(org.apache.calcite.sql.SqlKind.AVG))
+      .toRule();
 
   private static RelNode hep(RelNode rel, List<RelOptRule> rules) {
     HepProgramBuilder b = HepProgram.builder();
@@ -626,7 +686,7 @@ public final class GpuSession implements AutoCloseable {
   private static void checkSupported(RelNode node) {
     boolean known = node instanceof TableScan || node instanceof LogicalFilter || node instanceof LogicalProject
         || node instanceof LogicalSort || node instanceof LogicalAggregate || node instanceof LogicalJoin
-        || node instanceof org.apache.calcite.rel.logical.LogicalUnion || node instanceof org.apache.calcite.rel.logical.LogicalValues
+        || node instanceof LogicalUnion || node instanceof org.apache.calcite.rel.logical.LogicalValues
         || node instanceof org.apache.calcite.rel.logical.LogicalIntersect
         || node instanceof org.apache.calcite.rel.logical.LogicalMinus;
     if (!known) {

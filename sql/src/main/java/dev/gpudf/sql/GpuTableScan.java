@@ -9,7 +9,7 @@ import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.TableScan;
 import org.apache.calcite.rel.hint.RelHint;
 
-/** Reads a resident catalog table: no copy, the table is shared by reference. */
+/** Reads a resident catalog table (or one chunk of a chunked one): no copy, the table is shared by reference. */
 public final class GpuTableScan extends TableScan implements GpuRel {
   GpuTableScan(RelOptCluster cluster, RelTraitSet traits, List<RelHint> hints, RelOptTable table) {
     super(cluster, traits, hints, table);
@@ -22,6 +22,10 @@ public final class GpuTableScan extends TableScan implements GpuRel {
 
   @Override
   public Table<?> execute(QueryContext ctx) {
-    return ctx.catalog().acquire(getTable().unwrap(CatalogTable.class).name());
+    CatalogTable t = getTable().unwrap(CatalogTable.class);
+    if (t.chunk() < 0 && t.chunks() != 1) {
+      throw new dev.gpudf.columnar.error.InternalException("a scan of chunked table '" + t.name() + "' was not split into its chunks");
+    }
+    return ctx.catalog().acquire(t.name(), Math.max(0, t.chunk()));
   }
 }

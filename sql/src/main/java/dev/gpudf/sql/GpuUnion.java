@@ -1,9 +1,6 @@
 package dev.gpudf.sql;
 
-import dev.gpudf.columnar.DeviceTable;
-import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.Table;
-import dev.gpudf.kernels.Concat;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.calcite.plan.RelOptCluster;
@@ -34,7 +31,7 @@ public final class GpuUnion extends Union implements GpuRel {
         parts.add(input(ctx, i));
       }
       // inputs may differ in nullability only; names come from the union's row type
-      try (Table<?> all = concat(ctx, parts)) {
+      try (Table<?> all = TableOps.concat(ctx.exec(), parts, getRowType().getFieldNames())) {
         if (this.all) {
           all.retain();
           return all;
@@ -45,45 +42,5 @@ public final class GpuUnion extends Union implements GpuRel {
     } finally {
       parts.forEach(Table::close);
     }
-  }
-
-  private Table<?> concat(QueryContext ctx, List<Table<?>> parts) {
-    List<String> names = getRowType().getFieldNames();
-    if (parts.get(0) instanceof DeviceTable) {
-      DeviceTable[] d = parts.stream().map(t -> renamed((DeviceTable) t, names)).toArray(DeviceTable[]::new);
-      try {
-        return Concat.concat(ctx.exec(), d);
-      } finally {
-        for (DeviceTable t : d) {
-          t.close();
-        }
-      }
-    }
-    HostTable[] h = parts.stream().map(t -> renamed((HostTable) t, names)).toArray(HostTable[]::new);
-    try {
-      return Concat.concat(ctx.exec(), h);
-    } finally {
-      for (HostTable t : h) {
-        t.close();
-      }
-    }
-  }
-
-  private static DeviceTable renamed(DeviceTable t, List<String> names) {
-    List<dev.gpudf.columnar.DeviceColumn> cols = new ArrayList<>();
-    for (int i = 0; i < t.columnCount(); i++) {
-      t.column(i).retain();
-      cols.add(t.column(i));
-    }
-    return new DeviceTable(t.gpu(), names, cols, t.rowCount());
-  }
-
-  private static HostTable renamed(HostTable t, List<String> names) {
-    List<dev.gpudf.columnar.HostColumn> cols = new ArrayList<>();
-    for (int i = 0; i < t.columnCount(); i++) {
-      t.column(i).retain();
-      cols.add(t.column(i));
-    }
-    return new HostTable(names, cols, t.rowCount());
   }
 }

@@ -1,6 +1,5 @@
 package dev.gpudf.sql;
 
-import dev.gpudf.columnar.Table;
 import dev.gpudf.columnar.error.NotSupportedException;
 import dev.gpudf.columnar.error.UserException;
 import java.util.ArrayList;
@@ -303,10 +302,7 @@ final class Statements {
 
   private static long insert(GpuSession session, SqlInsert insert, List<Object> parameters) {
     Inserted ins = inserted(session, insert);
-    long before;
-    try (Table<?> t = session.catalog().acquire(ins.table())) {
-      before = t.rowCount();
-    }
+    long before = session.catalog().shape(ins.table()).rows();
     try (VectorSchemaRoot rows = session.query(ins.query(), parameters)) {
       session.catalog().constraints(ins.table()).check(ins.table(), rows);
       session.catalog().replace(ins.table(), rows);

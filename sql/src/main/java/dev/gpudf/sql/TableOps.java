@@ -8,6 +8,7 @@ import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.Table;
 import dev.gpudf.columnar.cuda.CudaStream;
 import dev.gpudf.columnar.cuda.Gpu;
+import dev.gpudf.kernels.Concat;
 import dev.gpudf.kernels.Evaluate;
 import dev.gpudf.kernels.Exec;
 import dev.gpudf.kernels.GroupBy;
@@ -64,6 +65,52 @@ final class TableOps {
     try (CudaStream stream = gpu.newStream()) {
       return DeviceTable.fromArrow(gpu, root, stream);
     }
+  }
+
+  /**
+   * The rows of {@code parts} one after the other, on their backend, under {@code names} (the
+   * parts may differ in names and in nullability only); the caller keeps the parts and closes
+   * the result. Strings past a column's 2 GiB are a {@link dev.gpudf.columnar.error.UserException}.
+   */
+  static Table<?> concat(Exec exec, List<? extends Table<?>> parts, List<String> names) {
+    if (parts.get(0) instanceof DeviceTable) {
+      DeviceTable[] d = new DeviceTable[parts.size()];
+      try {
+        for (int i = 0; i < d.length; i++) {
+          d[i] = (DeviceTable) renamed(exec, parts.get(i), names);
+        }
+        return Concat.concat(exec, d);
+      } finally {
+        closeAll(d);
+      }
+    }
+    HostTable[] h = new HostTable[parts.size()];
+    try {
+      for (int i = 0; i < h.length; i++) {
+        h[i] = (HostTable) renamed(exec, parts.get(i), names);
+      }
+      return Concat.concat(exec, h);
+    } finally {
+      closeAll(h);
+    }
+  }
+
+  private static void closeAll(Table<?>[] tables) {
+    for (Table<?> t : tables) {
+      if (t != null) {
+        t.close();
+      }
+    }
+  }
+
+  /** {@code t}'s columns (retained) under {@code names}; the caller closes the result. */
+  private static Table<?> renamed(Exec exec, Table<?> t, List<String> names) {
+    List<Column> cols = new ArrayList<>();
+    for (int i = 0; i < t.columnCount(); i++) {
+      t.column(i).retain();
+      cols.add(t.column(i));
+    }
+    return table(exec, t, names, cols, t.rowCount());
   }
 
   /** A table of {@code like}'s backend over {@code columns}, which it takes ownership of. */

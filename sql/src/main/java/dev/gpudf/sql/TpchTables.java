@@ -66,6 +66,56 @@ public final class TpchTables {
   }
 
   /**
+   * One TPC-H table generated as {@code parts} parts on {@code threads} threads, each part handed
+   * to {@code sink} on the calling thread in part order (the rows of a one-part generation, in
+   * the same order) and closed when {@code sink} returns; at most {@code 2 * threads} parts are
+   * held at once, so a table larger than memory can stream into an engine. {@code progress}
+   * hears of every 64K rows made, from any thread. A failure of a part or of the sink stops the
+   * generation, frees what was made and is rethrown.
+   */
+  public static <E extends TpchEntity> void generate(BufferAllocator a, TpchTable<E> table, double scale, int parts,
+      int threads, LongConsumer progress, java.util.function.Consumer<VectorSchemaRoot> sink) {
+    int n = table == TpchTable.NATION || table == TpchTable.REGION ? 1 : Math.max(1, parts);
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(Math.max(1, threads));
+    java.util.ArrayDeque<java.util.concurrent.Future<VectorSchemaRoot>> pending = new java.util.ArrayDeque<>();
+    try {
+      int next = 1;
+      while (next <= n || !pending.isEmpty()) {
+        while (next <= n && pending.size() < 2 * Math.max(1, threads)) {
+          int p = next++;
+          pending.add(pool.submit(() -> part(a, table, scale, p, n, progress)));
+        }
+        try (VectorSchemaRoot root = pending.poll().get()) {
+          sink.accept(root);
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InternalException("TPC-H generation was interrupted", e);
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw e.getCause() instanceof RuntimeException r ? r : new InternalException("TPC-H generation failed", e.getCause());
+    } finally {
+      pending.forEach(TpchTables::freeWhenDone);
+      pool.shutdown();
+    }
+  }
+
+  /** Cancels a part not yet started, or waits for one under way and frees its rows. */
+  private static void freeWhenDone(java.util.concurrent.Future<VectorSchemaRoot> f) {
+    if (f.cancel(false)) {
+      return;
+    }
+    try {
+      f.get().close();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (java.util.concurrent.ExecutionException e) {
+      // a part that failed closed its own vectors (see part); the first failure is what the caller sees
+      return;
+    }
+  }
+
+  /**
    * Sizes {@code out}'s vectors for the rows and string bytes of {@code pieces} together: the
    * appender would double a string buffer past what it needs, and lineitem's comments at SF10
    * (1.6 GB) would double past Arrow's 2 GiB limit.

@@ -89,6 +89,10 @@ class TpchTest {
 
   private void runAll(GpuSession s) throws Exception {
     register(s);
+    compareQueries(s);
+  }
+
+  private void compareQueries(GpuSession s) throws Exception {
     compareAll(sql -> {
       try (VectorSchemaRoot got = s.query(sql)) {
         return TpchAnswers.rows(got);
@@ -102,6 +106,49 @@ class TpchTest {
         s.explain(q.getValue());
       }
       System.out.printf("PLANNING %s %.1f ms%n", q.getKey(), (System.nanoTime() - t0) / 5e6);
+    }
+  }
+
+  /**
+   * The tables streamed in as eight generated parts each, appended to chunks of at most 10,000
+   * rows: lineitem's parts (7,500 rows) each become a chunk, orders' (1,875) join five to a
+   * chunk, smaller tables stay whole; every query then reads chunked tables as unions of chunks.
+   */
+  private void runChunked(GpuSession s) throws Exception {
+    s.catalog().maxChunkRows(10_000);
+    for (TpchTable<?> t : TpchTable.getTables()) {
+      boolean[] first = {true};
+      TpchTables.generate(allocator, t, SCALE, 8, 3, rows -> { }, part -> {
+        if (first[0]) {
+          s.catalog().register(t.getTableName(), part);
+          first[0] = false;
+        } else {
+          s.catalog().append(t.getTableName(), part);
+        }
+      });
+    }
+    assertEquals(8, s.catalog().shape("lineitem").chunks());
+    assertEquals(List.of(9375, 5625), s.catalog().shape("orders").chunkRows());
+    assertEquals(1, s.catalog().shape("customer").chunks());
+    // q1 aggregates each chunk, then the partial results
+    String q1 = s.explain(QUERIES.get("q1"));
+    assertEquals(9, q1.split("GpuAggregate", -1).length - 1, q1);
+    assertEquals(8, q1.split("GpuTableScan\\(table=\\[\\[lineitem, chunk ", -1).length - 1, q1);
+    compareQueries(s);
+  }
+
+  @Test
+  void chunkedTablesOnTheCpuAgreeWithDuckDb() throws Exception {
+    try (GpuSession s = GpuSession.cpu(allocator)) {
+      runChunked(s);
+    }
+  }
+
+  @RequiresGpu
+  @Test
+  void chunkedTablesOnTheGpuAgreeWithDuckDb() throws Exception {
+    try (Gpu gpu = Gpu.open(0, 4L << 30, 256L << 20); GpuSession s = GpuSession.gpu(gpu, allocator)) {
+      runChunked(s);
     }
   }
 
