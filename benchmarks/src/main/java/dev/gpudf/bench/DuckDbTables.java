@@ -23,12 +23,24 @@ public final class DuckDbTables {
   /** {@link #load(DuckDBConnection, BufferAllocator, String, VectorSchemaRoot)}, telling {@code progress} of each batch's rows as DuckDB takes it. */
   public static void load(DuckDBConnection duck, BufferAllocator allocator, String name, VectorSchemaRoot root,
       java.util.function.LongConsumer progress) throws SQLException {
+    copy(duck, allocator, name, root, true, progress);
+  }
+
+  /** Appends the rows of {@code root} (which the caller keeps) to DuckDB table {@code name}, which {@link #load} made. */
+  public static void append(DuckDBConnection duck, BufferAllocator allocator, String name, VectorSchemaRoot root)
+      throws SQLException {
+    copy(duck, allocator, name, root, false, rows -> { });
+  }
+
+  private static void copy(DuckDBConnection duck, BufferAllocator allocator, String name, VectorSchemaRoot root, boolean create,
+      java.util.function.LongConsumer progress) throws SQLException {
     try (RootBatches reader = new RootBatches(allocator, root, 1 << 20, progress::accept);
         ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
       Data.exportArrayStream(allocator, reader, stream);
       duck.registerArrowStream("arrow_" + name, stream);
       try (Statement st = duck.createStatement()) {
-        st.execute("CREATE TABLE " + name + " AS SELECT * FROM arrow_" + name);
+        st.execute(create ? "CREATE TABLE " + name + " AS SELECT * FROM arrow_" + name
+            : "INSERT INTO " + name + " SELECT * FROM arrow_" + name);
         st.execute("DROP VIEW IF EXISTS arrow_" + name);
       }
     } catch (IOException e) {

@@ -37,14 +37,18 @@ import org.duckdb.DuckDBConnection;
  * ({@link TpchReport}). gpudf's time is split into planning, execution and result transfer, with
  * the device pool's peak per query; planning is also timed uncached after warm-up.
  *
- * <pre>gpudf bench tpch [--sf 1] [--reps 5] [--engines gpu,cpu,duckdb] [--queries q1,q6] [--budget-s S] [--data DIR] [--out benchmarks/results]</pre>
+ * Scales whose tables do not fit in host memory or in one string column (about SF13 and up) are
+ * generated in parts streamed into the engines ({@code --stream} forces that at any scale).
+ *
+ * <pre>gpudf bench tpch [--sf 1] [--reps 5] [--engines gpu,cpu,duckdb] [--queries q1,q6] [--budget-s S] [--data DIR]
+ *     [--duckdb-file FILE] [--stream] [--out benchmarks/results]</pre>
  */
 public final class TpchBenchmark {
   private TpchBenchmark() {}
 
   /** Command-line settings. */
   record Settings(double sf, int reps, List<String> engines, List<String> queries, Path out, double budgetSeconds,
-      Path data, String command) {
+      Path data, Path duckdbFile, boolean stream, String command) {
     static Settings parse(String[] args) {
       double sf = 1;
       int reps = 5;
@@ -53,7 +57,13 @@ public final class TpchBenchmark {
       Path out = Path.of("benchmarks", "results");
       double budget = Double.POSITIVE_INFINITY;
       Path data = null;
+      Path duckdbFile = null;
+      boolean stream = false;
       for (int i = 0; i < args.length; i++) {
+        if (args[i].equals("--stream")) {
+          stream = true;
+          continue;
+        }
         String value = i + 1 < args.length ? args[i + 1] : null;
         switch (args[i]) {
           case "--sf" -> sf = Double.parseDouble(value);
@@ -63,15 +73,21 @@ public final class TpchBenchmark {
           case "--out" -> out = Path.of(value);
           case "--budget-s" -> budget = Double.parseDouble(value);
           case "--data" -> data = Path.of(value);
+          case "--duckdb-file" -> duckdbFile = Path.of(value);
           default -> throw new IllegalArgumentException("unknown option " + args[i]
-              + " (options: --sf N --reps N --engines gpu,cpu,duckdb --queries q1,q2 --budget-s SECONDS --data DIR --out DIR)");
+              + " (options: --sf N --reps N --engines gpu,cpu,duckdb --queries q1,q2 --budget-s SECONDS --data DIR"
+              + " --duckdb-file FILE --stream --out DIR)");
         }
         i++;
       }
       if (reps < 1 || sf <= 0 || budget <= 0) {
         throw new IllegalArgumentException("--reps must be at least 1, --sf and --budget-s positive");
       }
-      return new Settings(sf, reps, engines, queries, out, budget, data, "gpudf bench tpch " + String.join(" ", args));
+      if (duckdbFile != null && Files.exists(duckdbFile)) {
+        throw new IllegalArgumentException("--duckdb-file " + duckdbFile + " exists; the harness makes a new database");
+      }
+      return new Settings(sf, reps, engines, queries, out, budget, data, duckdbFile, stream,
+          "gpudf bench tpch " + String.join(" ", args));
     }
   }
 
@@ -94,6 +110,11 @@ public final class TpchBenchmark {
     }
     TpchReport report = new TpchReport(s, Machine.describe(s.engines().contains("gpu")));
     try (BufferAllocator allocator = new RootAllocator()) {
+      if (s.data() == null && (s.stream() || streams(s.sf(), hostMemory()))) {
+        runStreamed(allocator, s, all, report);
+        report.checkAnswers();
+        return report;
+      }
       Map<String, VectorSchemaRoot> tables = s.data() == null ? generate(allocator, s.sf(), report)
           : read(allocator, s.data(), report);
       try {
@@ -120,23 +141,112 @@ public final class TpchBenchmark {
   static final double LONGEST_STRINGS_PER_SF = 1.6e8;
 
   /**
-   * Refuses, before any work, a scale this harness cannot hold: a string column past Arrow's 2
-   * GiB (32-bit offsets, as the device columns have too), or tables larger than this host's memory.
+   * Whether a scale is generated in parts that go into the engines as they are made (streamed)
+   * rather than as whole tables first: when a whole string column would pass Arrow's 2 GiB
+   * (32-bit offsets), or the tables would not fit in this host's memory.
    */
-  static void checkScale(double sf, long hostMemoryBytes) {
-    double strings = LONGEST_STRINGS_PER_SF * sf;
-    if (strings > Integer.MAX_VALUE) {
-      throw new IllegalArgumentException(String.format(java.util.Locale.ROOT,
-          "SF%s is not supported yet: lineitem.l_comment would hold about %.1f GB, past the 2 GiB of a string column"
-              + " with 32-bit offsets (the largest scale is about SF%d)", sf, strings / 1e9,
-          (long) (Integer.MAX_VALUE / LONGEST_STRINGS_PER_SF)));
+  static boolean streams(double sf, long hostMemoryBytes) {
+    return LONGEST_STRINGS_PER_SF * sf > Integer.MAX_VALUE || ARROW_BYTES_PER_SF * sf > hostMemoryBytes;
+  }
+
+  private static long hostMemory() {
+    return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+        .getTotalMemorySize();
+  }
+
+  /** Rows of a generated part when streaming: small enough that twice the cores' worth of parts sits in memory. */
+  static final long STREAMED_PART_ROWS = 1L << 21;
+
+  /**
+   * The streamed run: every table generated in parts of about {@link #STREAMED_PART_ROWS} rows,
+   * each part appended to every engine (gpudf's as table chunks, see {@link
+   * dev.gpudf.sql.Catalog#append}) as it is made and then freed, so no whole table is ever one
+   * host Arrow table or one column; then each engine's queries. The CPU backend keeps its tables
+   * in host memory, so it takes part only where they fit in half of it.
+   */
+  private static void runStreamed(BufferAllocator a, Settings s, Map<String, String> queries, TpchReport report)
+      throws Exception {
+    if (s.engines().contains("cpu") && ARROW_BYTES_PER_SF * s.sf() > hostMemory() / 2) {
+      throw new IllegalArgumentException(String.format(java.util.Locale.ROOT, "the CPU backend holds SF%s's tables in host"
+          + " memory (about %.0f GB), more than half of this host's %.0f GB; leave cpu out of --engines", s.sf(),
+          ARROW_BYTES_PER_SF * s.sf() / 1e9, hostMemory() / 1e9));
     }
-    double arrow = ARROW_BYTES_PER_SF * sf;
-    if (arrow > hostMemoryBytes) {
-      throw new IllegalArgumentException(String.format(java.util.Locale.ROOT,
-          "SF%s needs about %.0f GB of host memory for its Arrow tables; this host has %.0f GB", sf, arrow / 1e9,
-          hostMemoryBytes / 1e9));
+    int cores = Runtime.getRuntime().availableProcessors();
+    long expected = 0;
+    for (TpchTable<?> t : TpchTable.getTables()) {
+      expected += TpchRows.expected(t.getTableName(), s.sf());
     }
+    boolean gpu = s.engines().contains("gpu");
+    Map<String, GpuSession> sessions = new LinkedHashMap<>();
+    try (Gpu device = gpu ? Gpu.open(0) : null;
+        Connection duckdb = s.engines().contains("duckdb") ? DriverManager.getConnection(duckDbUrl(s)) : null) {
+      for (String engine : s.engines()) {
+        switch (engine) {
+          case "gpu" -> sessions.put(engine, GpuSession.gpu(device, a));
+          case "cpu" -> sessions.put(engine, GpuSession.cpu(a));
+          case "duckdb" -> { }
+          default -> throw new IllegalArgumentException("unknown engine " + engine + " (gpu, cpu, duckdb)");
+        }
+      }
+      Progress progress = new Progress("generating TPC-H SF" + s.sf() + " on " + cores + " cores into " + s.engines(), expected);
+      Map<String, long[]> loadNanos = new LinkedHashMap<>();
+      s.engines().forEach(e -> loadNanos.put(e, new long[1]));
+      long[] bytes = new long[1];
+      long t0 = System.nanoTime();
+      for (TpchTable<?> t : TpchTable.getTables()) {
+        String name = t.getTableName();
+        int parts = (int) Math.max(cores, TpchRows.expected(name, s.sf()) / STREAMED_PART_ROWS);
+        boolean[] first = {true};
+        TpchTables.generate(a, t, s.sf(), parts, cores, progress::add, part -> {
+          for (String engine : s.engines()) {
+            long g = System.nanoTime();
+            GpuSession session = sessions.get(engine);
+            if (session == null) {
+              appendToDuckDb((DuckDBConnection) duckdb, a, name, part, first[0]);
+            } else if (first[0]) {
+              session.catalog().register(name, part);
+            } else {
+              session.catalog().append(name, part);
+            }
+            loadNanos.get(engine)[0] += System.nanoTime() - g;
+          }
+          bytes[0] += arrowBytes(part);
+          first[0] = false;
+        });
+      }
+      progress.done();
+      report.streamed();
+      report.generated((System.nanoTime() - t0) / 1e6, progress.count(), bytes[0]);
+      for (String engine : s.engines()) {
+        report.loaded(engine, loadNanos.get(engine)[0] / 1e6, engine.equals("gpu") ? device.pool().stats().allocated() : 0);
+      }
+      for (String engine : s.engines()) {
+        if (sessions.containsKey(engine)) {
+          runGpudfQueries(engine, sessions.get(engine), s, queries, report);
+        } else {
+          runDuckDbQueries(duckdb, s, queries, report);
+        }
+      }
+    } finally {
+      sessions.values().forEach(GpuSession::close);
+    }
+  }
+
+  private static void appendToDuckDb(DuckDBConnection duck, BufferAllocator a, String name, VectorSchemaRoot part, boolean first) {
+    try {
+      if (first) {
+        DuckDbTables.load(duck, a, name, part);
+      } else {
+        DuckDbTables.append(duck, a, name, part);
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("DuckDB did not take a part of " + name + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** DuckDB in memory, or in {@code --duckdb-file} (for data larger than memory, as DuckDB's own SF100 runs keep it). */
+  private static String duckDbUrl(Settings s) {
+    return s.duckdbFile() == null ? "jdbc:duckdb:" : "jdbc:duckdb:" + s.duckdbFile().toAbsolutePath();
   }
 
   /** The eight tables from {@code dir}: {@code <table>.parquet}, {@code .arrow} or {@code .csv} each (see {@link FileTables}). */
@@ -162,8 +272,6 @@ public final class TpchBenchmark {
   }
 
   private static Map<String, VectorSchemaRoot> generate(BufferAllocator a, double sf, TpchReport report) {
-    checkScale(sf, ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
-        .getOperatingSystemMXBean()).getTotalMemorySize());
     int cores = Runtime.getRuntime().availableProcessors();
     long expected = 0;
     for (TpchTable<?> t : TpchTable.getTables()) {
@@ -205,19 +313,11 @@ public final class TpchBenchmark {
           }
           progress.done();
           report.loaded(engine, (System.nanoTime() - t0) / 1e6, gpu ? device.pool().stats().allocated() : 0);
-          long start = System.nanoTime();
-          for (String q : s.queries()) {
-            if (!overBudget(engine, q, start, s, report)) {
-              runGpudf(engine, session, q, queries.get(q), s.reps(), report);
-            }
-            checkpoint(report, s);
-          }
-          planning(engine, session, s.queries(), queries, report);
-          checkpoint(report, s);
+          runGpudfQueries(engine, session, s, queries, report);
         }
       }
       case "duckdb" -> {
-        try (Connection duck = DriverManager.getConnection("jdbc:duckdb:")) {
+        try (Connection duck = DriverManager.getConnection(duckDbUrl(s))) {
           long t0 = System.nanoTime();
           Progress progress = loading(engine, tables);
           for (Map.Entry<String, VectorSchemaRoot> t : tables.entrySet()) {
@@ -225,16 +325,35 @@ public final class TpchBenchmark {
           }
           progress.done();
           report.loaded(engine, (System.nanoTime() - t0) / 1e6, 0);
-          long start = System.nanoTime();
-          for (String q : s.queries()) {
-            if (!overBudget(engine, q, start, s, report)) {
-              runDuckDb(duck, q, queries.get(q), s.reps(), report);
-            }
-            checkpoint(report, s);
-          }
+          runDuckDbQueries(duck, s, queries, report);
         }
       }
       default -> throw new IllegalArgumentException("unknown engine " + engine + " (gpu, cpu, duckdb)");
+    }
+  }
+
+  /** The queries on gpudf (each checked and the report rewritten), then planning without the cache. */
+  private static void runGpudfQueries(String engine, GpuSession session, Settings s, Map<String, String> queries,
+      TpchReport report) throws IOException {
+    long start = System.nanoTime();
+    for (String q : s.queries()) {
+      if (!overBudget(engine, q, start, s, report)) {
+        runGpudf(engine, session, q, queries.get(q), s.reps(), report);
+      }
+      checkpoint(report, s);
+    }
+    planning(engine, session, s.queries(), queries, report);
+    checkpoint(report, s);
+  }
+
+  private static void runDuckDbQueries(Connection duck, Settings s, Map<String, String> queries, TpchReport report)
+      throws IOException {
+    long start = System.nanoTime();
+    for (String q : s.queries()) {
+      if (!overBudget("duckdb", q, start, s, report)) {
+        runDuckDb(duck, q, queries.get(q), s.reps(), report);
+      }
+      checkpoint(report, s);
     }
   }
 

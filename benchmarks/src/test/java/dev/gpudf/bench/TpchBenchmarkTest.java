@@ -1,6 +1,7 @@
 package dev.gpudf.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -66,13 +67,26 @@ class TpchBenchmarkTest {
   }
 
   @Test
-  void scalesPastTheLimitsAreRefusedBeforeAnyWork() {
-    IllegalArgumentException strings = assertThrows(IllegalArgumentException.class,
-        () -> TpchBenchmark.checkScale(100, Long.MAX_VALUE));
-    assertTrue(strings.getMessage().contains("l_comment") && strings.getMessage().contains("SF13"), strings.getMessage());
-    IllegalArgumentException memory = assertThrows(IllegalArgumentException.class,
-        () -> TpchBenchmark.checkScale(10, 8L << 30));
-    assertTrue(memory.getMessage().contains("host memory"), memory.getMessage());
-    TpchBenchmark.checkScale(10, 128L << 30);
+  void scalesPastOneStringColumnOrTheHostsMemoryAreStreamed() {
+    assertTrue(TpchBenchmark.streams(100, Long.MAX_VALUE), "lineitem.l_comment past 2 GiB");
+    assertTrue(TpchBenchmark.streams(10, 8L << 30), "tables larger than the host's memory");
+    assertFalse(TpchBenchmark.streams(10, 128L << 30));
+  }
+
+  /** A streamed run: every generated part appended to the CPU backend's table and to DuckDB (in a file), answers checked. */
+  @Test
+  void aStreamedRunAppendsPartsToEveryEngine(@TempDir Path dir) throws Exception {
+    Path duckdb = dir.resolve("tpch.duckdb");
+    TpchReport report = TpchBenchmark.run(TpchBenchmark.Settings.parse(new String[] {"--sf", "0.002", "--reps", "1",
+        "--engines", "cpu,duckdb", "--stream", "--duckdb-file", duckdb.toString(), "--queries", "q1,q3,q13,q18",
+        "--out", dir.toString()}));
+    assertTrue(report.answersAgree());
+    assertTrue(Files.size(duckdb) > 0, "DuckDB kept its tables in the file");
+    String text = Files.readString(report.write(dir));
+    assertTrue(text.contains("- generation in parts streamed into the engines (time includes their loads): 17,"), text);
+    assertTrue(text.contains("every gpudf answer agrees with DuckDB's: yes"), text);
+    IllegalArgumentException exists = assertThrows(IllegalArgumentException.class, () -> TpchBenchmark.Settings.parse(
+        new String[] {"--duckdb-file", duckdb.toString()}));
+    assertTrue(exists.getMessage().contains("exists"), exists.getMessage());
   }
 }
