@@ -30,7 +30,8 @@ if [ "$what" = hash ] || [ "$what" = all ]; then
 fi
 if [ "$what" = tpch ]; then
   # TPCH_ARGS: the harness's options (default SF10, 5 reps, all three engines); reports go to $OUT
-  JAVA_OPTS="-Xmx96g --sun-misc-unsafe-memory-access=allow" bash .gpu-bundle/run dev.gpudf.bench.TpchBenchmark \
+  # TPCH_JAVA_OPTS: JVM flags (a streamed SF100 run keeps its data off the heap: give the heap less)
+  JAVA_OPTS="${TPCH_JAVA_OPTS:--Xmx96g} --sun-misc-unsafe-memory-access=allow" bash .gpu-bundle/run dev.gpudf.bench.TpchBenchmark \
     ${TPCH_ARGS:---sf 10 --reps 5} --out "$OUT" 2>&1 | tee "$OUT/tpch-log.txt"
 fi
 if [ "$what" = handoff ]; then

@@ -180,6 +180,13 @@ public final class TpchBenchmark {
     Map<String, GpuSession> sessions = new LinkedHashMap<>();
     try (Gpu device = gpu ? Gpu.open(0) : null;
         Connection duckdb = s.engines().contains("duckdb") ? DriverManager.getConnection(duckDbUrl(s)) : null) {
+      if (duckdb != null) {
+        // DuckDB's default (80% of memory) would leave the JVM's parts in flight too little; past
+        // its limit DuckDB spills to its file
+        try (Statement st = duckdb.createStatement()) {
+          st.execute("SET memory_limit = '" + (hostMemory() / 2 >> 20) + "MB'");
+        }
+      }
       for (String engine : s.engines()) {
         switch (engine) {
           case "gpu" -> sessions.put(engine, GpuSession.gpu(device, a));
