@@ -171,71 +171,104 @@ public final class TpchBenchmark {
           + " memory (about %.0f GB), more than half of this host's %.0f GB; leave cpu out of --engines", s.sf(),
           ARROW_BYTES_PER_SF * s.sf() / 1e9, hostMemory() / 1e9));
     }
+    boolean gpu = s.engines().contains("gpu");
+    try (Gpu device = gpu ? Gpu.open(0) : null;
+        Connection duckdb = s.engines().contains("duckdb") ? DriverManager.getConnection(duckDbUrl(s)) : null) {
+      if (duckdb != null) {
+        // DuckDB's default (80% of memory) would leave the JVM's parts in flight too little
+        try (Statement st = duckdb.createStatement()) {
+          st.execute("SET memory_limit = '" + (hostMemory() / 2 >> 20) + "MB'");
+        }
+      }
+      // the sessions close before the device their tables are on
+      Map<String, GpuSession> sessions = new LinkedHashMap<>();
+      try {
+        for (String engine : s.engines()) {
+          switch (engine) {
+            case "gpu" -> sessions.put(engine, GpuSession.gpu(device, a));
+            case "cpu" -> sessions.put(engine, GpuSession.cpu(a));
+            case "duckdb" -> { }
+            default -> throw new IllegalArgumentException("unknown engine " + engine + " (gpu, cpu, duckdb)");
+          }
+        }
+        streamInto(a, s, sessions, (DuckDBConnection) duckdb, report, device);
+        for (String engine : s.engines()) {
+          if (sessions.containsKey(engine)) {
+            runGpudfQueries(engine, sessions.get(engine), s, queries, report);
+          } else {
+            runDuckDbQueries(duckdb, s, queries, report);
+          }
+        }
+      } finally {
+        sessions.values().forEach(GpuSession::close);
+      }
+    }
+  }
+
+  /**
+   * Rows DuckDB takes between checkpoints when streamed into: its appended rows stay uncompressed
+   * in memory until a checkpoint compresses them (about 6x for lineitem).
+   */
+  static final long DUCKDB_CHECKPOINT_ROWS = 1L << 26;
+
+  /** Generates every table in parts, appending each part to the sessions and DuckDB (when given), and reports the loads. */
+  private static void streamInto(BufferAllocator a, Settings s, Map<String, GpuSession> sessions, DuckDBConnection duckdb,
+      TpchReport report, Gpu device) throws SQLException {
     int cores = Runtime.getRuntime().availableProcessors();
     long expected = 0;
     for (TpchTable<?> t : TpchTable.getTables()) {
       expected += TpchRows.expected(t.getTableName(), s.sf());
     }
-    boolean gpu = s.engines().contains("gpu");
-    Map<String, GpuSession> sessions = new LinkedHashMap<>();
-    try (Gpu device = gpu ? Gpu.open(0) : null;
-        Connection duckdb = s.engines().contains("duckdb") ? DriverManager.getConnection(duckDbUrl(s)) : null) {
-      if (duckdb != null) {
-        // DuckDB's default (80% of memory) would leave the JVM's parts in flight too little; past
-        // its limit DuckDB spills to its file
-        try (Statement st = duckdb.createStatement()) {
-          st.execute("SET memory_limit = '" + (hostMemory() / 2 >> 20) + "MB'");
-        }
-      }
-      for (String engine : s.engines()) {
-        switch (engine) {
-          case "gpu" -> sessions.put(engine, GpuSession.gpu(device, a));
-          case "cpu" -> sessions.put(engine, GpuSession.cpu(a));
-          case "duckdb" -> { }
-          default -> throw new IllegalArgumentException("unknown engine " + engine + " (gpu, cpu, duckdb)");
-        }
-      }
-      Progress progress = new Progress("generating TPC-H SF" + s.sf() + " on " + cores + " cores into " + s.engines(), expected);
-      Map<String, long[]> loadNanos = new LinkedHashMap<>();
-      s.engines().forEach(e -> loadNanos.put(e, new long[1]));
-      long[] bytes = new long[1];
-      long t0 = System.nanoTime();
-      for (TpchTable<?> t : TpchTable.getTables()) {
-        String name = t.getTableName();
-        int parts = (int) Math.max(cores, TpchRows.expected(name, s.sf()) / STREAMED_PART_ROWS);
-        boolean[] first = {true};
-        TpchTables.generate(a, t, s.sf(), parts, cores, progress::add, part -> {
-          for (String engine : s.engines()) {
-            long g = System.nanoTime();
-            GpuSession session = sessions.get(engine);
-            if (session == null) {
-              appendToDuckDb((DuckDBConnection) duckdb, a, name, part, first[0]);
-            } else if (first[0]) {
-              session.catalog().register(name, part);
-            } else {
-              session.catalog().append(name, part);
+    Progress progress = new Progress("generating TPC-H SF" + s.sf() + " on " + cores + " cores into " + s.engines(), expected);
+    Map<String, long[]> loadNanos = new LinkedHashMap<>();
+    s.engines().forEach(e -> loadNanos.put(e, new long[1]));
+    long[] bytes = new long[1];
+    long[] uncheckpointed = new long[1];
+    long t0 = System.nanoTime();
+    for (TpchTable<?> t : TpchTable.getTables()) {
+      String name = t.getTableName();
+      int parts = (int) Math.max(cores, TpchRows.expected(name, s.sf()) / STREAMED_PART_ROWS);
+      boolean[] first = {true};
+      TpchTables.generate(a, t, s.sf(), parts, cores, progress::add, part -> {
+        for (String engine : s.engines()) {
+          long g = System.nanoTime();
+          GpuSession session = sessions.get(engine);
+          if (session == null) {
+            appendToDuckDb(duckdb, a, name, part, first[0]);
+            uncheckpointed[0] += part.getRowCount();
+            if (uncheckpointed[0] >= DUCKDB_CHECKPOINT_ROWS) {
+              checkpoint(duckdb);
+              uncheckpointed[0] = 0;
             }
-            loadNanos.get(engine)[0] += System.nanoTime() - g;
+          } else if (first[0]) {
+            session.catalog().register(name, part);
+          } else {
+            session.catalog().append(name, part);
           }
-          bytes[0] += arrowBytes(part);
-          first[0] = false;
-        });
-      }
-      progress.done();
-      report.streamed();
-      report.generated((System.nanoTime() - t0) / 1e6, progress.count(), bytes[0]);
-      for (String engine : s.engines()) {
-        report.loaded(engine, loadNanos.get(engine)[0] / 1e6, engine.equals("gpu") ? device.pool().stats().allocated() : 0);
-      }
-      for (String engine : s.engines()) {
-        if (sessions.containsKey(engine)) {
-          runGpudfQueries(engine, sessions.get(engine), s, queries, report);
-        } else {
-          runDuckDbQueries(duckdb, s, queries, report);
+          loadNanos.get(engine)[0] += System.nanoTime() - g;
         }
-      }
-    } finally {
-      sessions.values().forEach(GpuSession::close);
+        bytes[0] += arrowBytes(part);
+        first[0] = false;
+      });
+    }
+    if (duckdb != null) {
+      long g = System.nanoTime();
+      checkpoint(duckdb);
+      loadNanos.get("duckdb")[0] += System.nanoTime() - g;
+    }
+    progress.done();
+    report.streamed();
+    report.generated((System.nanoTime() - t0) / 1e6, progress.count(), bytes[0]);
+    for (String engine : s.engines()) {
+      report.loaded(engine, loadNanos.get(engine)[0] / 1e6, engine.equals("gpu") ? device.pool().stats().allocated() : 0);
+    }
+  }
+
+  private static void checkpoint(DuckDBConnection duckdb) {
+    try (Statement st = duckdb.createStatement()) {
+      st.execute("CHECKPOINT");
+    } catch (SQLException e) {
+      throw new IllegalStateException("DuckDB's checkpoint failed: " + e.getMessage(), e);
     }
   }
 
