@@ -38,17 +38,19 @@ import org.duckdb.DuckDBConnection;
  * the device pool's peak per query; planning is also timed uncached after warm-up.
  *
  * Scales whose tables do not fit in host memory or in one string column (about SF13 and up) are
- * generated in parts streamed into the engines ({@code --stream} forces that at any scale).
+ * generated in parts streamed into the engines ({@code --stream} forces that at any scale, and
+ * {@code --chunk-rows} then caps gpudf's table chunks, which otherwise end only at a string
+ * column's 2 GiB).
  *
  * <pre>gpudf bench tpch [--sf 1] [--reps 5] [--engines gpu,cpu,duckdb] [--queries q1,q6] [--budget-s S] [--data DIR]
- *     [--duckdb-file FILE] [--stream] [--out benchmarks/results]</pre>
+ *     [--duckdb-file FILE] [--stream [--chunk-rows N]] [--out benchmarks/results]</pre>
  */
 public final class TpchBenchmark {
   private TpchBenchmark() {}
 
   /** Command-line settings. */
   record Settings(double sf, int reps, List<String> engines, List<String> queries, Path out, double budgetSeconds,
-      Path data, Path duckdbFile, boolean stream, String command) {
+      Path data, Path duckdbFile, boolean stream, int chunkRows, String command) {
     static Settings parse(String[] args) {
       double sf = 1;
       int reps = 5;
@@ -59,6 +61,7 @@ public final class TpchBenchmark {
       Path data = null;
       Path duckdbFile = null;
       boolean stream = false;
+      int chunkRows = Integer.MAX_VALUE;
       for (int i = 0; i < args.length; i++) {
         if (args[i].equals("--stream")) {
           stream = true;
@@ -74,9 +77,10 @@ public final class TpchBenchmark {
           case "--budget-s" -> budget = Double.parseDouble(value);
           case "--data" -> data = Path.of(value);
           case "--duckdb-file" -> duckdbFile = Path.of(value);
+          case "--chunk-rows" -> chunkRows = Integer.parseInt(value);
           default -> throw new IllegalArgumentException("unknown option " + args[i]
               + " (options: --sf N --reps N --engines gpu,cpu,duckdb --queries q1,q2 --budget-s SECONDS --data DIR"
-              + " --duckdb-file FILE --stream --out DIR)");
+              + " --duckdb-file FILE --stream --chunk-rows N --out DIR)");
         }
         i++;
       }
@@ -86,7 +90,10 @@ public final class TpchBenchmark {
       if (duckdbFile != null && Files.exists(duckdbFile)) {
         throw new IllegalArgumentException("--duckdb-file " + duckdbFile + " exists; the harness makes a new database");
       }
-      return new Settings(sf, reps, engines, queries, out, budget, data, duckdbFile, stream,
+      if (chunkRows < 1 || (chunkRows != Integer.MAX_VALUE && !stream)) {
+        throw new IllegalArgumentException("--chunk-rows takes a positive number of rows, for a --stream run");
+      }
+      return new Settings(sf, reps, engines, queries, out, budget, data, duckdbFile, stream, chunkRows,
           "gpudf bench tpch " + String.join(" ", args));
     }
   }
@@ -191,6 +198,7 @@ public final class TpchBenchmark {
             default -> throw new IllegalArgumentException("unknown engine " + engine + " (gpu, cpu, duckdb)");
           }
         }
+        sessions.values().forEach(session -> session.catalog().maxChunkRows(s.chunkRows()));
         streamInto(a, s, sessions, (DuckDBConnection) duckdb, report, device);
         for (String engine : s.engines()) {
           if (sessions.containsKey(engine)) {

@@ -73,12 +73,16 @@ class TpchBenchmarkTest {
     assertFalse(TpchBenchmark.streams(10, 128L << 30));
   }
 
-  /** A streamed run: every generated part appended to the CPU backend's table and to DuckDB (in a file), answers checked. */
+  /**
+   * A streamed run: every generated part appended to the CPU backend's tables (lineitem's 12,000
+   * rows in chunks of at most 5,000) and to DuckDB (in a file), answers checked.
+   */
   @Test
   void aStreamedRunAppendsPartsToEveryEngine(@TempDir Path dir) throws Exception {
     Path duckdb = dir.resolve("tpch.duckdb");
     TpchReport report = TpchBenchmark.run(TpchBenchmark.Settings.parse(new String[] {"--sf", "0.002", "--reps", "1",
-        "--engines", "cpu,duckdb", "--stream", "--duckdb-file", duckdb.toString(), "--queries", "q1,q3,q13,q18",
+        "--engines", "cpu,duckdb", "--stream", "--chunk-rows", "5000", "--duckdb-file", duckdb.toString(), "--queries",
+        "q1,q3,q13,q18",
         "--out", dir.toString()}));
     assertTrue(report.answersAgree());
     assertTrue(Files.size(duckdb) > 0, "DuckDB kept its tables in the file");
