@@ -34,7 +34,10 @@ public final class DuckDbTables {
 
   private static void copy(DuckDBConnection duck, BufferAllocator allocator, String name, VectorSchemaRoot root, boolean create,
       java.util.function.LongConsumer progress) throws SQLException {
-    try (RootBatches reader = new RootBatches(allocator, root, 1 << 20, progress::accept);
+    // DuckDB scans a stream's batches on as many threads as there are batches: a part of a few
+    // million rows goes in as several batches a core, a whole table in batches of up to 1M rows
+    int batch = (int) Math.max(1 << 16, Math.min(1 << 20, root.getRowCount() / (4L * Runtime.getRuntime().availableProcessors())));
+    try (RootBatches reader = new RootBatches(allocator, root, batch, progress::accept);
         ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
       Data.exportArrayStream(allocator, reader, stream);
       duck.registerArrowStream("arrow_" + name, stream);
