@@ -620,8 +620,22 @@ public final class GpuSession implements AutoCloseable {
    * every chunk's branch (AVG split into SUM and COUNT for that), so that a chunk is reduced
    * before the union concatenates what is left, and a branch's memory is freed before the next runs.
    */
-  private static RelNode splitChunks(RelNode rel) {
-    boolean[] split = {false};
+  private static RelNode splitChunks(RelNode logical) {
+    boolean[] chunked = {false};
+    new RelVisitor() {
+      @Override
+      public void visit(RelNode node, int ordinal, RelNode parent) {
+        CatalogTable t = node instanceof TableScan scan ? scan.getTable().unwrap(CatalogTable.class) : null;
+        chunked[0] |= t != null && t.chunk() < 0 && t.chunks() > 1;
+        super.visit(node, ordinal, parent);
+      }
+    }.go(logical);
+    if (!chunked[0]) {
+      return logical;
+    }
+    // a column that only a pushed-down join condition reads (q13's o_comment) stays in the join's
+    // input; pruned there, it is dropped in the branches instead of passing the union
+    RelNode rel = hep(logical, List.of(CoreRules.PROJECT_JOIN_TRANSPOSE, CoreRules.PROJECT_MERGE, CoreRules.PROJECT_REMOVE));
     RelNode out = rel.accept(new org.apache.calcite.rel.RelShuttleImpl() {
       @Override
       public RelNode visit(TableScan scan) {
@@ -629,7 +643,6 @@ public final class GpuSession implements AutoCloseable {
         if (t == null || t.chunk() >= 0 || t.chunks() == 1) {
           return scan;
         }
-        split[0] = true;
         List<RelNode> branches = new java.util.ArrayList<>();
         for (int i = 0; i < t.chunks(); i++) {
           org.apache.calcite.plan.RelOptTable chunk = org.apache.calcite.prepare.RelOptTableImpl.create(
@@ -659,9 +672,6 @@ public final class GpuSession implements AutoCloseable {
             : project.copy(project.getTraitSet(), List.of(input));
       }
     });
-    if (!split[0]) {
-      return rel;
-    }
     return hep(out, List.of(AVG_OVER_UNION, CoreRules.AGGREGATE_UNION_TRANSPOSE, CoreRules.PROJECT_MERGE, CoreRules.PROJECT_REMOVE));
   }
 
