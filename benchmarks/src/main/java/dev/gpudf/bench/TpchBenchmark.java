@@ -182,9 +182,11 @@ public final class TpchBenchmark {
     try (Gpu device = gpu ? Gpu.open(0) : null;
         Connection duckdb = s.engines().contains("duckdb") ? DriverManager.getConnection(duckDbUrl(s)) : null) {
       if (duckdb != null) {
-        // DuckDB's default (80% of memory) would leave the JVM's parts in flight too little
+        // DuckDB keeps appended rows uncompressed in memory (as in a run of whole tables; a
+        // checkpoint would compress them: 0.5 s per 1.8M lineitem rows on 2 cores, minutes at SF100); its default limit
+        // (80% of memory) would leave the JVM's parts and chunks in flight too little
         try (Statement st = duckdb.createStatement()) {
-          st.execute("SET memory_limit = '" + (hostMemory() / 2 >> 20) + "MB'");
+          st.execute("SET memory_limit = '" + (hostMemory() * 7 / 10 >> 20) + "MB'");
           // appends in parallel, as DuckDB advises for bulk loads (every TPC-H query orders its result)
           st.execute("SET preserve_insertion_order = false");
         }
@@ -216,14 +218,14 @@ public final class TpchBenchmark {
   }
 
   /**
-   * Rows DuckDB takes between checkpoints when streamed into: its appended rows stay uncompressed
-   * in memory until a checkpoint compresses them (about 6x for lineitem).
+   * Generates every table in parts, gathers the parts on the host into chunks as large as a
+   * gpudf table chunk may be (see {@link ChunkBuffer}), hands each chunk to the sessions and
+   * DuckDB (when given), and reports the loads. Whole chunks, rather than parts, keep the
+   * device's pool free of the holes that growing a chunk part by part leaves, and give DuckDB
+   * inserts large enough to run on all its threads.
    */
-  static final long DUCKDB_CHECKPOINT_ROWS = 1L << 26;
-
-  /** Generates every table in parts, appending each part to the sessions and DuckDB (when given), and reports the loads. */
   private static void streamInto(BufferAllocator a, Settings s, Map<String, GpuSession> sessions, DuckDBConnection duckdb,
-      TpchReport report, Gpu device) throws SQLException {
+      TpchReport report, Gpu device) {
     int cores = Runtime.getRuntime().availableProcessors();
     long expected = 0;
     for (TpchTable<?> t : TpchTable.getTables()) {
@@ -233,38 +235,40 @@ public final class TpchBenchmark {
     Map<String, long[]> loadNanos = new LinkedHashMap<>();
     s.engines().forEach(e -> loadNanos.put(e, new long[1]));
     long[] bytes = new long[1];
-    long[] uncheckpointed = new long[1];
     long t0 = System.nanoTime();
     for (TpchTable<?> t : TpchTable.getTables()) {
       String name = t.getTableName();
       int parts = (int) Math.max(cores, TpchRows.expected(name, s.sf()) / STREAMED_PART_ROWS);
       boolean[] first = {true};
-      TpchTables.generate(a, t, s.sf(), parts, cores, progress::add, part -> {
+      java.util.function.Consumer<VectorSchemaRoot> load = chunk -> {
         for (String engine : s.engines()) {
           long g = System.nanoTime();
           GpuSession session = sessions.get(engine);
           if (session == null) {
-            appendToDuckDb(duckdb, a, name, part, first[0]);
-            uncheckpointed[0] += part.getRowCount();
-            if (uncheckpointed[0] >= DUCKDB_CHECKPOINT_ROWS) {
-              checkpoint(duckdb);
-              uncheckpointed[0] = 0;
-            }
+            appendToDuckDb(duckdb, a, name, chunk, first[0]);
           } else if (first[0]) {
-            session.catalog().register(name, part);
+            session.catalog().register(name, chunk);
           } else {
-            session.catalog().append(name, part);
+            session.catalog().append(name, chunk);
           }
           loadNanos.get(engine)[0] += System.nanoTime() - g;
         }
-        bytes[0] += arrowBytes(part);
+        bytes[0] += arrowBytes(chunk);
         first[0] = false;
-      });
-    }
-    if (duckdb != null) {
-      long g = System.nanoTime();
-      checkpoint(duckdb);
-      loadNanos.get("duckdb")[0] += System.nanoTime() - g;
+      };
+      try (ChunkBuffer buffer = new ChunkBuffer(a, s.chunkRows())) {
+        TpchTables.generate(a, t, s.sf(), parts, cores, progress::add, part -> {
+          if (!buffer.fits(part)) {
+            try (VectorSchemaRoot chunk = buffer.take()) {
+              load.accept(chunk);
+            }
+          }
+          buffer.add(part);
+        });
+        try (VectorSchemaRoot chunk = buffer.take()) {
+          load.accept(chunk);
+        }
+      }
     }
     progress.done();
     report.streamed();
@@ -274,11 +278,80 @@ public final class TpchBenchmark {
     }
   }
 
-  private static void checkpoint(DuckDBConnection duckdb) {
-    try (Statement st = duckdb.createStatement()) {
-      st.execute("CHECKPOINT");
-    } catch (SQLException e) {
-      throw new IllegalStateException("DuckDB's checkpoint failed: " + e.getMessage(), e);
+  /**
+   * Generated parts of one table kept on the host (their buffers moved, not copied) until one
+   * more would pass a chunk's limits: {@code maxRows} rows, or a string column's 2 GiB.
+   */
+  static final class ChunkBuffer implements AutoCloseable {
+    private final BufferAllocator allocator;
+    private final long maxRows;
+    private final List<VectorSchemaRoot> parts = new ArrayList<>();
+    private long rows;
+    private long[] stringBytes;
+
+    ChunkBuffer(BufferAllocator allocator, int maxRows) {
+      this.allocator = allocator;
+      this.maxRows = maxRows;
+    }
+
+    /** Whether {@code part} joins the parts held within the limits (always, when none is held). */
+    boolean fits(VectorSchemaRoot part) {
+      if (parts.isEmpty()) {
+        return true;
+      }
+      if (rows + part.getRowCount() > maxRows) {
+        return false;
+      }
+      long[] more = stringBytes(part);
+      for (int c = 0; c < more.length; c++) {
+        if (stringBytes[c] + more[c] > Integer.MAX_VALUE) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    /** Takes over {@code part}'s buffers (the caller may close it). */
+    void add(VectorSchemaRoot part) {
+      List<org.apache.arrow.vector.FieldVector> moved = new ArrayList<>();
+      for (org.apache.arrow.vector.FieldVector v : part.getFieldVectors()) {
+        org.apache.arrow.vector.util.TransferPair pair = v.getTransferPair(allocator);
+        pair.transfer();
+        moved.add((org.apache.arrow.vector.FieldVector) pair.getTo());
+      }
+      VectorSchemaRoot kept = new VectorSchemaRoot(moved);
+      kept.setRowCount(part.getRowCount());
+      long[] more = stringBytes(kept);
+      stringBytes = stringBytes == null ? more : stringBytes;
+      if (!parts.isEmpty()) {
+        for (int c = 0; c < more.length; c++) {
+          stringBytes[c] += more[c];
+        }
+      }
+      parts.add(kept);
+      rows += kept.getRowCount();
+    }
+
+    /** The parts held as one root (the caller closes it), and the buffer empty again. */
+    VectorSchemaRoot take() {
+      try {
+        return parts.size() == 1 ? parts.remove(0) : TpchTables.concatenate(allocator, parts);
+      } finally {
+        close();
+        rows = 0;
+        stringBytes = null;
+      }
+    }
+
+    private static long[] stringBytes(VectorSchemaRoot root) {
+      return root.getFieldVectors().stream().mapToLong(v -> v instanceof org.apache.arrow.vector.BaseVariableWidthVector w
+          ? w.sizeOfValueBuffer() : 0).toArray();
+    }
+
+    @Override
+    public void close() {
+      parts.forEach(VectorSchemaRoot::close);
+      parts.clear();
     }
   }
 

@@ -51,15 +51,7 @@ public final class TpchTables {
       if (pieces.size() == 1) {
         return pieces.remove(0);
       }
-      VectorSchemaRoot out = VectorSchemaRoot.create(pieces.get(0).getSchema(), a);
-      try {
-        allocateExactly(out, pieces);
-        VectorSchemaRootAppender.append(out, pieces.toArray(new VectorSchemaRoot[0]));
-        return out;
-      } catch (RuntimeException e) {
-        out.close();
-        throw e;
-      }
+      return concatenate(a, pieces);
     } finally {
       pieces.forEach(VectorSchemaRoot::close);
     }
@@ -112,6 +104,19 @@ public final class TpchTables {
     } catch (java.util.concurrent.ExecutionException e) {
       // a part that failed closed its own vectors (see part); the first failure is what the caller sees
       return;
+    }
+  }
+
+  /** The rows of {@code pieces} (same schema) one after the other in one new root; the caller keeps the pieces and closes the result. */
+  public static VectorSchemaRoot concatenate(BufferAllocator a, List<VectorSchemaRoot> pieces) {
+    VectorSchemaRoot out = VectorSchemaRoot.create(pieces.get(0).getSchema(), a);
+    try {
+      allocateExactly(out, pieces);
+      VectorSchemaRootAppender.append(out, pieces.toArray(new VectorSchemaRoot[0]));
+      return out;
+    } catch (RuntimeException e) {
+      out.close();
+      throw e;
     }
   }
 
