@@ -182,9 +182,9 @@ public final class TpchBenchmark {
     try (Gpu device = gpu ? Gpu.open(0) : null;
         Connection duckdb = s.engines().contains("duckdb") ? DriverManager.getConnection(duckDbUrl(s)) : null) {
       if (duckdb != null) {
-        // DuckDB keeps appended rows uncompressed in memory (as in a run of whole tables; a
-        // checkpoint would compress them: 0.5 s per 1.8M lineitem rows on 2 cores, minutes at SF100); its default limit
-        // (80% of memory) would leave the JVM's parts and chunks in flight too little
+        // DuckDB keeps appended rows uncompressed in memory, as in a run of whole tables (a
+        // checkpoint would compress them: 0.5 s per 1.8M lineitem rows on 2 cores here); its
+        // default limit (80% of memory) would leave the JVM's parts and chunks in flight too little
         try (Statement st = duckdb.createStatement()) {
           st.execute("SET memory_limit = '" + (hostMemory() * 7 / 10 >> 20) + "MB'");
           // appends in parallel, as DuckDB advises for bulk loads (every TPC-H query orders its result)
@@ -253,11 +253,13 @@ public final class TpchBenchmark {
           }
           loadNanos.get(engine)[0] += System.nanoTime() - g;
         }
-        bytes[0] += arrowBytes(chunk);
         first[0] = false;
       };
       try (ChunkBuffer buffer = new ChunkBuffer(a, s.chunkRows())) {
         TpchTables.generate(a, t, s.sf(), parts, cores, progress::add, part -> {
+          // the generated Arrow's size, as a run of whole tables reports it (a concatenated chunk's
+          // vectors report their used bytes only)
+          bytes[0] += arrowBytes(part);
           if (!buffer.fits(part)) {
             try (VectorSchemaRoot chunk = buffer.take()) {
               load.accept(chunk);
