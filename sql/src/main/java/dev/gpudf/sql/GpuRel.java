@@ -16,8 +16,8 @@ public interface GpuRel extends RelNode {
   /** Runs this operator and its inputs; the caller closes the result. */
   Table<?> execute(QueryContext ctx);
 
-  /** Runs input {@code i}; the caller closes the result. */
+  /** Runs input {@code i} (once per query when other parents read it too); the caller closes the result. */
   default Table<?> input(QueryContext ctx, int i) {
-    return ((GpuRel) getInput(i)).execute(ctx);
+    return ctx.run((GpuRel) getInput(i));
   }
 }

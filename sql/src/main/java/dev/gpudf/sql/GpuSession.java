@@ -173,7 +173,7 @@ public final class GpuSession implements AutoCloseable {
     if (gpu != null) {
       gpu.pool().resetPeak();
     }
-    try (QueryContext ctx = context(parameters); Table<?> result = plan.execute(ctx)) {
+    try (QueryContext ctx = context(parameters); Table<?> result = ctx.execute(plan)) {
       if (ctx.exec().hasGpu()) {
         ctx.exec().stream().synchronize();
       }
@@ -198,7 +198,7 @@ public final class GpuSession implements AutoCloseable {
       throw new UserException("a statement kept on the device takes no parameters");
     }
     try (QueryContext ctx = context(List.of())) {
-      Table<?> result = plan.execute(ctx);
+      Table<?> result = ctx.execute(plan);
       if (result instanceof DeviceTable d) {
         ctx.exec().stream().synchronize();
         return d;
@@ -472,12 +472,12 @@ public final class GpuSession implements AutoCloseable {
   /** Runs {@code plan}; the caller closes the result, a device table on a GPU session. */
   Table<?> collect(GpuRel plan) {
     try (QueryContext ctx = context(List.of())) {
-      return plan.execute(ctx);
+      return ctx.execute(plan);
     }
   }
 
   VectorSchemaRoot execute(GpuRel plan, List<Object> parameters) {
-    try (QueryContext ctx = context(parameters); Table<?> result = plan.execute(ctx)) {
+    try (QueryContext ctx = context(parameters); Table<?> result = ctx.execute(plan)) {
       return result.toArrow(allocator);
     }
   }
@@ -670,6 +670,34 @@ public final class GpuSession implements AutoCloseable {
             ? LogicalUnion.create(u.getInputs().stream()
                 .map(b -> (RelNode) project.copy(project.getTraitSet(), b, project.getProjects(), project.getRowType())).toList(), true)
             : project.copy(project.getTraitSet(), List.of(input));
+      }
+
+      // a join runs in each branch of the larger input's union where the join type allows it
+      // (a preserved side of an outer join may not split); the other input, the same node in
+      // every branch, runs once per query (QueryContext), so no branch needs the whole table
+      @Override
+      public RelNode visit(LogicalJoin join) {
+        RelNode left = join.getLeft().accept(this);
+        RelNode right = join.getRight().accept(this);
+        org.apache.calcite.rel.core.JoinRelType type = join.getJoinType();
+        boolean splitsLeft = left instanceof LogicalUnion u && u.all && (type == org.apache.calcite.rel.core.JoinRelType.INNER
+            || type == org.apache.calcite.rel.core.JoinRelType.LEFT || type == org.apache.calcite.rel.core.JoinRelType.SEMI
+            || type == org.apache.calcite.rel.core.JoinRelType.ANTI);
+        boolean splitsRight = right instanceof LogicalUnion u && u.all && (type == org.apache.calcite.rel.core.JoinRelType.INNER
+            || type == org.apache.calcite.rel.core.JoinRelType.RIGHT);
+        if (splitsLeft && splitsRight) {
+          org.apache.calcite.rel.metadata.RelMetadataQuery mq = join.getCluster().getMetadataQuery();
+          splitsLeft = mq.getRowCount(left) >= mq.getRowCount(right);
+        }
+        if (splitsLeft) {
+          return LogicalUnion.create(left.getInputs().stream().map(b -> (RelNode) join.copy(join.getTraitSet(),
+              join.getCondition(), b, right, type, join.isSemiJoinDone())).toList(), true);
+        }
+        if (splitsRight) {
+          return LogicalUnion.create(right.getInputs().stream().map(b -> (RelNode) join.copy(join.getTraitSet(),
+              join.getCondition(), left, b, type, join.isSemiJoinDone())).toList(), true);
+        }
+        return join.copy(join.getTraitSet(), List.of(left, right));
       }
     });
     return hep(out, List.of(AVG_OVER_UNION, CoreRules.AGGREGATE_UNION_TRANSPOSE, CoreRules.PROJECT_MERGE, CoreRules.PROJECT_REMOVE));

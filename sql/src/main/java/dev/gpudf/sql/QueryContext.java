@@ -1,16 +1,24 @@
 package dev.gpudf.sql;
 
+import dev.gpudf.columnar.Table;
 import dev.gpudf.kernels.Exec;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
+import org.apache.calcite.rel.RelNode;
 
 /**
- * Per-query state: the kernels' execution state, the catalog and the statement's parameter
- * values; the session closes it after the query.
+ * Per-query state: the kernels' execution state, the catalog, the statement's parameter values,
+ * and the results of operators that several parents read (kept until the last has read them);
+ * the session closes it after the query.
  */
 public final class QueryContext implements AutoCloseable {
   private final Exec exec;
   private final Catalog catalog;
   private final List<Object> parameters;
+  // operators read by more than one parent: how many reads are still to come, and the result
+  private final Map<GpuRel, Integer> readsLeft = new IdentityHashMap<>();
+  private final Map<GpuRel, Table<?>> shared = new IdentityHashMap<>();
 
   QueryContext(Exec exec, Catalog catalog, List<Object> parameters) {
     this.exec = exec;
@@ -31,8 +39,56 @@ public final class QueryContext implements AutoCloseable {
     return catalog;
   }
 
+  /**
+   * Runs physical plan {@code root}; the caller closes the result. An operator that several
+   * parents read (the same subtree joined in every chunk branch of a chunked table) runs once.
+   */
+  Table<?> execute(GpuRel root) {
+    Map<RelNode, Integer> parents = new IdentityHashMap<>();
+    countParents(root, parents);
+    parents.forEach((node, n) -> {
+      if (n > 1) {
+        readsLeft.put((GpuRel) node, n);
+      }
+    });
+    return root.execute(this);
+  }
+
+  private static void countParents(RelNode node, Map<RelNode, Integer> parents) {
+    for (RelNode input : node.getInputs()) {
+      // a shared subtree's own inputs are counted once: it runs once
+      if (parents.merge(input, 1, Integer::sum) == 1) {
+        countParents(input, parents);
+      }
+    }
+  }
+
+  /** Runs {@code rel} for one of its parents (see {@link #execute}); the caller closes the result. */
+  Table<?> run(GpuRel rel) {
+    Integer left = readsLeft.get(rel);
+    if (left == null) {
+      return rel.execute(this);
+    }
+    Table<?> t = shared.get(rel);
+    if (t == null) {
+      t = rel.execute(this);
+      shared.put(rel, t);
+    }
+    t.retain();
+    if (left == 1) {
+      readsLeft.remove(rel);
+      shared.remove(rel).close();
+    } else {
+      readsLeft.put(rel, left - 1);
+    }
+    return t;
+  }
+
   @Override
   public void close() {
+    // a query that failed part way leaves results its other readers never took
+    shared.values().forEach(Table::close);
+    shared.clear();
     exec.close();
   }
 }
