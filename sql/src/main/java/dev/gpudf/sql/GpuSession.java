@@ -673,8 +673,8 @@ public final class GpuSession implements AutoCloseable {
       }
 
       // a join runs in each branch of the larger input's union where the join type allows it
-      // (a preserved side of an outer join may not split); the other input, the same node in
-      // every branch, runs once per query (QueryContext), so no branch needs the whole table
+      // (not the null-supplying side of an outer join: its unmatched rows would repeat per
+      // branch); the other input, one node in every branch, runs once per query (QueryContext)
       @Override
       public RelNode visit(LogicalJoin join) {
         RelNode left = join.getLeft().accept(this);

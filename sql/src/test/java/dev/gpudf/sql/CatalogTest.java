@@ -63,6 +63,16 @@ class CatalogTest {
       assertEquals("70|4830|aaa|yyy|69.0", r.getVector(0).getObject(0) + "|" + r.getVector(1).getObject(0) + "|"
           + r.getVector(2).getObject(0) + "|" + r.getVector(3).getObject(0) + "|" + r.getVector(4).getObject(0));
     }
+    // a join per chunk (the other side computed once), LEFT keeping each unmatched row once
+    try (VectorSchemaRoot u = rows(0, 30, 1)) {
+      s.catalog().register("u", u);
+    }
+    String plan = s.explain("SELECT t.id, u.s FROM t LEFT JOIN u ON t.id = u.id * 5");
+    assertTrue(plan.matches("(?s).*GpuUnion.*GpuJoin.*chunk 0.*GpuJoin.*chunk 1.*"), plan);
+    try (VectorSchemaRoot r = s.query("SELECT COUNT(*), COUNT(u.s), SUM(t.id) FROM t LEFT JOIN u ON t.id = u.id * 5")) {
+      assertEquals("140|28|9730", r.getVector(0).getObject(0) + "|" + r.getVector(1).getObject(0) + "|"
+          + r.getVector(2).getObject(0));
+    }
     // rows of both chunks in one result, in chunk order
     try (VectorSchemaRoot r = s.query("SELECT id FROM t WHERE id BETWEEN 88 AND 91")) {
       assertEquals("[88, 89, 90, 91]", r.getVector(0).toString());
