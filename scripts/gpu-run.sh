@@ -30,9 +30,14 @@ if [ "$what" = hash ] || [ "$what" = all ]; then
 fi
 if [ "$what" = tpch ]; then
   # TPCH_ARGS: the harness's options (default SF10, 5 reps, all three engines); reports go to $OUT
-  # TPCH_JAVA_OPTS: JVM flags (a streamed SF100 run keeps its data off the heap: give the heap less)
+  # TPCH_JAVA_OPTS: JVM flags (a streamed SF100 run keeps its data off the heap: give the heap less);
+  # host and device memory are sampled every 10 s into tpch-memory.txt
+  ( while sleep 10; do echo "$(date +%T) host used $(free -g | awk '/Mem/{print $3}') GiB," \
+      "GPU 0 used $(nvidia-smi -i 0 --query-gpu=memory.used --format=csv,noheader)"; done ) > "$OUT/tpch-memory.txt" 2>&1 &
+  sampler=$!
   JAVA_OPTS="${TPCH_JAVA_OPTS:--Xmx96g} --sun-misc-unsafe-memory-access=allow" bash .gpu-bundle/run dev.gpudf.bench.TpchBenchmark \
     ${TPCH_ARGS:---sf 10 --reps 5} --out "$OUT" 2>&1 | tee "$OUT/tpch-log.txt"
+  kill $sampler
 fi
 if [ "$what" = handoff ]; then
   # HANDOFF_ARGS: rows and reps (default 100M rows, 5 reps); the CuPy consumer is clients/python
