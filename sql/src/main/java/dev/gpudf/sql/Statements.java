@@ -230,11 +230,12 @@ final class Statements {
   /** The types of an INSERT's {@code ?} markers (a VALUES marker takes its column's type); none for other statements. */
   static List<RelDataType> parameterTypes(GpuSession session, String sql) {
     SqlNode statement = isIndexStatement(sql) ? null : parse(sql);
-    return statement instanceof SqlInsert insert ? session.parameterTypes(inserted(session, insert).query()) : List.of();
+    return statement instanceof SqlInsert insert ? session.parameterTypes(inserted(session, insert).added()) : List.of();
   }
 
   /** An INSERT's target and the query of the table's rows after it (its old rows, then the new ones converted to its columns). */
-  private record Inserted(String table, String query) {}
+  /** An INSERT's target, the query of the table's rows after it ({@code whole}), and that of the added rows alone. */
+  private record Inserted(String table, String whole, String added) {}
 
   private static Inserted inserted(GpuSession session, SqlInsert insert) {
     if (!(insert.getTargetTable() instanceof SqlIdentifier target)) {
@@ -271,10 +272,12 @@ final class Statements {
     List<String> select = new ArrayList<>();
     for (RelDataTypeField f : fields) {
       int i = targets.indexOf(f.getName());
-      select.add("CAST(" + (i < 0 ? "NULL" : aliases.get(i)) + " AS " + typeSql(f.getType()) + ")");
+      // named as the table's columns: the added rows are checked and appended by name
+      select.add("CAST(" + (i < 0 ? "NULL" : aliases.get(i)) + " AS " + typeSql(f.getType()) + ") AS \""
+          + f.getName().replace("\"", "\"\"") + "\"");
     }
     String added = "SELECT " + String.join(", ", select) + " FROM (" + source + ") AS src(" + String.join(", ", aliases) + ")";
-    return new Inserted(name, "SELECT * FROM \"" + name + "\" UNION ALL " + added);
+    return new Inserted(name, "SELECT * FROM \"" + name + "\" UNION ALL " + added, added);
   }
 
   /**
@@ -302,9 +305,18 @@ final class Statements {
 
   private static long insert(GpuSession session, SqlInsert insert, List<Object> parameters) {
     Inserted ins = inserted(session, insert);
+    TableConstraints constraints = session.catalog().constraints(ins.table());
+    if (constraints.keys().isEmpty()) {
+      // nothing to compare with the rows already there: only the new rows are made, and appended
+      try (VectorSchemaRoot rows = session.query(ins.added(), parameters)) {
+        constraints.check(ins.table(), rows);
+        session.catalog().append(ins.table(), rows);
+        return rows.getRowCount();
+      }
+    }
     long before = session.catalog().shape(ins.table()).rows();
-    try (VectorSchemaRoot rows = session.query(ins.query(), parameters)) {
-      session.catalog().constraints(ins.table()).check(ins.table(), rows);
+    try (VectorSchemaRoot rows = session.query(ins.whole(), parameters)) {
+      constraints.check(ins.table(), rows);
       session.catalog().replace(ins.table(), rows);
       return rows.getRowCount() - before;
     }

@@ -94,6 +94,22 @@ class CatalogTest {
     }
   }
 
+  /** INSERT into a table without keys appends its rows (a table with keys is checked whole, see StatementsTest). */
+  @Test
+  void insertsAppendChunks() {
+    try (GpuSession s = GpuSession.cpu(allocator)) {
+      s.catalog().maxChunkRows(3);
+      s.update("CREATE TABLE v (k INT NOT NULL, w VARCHAR)");
+      assertEquals(2, s.update("INSERT INTO v VALUES (1, 'a'), (2, NULL)"));
+      assertEquals(2, s.update("INSERT INTO v SELECT k + 10, w FROM v"));
+      assertThrows(UserException.class, () -> s.update("INSERT INTO v VALUES (NULL, 'x')"));
+      assertEquals(List.of(2, 2), s.catalog().shape("v").chunkRows());
+      try (VectorSchemaRoot r = s.query("SELECT SUM(k), COUNT(w) FROM v")) {
+        assertEquals("26|2", r.getVector(0).getObject(0) + "|" + r.getVector(1).getObject(0));
+      }
+    }
+  }
+
   @Test
   void badAppendsAreUserErrorsAndChangeNothing() {
     try (GpuSession s = GpuSession.cpu(allocator); VectorSchemaRoot a = rows(0, 5, 2)) {
