@@ -611,107 +611,11 @@ public final class GpuSession implements AutoCloseable {
     rel = hep(rel, List.of(CoreRules.MULTI_JOIN_OPTIMIZE));
     rel = hep(rel, List.of(CoreRules.FILTER_INTO_JOIN, CoreRules.JOIN_CONDITION_PUSH, CoreRules.PROJECT_MERGE,
         CoreRules.PROJECT_REMOVE));
-    return splitChunks(rel);
+    return ChunkSplit.apply(rel);
   }
 
-  /**
-   * Each scan of a chunked table becomes the UNION ALL of its chunks' scans, after join ordering
-   * (which estimates from the whole table); then filters, projections and aggregates move into
-   * every chunk's branch (AVG split into SUM and COUNT for that), so that a chunk is reduced
-   * before the union concatenates what is left, and a branch's memory is freed before the next runs.
-   */
-  private static RelNode splitChunks(RelNode logical) {
-    boolean[] chunked = {false};
-    new RelVisitor() {
-      @Override
-      public void visit(RelNode node, int ordinal, RelNode parent) {
-        CatalogTable t = node instanceof TableScan scan ? scan.getTable().unwrap(CatalogTable.class) : null;
-        chunked[0] |= t != null && t.chunk() < 0 && t.chunks() > 1;
-        super.visit(node, ordinal, parent);
-      }
-    }.go(logical);
-    if (!chunked[0]) {
-      return logical;
-    }
-    // a column that only a pushed-down join condition reads (q13's o_comment) stays in the join's
-    // input; pruned there, it is dropped in the branches instead of passing the union
-    RelNode rel = hep(logical, List.of(CoreRules.PROJECT_JOIN_TRANSPOSE, CoreRules.PROJECT_MERGE, CoreRules.PROJECT_REMOVE));
-    RelNode out = rel.accept(new org.apache.calcite.rel.RelShuttleImpl() {
-      @Override
-      public RelNode visit(TableScan scan) {
-        CatalogTable t = scan.getTable().unwrap(CatalogTable.class);
-        if (t == null || t.chunk() >= 0 || t.chunks() == 1) {
-          return scan;
-        }
-        List<RelNode> branches = new java.util.ArrayList<>();
-        for (int i = 0; i < t.chunks(); i++) {
-          org.apache.calcite.plan.RelOptTable chunk = org.apache.calcite.prepare.RelOptTableImpl.create(
-              scan.getTable().getRelOptSchema(), scan.getRowType(), List.of(t.name(), "chunk " + i), t.chunk(i),
-              (org.apache.calcite.linq4j.tree.Expression) null);
-          branches.add(org.apache.calcite.rel.logical.LogicalTableScan.create(scan.getCluster(), chunk, scan.getHints()));
-        }
-        return LogicalUnion.create(branches, true);
-      }
-
-      // a filter or projection right over a chunk union runs in each branch (inputs of one row type)
-      @Override
-      public RelNode visit(LogicalFilter filter) {
-        RelNode input = filter.getInput().accept(this);
-        return input instanceof LogicalUnion u && u.all
-            ? LogicalUnion.create(u.getInputs().stream().map(b -> (RelNode) filter.copy(filter.getTraitSet(), b, filter.getCondition()))
-                .toList(), true)
-            : filter.copy(filter.getTraitSet(), List.of(input));
-      }
-
-      @Override
-      public RelNode visit(LogicalProject project) {
-        RelNode input = project.getInput().accept(this);
-        return input instanceof LogicalUnion u && u.all
-            ? LogicalUnion.create(u.getInputs().stream()
-                .map(b -> (RelNode) project.copy(project.getTraitSet(), b, project.getProjects(), project.getRowType())).toList(), true)
-            : project.copy(project.getTraitSet(), List.of(input));
-      }
-
-      // a join runs in each branch of the larger input's union where the join type allows it
-      // (not the null-supplying side of an outer join: its unmatched rows would repeat per
-      // branch); the other input, one node in every branch, runs once per query (QueryContext)
-      @Override
-      public RelNode visit(LogicalJoin join) {
-        RelNode left = join.getLeft().accept(this);
-        RelNode right = join.getRight().accept(this);
-        org.apache.calcite.rel.core.JoinRelType type = join.getJoinType();
-        boolean splitsLeft = left instanceof LogicalUnion u && u.all && (type == org.apache.calcite.rel.core.JoinRelType.INNER
-            || type == org.apache.calcite.rel.core.JoinRelType.LEFT || type == org.apache.calcite.rel.core.JoinRelType.SEMI
-            || type == org.apache.calcite.rel.core.JoinRelType.ANTI);
-        boolean splitsRight = right instanceof LogicalUnion u && u.all && (type == org.apache.calcite.rel.core.JoinRelType.INNER
-            || type == org.apache.calcite.rel.core.JoinRelType.RIGHT);
-        if (splitsLeft && splitsRight) {
-          org.apache.calcite.rel.metadata.RelMetadataQuery mq = join.getCluster().getMetadataQuery();
-          splitsLeft = mq.getRowCount(left) >= mq.getRowCount(right);
-        }
-        if (splitsLeft) {
-          return LogicalUnion.create(left.getInputs().stream().map(b -> (RelNode) join.copy(join.getTraitSet(),
-              join.getCondition(), b, right, type, join.isSemiJoinDone())).toList(), true);
-        }
-        if (splitsRight) {
-          return LogicalUnion.create(right.getInputs().stream().map(b -> (RelNode) join.copy(join.getTraitSet(),
-              join.getCondition(), left, b, type, join.isSemiJoinDone())).toList(), true);
-        }
-        return join.copy(join.getTraitSet(), List.of(left, right));
-      }
-    });
-    return hep(out, List.of(AVG_OVER_UNION, CoreRules.AGGREGATE_UNION_TRANSPOSE, CoreRules.PROJECT_MERGE, CoreRules.PROJECT_REMOVE));
-  }
-
-  /** AVG as SUM / COUNT where it aggregates a UNION ALL directly, so that the aggregate can move into the union's inputs. */
-  private static final RelOptRule AVG_OVER_UNION = org.apache.calcite.rel.rules.AggregateReduceFunctionsRule.Config.DEFAULT
-      .withOperandSupplier(b0 -> b0.operand(LogicalAggregate.class)
-          .oneInput(b1 -> b1.operand(LogicalUnion.class).anyInputs()))
-      .as(org.apache.calcite.rel.rules.AggregateReduceFunctionsRule.Config.class)
-      .withFunctionsToReduce(java.util.EnumSet.of(org.apache.calcite.sql.SqlKind.AVG))
-      .toRule();
-
-  private static RelNode hep(RelNode rel, List<RelOptRule> rules) {
+  /** {@code rel} rewritten by {@code rules} until none applies. */
+  static RelNode hep(RelNode rel, List<RelOptRule> rules) {
     HepProgramBuilder b = HepProgram.builder();
     rules.forEach(b::addRuleInstance);
     HepPlanner hep = new HepPlanner(b.build());

@@ -1,0 +1,146 @@
+package dev.gpudf.sql;
+
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.UnaryOperator;
+import org.apache.calcite.plan.RelOptRule;
+import org.apache.calcite.plan.RelOptTable;
+import org.apache.calcite.prepare.RelOptTableImpl;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.RelShuttleImpl;
+import org.apache.calcite.rel.RelVisitor;
+import org.apache.calcite.rel.core.JoinRelType;
+import org.apache.calcite.rel.core.TableScan;
+import org.apache.calcite.rel.logical.LogicalAggregate;
+import org.apache.calcite.rel.logical.LogicalFilter;
+import org.apache.calcite.rel.logical.LogicalJoin;
+import org.apache.calcite.rel.logical.LogicalProject;
+import org.apache.calcite.rel.logical.LogicalTableScan;
+import org.apache.calcite.rel.logical.LogicalUnion;
+import org.apache.calcite.rel.metadata.RelMetadataQuery;
+import org.apache.calcite.rel.rules.AggregateReduceFunctionsRule;
+import org.apache.calcite.rel.rules.CoreRules;
+import org.apache.calcite.sql.SqlKind;
+
+/**
+ * The last logical rewrite, for plans that read chunked tables ({@link Catalog}): each scan of a
+ * chunked table becomes the UNION ALL of its chunks' scans, after join ordering (which estimates
+ * from the whole table). Filters, projections and joins above the union then move into every
+ * branch, and aggregates too (Calcite's {@code AGGREGATE_UNION_TRANSPOSE}; AVG split into SUM and
+ * COUNT for that), so a chunk is reduced before the union concatenates what is left and a
+ * branch's memory is freed before the next branch runs.
+ */
+final class ChunkSplit {
+  private ChunkSplit() {}
+
+  /** Join types whose left input may split: each left row meets the right input in one branch only. */
+  private static final Set<JoinRelType> LEFT_SPLITS = EnumSet.of(JoinRelType.INNER, JoinRelType.LEFT, JoinRelType.SEMI,
+      JoinRelType.ANTI);
+  private static final Set<JoinRelType> RIGHT_SPLITS = EnumSet.of(JoinRelType.INNER, JoinRelType.RIGHT);
+
+  /** AVG as SUM / COUNT where it aggregates a UNION ALL directly, so that the aggregate can move into the union's inputs. */
+  private static final RelOptRule AVG_OVER_UNION = AggregateReduceFunctionsRule.Config.DEFAULT
+      .withOperandSupplier(b0 -> b0.operand(LogicalAggregate.class).oneInput(b1 -> b1.operand(LogicalUnion.class).anyInputs()))
+      .as(AggregateReduceFunctionsRule.Config.class)
+      .withFunctionsToReduce(EnumSet.of(SqlKind.AVG))
+      .toRule();
+
+  /** {@code logical} with its chunked scans split (unchanged when it reads no chunked table). */
+  static RelNode apply(RelNode logical) {
+    if (!readsChunks(logical)) {
+      return logical;
+    }
+    // a column that only a pushed-down join condition reads (q13's o_comment) stays in the join's
+    // input; pruned there, it is dropped in the branches instead of passing the union
+    RelNode rel = GpuSession.hep(logical, List.of(CoreRules.PROJECT_JOIN_TRANSPOSE, CoreRules.PROJECT_MERGE,
+        CoreRules.PROJECT_REMOVE));
+    RelNode split = rel.accept(new Splitter());
+    return GpuSession.hep(split, List.of(AVG_OVER_UNION, CoreRules.AGGREGATE_UNION_TRANSPOSE, CoreRules.PROJECT_MERGE,
+        CoreRules.PROJECT_REMOVE));
+  }
+
+  private static boolean readsChunks(RelNode rel) {
+    boolean[] found = {false};
+    new RelVisitor() {
+      @Override
+      public void visit(RelNode node, int ordinal, RelNode parent) {
+        found[0] |= node instanceof TableScan scan && splits(scan.getTable().unwrap(CatalogTable.class));
+        super.visit(node, ordinal, parent);
+      }
+    }.go(rel);
+    return found[0];
+  }
+
+  private static boolean splits(CatalogTable t) {
+    return t != null && t.chunk() < 0 && t.chunks() > 1;
+  }
+
+  /** The union of {@code branch} applied to each input of {@code union}. */
+  private static RelNode perBranch(RelNode union, UnaryOperator<RelNode> branch) {
+    return LogicalUnion.create(union.getInputs().stream().map(branch).toList(), true);
+  }
+
+  private static boolean isUnionAll(RelNode rel) {
+    return rel instanceof LogicalUnion u && u.all;
+  }
+
+  /** Bottom-up: chunked scans to unions, and the operators right above a union into its branches. */
+  private static final class Splitter extends RelShuttleImpl {
+    @Override
+    public RelNode visit(TableScan scan) {
+      CatalogTable t = scan.getTable().unwrap(CatalogTable.class);
+      if (!splits(t)) {
+        return scan;
+      }
+      List<RelNode> branches = new ArrayList<>();
+      for (int i = 0; i < t.chunks(); i++) {
+        RelOptTable chunk = RelOptTableImpl.create(scan.getTable().getRelOptSchema(), scan.getRowType(),
+            List.of(t.name(), "chunk " + i), t.chunk(i), (org.apache.calcite.linq4j.tree.Expression) null);
+        branches.add(LogicalTableScan.create(scan.getCluster(), chunk, scan.getHints()));
+      }
+      return LogicalUnion.create(branches, true);
+    }
+
+    @Override
+    public RelNode visit(LogicalFilter filter) {
+      RelNode input = filter.getInput().accept(this);
+      return isUnionAll(input) ? perBranch(input, b -> filter.copy(filter.getTraitSet(), b, filter.getCondition()))
+          : filter.copy(filter.getTraitSet(), List.of(input));
+    }
+
+    @Override
+    public RelNode visit(LogicalProject project) {
+      RelNode input = project.getInput().accept(this);
+      return isUnionAll(input)
+          ? perBranch(input, b -> project.copy(project.getTraitSet(), b, project.getProjects(), project.getRowType()))
+          : project.copy(project.getTraitSet(), List.of(input));
+    }
+
+    /**
+     * A join runs in each branch of its larger union input where the join type lets that side
+     * split (not the null-supplying side of an outer join: its unmatched rows would repeat per
+     * branch); the other input, one node in every branch, runs once per query ({@link QueryContext}).
+     */
+    @Override
+    public RelNode visit(LogicalJoin join) {
+      RelNode left = join.getLeft().accept(this);
+      RelNode right = join.getRight().accept(this);
+      JoinRelType type = join.getJoinType();
+      boolean splitsLeft = isUnionAll(left) && LEFT_SPLITS.contains(type);
+      boolean splitsRight = isUnionAll(right) && RIGHT_SPLITS.contains(type);
+      if (splitsLeft && splitsRight) {
+        RelMetadataQuery mq = join.getCluster().getMetadataQuery();
+        splitsLeft = mq.getRowCount(left) >= mq.getRowCount(right);
+      }
+      if (splitsLeft) {
+        return perBranch(left, b -> join.copy(join.getTraitSet(), join.getCondition(), b, right, type, join.isSemiJoinDone()));
+      }
+      if (splitsRight) {
+        return perBranch(right, b -> join.copy(join.getTraitSet(), join.getCondition(), left, b, type, join.isSemiJoinDone()));
+      }
+      return join.copy(join.getTraitSet(), List.of(left, right));
+    }
+  }
+}
