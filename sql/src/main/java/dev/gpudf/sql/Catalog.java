@@ -86,19 +86,18 @@ public final class Catalog implements AutoCloseable {
         throw new UserException("rows appended to '" + name + "' have column types " + part.types() + ", the table has "
             + last.types());
       }
-      if (fitTogether(last, part)) {
-        Table<?> joined;
-        try (Exec exec = gpu == null ? Exec.onCpu(allocator) : Exec.onGpu(gpu, allocator)) {
-          joined = TableOps.concat(exec, List.of(last, part), last.names());
+      try (Exec exec = gpu == null ? Exec.onCpu(allocator) : Exec.onGpu(gpu, allocator)) {
+        if (fitTogether(last, part)) {
+          Table<?> joined = TableOps.concat(exec, List.of(last, part), last.names());
           if (exec.hasGpu()) {
             exec.stream().synchronize();
           }
+          chunks.set(chunks.size() - 1, joined);
+          last.close();
+        } else {
+          // a chunk carries the table's column names, whatever the appended rows were called
+          chunks.add(TableOps.renamed(exec, part, last.names()));
         }
-        chunks.set(chunks.size() - 1, joined);
-        last.close();
-      } else {
-        part.retain();
-        chunks.add(part);
       }
     } finally {
       part.close();

@@ -103,8 +103,8 @@ final class TableOps {
     }
   }
 
-  /** {@code t}'s columns (retained) under {@code names}; the caller closes the result. */
-  private static Table<?> renamed(Exec exec, Table<?> t, List<String> names) {
+  /** {@code t}'s columns (retained, not copied) under {@code names}; the caller closes the result. */
+  static Table<?> renamed(Exec exec, Table<?> t, List<String> names) {
     List<Column> cols = new ArrayList<>();
     for (int i = 0; i < t.columnCount(); i++) {
       t.column(i).retain();
