@@ -73,6 +73,15 @@ class CatalogTest {
       assertEquals("140|28|9730", r.getVector(0).getObject(0) + "|" + r.getVector(1).getObject(0) + "|"
           + r.getVector(2).getObject(0));
     }
+    // the chunked side of a RIGHT or FULL join supplies NULLs: split, u's unmatched rows would
+    // come once per chunk (u.id 0..29, matched where u.id * 5 < 140: 28 of 30)
+    try (VectorSchemaRoot r = s.query("SELECT COUNT(*), COUNT(t.id) FROM t RIGHT JOIN u ON t.id = u.id * 5")) {
+      assertEquals("30|28", r.getVector(0).getObject(0) + "|" + r.getVector(1).getObject(0));
+    }
+    try (VectorSchemaRoot r = s.query("SELECT COUNT(*), COUNT(t.id), COUNT(u.id) FROM t FULL JOIN u ON t.id = u.id * 5")) {
+      assertEquals("142|140|30", r.getVector(0).getObject(0) + "|" + r.getVector(1).getObject(0) + "|"
+          + r.getVector(2).getObject(0));
+    }
     // rows of both chunks in one result, in chunk order
     try (VectorSchemaRoot r = s.query("SELECT id FROM t WHERE id BETWEEN 88 AND 91")) {
       assertEquals("[88, 89, 90, 91]", r.getVector(0).toString());
