@@ -29,7 +29,7 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 public final class Catalog implements AutoCloseable {
   private final Gpu gpu;
   private final BufferAllocator allocator;
-  private final Map<String, List<Table<?>>> tables = new LinkedHashMap<>();
+  private final Map<String, Entry> tables = new LinkedHashMap<>();
   private int maxChunkRows = Integer.MAX_VALUE;
   private static final String HIDDEN = "$frame";
   private final Map<String, TableConstraints> constraints = new java.util.HashMap<>();
@@ -58,13 +58,36 @@ public final class Catalog implements AutoCloseable {
     maxChunkRows = rows;
   }
 
+  /**
+   * One table: its chunks, and the appended parts that will join the last chunk, kept apart
+   * until the chunk is next read or closed to appends so that many small appends concatenate
+   * once rather than each time.
+   */
+  private static final class Entry {
+    final List<Table<?>> chunks = new ArrayList<>();
+    final List<Table<?>> pending = new ArrayList<>();
+
+    Entry(Table<?> first) {
+      chunks.add(first);
+    }
+
+    Table<?> last() {
+      return chunks.get(chunks.size() - 1);
+    }
+
+    void close() {
+      chunks.forEach(Table::close);
+      pending.forEach(Table::close);
+    }
+  }
+
   /** Loads {@code root} as table {@code name} (copied to the device for a GPU session); the caller keeps {@code root}. */
   public synchronized void register(String name, VectorSchemaRoot root) {
     String key = name.toLowerCase(Locale.ROOT);
     if (tables.containsKey(key)) {
       throw new UserException("table '" + name + "' already exists");
     }
-    tables.put(key, new ArrayList<>(List.of(TableOps.load(gpu, root))));
+    tables.put(key, new Entry(TableOps.load(gpu, root)));
     versions.put(key, ++version);
   }
 
@@ -75,29 +98,24 @@ public final class Catalog implements AutoCloseable {
    */
   public synchronized void append(String name, VectorSchemaRoot root) {
     String key = name.toLowerCase(Locale.ROOT);
-    List<Table<?>> chunks = tables.get(key);
-    if (chunks == null) {
+    Entry e = tables.get(key);
+    if (e == null) {
       throw new UserException("no table '" + name + "'");
     }
-    Table<?> last = chunks.get(chunks.size() - 1);
     Table<?> part = TableOps.load(gpu, root);
-    try {
-      if (!part.types().equals(last.types())) {
+    try (Exec exec = exec()) {
+      List<String> names = e.last().names();
+      if (!part.types().equals(e.last().types())) {
         throw new UserException("rows appended to '" + name + "' have column types " + part.types() + ", the table has "
-            + last.types());
+            + e.last().types());
       }
-      try (Exec exec = gpu == null ? Exec.onCpu(allocator) : Exec.onGpu(gpu, allocator)) {
-        if (fitTogether(last, part)) {
-          Table<?> joined = TableOps.concat(exec, List.of(last, part), last.names());
-          if (exec.hasGpu()) {
-            exec.stream().synchronize();
-          }
-          chunks.set(chunks.size() - 1, joined);
-          last.close();
-        } else {
-          // a chunk carries the table's column names, whatever the appended rows were called
-          chunks.add(TableOps.renamed(exec, part, last.names()));
-        }
+      if (fitTogether(e, part)) {
+        part.retain();
+        e.pending.add(part);
+      } else {
+        mergePending(e, exec);
+        // a chunk carries the table's column names, whatever the appended rows were called
+        e.chunks.add(TableOps.renamed(exec, part, names));
       }
     } finally {
       part.close();
@@ -105,13 +123,40 @@ public final class Catalog implements AutoCloseable {
     versions.put(key, ++version);
   }
 
-  /** Whether {@code a} and {@code b} make one chunk within the limits: rows, and each string column's bytes. */
-  private boolean fitTogether(Table<?> a, Table<?> b) {
-    if ((long) a.rowCount() + b.rowCount() > maxChunkRows) {
+  private Exec exec() {
+    return gpu == null ? Exec.onCpu(allocator) : Exec.onGpu(gpu, allocator);
+  }
+
+  /** Concatenates {@code e}'s pending parts into its last chunk, in one copy. */
+  private static void mergePending(Entry e, Exec exec) {
+    if (e.pending.isEmpty()) {
+      return;
+    }
+    Table<?> last = e.last();
+    List<Table<?>> parts = new ArrayList<>();
+    parts.add(last);
+    parts.addAll(e.pending);
+    Table<?> joined = TableOps.concat(exec, parts, last.names());
+    if (exec.hasGpu()) {
+      exec.stream().synchronize();
+    }
+    e.chunks.set(e.chunks.size() - 1, joined);
+    parts.forEach(Table::close);
+    e.pending.clear();
+  }
+
+  /** Whether {@code part} joins {@code e}'s last chunk (with its pending parts) within the limits: rows, and each string column's bytes. */
+  private boolean fitTogether(Entry e, Table<?> part) {
+    List<Table<?>> together = new ArrayList<>(e.pending);
+    together.add(e.last());
+    together.add(part);
+    if (together.stream().mapToLong(Table::rowCount).sum() > maxChunkRows) {
       return false;
     }
-    for (int c = 0; c < a.columnCount(); c++) {
-      if (a.types().get(c).id() == TypeId.STRING && stringBytes(a, c) + stringBytes(b, c) > Integer.MAX_VALUE) {
+    for (int c = 0; c < part.columnCount(); c++) {
+      int column = c;
+      if (part.types().get(c).id() == TypeId.STRING
+          && together.stream().mapToLong(t -> stringBytes(t, column)).sum() > Integer.MAX_VALUE) {
         return false;
       }
     }
@@ -142,21 +187,21 @@ public final class Catalog implements AutoCloseable {
       throw new UserException("no table '" + name + "'");
     }
     // load first: if that fails, the table keeps its old rows
-    tables.put(key, new ArrayList<>(List.of(TableOps.load(gpu, root)))).forEach(Table::close);
+    tables.put(key, new Entry(TableOps.load(gpu, root))).close();
     versions.put(key, ++version);
   }
 
   /** Removes and closes table {@code name}, with its constraints and indexes. */
   public synchronized void drop(String name) {
     String key = name.toLowerCase(Locale.ROOT);
-    List<Table<?>> t = tables.remove(key);
+    Entry t = tables.remove(key);
     if (t == null) {
       throw new UserException("no table '" + name + "'");
     }
     constraints.remove(key);
     indexes.values().removeIf(key::equals);
     versions.remove(key);
-    t.forEach(Table::close);
+    t.close();
   }
 
   /** What table {@code name} promises about its rows ({@link TableConstraints#NONE} unless declared). */
@@ -221,8 +266,12 @@ public final class Catalog implements AutoCloseable {
   /** Every table's {@link Shape}, by name (lower case, hidden tables included). */
   synchronized Map<String, Shape> shapes() {
     Map<String, Shape> out = new LinkedHashMap<>();
-    tables.forEach((name, chunks) -> out.put(name, new Shape(chunks.get(0).names(), chunks.get(0).types(),
-        chunks.stream().map(Table::rowCount).toList())));
+    tables.forEach((name, e) -> {
+      List<Integer> rows = new ArrayList<>(e.chunks.stream().map(Table::rowCount).toList());
+      // pending parts are rows of the last chunk
+      rows.set(rows.size() - 1, rows.get(rows.size() - 1) + e.pending.stream().mapToInt(Table::rowCount).sum());
+      out.put(name, new Shape(e.chunks.get(0).names(), e.chunks.get(0).types(), rows));
+    });
     return out;
   }
 
@@ -237,9 +286,15 @@ public final class Catalog implements AutoCloseable {
 
   /** Chunk {@code chunk} of table {@code name}, retained for the caller, who closes it. */
   synchronized Table<?> acquire(String name, int chunk) {
-    List<Table<?>> chunks = tables.get(name.toLowerCase(Locale.ROOT));
-    if (chunks == null) {
+    Entry e = tables.get(name.toLowerCase(Locale.ROOT));
+    if (e == null) {
       throw new UserException("no table '" + name + "'");
+    }
+    List<Table<?>> chunks = e.chunks;
+    if (chunk == chunks.size() - 1 && !e.pending.isEmpty()) {
+      try (Exec exec = exec()) {
+        mergePending(e, exec);
+      }
     }
     if (chunk >= chunks.size()) {
       throw new InternalException("table '" + name + "' has " + chunks.size() + " chunks, not " + (chunk + 1)
@@ -252,7 +307,7 @@ public final class Catalog implements AutoCloseable {
 
   @Override
   public synchronized void close() {
-    tables.values().forEach(chunks -> chunks.forEach(Table::close));
+    tables.values().forEach(Entry::close);
     tables.clear();
   }
 }
