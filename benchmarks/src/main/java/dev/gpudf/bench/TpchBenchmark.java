@@ -282,7 +282,8 @@ public final class TpchBenchmark {
 
   /**
    * Generated parts of one table kept on the host (their buffers moved, not copied) until one
-   * more would pass a chunk's limits: {@code maxRows} rows, or a string column's 2 GiB.
+   * more would pass a chunk's limits ({@link dev.gpudf.sql.Catalog}'s): {@code maxRows} rows, or a
+   * string column's {@link dev.gpudf.sql.Catalog#CHUNK_STRING_BYTES}.
    */
   static final class ChunkBuffer implements AutoCloseable {
     private final BufferAllocator allocator;
@@ -306,7 +307,7 @@ public final class TpchBenchmark {
       }
       long[] more = stringBytes(part);
       for (int c = 0; c < more.length; c++) {
-        if (stringBytes[c] + more[c] > Integer.MAX_VALUE) {
+        if (stringBytes[c] + more[c] > dev.gpudf.sql.Catalog.CHUNK_STRING_BYTES) {
           return false;
         }
       }
@@ -324,8 +325,9 @@ public final class TpchBenchmark {
       VectorSchemaRoot kept = new VectorSchemaRoot(moved);
       kept.setRowCount(part.getRowCount());
       long[] more = stringBytes(kept);
-      stringBytes = stringBytes == null ? more : stringBytes;
-      if (!parts.isEmpty()) {
+      if (stringBytes == null) {
+        stringBytes = more;
+      } else {
         for (int c = 0; c < more.length; c++) {
           stringBytes[c] += more[c];
         }

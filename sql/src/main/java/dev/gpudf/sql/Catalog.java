@@ -31,6 +31,8 @@ public final class Catalog implements AutoCloseable {
   private final BufferAllocator allocator;
   private final Map<String, Entry> tables = new LinkedHashMap<>();
   private int maxChunkRows = Integer.MAX_VALUE;
+  /** The most bytes a chunk's string column holds: 32-bit offsets, on the host (Arrow) and the device. */
+  public static final long CHUNK_STRING_BYTES = Integer.MAX_VALUE;
   private static final String HIDDEN = "$frame";
   private final Map<String, TableConstraints> constraints = new java.util.HashMap<>();
   private final Map<String, String> indexes = new java.util.HashMap<>();
@@ -73,6 +75,13 @@ public final class Catalog implements AutoCloseable {
 
     Table<?> last() {
       return chunks.get(chunks.size() - 1);
+    }
+
+    Shape shape() {
+      List<Integer> rows = new ArrayList<>(chunks.stream().map(Table::rowCount).toList());
+      // pending parts are rows of the last chunk
+      rows.set(rows.size() - 1, rows.get(rows.size() - 1) + pending.stream().mapToInt(Table::rowCount).sum());
+      return new Shape(chunks.get(0).names(), chunks.get(0).types(), rows);
     }
 
     void close() {
@@ -156,7 +165,7 @@ public final class Catalog implements AutoCloseable {
     for (int c = 0; c < part.columnCount(); c++) {
       int column = c;
       if (part.types().get(c).id() == TypeId.STRING
-          && together.stream().mapToLong(t -> stringBytes(t, column)).sum() > Integer.MAX_VALUE) {
+          && together.stream().mapToLong(t -> stringBytes(t, column)).sum() > CHUNK_STRING_BYTES) {
         return false;
       }
     }
@@ -266,22 +275,17 @@ public final class Catalog implements AutoCloseable {
   /** Every table's {@link Shape}, by name (lower case, hidden tables included). */
   synchronized Map<String, Shape> shapes() {
     Map<String, Shape> out = new LinkedHashMap<>();
-    tables.forEach((name, e) -> {
-      List<Integer> rows = new ArrayList<>(e.chunks.stream().map(Table::rowCount).toList());
-      // pending parts are rows of the last chunk
-      rows.set(rows.size() - 1, rows.get(rows.size() - 1) + e.pending.stream().mapToInt(Table::rowCount).sum());
-      out.put(name, new Shape(e.chunks.get(0).names(), e.chunks.get(0).types(), rows));
-    });
+    tables.forEach((name, e) -> out.put(name, e.shape()));
     return out;
   }
 
   /** Table {@code name}'s {@link Shape}; a {@link UserException} if there is no such table. */
   synchronized Shape shape(String name) {
-    Shape s = shapes().get(name.toLowerCase(Locale.ROOT));
-    if (s == null) {
+    Entry e = tables.get(name.toLowerCase(Locale.ROOT));
+    if (e == null) {
       throw new UserException("no table '" + name + "'");
     }
-    return s;
+    return e.shape();
   }
 
   /** Chunk {@code chunk} of table {@code name}, retained for the caller, who closes it. */

@@ -14,27 +14,21 @@ final class CatalogTable extends AbstractTable {
   private final String name;
   private final Catalog.Shape shape;
   private final int chunk;
-  private final double rows;
 
   CatalogTable(String name, Catalog.Shape shape, int chunk) {
-    this(name, shape, chunk, shape.rows());
-  }
-
-  private CatalogTable(String name, Catalog.Shape shape, int chunk, double rows) {
     this.name = name;
     this.shape = shape;
     this.chunk = chunk;
-    this.rows = rows;
   }
 
   /** Chunk {@code chunk} of this table. */
   CatalogTable chunk(int chunk) {
-    return new CatalogTable(name, shape, chunk, shape.chunkRows().get(chunk));
+    return new CatalogTable(name, shape, chunk);
   }
 
   @Override
   public org.apache.calcite.schema.Statistic getStatistic() {
-    return org.apache.calcite.schema.Statistics.of(rows, List.of());
+    return org.apache.calcite.schema.Statistics.of(chunk < 0 ? shape.rows() : shape.chunkRows().get(chunk), List.of());
   }
 
   String name() {

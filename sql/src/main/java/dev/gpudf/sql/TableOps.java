@@ -73,33 +73,15 @@ final class TableOps {
    * the result. Strings past a column's 2 GiB are a {@link dev.gpudf.columnar.error.UserException}.
    */
   static Table<?> concat(Exec exec, List<? extends Table<?>> parts, List<String> names) {
-    if (parts.get(0) instanceof DeviceTable) {
-      DeviceTable[] d = new DeviceTable[parts.size()];
-      try {
-        for (int i = 0; i < d.length; i++) {
-          d[i] = (DeviceTable) renamed(exec, parts.get(i), names);
-        }
-        return Concat.concat(exec, d);
-      } finally {
-        closeAll(d);
-      }
-    }
-    HostTable[] h = new HostTable[parts.size()];
+    List<Table<?>> named = new ArrayList<>();
     try {
-      for (int i = 0; i < h.length; i++) {
-        h[i] = (HostTable) renamed(exec, parts.get(i), names);
+      for (Table<?> p : parts) {
+        named.add(renamed(exec, p, names));
       }
-      return Concat.concat(exec, h);
+      return named.get(0) instanceof DeviceTable ? Concat.concat(exec, named.toArray(DeviceTable[]::new))
+          : Concat.concat(exec, named.toArray(HostTable[]::new));
     } finally {
-      closeAll(h);
-    }
-  }
-
-  private static void closeAll(Table<?>[] tables) {
-    for (Table<?> t : tables) {
-      if (t != null) {
-        t.close();
-      }
+      named.forEach(Table::close);
     }
   }
 
