@@ -276,7 +276,8 @@ public final class TpchBenchmark {
     report.streamed();
     report.generated((System.nanoTime() - t0) / 1e6, progress.count(), bytes[0]);
     for (String engine : s.engines()) {
-      report.loaded(engine, loadNanos.get(engine)[0] / 1e6, engine.equals("gpu") ? device.pool().stats().allocated() : 0);
+      report.loaded(engine, loadNanos.get(engine)[0] / 1e6, engine.equals("gpu") ? device.pool().stats().allocated() : 0,
+          sessions.containsKey(engine) ? sessions.get(engine).catalog().residency().spilledBytes() : 0);
     }
   }
 
@@ -439,7 +440,8 @@ public final class TpchBenchmark {
             progress.add(t.getValue().getRowCount());
           }
           progress.done();
-          report.loaded(engine, (System.nanoTime() - t0) / 1e6, gpu ? device.pool().stats().allocated() : 0);
+          report.loaded(engine, (System.nanoTime() - t0) / 1e6, gpu ? device.pool().stats().allocated() : 0,
+              session.catalog().residency().spilledBytes());
           runGpudfQueries(engine, session, s, queries, report);
         }
       }
@@ -451,7 +453,7 @@ public final class TpchBenchmark {
             DuckDbTables.load((DuckDBConnection) duck, allocator, t.getKey(), t.getValue(), progress::add);
           }
           progress.done();
-          report.loaded(engine, (System.nanoTime() - t0) / 1e6, 0);
+          report.loaded(engine, (System.nanoTime() - t0) / 1e6, 0, 0);
           runDuckDbQueries(duck, s, queries, report);
         }
       }

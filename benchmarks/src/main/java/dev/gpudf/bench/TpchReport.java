@@ -65,8 +65,9 @@ final class TpchReport {
     arrowBytes = bytes;
   }
 
-  void loaded(String engine, double ms, long deviceBytes) {
-    loads.put(engine, new double[] {ms, deviceBytes});
+  /** {@code engine} loaded the tables in {@code ms}: {@code deviceBytes} on the device after, {@code spilledBytes} of columns spilled to host memory. */
+  void loaded(String engine, double ms, long deviceBytes, long spilledBytes) {
+    loads.put(engine, new double[] {ms, deviceBytes, spilledBytes});
   }
 
   private Result result(String engine, String query) {
@@ -122,6 +123,9 @@ final class TpchReport {
   void failed(String engine, String query, Exception e) {
     result(engine, query).error = e.getClass().getSimpleName() + ": " + e.getMessage();
     System.out.printf("%s %s failed: %s%n", engine, query, e);
+    // where in gpudf it failed (which operator, which kernel), for the log only
+    java.util.Arrays.stream(e.getStackTrace()).filter(f -> f.getClassName().startsWith("dev.gpudf.")).limit(6)
+        .forEach(f -> System.out.println("    at " + f));
   }
 
   /** Compares each gpudf answer with DuckDB's (TPC-H's rules, {@link TpchAnswers}); again after more results came in. */
@@ -206,6 +210,10 @@ final class TpchReport {
       if (l.getKey().equals("gpu")) {
         b.append(String.format(Locale.ROOT, ", %,d MiB resident on the device = %.2fx the Arrow size", (long) l.getValue()[1] >> 20,
             l.getValue()[1] / Math.max(1, arrowBytes)));
+        if (l.getValue()[2] > 0) {
+          b.append(String.format(Locale.ROOT, ", and %,d MiB of columns spilled to host memory past the catalog's device budget",
+              (long) l.getValue()[2] >> 20));
+        }
       }
       b.append('\n');
     }
@@ -299,7 +307,8 @@ final class TpchReport {
         q(input), generatedRows, generateMs, arrowBytes));
     b.append("  \"loads\": {");
     List<String> ls = new ArrayList<>();
-    loads.forEach((e, v) -> ls.add(String.format(Locale.ROOT, "%s: {\"ms\": %.1f, \"device_bytes\": %d}", q(e), v[0], (long) v[1])));
+    loads.forEach((e, v) -> ls.add(String.format(Locale.ROOT, "%s: {\"ms\": %.1f, \"device_bytes\": %d, \"spilled_bytes\": %d}",
+        q(e), v[0], (long) v[1], (long) v[2])));
     b.append(String.join(", ", ls)).append("},\n");
     b.append("  \"queries\": {\n");
     List<String> qs = new ArrayList<>();

@@ -23,14 +23,19 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * {@linkplain #append appended} join the last chunk while its string columns stay within a
  * column's 2 GiB (32-bit offsets) and its rows within {@link #maxChunkRows}, and start a new
  * chunk past that, so a table may hold more than one column could; a query reads a chunked table
- * as the UNION ALL of its chunks. The catalog holds one reference to each chunk and closes them
- * when it closes.
+ * as the UNION ALL of its chunks. A GPU catalog keeps its tables within a {@linkplain
+ * #deviceBudget(long) device budget} by spilling the columns read least recently to host memory,
+ * and brings them back when a query reads them. The catalog holds one reference to each column
+ * and closes them when it closes.
  */
 public final class Catalog implements AutoCloseable {
   private final Gpu gpu;
   private final BufferAllocator allocator;
   private final Map<String, Entry> tables = new LinkedHashMap<>();
   private int maxChunkRows = Integer.MAX_VALUE;
+  private long deviceBudget;
+  // a clock of reads, for spilling the least recently read columns first
+  private long tick;
   /** The most bytes a chunk's string column holds: 32-bit offsets, on the host (Arrow) and the device. */
   public static final long CHUNK_STRING_BYTES = Integer.MAX_VALUE;
   private static final String HIDDEN = "$frame";
@@ -45,6 +50,7 @@ public final class Catalog implements AutoCloseable {
   Catalog(Gpu gpu, BufferAllocator allocator) {
     this.gpu = gpu;
     this.allocator = allocator;
+    this.deviceBudget = gpu == null ? Long.MAX_VALUE : gpu.pool().limit() / 3 * 2;
   }
 
   /** Rows a chunk may hold before {@link #append} starts another (default: as many as a column can). */
@@ -66,26 +72,29 @@ public final class Catalog implements AutoCloseable {
    * once rather than each time.
    */
   private static final class Entry {
-    final List<Table<?>> chunks = new ArrayList<>();
+    final List<CatalogChunk> chunks = new ArrayList<>();
     final List<Table<?>> pending = new ArrayList<>();
 
+    /** Takes {@code first}, which it closes. */
     Entry(Table<?> first) {
-      chunks.add(first);
+      try (first) {
+        chunks.add(new CatalogChunk(first));
+      }
     }
 
-    Table<?> last() {
+    CatalogChunk last() {
       return chunks.get(chunks.size() - 1);
     }
 
     Shape shape() {
-      List<Integer> rows = new ArrayList<>(chunks.stream().map(Table::rowCount).toList());
+      List<Integer> rows = new ArrayList<>(chunks.stream().map(CatalogChunk::rows).toList());
       // pending parts are rows of the last chunk
       rows.set(rows.size() - 1, rows.get(rows.size() - 1) + pending.stream().mapToInt(Table::rowCount).sum());
       return new Shape(chunks.get(0).names(), chunks.get(0).types(), rows);
     }
 
     void close() {
-      chunks.forEach(Table::close);
+      chunks.forEach(CatalogChunk::close);
       pending.forEach(Table::close);
     }
   }
@@ -98,6 +107,7 @@ public final class Catalog implements AutoCloseable {
     }
     tables.put(key, new Entry(TableOps.load(gpu, root)));
     versions.put(key, ++version);
+    spillToBudget(0, null);
   }
 
   /**
@@ -124,12 +134,15 @@ public final class Catalog implements AutoCloseable {
       } else {
         mergePending(e, exec);
         // a chunk carries the table's column names, whatever the appended rows were called
-        e.chunks.add(TableOps.renamed(exec, part, names));
+        try (Table<?> named = TableOps.renamed(exec, part, names)) {
+          e.chunks.add(new CatalogChunk(named));
+        }
       }
     } finally {
       part.close();
     }
     versions.put(key, ++version);
+    spillToBudget(0, null);
   }
 
   private Exec exec() {
@@ -137,35 +150,39 @@ public final class Catalog implements AutoCloseable {
   }
 
   /** Concatenates {@code e}'s pending parts into its last chunk, in one copy. */
-  private static void mergePending(Entry e, Exec exec) {
+  private void mergePending(Entry e, Exec exec) {
     if (e.pending.isEmpty()) {
       return;
     }
-    Table<?> last = e.last();
+    CatalogChunk last = e.last();
+    int[] all = java.util.stream.IntStream.range(0, last.columnCount()).toArray();
+    spillToBudget(last.spilledDeviceBytes(all), last);
     List<Table<?>> parts = new ArrayList<>();
-    parts.add(last);
+    parts.add(last.table(gpu, ++tick));
     parts.addAll(e.pending);
-    Table<?> joined = TableOps.concat(exec, parts, last.names());
-    if (exec.hasGpu()) {
-      exec.stream().synchronize();
+    try (Table<?> joined = TableOps.concat(exec, parts, last.names())) {
+      if (exec.hasGpu()) {
+        exec.stream().synchronize();
+      }
+      e.chunks.set(e.chunks.size() - 1, new CatalogChunk(joined));
+    } finally {
+      parts.forEach(Table::close);
     }
-    e.chunks.set(e.chunks.size() - 1, joined);
-    parts.forEach(Table::close);
+    last.close();
     e.pending.clear();
   }
 
   /** Whether {@code part} joins {@code e}'s last chunk (with its pending parts) within the limits: rows, and each string column's bytes. */
   private boolean fitTogether(Entry e, Table<?> part) {
-    List<Table<?>> together = new ArrayList<>(e.pending);
-    together.add(e.last());
-    together.add(part);
-    if (together.stream().mapToLong(Table::rowCount).sum() > maxChunkRows) {
+    List<Table<?>> parts = new ArrayList<>(e.pending);
+    parts.add(part);
+    if (e.last().rows() + parts.stream().mapToLong(Table::rowCount).sum() > maxChunkRows) {
       return false;
     }
     for (int c = 0; c < part.columnCount(); c++) {
       int column = c;
       if (part.types().get(c).id() == TypeId.STRING
-          && together.stream().mapToLong(t -> stringBytes(t, column)).sum() > CHUNK_STRING_BYTES) {
+          && e.last().stringBytes(c) + parts.stream().mapToLong(t -> stringBytes(t, column)).sum() > CHUNK_STRING_BYTES) {
         return false;
       }
     }
@@ -198,6 +215,7 @@ public final class Catalog implements AutoCloseable {
     // load first: if that fails, the table keeps its old rows
     tables.put(key, new Entry(TableOps.load(gpu, root))).close();
     versions.put(key, ++version);
+    spillToBudget(0, null);
   }
 
   /** Removes and closes table {@code name}, with its constraints and indexes. */
@@ -288,13 +306,16 @@ public final class Catalog implements AutoCloseable {
     return e.shape();
   }
 
-  /** Chunk {@code chunk} of table {@code name}, retained for the caller, who closes it. */
-  synchronized Table<?> acquire(String name, int chunk) {
+  /**
+   * Columns {@code columns} (all when null) of chunk {@code chunk} of table {@code name}, retained
+   * for the caller, who closes the table; spilled columns come back to the device first.
+   */
+  synchronized Table<?> acquire(String name, int chunk, int[] columns) {
     Entry e = tables.get(name.toLowerCase(Locale.ROOT));
     if (e == null) {
       throw new UserException("no table '" + name + "'");
     }
-    List<Table<?>> chunks = e.chunks;
+    List<CatalogChunk> chunks = e.chunks;
     if (chunk == chunks.size() - 1 && !e.pending.isEmpty()) {
       try (Exec exec = exec()) {
         mergePending(e, exec);
@@ -304,9 +325,100 @@ public final class Catalog implements AutoCloseable {
       throw new InternalException("table '" + name + "' has " + chunks.size() + " chunks, not " + (chunk + 1)
           + ": a plan outlived the table's shape");
     }
-    Table<?> t = chunks.get(chunk);
-    t.retain();
-    return t;
+    CatalogChunk c = chunks.get(chunk);
+    int[] wanted = columns != null ? columns : java.util.stream.IntStream.range(0, c.columnCount()).toArray();
+    spillToBudget(c.spilledDeviceBytes(wanted), c);
+    return c.table(gpu, wanted, ++tick);
+  }
+
+  /** The device bytes the catalog's tables may hold (see {@link #deviceBudget(long)}). */
+  public synchronized long deviceBudget() {
+    return deviceBudget;
+  }
+
+  /**
+   * Sets the device bytes the tables may hold (default: two thirds of the GPU's memory pool, so
+   * that a third is left to queries). Past it, the least recently read columns that no query is
+   * reading now are copied to host memory and freed on the device, largest first among those
+   * never read, and come back when a query reads them. No effect on a CPU catalog.
+   */
+  public synchronized void deviceBudget(long bytes) {
+    if (bytes < 0) {
+      throw new UserException("a device budget is at least 0 bytes, not " + bytes);
+    }
+    deviceBudget = bytes;
+    spillToBudget(0, null);
+  }
+
+  /** Device bytes the tables hold now, and host bytes of their columns spilled there. */
+  public synchronized Residency residency() {
+    return residency(tables.values());
+  }
+
+  /** {@link #residency()} of table {@code name} alone. */
+  synchronized Residency residency(String name) {
+    Entry e = tables.get(name.toLowerCase(Locale.ROOT));
+    if (e == null) {
+      throw new UserException("no table '" + name + "'");
+    }
+    return residency(List.of(e));
+  }
+
+  private static Residency residency(java.util.Collection<Entry> entries) {
+    long device = 0;
+    long host = 0;
+    for (Entry e : entries) {
+      for (CatalogChunk c : e.chunks) {
+        for (int i = 0; i < c.columnCount(); i++) {
+          device += c.deviceBytes(i);
+          host += c.spilledDeviceBytes(new int[] {i});
+        }
+      }
+      for (Table<?> part : e.pending) {
+        for (int i = 0; i < part.columnCount(); i++) {
+          device += CatalogChunk.deviceBytes(part.column(i));
+        }
+      }
+    }
+    return new Residency(device, host);
+  }
+
+  /** Where the catalog's table columns are: bytes on the device, and bytes spilled to host memory. */
+  public record Residency(long deviceBytes, long spilledBytes) {}
+
+  /**
+   * Spills columns until the resident ones and {@code incoming} more bytes fit the budget, or
+   * nothing more can spill; the columns of {@code reading} stay (a query is about to read them).
+   */
+  private void spillToBudget(long incoming, CatalogChunk reading) {
+    if (gpu == null) {
+      return;
+    }
+    long resident = residency().deviceBytes();
+    while (resident + incoming > deviceBudget) {
+      CatalogChunk victim = null;
+      int column = -1;
+      for (Entry e : tables.values()) {
+        for (CatalogChunk c : e.chunks) {
+          for (int i = 0; c != reading && i < c.columnCount(); i++) {
+            if (c.spillable(i) && (victim == null || colder(c, i, victim, column))) {
+              victim = c;
+              column = i;
+            }
+          }
+        }
+      }
+      if (victim == null) {
+        return;
+      }
+      resident -= victim.deviceBytes(column);
+      victim.spill(gpu, column, allocator);
+    }
+  }
+
+  /** Whether column {@code i} of {@code a} should spill before column {@code j} of {@code b}: read longer ago, or larger. */
+  private static boolean colder(CatalogChunk a, int i, CatalogChunk b, int j) {
+    return a.lastUse(i) != b.lastUse(j) ? a.lastUse(i) < b.lastUse(j) : a.deviceBytes(i) > b.deviceBytes(j);
   }
 
   @Override

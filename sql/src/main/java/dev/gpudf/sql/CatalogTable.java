@@ -8,27 +8,49 @@ import org.apache.calcite.schema.impl.AbstractTable;
 /**
  * A catalog table as Calcite sees it during planning: a name, a row type and its row count (for
  * join order); either the whole table ({@code chunk} -1) or one of its chunks, which a chunked
- * table's scan becomes once the joins are ordered.
+ * table's scan becomes once the joins are ordered; and either all its columns or those a query
+ * reads ({@link ScanColumns}), which are all that the scan then acquires.
  */
 final class CatalogTable extends AbstractTable {
   private final String name;
   private final Catalog.Shape shape;
   private final int chunk;
+  private final int[] columns;
 
   CatalogTable(String name, Catalog.Shape shape, int chunk) {
+    this(name, shape, chunk, null);
+  }
+
+  private CatalogTable(String name, Catalog.Shape shape, int chunk, int[] columns) {
     this.name = name;
     this.shape = shape;
     this.chunk = chunk;
+    this.columns = columns;
   }
 
   /** Chunk {@code chunk} of this table. */
   CatalogTable chunk(int chunk) {
-    return new CatalogTable(name, shape, chunk);
+    return new CatalogTable(name, shape, chunk, columns);
+  }
+
+  /** This table (or chunk) with only columns {@code columns} of the whole table, in that order. */
+  CatalogTable project(int[] columns) {
+    return new CatalogTable(name, shape, chunk, columns.clone());
+  }
+
+  /** The table's columns that a scan reads, or null for all of them. */
+  int[] columns() {
+    return columns == null ? null : columns.clone();
   }
 
   @Override
   public org.apache.calcite.schema.Statistic getStatistic() {
-    return org.apache.calcite.schema.Statistics.of(chunk < 0 ? shape.rows() : shape.chunkRows().get(chunk), List.of());
+    return org.apache.calcite.schema.Statistics.of(rows(), List.of());
+  }
+
+  /** Rows of the whole table, or of this chunk. */
+  long rows() {
+    return chunk < 0 ? shape.rows() : shape.chunkRows().get(chunk);
   }
 
   String name() {
@@ -48,7 +70,8 @@ final class CatalogTable extends AbstractTable {
   @Override
   public RelDataType getRowType(RelDataTypeFactory f) {
     RelDataTypeFactory.Builder b = f.builder();
-    for (int i = 0; i < shape.names().size(); i++) {
+    int[] read = columns != null ? columns : java.util.stream.IntStream.range(0, shape.names().size()).toArray();
+    for (int i : read) {
       b.add(shape.names().get(i), SqlTypes.toCalcite(f, shape.types().get(i)));
     }
     return b.build();

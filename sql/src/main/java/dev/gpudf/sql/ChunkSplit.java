@@ -19,7 +19,6 @@ import org.apache.calcite.rel.logical.LogicalJoin;
 import org.apache.calcite.rel.logical.LogicalProject;
 import org.apache.calcite.rel.logical.LogicalTableScan;
 import org.apache.calcite.rel.logical.LogicalUnion;
-import org.apache.calcite.rel.metadata.RelMetadataQuery;
 import org.apache.calcite.rel.rules.AggregateReduceFunctionsRule;
 import org.apache.calcite.rel.rules.CoreRules;
 import org.apache.calcite.sql.SqlKind;
@@ -47,16 +46,17 @@ final class ChunkSplit {
       .withFunctionsToReduce(EnumSet.of(SqlKind.AVG))
       .toRule();
 
-  /** {@code logical} with its chunked scans split (unchanged when it reads no chunked table). */
+  /** {@code logical} with its chunked scans split, and every scan narrowed to what it reads ({@link ScanColumns}). */
   static RelNode apply(RelNode logical) {
     if (!readsChunks(logical)) {
-      return logical;
+      return ScanColumns.apply(logical);
     }
     // a column that only a pushed-down join condition reads (q13's o_comment) stays in the join's
     // input; pruned there, it is dropped in the branches instead of passing the union
     RelNode rel = GpuSession.hep(logical, List.of(CoreRules.PROJECT_JOIN_TRANSPOSE, CoreRules.PROJECT_MERGE,
         CoreRules.PROJECT_REMOVE));
-    RelNode split = rel.accept(new Splitter());
+    // scans narrow before they split: the shuttle would copy a subtree that the branches share
+    RelNode split = ScanColumns.apply(rel).accept(new Splitter());
     return GpuSession.hep(split, List.of(AVG_OVER_UNION, CoreRules.AGGREGATE_UNION_TRANSPOSE, CoreRules.PROJECT_MERGE,
         CoreRules.PROJECT_REMOVE));
   }
@@ -84,6 +84,25 @@ final class ChunkSplit {
 
   private static boolean isUnionAll(RelNode rel) {
     return rel instanceof LogicalUnion u && u.all;
+  }
+
+  /** Rows of table chunks that {@code rel} scans, not counting scans under an aggregate, which reduces them. */
+  static long chunkRowsRead(RelNode rel) {
+    long[] rows = {0};
+    new RelVisitor() {
+      @Override
+      public void visit(RelNode node, int ordinal, RelNode parent) {
+        if (node instanceof LogicalAggregate) {
+          return;
+        }
+        CatalogTable t = node instanceof TableScan scan ? scan.getTable().unwrap(CatalogTable.class) : null;
+        if (t != null && t.chunk() >= 0) {
+          rows[0] += t.rows();
+        }
+        super.visit(node, ordinal, parent);
+      }
+    }.go(rel);
+    return rows[0];
   }
 
   /** Bottom-up: chunked scans to unions, and the operators right above a union into its branches. */
@@ -121,7 +140,10 @@ final class ChunkSplit {
     /**
      * A join runs in each branch of its larger union input where the join type lets that side
      * split (not the null-supplying side of an outer join: its unmatched rows would repeat per
-     * branch); the other input, one node in every branch, runs once per query ({@link QueryContext}).
+     * branch); the other input, one node in every branch, runs once per query ({@link QueryContext})
+     * and is concatenated whole. Larger means reading more rows of chunks ({@link #chunkRowsRead}):
+     * Calcite's row estimates of joined inputs run far above the truth, and chose to split TPC-H
+     * q18's orders and concatenate its 600 million lineitem rows at SF100.
      */
     @Override
     public RelNode visit(LogicalJoin join) {
@@ -131,8 +153,7 @@ final class ChunkSplit {
       boolean splitsLeft = isUnionAll(left) && LEFT_SPLITS.contains(type);
       boolean splitsRight = isUnionAll(right) && RIGHT_SPLITS.contains(type);
       if (splitsLeft && splitsRight) {
-        RelMetadataQuery mq = join.getCluster().getMetadataQuery();
-        splitsLeft = mq.getRowCount(left) >= mq.getRowCount(right);
+        splitsLeft = chunkRowsRead(left) >= chunkRowsRead(right);
       }
       if (splitsLeft) {
         return perBranch(left, b -> join.copy(join.getTraitSet(), join.getCondition(), b, right, type, join.isSemiJoinDone()));

@@ -51,17 +51,17 @@ final class ColumnStats {
     }
     List<String> names = java.util.Arrays.stream(columns).mapToObj(shape.names()::get).toList();
     List<Table<?>> groups = new java.util.ArrayList<>();
+    int[] all = java.util.stream.IntStream.range(0, columns.length).toArray();
     try (QueryContext ctx = contexts.get()) {
       // a chunked table: the distinct keys of each chunk, then those of their concatenation
       for (int i = 0; i < shape.chunks(); i++) {
-        try (Table<?> chunk = catalog.acquire(name, i)) {
-          groups.add(TableOps.groupBy(ctx.exec(), chunk, columns, List.of(), names));
+        try (Table<?> chunk = catalog.acquire(name, i, columns)) {
+          groups.add(TableOps.groupBy(ctx.exec(), chunk, all, List.of(), names));
         }
       }
       if (groups.size() == 1) {
         return OptionalDouble.of(groups.get(0).rowCount());
       }
-      int[] all = java.util.stream.IntStream.range(0, columns.length).toArray();
       try (Table<?> keys = TableOps.concat(ctx.exec(), groups, names);
           Table<?> distinct = TableOps.groupBy(ctx.exec(), keys, all, List.of(), names)) {
         return OptionalDouble.of(distinct.rowCount());

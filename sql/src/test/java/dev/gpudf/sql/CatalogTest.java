@@ -103,6 +103,64 @@ class CatalogTest {
     }
   }
 
+  private static String answer(GpuSession s, String sql) {
+    try (VectorSchemaRoot r = s.query(sql)) {
+      return ResultText.format(r);
+    }
+  }
+
+  /** The first row of {@code sql}'s answer, its cells split by {@code |}. */
+  private static String firstRow(GpuSession s, String sql) {
+    return answer(s, sql).lines().skip(1).findFirst().orElseThrow().replaceAll("\\s*\\|\\s*", "|").strip();
+  }
+
+  /**
+   * Past the device budget, columns spill to host memory and come back when a query reads them:
+   * answers stay the same, a query brings back only the columns it reads, and a table no query
+   * reads stays on the host.
+   */
+  @RequiresGpu
+  @Test
+  void columnsSpillPastTheDeviceBudgetAndComeBackWhenRead() {
+    try (Gpu gpu = Gpu.open(0, 1L << 30, 256L << 20); GpuSession s = GpuSession.gpu(gpu, allocator)) {
+      s.catalog().maxChunkRows(2);
+      s.update("CREATE TABLE t (k BIGINT NOT NULL, w VARCHAR, x DOUBLE)");
+      s.update("INSERT INTO t VALUES (1, 'añb', 1.5), (2, NULL, NULL)");
+      s.update("INSERT INTO t VALUES (3, 'z', 2.5), (4, '日本', NULL)");
+      s.update("INSERT INTO t VALUES (5, NULL, 0.5)");
+      s.update("CREATE TABLE u (v BIGINT)");
+      s.update("INSERT INTO u VALUES (7), (NULL), (9)");
+      assertEquals(List.of(2, 2, 1), s.catalog().shape("t").chunkRows());
+      List<String> queries = List.of("SELECT k, w, x FROM t ORDER BY k", "SELECT COUNT(w), SUM(x), MAX(w) FROM t",
+          "SELECT w FROM t WHERE k > 2 ORDER BY k", "SELECT SUM(k * v) FROM t, u");
+      List<String> expected = queries.stream().map(q -> answer(s, q)).toList();
+      assertEquals("3|4.5|日本", firstRow(s, queries.get(1)));
+      Catalog.Residency whole = s.catalog().residency("t");
+      assertTrue(whole.deviceBytes() > 0 && whole.spilledBytes() == 0, whole.toString());
+
+      s.catalog().deviceBudget(0);
+      assertEquals(0, s.catalog().residency().deviceBytes());
+      assertTrue(s.catalog().residency("t").spilledBytes() > 0);
+      assertEquals("16", firstRow(s, "SELECT SUM(v) FROM u"));
+      assertEquals(0, s.catalog().residency("t").deviceBytes(), "t stays on the host while only u is read");
+      assertTrue(s.catalog().residency("u").deviceBytes() > 0);
+      assertEquals("4.5", firstRow(s, "SELECT SUM(x) FROM t"));
+      long xOnly = s.catalog().residency("t").deviceBytes();
+      assertTrue(xOnly > 0 && xOnly < whole.deviceBytes(), xOnly + " bytes of x back, of " + whole);
+      for (int i = 0; i < queries.size(); i++) {
+        assertEquals(expected.get(i), answer(s, queries.get(i)), queries.get(i));
+      }
+      // half the tables fit: every query, twice over, reads columns that spilled in between
+      s.catalog().deviceBudget(s.catalog().residency().deviceBytes() / 2);
+      for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < queries.size(); i++) {
+          assertEquals(expected.get(i), answer(s, queries.get(i)), queries.get(i));
+        }
+      }
+      assertThrows(UserException.class, () -> s.catalog().deviceBudget(-1));
+    }
+  }
+
   /** INSERT into a table without keys appends its rows (a table with keys is checked whole, see StatementsTest). */
   @Test
   void insertsAppendChunks() {

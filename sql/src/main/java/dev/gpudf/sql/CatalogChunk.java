@@ -1,0 +1,177 @@
+package dev.gpudf.sql;
+
+import dev.gpudf.columnar.Column;
+import dev.gpudf.columnar.DataType;
+import dev.gpudf.columnar.DeviceColumn;
+import dev.gpudf.columnar.DeviceTable;
+import dev.gpudf.columnar.HostColumn;
+import dev.gpudf.columnar.HostTable;
+import dev.gpudf.columnar.Table;
+import dev.gpudf.columnar.cuda.CudaStream;
+import dev.gpudf.columnar.cuda.DeviceBuffer;
+import dev.gpudf.columnar.cuda.Gpu;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BaseVariableWidthVector;
+
+/**
+ * One chunk of a {@link Catalog} table: its columns, each resident in the backend's memory or,
+ * for a GPU catalog, spilled to host memory and brought back when a query reads it. The chunk
+ * holds one reference to each resident column and owns its spilled copies; {@link #close} drops
+ * them. Not thread-safe: the catalog's lock guards it.
+ */
+final class CatalogChunk {
+  private final List<String> names;
+  private final List<DataType> types;
+  private final int rows;
+  private final Column[] resident;
+  private final HostTable[] spilled;
+  private final long[] lastUse;
+
+  /** The columns of {@code t}, retained: the caller still closes {@code t}. */
+  CatalogChunk(Table<?> t) {
+    names = t.names();
+    types = t.types();
+    rows = t.rowCount();
+    resident = new Column[t.columnCount()];
+    spilled = new HostTable[t.columnCount()];
+    lastUse = new long[t.columnCount()];
+    for (int c = 0; c < resident.length; c++) {
+      t.column(c).retain();
+      resident[c] = t.column(c);
+    }
+  }
+
+  List<String> names() {
+    return names;
+  }
+
+  List<DataType> types() {
+    return types;
+  }
+
+  int rows() {
+    return rows;
+  }
+
+  int columnCount() {
+    return resident.length;
+  }
+
+  /** The character bytes of string column {@code c}, resident or spilled. */
+  long stringBytes(int c) {
+    if (resident[c] instanceof DeviceColumn d) {
+      return d.data().size();
+    }
+    HostColumn h = resident[c] != null ? (HostColumn) resident[c] : spilled[c].column(0);
+    return ((BaseVariableWidthVector) h.vector()).sizeOfValueBuffer();
+  }
+
+  /**
+   * Columns {@code columns} as a table of the backend, retained for the caller, who closes it;
+   * spilled columns are first copied back to {@code gpu} (the caller has made room for them).
+   * {@code tick} marks them used, for {@link Catalog}'s least-recently-used spilling.
+   */
+  Table<?> table(Gpu gpu, int[] columns, long tick) {
+    List<String> picked = new ArrayList<>();
+    List<Column> cols = new ArrayList<>();
+    try {
+      for (int c : columns) {
+        if (resident[c] == null) {
+          restore(gpu, c);
+        }
+        lastUse[c] = tick;
+        resident[c].retain();
+        cols.add(resident[c]);
+        picked.add(names.get(c));
+      }
+    } catch (RuntimeException e) {
+      cols.forEach(Column::close);
+      throw e;
+    }
+    if (gpu == null) {
+      return new HostTable(picked, cols.stream().map(HostColumn.class::cast).toList(), rows);
+    }
+    return new DeviceTable(gpu, picked, cols.stream().map(DeviceColumn.class::cast).toList(), rows);
+  }
+
+  /** Every column, as {@link #table}. */
+  Table<?> table(Gpu gpu, long tick) {
+    return table(gpu, java.util.stream.IntStream.range(0, resident.length).toArray(), tick);
+  }
+
+  /** Device bytes column {@code c} holds while resident (0 on the host backend or when spilled). */
+  long deviceBytes(int c) {
+    return resident[c] == null ? 0 : deviceBytes(resident[c]);
+  }
+
+  /** Device bytes of {@code column}'s buffers (0 for a host column). */
+  static long deviceBytes(Column column) {
+    if (!(column instanceof DeviceColumn d)) {
+      return 0;
+    }
+    return size(d.data()) + size(d.offsets()) + size(d.validity());
+  }
+
+  /** Device bytes of the columns among {@code columns} that are spilled now. */
+  long spilledDeviceBytes(int[] columns) {
+    long bytes = 0;
+    for (int c : columns) {
+      if (spilled[c] != null) {
+        bytes += spilled[c].column(0).vector().getBufferSize();
+      }
+    }
+    return bytes;
+  }
+
+  private static long size(DeviceBuffer b) {
+    return b == null ? 0 : b.size();
+  }
+
+  /** Whether column {@code c} is on the device and read by no query now, so that it may spill. */
+  boolean spillable(int c) {
+    return resident[c] instanceof DeviceColumn d && d.refCount() == 1;
+  }
+
+  /** When column {@code c} was last read (0: never). */
+  long lastUse(int c) {
+    return lastUse[c];
+  }
+
+  /** Whether column {@code c} is in host memory now, waiting to come back. */
+  boolean isSpilled(int c) {
+    return spilled[c] != null;
+  }
+
+  /** Copies device column {@code c} to host memory from {@code allocator} and frees its device memory. */
+  void spill(Gpu gpu, int c, BufferAllocator allocator) {
+    DeviceColumn d = (DeviceColumn) resident[c];
+    d.retain();
+    try (DeviceTable one = new DeviceTable(gpu, List.of(names.get(c)), List.of(d), rows)) {
+      spilled[c] = one.toHost(allocator);
+    }
+    resident[c] = null;
+    d.close();
+  }
+
+  private void restore(Gpu gpu, int c) {
+    try (CudaStream stream = gpu.newStream(); DeviceTable one = DeviceTable.fromHost(gpu, spilled[c], stream)) {
+      one.column(0).retain();
+      resident[c] = one.column(0);
+    }
+    spilled[c].close();
+    spilled[c] = null;
+  }
+
+  void close() {
+    for (int c = 0; c < resident.length; c++) {
+      if (resident[c] != null) {
+        resident[c].close();
+      }
+      if (spilled[c] != null) {
+        spilled[c].close();
+      }
+    }
+  }
+}
