@@ -27,6 +27,8 @@ final class CatalogChunk {
   private final int rows;
   private final Column[] resident;
   private final HostTable[] spilled;
+  // the device bytes of each spilled column, which it takes again when it comes back
+  private final long[] spilledBytes;
   private final long[] lastUse;
 
   /** The columns of {@code t}, retained: the caller still closes {@code t}. */
@@ -36,6 +38,7 @@ final class CatalogChunk {
     rows = t.rowCount();
     resident = new Column[t.columnCount()];
     spilled = new HostTable[t.columnCount()];
+    spilledBytes = new long[t.columnCount()];
     lastUse = new long[t.columnCount()];
     for (int c = 0; c < resident.length; c++) {
       t.column(c).retain();
@@ -118,9 +121,7 @@ final class CatalogChunk {
   long spilledDeviceBytes(int[] columns) {
     long bytes = 0;
     for (int c : columns) {
-      if (spilled[c] != null) {
-        bytes += spilled[c].column(0).vector().getBufferSize();
-      }
+      bytes += spilledBytes[c];
     }
     return bytes;
   }
@@ -147,6 +148,7 @@ final class CatalogChunk {
   /** Copies device column {@code c} to host memory from {@code allocator} and frees its device memory. */
   void spill(Gpu gpu, int c, BufferAllocator allocator) {
     DeviceColumn d = (DeviceColumn) resident[c];
+    spilledBytes[c] = deviceBytes(d);
     d.retain();
     try (DeviceTable one = new DeviceTable(gpu, List.of(names.get(c)), List.of(d), rows)) {
       spilled[c] = one.toHost(allocator);
@@ -162,6 +164,7 @@ final class CatalogChunk {
     }
     spilled[c].close();
     spilled[c] = null;
+    spilledBytes[c] = 0;
   }
 
   void close() {

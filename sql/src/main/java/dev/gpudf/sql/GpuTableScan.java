@@ -6,7 +6,6 @@ import org.apache.calcite.plan.RelOptCluster;
 import org.apache.calcite.plan.RelOptTable;
 import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.RelNode;
-import org.apache.calcite.rel.RelWriter;
 import org.apache.calcite.rel.core.TableScan;
 import org.apache.calcite.rel.hint.RelHint;
 
@@ -31,11 +30,5 @@ public final class GpuTableScan extends TableScan implements GpuRel {
       throw new dev.gpudf.columnar.error.InternalException("a scan of chunked table '" + t.name() + "' was not split into its chunks");
     }
     return ctx.catalog().acquire(t.name(), Math.max(0, t.chunk()), t.columns());
-  }
-
-  @Override
-  public RelWriter explainTerms(RelWriter pw) {
-    CatalogTable t = getTable().unwrap(CatalogTable.class);
-    return super.explainTerms(pw).itemIf("columns", String.join(", ", getRowType().getFieldNames()), t != null && t.columns() != null);
   }
 }

@@ -48,8 +48,11 @@ final class ScanColumns {
         }
         RelOptTable table = input.getTable();
         CatalogTable narrowed = t.project(read);
-        RelOptTable narrowedTable = RelOptTableImpl.create(table.getRelOptSchema(),
-            narrowed.getRowType(input.getCluster().getTypeFactory()), table.getQualifiedName(), narrowed,
+        org.apache.calcite.rel.type.RelDataType rowType = narrowed.getRowType(input.getCluster().getTypeFactory());
+        // the columns are part of the name: planners tell scans apart by their table's name alone
+        List<String> name = new java.util.ArrayList<>(table.getQualifiedName());
+        name.add("columns: " + String.join(", ", rowType.getFieldNames()));
+        RelOptTable narrowedTable = RelOptTableImpl.create(table.getRelOptSchema(), rowType, name, narrowed,
             (org.apache.calcite.linq4j.tree.Expression) null);
         RelNode scan = LogicalTableScan.create(input.getCluster(), narrowedTable, ((TableScan) input).getHints());
         RexPermuteInputsShuttle permute = new RexPermuteInputsShuttle(mapping, scan);

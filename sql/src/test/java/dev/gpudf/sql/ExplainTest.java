@@ -60,9 +60,9 @@ class ExplainTest {
         "GpuAggregate(group=[{0}], EXPR$1=[SUM($1)])",
         "  GpuProject(name=[$1], qty0=[$3])",
         "    GpuJoin(condition=[=($0, $2)], joinType=[inner])",
-        "      GpuTableScan(table=[[t]], columns=[id, name])",
+        "      GpuTableScan(table=[[t, columns: id, name]])",
         "      GpuFilter(condition=[>($1, 1)])",
-        "        GpuTableScan(table=[[u]], columns=[id, qty])");
+        "        GpuTableScan(table=[[u, columns: id, qty]])");
   }
 
   @Test
@@ -70,7 +70,7 @@ class ExplainTest {
     plan("SELECT id FROM t WHERE qty < 2 + 3",
         "GpuProject(id=[$0])",
         "  GpuFilter(condition=[<($1, 5)])",
-        "    GpuTableScan(table=[[t]], columns=[id, qty])");
+        "    GpuTableScan(table=[[t, columns: id, qty]])");
   }
 
   /** A fact table with keys into two dimensions that also share a low-cardinality column. */

@@ -52,6 +52,34 @@ class StatementsTest {
     }
   }
 
+  /** String literals beyond Latin-1 (Calcite's default character set) are UTF-8, as Arrow's strings are. */
+  @Test
+  void literalsOfAnyScriptAreStrings() {
+    try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
+      s.update("CREATE TABLE w (k INT, name VARCHAR)");
+      assertEquals(3, s.update("INSERT INTO w VALUES (1, '日本'), (2, 'Ελλάδα'), (3, 'añb 😀')"));
+      assertEquals("k | name\n2 | Ελλάδα\n", rows(s, "SELECT * FROM w WHERE name = 'Ελλάδα'"));
+      assertEquals("EXPR$0 | EXPR$1\n日本!    | 2\n", rows(s, "SELECT name || '!', CHAR_LENGTH(name) FROM w WHERE k = 1"));
+      assertEquals("k\n3\n", rows(s, "SELECT k FROM w WHERE name LIKE '%😀'"));
+    }
+  }
+
+  /** Two scans of one table that read different columns are different scans to the planner. */
+  @Test
+  void scansOfOneTableReadingDifferentColumnsStayApart() {
+    try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
+      s.update("CREATE TABLE t1 (a INT, b INT, c INT, d INT)");
+      s.update("INSERT INTO t1 VALUES (1, 10, 300, 7), (2, 30, 100, 8), (3, 20, 200, 9)");
+      assertEquals("""
+          a | EXPR$1 | EXPR$2
+          1 | 0      | 2
+          2 | 2      | 0
+          3 | 1      | 1
+          """, rows(s, "SELECT a, (SELECT COUNT(*) FROM t1 AS x WHERE x.b < t1.b), "
+          + "(SELECT COUNT(*) FROM t1 AS y WHERE y.c < t1.c) FROM t1 ORDER BY a"));
+    }
+  }
+
   @Test
   void badInsertsFailAndLoseNothing() {
     try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
