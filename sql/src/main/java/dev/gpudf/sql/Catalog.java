@@ -350,6 +350,35 @@ public final class Catalog implements AutoCloseable {
     spillToBudget(0, null);
   }
 
+  /**
+   * Spills every device column that no query is reading now, whatever the budget (a query that
+   * ran out of device memory tries again after this); returns the device bytes freed.
+   */
+  synchronized long spillIdle() {
+    if (gpu == null) {
+      return 0;
+    }
+    long[] freed = {0};
+    eachColumn((c, i) -> {
+      if (c.spillable(i)) {
+        freed[0] += c.deviceBytes(i);
+        c.spill(gpu, i, allocator);
+      }
+    });
+    return freed[0];
+  }
+
+  /** Calls {@code f} with each column of each chunk of each table. */
+  private void eachColumn(java.util.function.ObjIntConsumer<CatalogChunk> f) {
+    for (Entry e : tables.values()) {
+      for (CatalogChunk c : e.chunks) {
+        for (int i = 0; i < c.columnCount(); i++) {
+          f.accept(c, i);
+        }
+      }
+    }
+  }
+
   /** Device bytes the tables hold now, and host bytes of their columns spilled there. */
   public synchronized Residency residency() {
     return residency(tables.values());
@@ -396,23 +425,19 @@ public final class Catalog implements AutoCloseable {
     }
     long resident = residency().deviceBytes();
     while (resident + incoming > deviceBudget) {
-      CatalogChunk victim = null;
-      int column = -1;
-      for (Entry e : tables.values()) {
-        for (CatalogChunk c : e.chunks) {
-          for (int i = 0; c != reading && i < c.columnCount(); i++) {
-            if (c.spillable(i) && (victim == null || colder(c, i, victim, column))) {
-              victim = c;
-              column = i;
-            }
-          }
+      CatalogChunk[] victim = {null};
+      int[] column = {-1};
+      eachColumn((c, i) -> {
+        if (c != reading && c.spillable(i) && (victim[0] == null || colder(c, i, victim[0], column[0]))) {
+          victim[0] = c;
+          column[0] = i;
         }
-      }
-      if (victim == null) {
+      });
+      if (victim[0] == null) {
         return;
       }
-      resident -= victim.deviceBytes(column);
-      victim.spill(gpu, column, allocator);
+      resident -= victim[0].deviceBytes(column[0]);
+      victim[0].spill(gpu, column[0], allocator);
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.gpudf.sql;
 
 import dev.gpudf.columnar.Table;
+import dev.gpudf.columnar.error.GpuOutOfMemoryException;
 import dev.gpudf.kernels.Exec;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -42,8 +43,31 @@ public final class QueryContext implements AutoCloseable {
   /**
    * Runs physical plan {@code root}; the caller closes the result. An operator that several
    * parents read (the same subtree joined in every chunk branch of a chunked table) runs once.
+   * A query that runs out of device memory runs once more after the catalog has spilled every
+   * column no query is reading to host memory ({@link Catalog#spillIdle}), when it had any.
    */
   Table<?> execute(GpuRel root) {
+    try {
+      return attempt(root);
+    } catch (GpuOutOfMemoryException e) {
+      if (exec.hasGpu()) {
+        exec.stream().synchronize();
+      }
+      if (catalog.spillIdle() == 0) {
+        throw e;
+      }
+      try {
+        return attempt(root);
+      } catch (GpuOutOfMemoryException again) {
+        again.addSuppressed(e);
+        throw again;
+      }
+    }
+  }
+
+  private Table<?> attempt(GpuRel root) {
+    dropShared();
+    readsLeft.clear();
     Map<RelNode, Integer> parents = new IdentityHashMap<>();
     countParents(root, parents);
     parents.forEach((node, n) -> {
@@ -84,11 +108,15 @@ public final class QueryContext implements AutoCloseable {
     return t;
   }
 
-  @Override
-  public void close() {
-    // a query that failed part way leaves results its other readers never took
+  /** Closes the results of shared operators that a failed attempt left for readers that never took them. */
+  private void dropShared() {
     shared.values().forEach(Table::close);
     shared.clear();
+  }
+
+  @Override
+  public void close() {
+    dropShared();
     exec.close();
   }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.gpudf.columnar.Table;
 import dev.gpudf.columnar.cuda.Gpu;
 import dev.gpudf.columnar.error.UserException;
 import dev.gpudf.columnar.testing.RequiresGpu;
@@ -158,6 +159,32 @@ class CatalogTest {
         }
       }
       assertThrows(UserException.class, () -> s.catalog().deviceBudget(-1));
+    }
+  }
+
+  /**
+   * A query that runs out of device memory while idle tables fill it runs again after they spill
+   * to host memory; while another reader holds them, nothing can spill and the error stands.
+   */
+  @RequiresGpu
+  @Test
+  void aQueryOutOfDeviceMemorySpillsIdleTablesAndRunsAgain() {
+    // 1 MiB pool chunks: a table's large buffers get chunks of their own, which go back whole
+    try (Gpu gpu = Gpu.open(0, 256L << 20, 1L << 20); GpuSession s = GpuSession.gpu(gpu, allocator)) {
+      s.catalog().deviceBudget(Long.MAX_VALUE);
+      try (VectorSchemaRoot big = rows(0, 12_000_000, 0); VectorSchemaRoot u = rows(0, 4_000_000, 0)) {
+        s.catalog().register("big", big);
+        s.catalog().register("u", u);
+      }
+      // 4M groups: a hash table of 8M slots and the group columns, more than the ~64 MiB left
+      String sql = "SELECT COUNT(*), SUM(c) FROM (SELECT id, COUNT(*) AS c FROM u GROUP BY id)";
+      try (Table<?> held = s.catalog().acquire("big", 0, null)) {
+        assertThrows(dev.gpudf.columnar.error.GpuOutOfMemoryException.class, () -> s.query(sql).close());
+      }
+      assertEquals(0, s.catalog().residency("big").spilledBytes(), "a table being read stays");
+      assertEquals("4000000|4000000", firstRow(s, sql));
+      assertTrue(s.catalog().residency("big").spilledBytes() > 0, s.catalog().residency("big").toString());
+      assertEquals(0, s.catalog().residency("big").deviceBytes());
     }
   }
 
