@@ -115,8 +115,11 @@ final class ChunkSplit {
       }
       List<RelNode> branches = new ArrayList<>();
       for (int i = 0; i < t.chunks(); i++) {
-        RelOptTable chunk = RelOptTableImpl.create(scan.getTable().getRelOptSchema(), scan.getRowType(),
-            List.of(t.name(), "chunk " + i), t.chunk(i), (org.apache.calcite.linq4j.tree.Expression) null);
+        // the name keeps what follows the table's (the columns read): planners tell scans apart by name
+        List<String> name = new ArrayList<>(scan.getTable().getQualifiedName());
+        name.add(1, "chunk " + i);
+        RelOptTable chunk = RelOptTableImpl.create(scan.getTable().getRelOptSchema(), scan.getRowType(), name,
+            t.chunk(i), (org.apache.calcite.linq4j.tree.Expression) null);
         branches.add(LogicalTableScan.create(scan.getCluster(), chunk, scan.getHints()));
       }
       return LogicalUnion.create(branches, true);
