@@ -188,25 +188,6 @@ class CatalogTest {
     }
   }
 
-  /** Two scans of one chunk that read different columns are different scans to the planner (as for whole tables, StatementsTest). */
-  @Test
-  void scansOfOneChunkReadingDifferentColumnsStayApart() {
-    try (GpuSession s = GpuSession.cpu(allocator)) {
-      s.catalog().maxChunkRows(2);
-      s.update("CREATE TABLE t1 (a INT, b INT, c INT, d INT)");
-      s.update("INSERT INTO t1 VALUES (1, 10, 300, 7), (2, 30, 100, 8)");
-      s.update("INSERT INTO t1 VALUES (3, 20, 200, 9)");
-      assertEquals(List.of(2, 1), s.catalog().shape("t1").chunkRows());
-      assertEquals("""
-          a | EXPR$1 | EXPR$2
-          1 | 0      | 2
-          2 | 2      | 0
-          3 | 1      | 1
-          """, answer(s, "SELECT a, (SELECT COUNT(*) FROM t1 AS x WHERE x.b < t1.b), "
-          + "(SELECT COUNT(*) FROM t1 AS y WHERE y.c < t1.c) FROM t1 ORDER BY a"));
-    }
-  }
-
   /** INSERT into a table without keys appends its rows (a table with keys is checked whole, see StatementsTest). */
   @Test
   void insertsAppendChunks() {

@@ -64,19 +64,27 @@ class StatementsTest {
     }
   }
 
-  /** Two scans of one table that read different columns are different scans to the planner. */
+  /**
+   * Two scans of one table, or of one chunk of a chunked table, that read different columns are
+   * different scans to the planner.
+   */
   @Test
   void scansOfOneTableReadingDifferentColumnsStayApart() {
-    try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
-      s.update("CREATE TABLE t1 (a INT, b INT, c INT, d INT)");
-      s.update("INSERT INTO t1 VALUES (1, 10, 300, 7), (2, 30, 100, 8), (3, 20, 200, 9)");
-      assertEquals("""
-          a | EXPR$1 | EXPR$2
-          1 | 0      | 2
-          2 | 2      | 0
-          3 | 1      | 1
-          """, rows(s, "SELECT a, (SELECT COUNT(*) FROM t1 AS x WHERE x.b < t1.b), "
-          + "(SELECT COUNT(*) FROM t1 AS y WHERE y.c < t1.c) FROM t1 ORDER BY a"));
+    for (int chunkRows : new int[] {Integer.MAX_VALUE, 2}) {
+      try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
+        s.catalog().maxChunkRows(chunkRows);
+        s.update("CREATE TABLE t1 (a INT, b INT, c INT, d INT)");
+        s.update("INSERT INTO t1 VALUES (1, 10, 300, 7), (2, 30, 100, 8)");
+        s.update("INSERT INTO t1 VALUES (3, 20, 200, 9)");
+        assertEquals(chunkRows == 2 ? 2 : 1, s.catalog().shape("t1").chunks());
+        assertEquals("""
+            a | EXPR$1 | EXPR$2
+            1 | 0      | 2
+            2 | 2      | 0
+            3 | 1      | 1
+            """, rows(s, "SELECT a, (SELECT COUNT(*) FROM t1 AS x WHERE x.b < t1.b), "
+            + "(SELECT COUNT(*) FROM t1 AS y WHERE y.c < t1.c) FROM t1 ORDER BY a"), "chunks of " + chunkRows);
+      }
     }
   }
 
