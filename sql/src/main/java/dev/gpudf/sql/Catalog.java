@@ -436,8 +436,15 @@ public final class Catalog implements AutoCloseable {
       if (victim[0] == null) {
         return;
       }
-      resident -= victim[0].deviceBytes(column[0]);
-      victim[0].spill(gpu, column[0], allocator);
+      long bytes = victim[0].deviceBytes(column[0]);
+      try {
+        victim[0].spill(gpu, column[0], allocator);
+      } catch (org.apache.arrow.memory.OutOfMemoryException e) {
+        // the host is full too: the columns stay on the device, past the budget, and the pool
+        // tells the query that needs the room (the column is unchanged: spill copies first)
+        return;
+      }
+      resident -= bytes;
     }
   }
 

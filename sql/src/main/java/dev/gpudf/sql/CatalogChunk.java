@@ -145,14 +145,17 @@ final class CatalogChunk {
     return spilled[c] != null;
   }
 
-  /** Copies device column {@code c} to host memory from {@code allocator} and frees its device memory. */
+  /**
+   * Copies device column {@code c} to host memory from {@code allocator} and frees its device
+   * memory; when the copy fails (the host is full too), the column stays as it was.
+   */
   void spill(Gpu gpu, int c, BufferAllocator allocator) {
     DeviceColumn d = (DeviceColumn) resident[c];
-    spilledBytes[c] = deviceBytes(d);
     d.retain();
     try (DeviceTable one = new DeviceTable(gpu, List.of(names.get(c)), List.of(d), rows)) {
       spilled[c] = one.toHost(allocator);
     }
+    spilledBytes[c] = deviceBytes(d);
     resident[c] = null;
     d.close();
   }

@@ -7,7 +7,6 @@ import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rex.RexNode;
@@ -176,7 +175,7 @@ public final class DataFrame {
 
   /** The physical plan, one operator a line. */
   public String explain() {
-    return RelOptUtil.toString(session.optimize(rel));
+    return PlanText.of(session.optimize(rel));
   }
 
   /** The first {@code n} rows as aligned text. */

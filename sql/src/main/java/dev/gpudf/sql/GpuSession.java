@@ -369,9 +369,9 @@ public final class GpuSession implements AutoCloseable {
     return Statements.run(this, sql, parameters);
   }
 
-  /** The physical plan of {@code sql}, one operator a line. */
+  /** The physical plan of {@code sql}, one operator a line (an operator several parents read, once: {@link PlanText}). */
   public String explain(String sql) {
-    return RelOptUtil.toString(plan(sql));
+    return PlanText.of(plan(sql));
   }
 
   /** Runs {@code frame} and registers its result as table {@code name}. */

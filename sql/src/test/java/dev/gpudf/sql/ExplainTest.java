@@ -134,4 +134,30 @@ class ExplainTest {
         "      GpuTableScan(table=[[a]])",
         "      GpuTableScan(table=[[b]])");
   }
+  /** A join per chunk: the other input, which every branch reads and which runs once, is written once. */
+  @Test
+  void aSharedInputIsWrittenOnce() {
+    session.catalog().maxChunkRows(2);
+    try (VectorSchemaRoot c = ints(new String[] {"k", "v"}, 2, (col, i) -> i);
+        VectorSchemaRoot more = ints(new String[] {"k", "v"}, 2, (col, i) -> i + 2);
+        VectorSchemaRoot d = ints(new String[] {"k"}, 3, (col, i) -> i)) {
+      session.catalog().register("c", c);
+      session.catalog().append("c", more);
+      session.catalog().register("d", d);
+    }
+    String sql = "SELECT c.v FROM c JOIN d ON c.k = d.k";
+    plan(sql,
+        "GpuUnion(all=[true])",
+        "  GpuProject(v=[$1])",
+        "    GpuJoin(condition=[=($0, $2)], joinType=[inner])",
+        "      GpuTableScan(table=[[c, chunk 0]])",
+        "      GpuTableScan(table=[[d]], shared=[#1])",
+        "  GpuProject(v=[$1])",
+        "    GpuJoin(condition=[=($0, $2)], joinType=[inner])",
+        "      GpuTableScan(table=[[c, chunk 1]])",
+        "      GpuTableScan(shared=[#1])");
+    try (VectorSchemaRoot r = session.query(sql)) {
+      assertEquals("[0, 1, 2]", r.getVector(0).toString());
+    }
+  }
 }
