@@ -471,6 +471,14 @@ public final class TpchBenchmark {
       }
       checkpoint(report, s);
     }
+    // for the log: where each table's columns ended up (a GPU session spills past its device budget)
+    for (String table : session.catalog().names()) {
+      dev.gpudf.sql.Catalog.Residency r = session.catalog().residency(table);
+      if (r.spilledBytes() > 0) {
+        System.out.printf(java.util.Locale.ROOT, "%s %s after the queries: %,d MiB on the device, %,d MiB spilled to host memory%n",
+            engine, table, r.deviceBytes() >> 20, r.spilledBytes() >> 20);
+      }
+    }
     planning(engine, session, s.queries(), queries, report);
     checkpoint(report, s);
   }

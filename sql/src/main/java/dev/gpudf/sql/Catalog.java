@@ -384,8 +384,8 @@ public final class Catalog implements AutoCloseable {
     return residency(tables.values());
   }
 
-  /** {@link #residency()} of table {@code name} alone. */
-  synchronized Residency residency(String name) {
+  /** {@link #residency()} of table {@code name} alone; a {@link UserException} if there is no such table. */
+  public synchronized Residency residency(String name) {
     Entry e = tables.get(name.toLowerCase(Locale.ROOT));
     if (e == null) {
       throw new UserException("no table '" + name + "'");
