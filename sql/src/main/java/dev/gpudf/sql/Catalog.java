@@ -155,10 +155,8 @@ public final class Catalog implements AutoCloseable {
       return;
     }
     CatalogChunk last = e.last();
-    int[] all = java.util.stream.IntStream.range(0, last.columnCount()).toArray();
-    spillToBudget(last.spilledDeviceBytes(all), last);
     List<Table<?>> parts = new ArrayList<>();
-    parts.add(last.table(gpu, ++tick));
+    parts.add(read(last, last.allColumns()));
     parts.addAll(e.pending);
     try (Table<?> joined = TableOps.concat(exec, parts, last.names())) {
       if (exec.hasGpu()) {
@@ -326,9 +324,13 @@ public final class Catalog implements AutoCloseable {
           + ": a plan outlived the table's shape");
     }
     CatalogChunk c = chunks.get(chunk);
-    int[] wanted = columns != null ? columns : java.util.stream.IntStream.range(0, c.columnCount()).toArray();
-    spillToBudget(c.spilledDeviceBytes(wanted), c);
-    return c.table(gpu, wanted, ++tick);
+    return read(c, columns != null ? columns : c.allColumns());
+  }
+
+  /** Columns {@code columns} of {@code c} for a reader, who closes the table, after making room for those spilled. */
+  private Table<?> read(CatalogChunk c, int[] columns) {
+    spillToBudget(c.spilledDeviceBytes(columns), c);
+    return c.table(gpu, columns, ++tick);
   }
 
   /** The device bytes the catalog's tables may hold (see {@link #deviceBudget(long)}). */
@@ -359,18 +361,31 @@ public final class Catalog implements AutoCloseable {
       return 0;
     }
     long[] freed = {0};
-    eachColumn((c, i) -> {
-      if (c.spillable(i)) {
-        freed[0] += c.deviceBytes(i);
-        c.spill(gpu, i, allocator);
+    eachColumn(tables.values(), (c, i) -> {
+      long bytes = c.deviceBytes(i);
+      if (c.spillable(i) && spill(c, i)) {
+        freed[0] += bytes;
       }
     });
     return freed[0];
   }
 
-  /** Calls {@code f} with each column of each chunk of each table. */
-  private void eachColumn(java.util.function.ObjIntConsumer<CatalogChunk> f) {
-    for (Entry e : tables.values()) {
+  /**
+   * Spills column {@code i} of {@code c}; false, and the column unchanged on the device, when host
+   * memory is full too (the pool then tells the query that needs the room).
+   */
+  private boolean spill(CatalogChunk c, int i) {
+    try {
+      c.spill(gpu, i, allocator);
+      return true;
+    } catch (org.apache.arrow.memory.OutOfMemoryException e) {
+      return false;
+    }
+  }
+
+  /** Calls {@code f} with each column of each chunk of the tables of {@code entries}. */
+  private static void eachColumn(java.util.Collection<Entry> entries, java.util.function.ObjIntConsumer<CatalogChunk> f) {
+    for (Entry e : entries) {
       for (CatalogChunk c : e.chunks) {
         for (int i = 0; i < c.columnCount(); i++) {
           f.accept(c, i);
@@ -394,22 +409,19 @@ public final class Catalog implements AutoCloseable {
   }
 
   private static Residency residency(java.util.Collection<Entry> entries) {
-    long device = 0;
-    long host = 0;
+    long[] bytes = {0, 0};
+    eachColumn(entries, (c, i) -> {
+      bytes[0] += c.deviceBytes(i);
+      bytes[1] += c.spilledBytes(i);
+    });
     for (Entry e : entries) {
-      for (CatalogChunk c : e.chunks) {
-        for (int i = 0; i < c.columnCount(); i++) {
-          device += c.deviceBytes(i);
-          host += c.spilledDeviceBytes(new int[] {i});
-        }
-      }
       for (Table<?> part : e.pending) {
         for (int i = 0; i < part.columnCount(); i++) {
-          device += CatalogChunk.deviceBytes(part.column(i));
+          bytes[0] += CatalogChunk.deviceBytes(part.column(i));
         }
       }
     }
-    return new Residency(device, host);
+    return new Residency(bytes[0], bytes[1]);
   }
 
   /** Where the catalog's table columns are: bytes on the device, and bytes spilled to host memory. */
@@ -427,7 +439,7 @@ public final class Catalog implements AutoCloseable {
     while (resident + incoming > deviceBudget) {
       CatalogChunk[] victim = {null};
       int[] column = {-1};
-      eachColumn((c, i) -> {
+      eachColumn(tables.values(), (c, i) -> {
         if (c != reading && c.spillable(i) && (victim[0] == null || colder(c, i, victim[0], column[0]))) {
           victim[0] = c;
           column[0] = i;
@@ -437,11 +449,7 @@ public final class Catalog implements AutoCloseable {
         return;
       }
       long bytes = victim[0].deviceBytes(column[0]);
-      try {
-        victim[0].spill(gpu, column[0], allocator);
-      } catch (org.apache.arrow.memory.OutOfMemoryException e) {
-        // the host is full too: the columns stay on the device, past the budget, and the pool
-        // tells the query that needs the room (the column is unchanged: spill copies first)
+      if (!spill(victim[0], column[0])) {
         return;
       }
       resident -= bytes;

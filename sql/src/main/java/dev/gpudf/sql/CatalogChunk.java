@@ -99,9 +99,9 @@ final class CatalogChunk {
     return new DeviceTable(gpu, picked, cols.stream().map(DeviceColumn.class::cast).toList(), rows);
   }
 
-  /** Every column, as {@link #table}. */
-  Table<?> table(Gpu gpu, long tick) {
-    return table(gpu, java.util.stream.IntStream.range(0, resident.length).toArray(), tick);
+  /** The indexes of every column. */
+  int[] allColumns() {
+    return java.util.stream.IntStream.range(0, resident.length).toArray();
   }
 
   /** Device bytes column {@code c} holds while resident (0 on the host backend or when spilled). */
@@ -126,6 +126,11 @@ final class CatalogChunk {
     return bytes;
   }
 
+  /** Device bytes column {@code c} takes when it comes back (0 unless spilled). */
+  long spilledBytes(int c) {
+    return spilledBytes[c];
+  }
+
   private static long size(DeviceBuffer b) {
     return b == null ? 0 : b.size();
   }
@@ -138,11 +143,6 @@ final class CatalogChunk {
   /** When column {@code c} was last read (0: never). */
   long lastUse(int c) {
     return lastUse[c];
-  }
-
-  /** Whether column {@code c} is in host memory now, waiting to come back. */
-  boolean isSpilled(int c) {
-    return spilled[c] != null;
   }
 
   /**
