@@ -1,5 +1,6 @@
 package dev.gpudf.flight;
 
+import java.util.concurrent.TimeUnit;
 import org.apache.arrow.flight.BackpressureStrategy;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.FlightProducer.ServerStreamListener;
@@ -19,6 +20,14 @@ final class ResultSender {
   static final int BATCH_ROWS = 64 * 1024;
   /** How long a client may leave a batch unread before the stream is failed. */
   private static final long READ_TIMEOUT_MS = 60_000;
+  /**
+   * How often the sender reads the call's state while it waits. Flight's ready and cancel
+   * callbacks cannot wake it: gRPC runs a call's callbacks one at a time on the call's executor, and
+   * this send is itself such a callback, so they queue behind it. Waiting on them alone held every
+   * reader that paused long enough to fill the send window for the whole read timeout, then failed
+   * it, and kept a departed client's batch on the server as long.
+   */
+  private static final long POLL_MS = 50;
 
   private ResultSender() {}
 
@@ -31,7 +40,7 @@ final class ResultSender {
       VectorLoader loader = new VectorLoader(out);
       int rows = result.getRowCount();
       for (int from = 0; from < rows; from += BATCH_ROWS) {
-        BackpressureStrategy.WaitResult ready = backpressure.waitForListener(READ_TIMEOUT_MS);
+        BackpressureStrategy.WaitResult ready = awaitClient(backpressure);
         if (ready == BackpressureStrategy.WaitResult.CANCELLED) {
           // end the call, so gRPC drops the batches it still holds for the departed client
           listener.error(CallStatus.CANCELLED.withDescription("the client cancelled the stream").toRuntimeException());
@@ -49,6 +58,17 @@ final class ResultSender {
         listener.putNext();
       }
       listener.completed();
+    }
+  }
+
+  private static BackpressureStrategy.WaitResult awaitClient(BackpressureStrategy backpressure) {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(READ_TIMEOUT_MS);
+    while (true) {
+      // each wait starts by reading isReady and isCancelled, which gRPC keeps current itself
+      BackpressureStrategy.WaitResult ready = backpressure.waitForListener(POLL_MS);
+      if (ready != BackpressureStrategy.WaitResult.TIMEOUT || System.nanoTime() >= deadline) {
+        return ready;
+      }
     }
   }
 }

@@ -338,43 +338,57 @@ class FlightSqlServerTest {
   }
 
   @Test
-  void largeResultsStreamInBatchesAndAnAbandonedStreamFreesItsMemory() throws Exception {
-    int rows = 3 * ResultSender.BATCH_ROWS + 17;
-    try (Connection c = connect(); Statement s = c.createStatement()) {
-      s.executeUpdate("CREATE TABLE wide AS SELECT * FROM (VALUES (0)) AS v(x)");
-      try (BufferAllocator a = allocator.newChildAllocator("client", 0, Long.MAX_VALUE);
-          FlightClient fc = FlightClient.builder(a, Location.forGrpcInsecure("localhost", server.port())).build();
-          FlightSqlClient client = new FlightSqlClient(fc);
-          VectorSchemaRoot many = people(a, rows)) {
-        CredentialCallOption auth = fc.authenticateBasicToken(USER, PASSWORD).orElseThrow();
-        TableDefinitionOptions create = TableDefinitionOptions.newBuilder()
-            .setIfNotExist(TableDefinitionOptions.TableNotExistOption.TABLE_NOT_EXIST_OPTION_CREATE).build();
-        client.executeIngest(many, new FlightSqlClient.ExecuteIngestOptions("crowd", create, null, null, Map.of()), auth);
-        // read one batch of a multi-batch result, then walk away
-        FlightInfo info = client.execute("SELECT name, age FROM crowd", auth);
-        try (FlightStream stream = client.getStream(info.getEndpoints().get(0).getTicket(), auth)) {
-          assertTrue(stream.next());
-          assertEquals(ResultSender.BATCH_ROWS, stream.getRoot().getRowCount());
-          stream.cancel("test walks away", null);
+  void largeResultsStreamInBatchesToASlowReaderAndAnAbandonedStreamFreesItsMemory() throws Exception {
+    int rows = 24 * ResultSender.BATCH_ROWS + 17;
+    try (BufferAllocator a = allocator.newChildAllocator("client", 0, Long.MAX_VALUE);
+        FlightClient fc = FlightClient.builder(a, Location.forGrpcInsecure("localhost", server.port())).build();
+        FlightSqlClient client = new FlightSqlClient(fc);
+        VectorSchemaRoot many = people(a, rows)) {
+      CredentialCallOption auth = fc.authenticateBasicToken(USER, PASSWORD).orElseThrow();
+      TableDefinitionOptions create = TableDefinitionOptions.newBuilder()
+          .setIfNotExist(TableDefinitionOptions.TableNotExistOption.TABLE_NOT_EXIST_OPTION_CREATE).build();
+      client.executeIngest(many, new FlightSqlClient.ExecuteIngestOptions("crowd", create, null, null, Map.of()), auth);
+
+      // a reader that pauses fills the server's send window; the sender must resume once it reads
+      FlightInfo slow = client.execute("SELECT name, age FROM crowd", auth);
+      try (FlightStream stream = client.getStream(slow.getEndpoints().get(0).getTicket(), auth)) {
+        assertTrue(stream.next());
+        long seen = stream.getRoot().getRowCount();
+        long ageSum = ageSum(stream.getRoot());
+        Thread.sleep(1_000);
+        long resumed = System.nanoTime();
+        while (stream.next()) {
+          seen += stream.getRoot().getRowCount();
+          ageSum += ageSum(stream.getRoot());
         }
-      }
-      try (ResultSet rs = s.executeQuery("SELECT name, age FROM crowd")) {
-        long seen = 0;
-        long ageSum = 0;
-        while (rs.next()) {
-          seen++;
-          ageSum += rs.getInt(2);
-        }
+        long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - resumed);
         assertEquals(rows, seen);
         assertEquals((long) rows * (rows - 1) / 2, ageSum);
+        assertTrue(waitedMs < 10_000, "the rest of the result took " + waitedMs + " ms after the reader resumed");
+      }
+
+      // read one batch of a multi-batch result, then walk away
+      FlightInfo info = client.execute("SELECT name, age FROM crowd", auth);
+      try (FlightStream stream = client.getStream(info.getEndpoints().get(0).getTicket(), auth)) {
+        assertTrue(stream.next());
+        assertEquals(ResultSender.BATCH_ROWS, stream.getRoot().getRowCount());
+        stream.cancel("test walks away", null);
       }
     }
-    // the server learns of the cancel from gRPC; on a loaded 2-core machine that once took over 10 s
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (server.allocatedBytes() != 0 && System.nanoTime() < deadline) {
       Thread.sleep(20);
     }
     assertEquals(0, server.allocatedBytes(), "result batches left on the server");
+  }
+
+  private static long ageSum(VectorSchemaRoot root) {
+    IntVector age = (IntVector) root.getVector("age");
+    long sum = 0;
+    for (int i = 0; i < root.getRowCount(); i++) {
+      sum += age.get(i);
+    }
+    return sum;
   }
 
   @Test
