@@ -596,6 +596,7 @@ public final class GpuSession implements AutoCloseable {
             RexUtil.pullFactors(filter.getCluster().getRexBuilder(), filter.getCondition()));
       }
     });
+    rel = hep(rel, List.of(CoreRules.EXPAND_FILTER_DISJUNCTION_GLOBAL));
     rel = hep(rel, List.of(CoreRules.FILTER_REDUCE_EXPRESSIONS, CoreRules.PROJECT_REDUCE_EXPRESSIONS,
         CoreRules.FILTER_INTO_JOIN, CoreRules.JOIN_CONDITION_PUSH, CoreRules.JOIN_PUSH_EXPRESSIONS,
         CoreRules.AGGREGATE_EXPAND_DISTINCT_AGGREGATES_TO_JOIN, CoreRules.PROJECT_MERGE, CoreRules.PROJECT_REMOVE));
@@ -611,7 +612,7 @@ public final class GpuSession implements AutoCloseable {
     rel = hep(rel, List.of(CoreRules.MULTI_JOIN_OPTIMIZE));
     rel = hep(rel, List.of(CoreRules.FILTER_INTO_JOIN, CoreRules.JOIN_CONDITION_PUSH, CoreRules.PROJECT_MERGE,
         CoreRules.PROJECT_REMOVE));
-    return ChunkSplit.apply(rel);
+    return ChunkSplit.apply(SemiJoinReduction.apply(rel));
   }
 
   /** {@code rel} rewritten by {@code rules} until none applies. */

@@ -134,6 +134,63 @@ class ExplainTest {
         "      GpuTableScan(table=[[a]])",
         "      GpuTableScan(table=[[b]])");
   }
+  /** A filter's equality with a constant keeps one of the column's measured distinct values, not a fixed guess. */
+  @Test
+  void equalityFiltersKeepTheirMeasuredShare() {
+    starWithSharedColumn();
+    // a.id = 7 keeps 1 row of a (a guess keeps 150), b.grp = 1 keeps 500 of b (a guess: 150):
+    // f joins a first, though the FROM clause names b first
+    String sql = "SELECT COUNT(*) FROM f, b, a WHERE f.a_id = a.id AND f.b_id = b.id AND a.id = 7 AND b.grp = 1";
+    plan(sql,
+        "GpuAggregate(group=[{}], EXPR$0=[COUNT()])",
+        "  GpuProject(a_id=[$2], b_id=[$3], id=[$0], grp=[$1], id0=[$4])",
+        "    GpuJoin(condition=[=($3, $0)], joinType=[inner])",
+        "      GpuFilter(condition=[=($1, 1)])",
+        "        GpuTableScan(table=[[b]])",
+        "      GpuJoin(condition=[=($0, $2)], joinType=[inner])",
+        "        GpuTableScan(table=[[f]])",
+        "        GpuFilter(condition=[=($0, 7)])",
+        "          GpuTableScan(table=[[a, columns: id]])");
+    try (VectorSchemaRoot r = session.query(sql)) {
+      // f.a_id = 7 for i = 1, 1001, ..., 19001, and each has b_id = 13, whose grp is 1
+      assertEquals(20, ((BigIntVector) r.getVector(0)).get(0));
+    }
+  }
+
+  /**
+   * Groups joined to a few rows of another table on their key: the rows are reduced to those keys
+   * before they are grouped; joined to all of it, they are not.
+   */
+  @Test
+  void groupsJoinedToFewRowsAreReducedBeforeGrouping() {
+    starWithSharedColumn();
+    String few = "SELECT s.k, s.n FROM (SELECT a_id AS k, COUNT(*) AS n FROM f GROUP BY a_id) s JOIN a ON s.k = a.id"
+        + " WHERE a.id = 7";
+    plan(few,
+        "GpuProject(k=[$0], n=[$1])",
+        "  GpuJoin(condition=[=($0, $2)], joinType=[inner])",
+        "    GpuAggregate(group=[{0}], n=[COUNT()])",
+        "      GpuJoin(condition=[=($0, $1)], joinType=[semi])",
+        "        GpuProject(k=[$0])",
+        "          GpuTableScan(table=[[f, columns: a_id]])",
+        "        GpuProject(id=[$0])",
+        "          GpuFilter(condition=[=($0, 7)], shared=[#1])",
+        "            GpuTableScan(table=[[a, columns: id]])",
+        "    GpuFilter(shared=[#1])");
+    try (VectorSchemaRoot r = session.query(few)) {
+      // a_id = i * 7 % 1000 is 7 for i = 1, 1001, ..., 19001
+      assertEquals("[7]", r.getVector(0).toString());
+      assertEquals("[20]", r.getVector(1).toString());
+    }
+    plan("SELECT s.k, s.n FROM (SELECT a_id AS k, COUNT(*) AS n FROM f GROUP BY a_id) s JOIN a ON s.k = a.id",
+        "GpuProject(k=[$0], n=[$1])",
+        "  GpuJoin(condition=[=($0, $2)], joinType=[inner])",
+        "    GpuAggregate(group=[{0}], n=[COUNT()])",
+        "      GpuProject(k=[$0])",
+        "        GpuTableScan(table=[[f, columns: a_id]])",
+        "    GpuTableScan(table=[[a, columns: id]])");
+  }
+
   /** A join per chunk: the other input, which every branch reads and which runs once, is written once. */
   @Test
   void aSharedInputIsWrittenOnce() {

@@ -150,6 +150,12 @@ class TpchTest {
     java.util.regex.Matcher perChunk = java.util.regex.Pattern.compile(
         "GpuJoin\\(condition=\\[=\\(\\$2, \\$0\\)\\], joinType=\\[inner\\]\\)\\R\\s+GpuTableScan\\(").matcher(q18);
     assertEquals(8, perChunk.results().count(), q18);
+    // q17 averages, in each chunk, only the rows of the parts its filter keeps
+    String q17 = s.explain(QUERIES.get("q17"));
+    assertEquals(8, q17.split("joinType=\\[semi\\]", -1).length - 1, q17);
+    // q7's pair of nations, (FRANCE and GERMANY) or (GERMANY and FRANCE), filters each nation read
+    String q7 = s.explain(QUERIES.get("q7"));
+    assertTrue(q7.contains("GpuFilter(condition=[SEARCH($1, Sarg['FRANCE':VARCHAR, 'GERMANY':VARCHAR]:VARCHAR)]"), q7);
     compareQueries(s);
   }
 
