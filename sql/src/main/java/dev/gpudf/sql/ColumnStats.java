@@ -1,6 +1,7 @@
 package dev.gpudf.sql;
 
 import dev.gpudf.columnar.Table;
+import dev.gpudf.columnar.error.GpuOutOfMemoryException;
 import dev.gpudf.columnar.error.NotSupportedException;
 import java.util.HashMap;
 import java.util.List;
@@ -29,7 +30,8 @@ final class ColumnStats {
 
   /**
    * The distinct values (NULL counting as one) of columns {@code columns} of table {@code table}
-   * taken together; empty for columns that cannot be grouped.
+   * taken together; empty for columns that cannot be grouped, or while the device is too full to
+   * group them.
    */
   synchronized OptionalDouble distinct(String table, int... columns) {
     long version = catalog.version(table);
@@ -39,7 +41,15 @@ final class ColumnStats {
       return known;
     }
     counts.keySet().removeIf(k -> k.table().equals(table) && k.version() != version);
-    OptionalDouble measured = measure(table, columns);
+    OptionalDouble measured;
+    try {
+      measured = measure(table, columns);
+    } catch (GpuOutOfMemoryException e) {
+      // a device too full to measure while planning: this plan estimates without the count (it
+      // is not kept, so a later plan measures again), and the query still gets QueryContext's
+      // out-of-memory recovery
+      return OptionalDouble.empty();
+    }
     counts.put(key, measured);
     return measured;
   }
