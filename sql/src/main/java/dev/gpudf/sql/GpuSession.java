@@ -17,7 +17,6 @@ import org.apache.calcite.jdbc.CalciteSchema;
 import org.apache.calcite.plan.RelOptCluster;
 import org.apache.calcite.plan.RelOptRule;
 import org.apache.calcite.prepare.CalciteCatalogReader;
-import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.plan.hep.HepPlanner;
 import org.apache.calcite.plan.hep.HepProgram;
 import org.apache.calcite.plan.hep.HepProgramBuilder;
@@ -52,8 +51,6 @@ import org.apache.calcite.sql2rel.StandardConvertletTable;
 import org.apache.calcite.tools.FrameworkConfig;
 import org.apache.calcite.tools.Frameworks;
 import org.apache.calcite.tools.Planner;
-import org.apache.calcite.tools.Program;
-import org.apache.calcite.tools.Programs;
 import org.apache.calcite.tools.RelBuilder;
 import org.apache.calcite.tools.RelConversionException;
 import org.apache.calcite.tools.ValidationException;
@@ -62,7 +59,7 @@ import org.apache.calcite.tools.ValidationException;
  * Where gpudf queries run: a {@link Catalog} of tables (in GPU memory for a GPU session, in host
  * memory for a CPU one), SQL and {@link DataFrame}s over them, and JDBC access through {@link
  * #jdbcUrl}. Calcite parses and validates, a Hep pass folds constant expressions and shapes
- * joins, Volcano converts to {@link GpuRel} operators ({@link GpuRules}), and the plan runs on the
+ * joins, {@link GpuRules} convert to {@link GpuRel} operators, and the plan runs on the
  * session's backend. What has no operator yet (window functions, say) raises {@link
  * NotSupportedException}. The session owns its tables; whoever opens it closes it (the
  * {@link Gpu} and allocator stay the caller's).
@@ -491,7 +488,6 @@ public final class GpuSession implements AutoCloseable {
         .defaultSchema(schema())
         .parserConfig(PARSER)
         .typeSystem(GpudfTypeSystem.INSTANCE)
-        .programs(program())
         .executor(RexUtil.EXECUTOR)
         .build();
   }
@@ -542,20 +538,14 @@ public final class GpuSession implements AutoCloseable {
         rel.getCluster().getRexBuilder().identityProjects(rel.getRowType()), type);
   }
 
-  /** Logical rewrites, the support check, then Volcano into the GPU convention: shared by SQL and DataFrames. */
+  /** Logical rewrites, the support check, then conversion to the GPU convention: shared by SQL and DataFrames. */
   GpuRel optimize(RelNode logical) {
     if (logical.getCluster().getPlanner().getExecutor() == null) {
       logical.getCluster().getPlanner().setExecutor(RexUtil.EXECUTOR);
     }
     RelNode rewritten = rewrite(logical);
     checkSupported(rewritten);
-    RelNode physical = program().run(rewritten.getCluster().getPlanner(), rewritten,
-        // simplify: a VALUES of several rows has a composite collation, which Volcano cannot take as a goal
-        rewritten.getTraitSet().replace(GpuRel.CONVENTION).simplify(), List.of(), List.of());
-    if (!(physical instanceof GpuRel rel)) {
-      throw new InternalException("planning ended outside the GPU convention: " + RelOptUtil.toString(physical));
-    }
-    return rel;
+    return GpuRules.convert(rewritten);
   }
 
   private SchemaPlus schema() {
@@ -566,10 +556,6 @@ public final class GpuSession implements AutoCloseable {
 
   private void addTables(SchemaPlus schema) {
     catalog.shapes().forEach((name, t) -> schema.add(name, new CatalogTable(name, t, -1)));
-  }
-
-  private static Program program() {
-    return Programs.ofRules(GpuRules.ALL);
   }
 
   /**
