@@ -33,6 +33,7 @@ import org.apache.calcite.rel.logical.LogicalProject;
 import org.apache.calcite.rel.logical.LogicalSort;
 import org.apache.calcite.rel.logical.LogicalUnion;
 import org.apache.calcite.rel.rules.CoreRules;
+import org.apache.calcite.rel.rules.FilterProjectTransposeRule;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rex.RexDynamicParam;
 import org.apache.calcite.rex.RexNode;
@@ -584,7 +585,7 @@ public final class GpuSession implements AutoCloseable {
     });
     rel = hep(rel, List.of(CoreRules.EXPAND_FILTER_DISJUNCTION_GLOBAL));
     rel = hep(rel, List.of(CoreRules.FILTER_REDUCE_EXPRESSIONS, CoreRules.PROJECT_REDUCE_EXPRESSIONS,
-        CoreRules.FILTER_INTO_JOIN, CoreRules.JOIN_CONDITION_PUSH, CoreRules.JOIN_PUSH_EXPRESSIONS,
+        FILTER_INTO_PROJECTED_JOIN, CoreRules.FILTER_INTO_JOIN, CoreRules.JOIN_CONDITION_PUSH, CoreRules.JOIN_PUSH_EXPRESSIONS,
         CoreRules.AGGREGATE_EXPAND_DISTINCT_AGGREGATES_TO_JOIN, CoreRules.PROJECT_MERGE, CoreRules.PROJECT_REMOVE));
     // join order: each tree of inner joins becomes one MultiJoin, which JoinOrder orders by
     // estimated sizes; Calcite's heuristic orders those with outer joins
@@ -600,6 +601,19 @@ public final class GpuSession implements AutoCloseable {
         CoreRules.PROJECT_REMOVE));
     return ChunkSplit.apply(SemiJoinReduction.apply(rel));
   }
+
+  /**
+   * A filter over a projection of a join moves below the projection, where FILTER_INTO_JOIN takes
+   * it into the join and its inputs: column trimming puts a projection between a WHERE and an
+   * explicit {@code JOIN ... ON}, which kept {@code a.x > 1} above the join, over every joined
+   * pair. Only over joins: above a scan, the projection must stay right on the scan to narrow it
+   * ({@link ScanColumns}).
+   */
+  private static final RelOptRule FILTER_INTO_PROJECTED_JOIN = FilterProjectTransposeRule.Config.DEFAULT
+      .withOperandSupplier(b0 -> b0.operand(LogicalFilter.class).oneInput(b1 -> b1.operand(LogicalProject.class)
+          .oneInput(b2 -> b2.operand(LogicalJoin.class).anyInputs())))
+      .as(FilterProjectTransposeRule.Config.class)
+      .toRule();
 
   /** {@code rel} rewritten by {@code rules} until none applies. */
   static RelNode hep(RelNode rel, List<RelOptRule> rules) {

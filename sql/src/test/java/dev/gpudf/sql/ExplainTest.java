@@ -191,6 +191,34 @@ class ExplainTest {
         "    GpuTableScan(table=[[a, columns: id]])");
   }
 
+  /** Two reads of one table that read the same columns are one operator, which the query runs once. */
+  @Test
+  void equalSubtreesAreOneOperator() {
+    plan("SELECT COUNT(*) FROM t a JOIN t b ON a.id = b.id WHERE a.qty > 1 AND b.qty > 1",
+        "GpuAggregate(group=[{}], EXPR$0=[COUNT()])",
+        "  GpuJoin(condition=[=($0, $2)], joinType=[inner])",
+        "    GpuFilter(condition=[>($1, 1)], shared=[#1])",
+        "      GpuTableScan(table=[[t, columns: id, qty]])",
+        "    GpuFilter(shared=[#1])");
+  }
+
+  /**
+   * Filters on each joined table move into the join's inputs, also where the join's output passes
+   * a projection first (column trimming puts one there).
+   */
+  @Test
+  void filtersOnJoinedTablesMoveIntoTheJoinInputs() {
+    plan("SELECT COUNT(*) FROM t a JOIN t b ON a.id = b.qty WHERE a.qty > 1 AND b.qty > 1",
+        "GpuAggregate(group=[{}], EXPR$0=[COUNT()])",
+        "  GpuProject(qty=[$1], qty0=[$2])",
+        "    GpuJoin(condition=[=($0, $3)], joinType=[inner])",
+        "      GpuFilter(condition=[>($1, 1)])",
+        "        GpuTableScan(table=[[t, columns: id, qty]])",
+        "      GpuFilter(condition=[>($0, 1)])",
+        "        GpuProject(qty=[$0], qty0=[CAST($0):BIGINT])",
+        "          GpuTableScan(table=[[t, columns: qty]])");
+  }
+
   /** A join per chunk: the other input, which every branch reads and which runs once, is written once. */
   @Test
   void aSharedInputIsWrittenOnce() {
