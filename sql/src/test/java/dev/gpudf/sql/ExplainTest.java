@@ -155,6 +155,14 @@ class ExplainTest {
       // f.a_id = 7 for i = 1, 1001, ..., 19001, and each has b_id = 13, whose grp is 1
       assertEquals(20, ((BigIntVector) r.getVector(0)).get(0));
     }
+    // the largest table's own filter is not counted (it would keep 20 rows, fewer than a's 1,000,
+    // and put a on the probe side): f keeps the guess, 3,000 rows, and stays the probe side
+    plan("SELECT COUNT(*) FROM f, a WHERE f.a_id = a.id AND f.b_id = 13",
+        "GpuAggregate(group=[{}], EXPR$0=[COUNT()])",
+        "  GpuJoin(condition=[=($0, $2)], joinType=[inner])",
+        "    GpuFilter(condition=[=($1, 13)])",
+        "      GpuTableScan(table=[[f]])",
+        "    GpuTableScan(table=[[a, columns: id]])");
   }
 
   /**
