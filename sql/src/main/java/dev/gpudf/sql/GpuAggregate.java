@@ -4,6 +4,8 @@ import dev.gpudf.columnar.Column;
 import dev.gpudf.columnar.DeviceTable;
 import dev.gpudf.columnar.Table;
 import dev.gpudf.columnar.error.NotSupportedException;
+import dev.gpudf.columnar.error.UserException;
+import org.apache.calcite.sql.SqlKind;
 import dev.gpudf.kernels.GroupBy;
 import dev.gpudf.kernels.Reduction;
 import dev.gpudf.kernels.Scalar;
@@ -44,7 +46,12 @@ public final class GpuAggregate extends Aggregate implements GpuRel {
       if (call.isDistinct() || call.filterArg >= 0 || call.getArgList().size() > 1 || reduction(call) == null) {
         return "aggregate " + call + " is not supported yet";
       }
-      if (agg.getGroupSet().isEmpty() && reduction(call) == Reduction.ANY_VALUE) {
+      if (agg.getGroupSet().isEmpty() && call.getAggregation().getKind() == SqlKind.SINGLE_VALUE
+          && !agg.getAggCallList().stream().allMatch(c -> c.getAggregation().getKind() == SqlKind.SINGLE_VALUE)) {
+        return "a scalar sub-query's SINGLE_VALUE beside other aggregates is not supported yet";
+      }
+      if (agg.getGroupSet().isEmpty() && reduction(call) == Reduction.ANY_VALUE
+          && call.getAggregation().getKind() != SqlKind.SINGLE_VALUE) {
         return "ANY_VALUE without GROUP BY is not supported yet";
       }
     }
@@ -58,8 +65,61 @@ public final class GpuAggregate extends Aggregate implements GpuRel {
       aggs.add(new GroupBy.Agg(op == Reduction.COUNT_ALL ? Reduction.COUNT_ALL : op,
           call.getArgList().isEmpty() ? 0 : call.getArgList().get(0)));
     }
+    boolean single = getAggCallList().stream().anyMatch(c -> c.getAggregation().getKind() == SqlKind.SINGLE_VALUE);
+    List<String> names = new ArrayList<>(getRowType().getFieldNames());
+    if (single) {
+      // a correlated scalar sub-query: each group (outer row) must have at most one value
+      aggs.add(new GroupBy.Agg(Reduction.COUNT_ALL, 0));
+      names.add("$rows");
+    }
     try (Table<?> in = input(ctx, 0)) {
-      return TableOps.groupBy(ctx.exec(), in, getGroupSet().toArray(), aggs, getRowType().getFieldNames());
+      Table<?> out = TableOps.groupBy(ctx.exec(), in, getGroupSet().toArray(), aggs, names);
+      if (!single) {
+        return out;
+      }
+      try (out) {
+        Scalar most = TableOps.reduce(ctx.exec(), out.column(out.columnCount() - 1), Reduction.MAX);
+        if (!most.isNull() && ((Number) most.value()).longValue() > 1) {
+          throw new UserException(TOO_MANY_ROWS);
+        }
+        List<Column> kept = new ArrayList<>();
+        for (int c = 0; c < out.columnCount() - 1; c++) {
+          out.column(c).retain();
+          kept.add(out.column(c));
+        }
+        return TableOps.table(ctx.exec(), out, getRowType().getFieldNames(), kept, out.rowCount());
+      }
+    }
+  }
+
+  /** PostgreSQL's words for a scalar sub-query that yields several rows (SQL's cardinality violation). */
+  static final String TOO_MANY_ROWS = "more than one row returned by a subquery used as an expression";
+
+  /**
+   * A scalar sub-query's value ({@code SINGLE_VALUE} of every column, no GROUP BY): its one row,
+   * one row of NULLs where it has none, and an error where it has several.
+   */
+  private Table<?> singleValues(QueryContext ctx) {
+    try (Table<?> in = input(ctx, 0)) {
+      if (in.rowCount() > 1) {
+        throw new UserException(TOO_MANY_ROWS);
+      }
+      if (in.rowCount() == 1) {
+        List<Column> columns = new ArrayList<>();
+        for (AggregateCall call : getAggCallList()) {
+          Column c = in.column(call.getArgList().get(0));
+          c.retain();
+          columns.add(c);
+        }
+        return TableOps.table(ctx.exec(), in, getRowType().getFieldNames(), columns, 1);
+      }
+      List<Scalar> nulls = new ArrayList<>();
+      for (AggregateCall call : getAggCallList()) {
+        nulls.add(Scalar.nullOf(in.types().get(call.getArgList().get(0))));
+      }
+      try (VectorSchemaRoot root = ScalarTables.of(ctx.exec().allocator(), getRowType().getFieldNames(), nulls)) {
+        return TableOps.load(in instanceof DeviceTable ? ctx.exec().gpu() : null, root);
+      }
     }
   }
 
@@ -74,7 +134,7 @@ public final class GpuAggregate extends Aggregate implements GpuRel {
       case VAR_SAMP -> Reduction.VAR_SAMP;
       case STDDEV_POP -> Reduction.STDDEV_POP;
       case STDDEV_SAMP -> Reduction.STDDEV_SAMP;
-      case ANY_VALUE -> call.getArgList().isEmpty() ? null : Reduction.ANY_VALUE;
+      case ANY_VALUE, SINGLE_VALUE -> call.getArgList().isEmpty() ? null : Reduction.ANY_VALUE;
       // a constant per group (decorrelated IN / EXISTS use it as a marker); added after grouping
       case LITERAL_AGG -> Reduction.COUNT_ALL;
       default -> null;
@@ -86,6 +146,10 @@ public final class GpuAggregate extends Aggregate implements GpuRel {
     String why = unsupported(this);
     if (why != null) {
       throw new NotSupportedException(why);
+    }
+    if (getGroupSet().isEmpty() && !getAggCallList().isEmpty()
+        && getAggCallList().get(0).getAggregation().getKind() == SqlKind.SINGLE_VALUE) {
+      return singleValues(ctx);
     }
     try (Table<?> computed = getGroupSet().isEmpty() ? global(ctx) : grouped(ctx)) {
       return withLiterals(ctx, computed);

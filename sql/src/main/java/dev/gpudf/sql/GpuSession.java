@@ -490,8 +490,19 @@ public final class GpuSession implements AutoCloseable {
         .parserConfig(PARSER)
         .typeSystem(GpudfTypeSystem.INSTANCE)
         .executor(RexUtil.EXECUTOR)
+        .operatorTable(OPERATORS)
         .build();
   }
+
+  /**
+   * The standard operators, then those of PostgreSQL's dialect that users bring (Calcite's
+   * library of them: {@code concat}, {@code left}, {@code right}, {@code lpad}, {@code ilike},
+   * ...). A function the executor does not know is a {@link NotSupportedException} naming it.
+   */
+  private static final org.apache.calcite.sql.SqlOperatorTable OPERATORS = org.apache.calcite.sql.util.SqlOperatorTables.chain(
+      org.apache.calcite.sql.fun.SqlStdOperatorTable.instance(),
+      org.apache.calcite.sql.fun.SqlLibraryOperatorTableFactory.INSTANCE.getOperatorTable(
+          org.apache.calcite.sql.fun.SqlLibrary.POSTGRESQL));
 
   /** Calcite wraps the validator's message (with its line and column) in two exceptions; keep only that message. */
   private static String validationMessage(ValidationException e) {

@@ -20,6 +20,23 @@ public final class GpudfTypeSystem extends RelDataTypeSystemImpl {
     return t == SqlTypeName.DECIMAL ? 38 : super.getMaxScale(t);
   }
 
+  /**
+   * Calcite still reads these two (not {@link #getMaxPrecision}) where decimals of different
+   * scales meet in COALESCE, CASE, VALUES and UNION; left at their default of 19 they cut
+   * {@code COALESCE(SUM(DECIMAL(7,2) column), 0)} to DECIMAL(19, 0), dropping the cents.
+   */
+  @Override
+  @SuppressWarnings("deprecation")
+  public int getMaxNumericPrecision() {
+    return 38;
+  }
+
+  @Override
+  @SuppressWarnings("deprecation")
+  public int getMaxNumericScale() {
+    return 38;
+  }
+
   /** Timestamps to nanoseconds (Arrow's finest unit), decimals to 38 digits. */
   @Override
   public int getMaxPrecision(SqlTypeName t) {

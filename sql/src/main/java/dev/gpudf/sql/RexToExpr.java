@@ -180,6 +180,9 @@ final class RexToExpr {
           case "CHAR_LENGTH", "CHARACTER_LENGTH" -> Expr.call(Op.CHAR_LENGTH, a);
           case "SUBSTRING" -> Expr.call(Op.SUBSTRING, a);
           case "||" -> Expr.call(Op.CONCAT, two(a, name));
+          // concat() skips NULLs (PostgreSQL and DuckDB), where || gives NULL
+          case "CONCAT" -> java.util.Arrays.stream(a).map(e -> Expr.call(Op.COALESCE, e, new Expr.Lit(dev.gpudf.columnar.DataType.STRING, "")))
+              .reduce((x, y) -> Expr.call(Op.CONCAT, x, y)).orElseThrow();
           case "UPPER" -> Expr.call(Op.UPPER, one(a, name));
           case "ROUND" -> Expr.call(Op.ROUND, a);
           case "SIGN" -> Expr.call(Op.SIGN, one(a, name));
