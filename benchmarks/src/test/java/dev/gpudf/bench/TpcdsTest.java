@@ -37,8 +37,8 @@ class TpcdsTest {
 
   /** Queries that fail with an error today (each a NotSupported or user error naming the feature), by name. */
   private static final Set<String> NOT_YET = Set.of(
-      "q05", "q06", "q12", "q14", "q18", "q20", "q22", "q36", "q44", "q47", "q49", "q51", "q53", "q54",
-      "q57", "q58", "q63", "q67", "q70", "q72", "q77", "q80", "q84", "q86", "q89", "q98");
+      "q12", "q20", "q36", "q44", "q47", "q49", "q51", "q53", "q57",
+      "q63", "q67", "q70", "q72", "q86", "q89", "q98");
 
   private RootAllocator allocator;
   private DuckDBConnection duck;

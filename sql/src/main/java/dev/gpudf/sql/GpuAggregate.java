@@ -6,6 +6,7 @@ import dev.gpudf.columnar.Table;
 import dev.gpudf.columnar.error.NotSupportedException;
 import dev.gpudf.columnar.error.UserException;
 import org.apache.calcite.sql.SqlKind;
+import dev.gpudf.kernels.Expr;
 import dev.gpudf.kernels.GroupBy;
 import dev.gpudf.kernels.Reduction;
 import dev.gpudf.kernels.Scalar;
@@ -39,11 +40,12 @@ public final class GpuAggregate extends Aggregate implements GpuRel {
 
   /** Why this aggregate cannot run, or null when it can. */
   static String unsupported(Aggregate agg) {
-    if (agg.getGroupType() != Group.SIMPLE) {
-      return "GROUPING SETS, ROLLUP and CUBE are not supported yet";
-    }
     for (AggregateCall call : agg.getAggCallList()) {
-      if (call.isDistinct() || call.filterArg >= 0 || call.getArgList().size() > 1 || reduction(call) == null) {
+      if (call.isDistinct() && agg.getGroupType() != Group.SIMPLE) {
+        return "DISTINCT aggregates with GROUPING SETS, ROLLUP or CUBE are not supported yet: " + call;
+      }
+      if (call.isDistinct() || call.filterArg >= 0 || (call.getArgList().size() > 1 && !grouping(call))
+          || reduction(call) == null) {
         return "aggregate " + call + " is not supported yet";
       }
       if (agg.getGroupSet().isEmpty() && call.getAggregation().getKind() == SqlKind.SINGLE_VALUE
@@ -58,7 +60,21 @@ public final class GpuAggregate extends Aggregate implements GpuRel {
     return null;
   }
 
-  private Table<?> grouped(QueryContext ctx) {
+  /** GROUPING(...) and GROUPING_ID(...): which keys a row's grouping set left out, as bits. */
+  static boolean grouping(AggregateCall call) {
+    return call.getAggregation().getKind() == SqlKind.GROUPING || call.getAggregation().getKind() == SqlKind.GROUPING_ID;
+  }
+
+  /**
+   * The aggregates of every call grouped by {@code keys} of {@code in} (key columns first, in
+   * {@code keys}' order), or over all of {@code in} when {@code keys} is empty; GROUPING calls
+   * are placeholders here, and the caller replaces them. The caller closes the result.
+   */
+  Table<?> aggregate(QueryContext ctx, Table<?> in, ImmutableBitSet keys, List<String> names) {
+    return keys.isEmpty() ? global(ctx, in, names) : grouped(ctx, in, keys, names);
+  }
+
+  private Table<?> grouped(QueryContext ctx, Table<?> in, ImmutableBitSet keys, List<String> outNames) {
     List<GroupBy.Agg> aggs = new ArrayList<>();
     for (AggregateCall call : getAggCallList()) {
       Reduction op = reduction(call);
@@ -66,14 +82,14 @@ public final class GpuAggregate extends Aggregate implements GpuRel {
           call.getArgList().isEmpty() ? 0 : call.getArgList().get(0)));
     }
     boolean single = getAggCallList().stream().anyMatch(c -> c.getAggregation().getKind() == SqlKind.SINGLE_VALUE);
-    List<String> names = new ArrayList<>(getRowType().getFieldNames());
+    List<String> names = new ArrayList<>(outNames);
     if (single) {
       // a correlated scalar sub-query: each group (outer row) must have at most one value
       aggs.add(new GroupBy.Agg(Reduction.COUNT_ALL, 0));
       names.add("$rows");
     }
-    try (Table<?> in = input(ctx, 0)) {
-      Table<?> out = TableOps.groupBy(ctx.exec(), in, getGroupSet().toArray(), aggs, names);
+    {
+      Table<?> out = TableOps.groupBy(ctx.exec(), in, keys.toArray(), aggs, names);
       if (!single) {
         return out;
       }
@@ -87,7 +103,7 @@ public final class GpuAggregate extends Aggregate implements GpuRel {
           out.column(c).retain();
           kept.add(out.column(c));
         }
-        return TableOps.table(ctx.exec(), out, getRowType().getFieldNames(), kept, out.rowCount());
+        return TableOps.table(ctx.exec(), out, outNames, kept, out.rowCount());
       }
     }
   }
@@ -135,8 +151,9 @@ public final class GpuAggregate extends Aggregate implements GpuRel {
       case STDDEV_POP -> Reduction.STDDEV_POP;
       case STDDEV_SAMP -> Reduction.STDDEV_SAMP;
       case ANY_VALUE, SINGLE_VALUE -> call.getArgList().isEmpty() ? null : Reduction.ANY_VALUE;
-      // a constant per group (decorrelated IN / EXISTS use it as a marker); added after grouping
-      case LITERAL_AGG -> Reduction.COUNT_ALL;
+      // a constant per group (decorrelated IN / EXISTS use it as a marker; GROUPING() the
+      // grouping set's bits); added after grouping
+      case LITERAL_AGG, GROUPING, GROUPING_ID -> Reduction.COUNT_ALL;
       default -> null;
     };
   }
@@ -151,19 +168,31 @@ public final class GpuAggregate extends Aggregate implements GpuRel {
         && getAggCallList().get(0).getAggregation().getKind() == SqlKind.SINGLE_VALUE) {
       return singleValues(ctx);
     }
-    try (Table<?> computed = getGroupSet().isEmpty() ? global(ctx) : grouped(ctx)) {
-      return withLiterals(ctx, computed);
+    if (getGroupType() != Group.SIMPLE) {
+      return GroupingSets.execute(ctx, this);
+    }
+    try (Table<?> in = input(ctx, 0); Table<?> computed = aggregate(ctx, in, getGroupSet(), getRowType().getFieldNames())) {
+      return withLiterals(ctx, computed, getGroupSet());
     }
   }
 
-  /** Replaces the placeholder columns of LITERAL_AGG calls by their constants. */
-  private Table<?> withLiterals(QueryContext ctx, Table<?> t) {
+  /**
+   * Replaces the placeholder columns of LITERAL_AGG calls by their constants, and those of
+   * GROUPING calls by the bits of the keys that {@code set} leaves out. The caller keeps {@code t}.
+   */
+  Table<?> withLiterals(QueryContext ctx, Table<?> t, ImmutableBitSet set) {
     List<Column> columns = new ArrayList<>();
     try {
-      int keys = getGroupCount();
+      int keys = set.cardinality();
       for (int c = 0; c < t.columnCount(); c++) {
         AggregateCall call = c < keys ? null : getAggCallList().get(c - keys);
-        if (call != null && call.getAggregation().getKind() == org.apache.calcite.sql.SqlKind.LITERAL_AGG) {
+        if (call != null && grouping(call)) {
+          long bits = 0;
+          for (int key : call.getArgList()) {
+            bits = (bits << 1) | (set.get(key) ? 0 : 1);
+          }
+          columns.add(TableOps.evaluate(ctx.exec(), t, Expr.cast(Expr.lit(bits), SqlTypes.fromCalcite(call.getType()))));
+        } else if (call != null && call.getAggregation().getKind() == org.apache.calcite.sql.SqlKind.LITERAL_AGG) {
           columns.add(TableOps.evaluate(ctx.exec(), t, RexToExpr.translate(call.rexList.get(0), t.types(), getCluster(), ctx.parameters())));
         } else {
           Column col = t.column(c);
@@ -178,8 +207,8 @@ public final class GpuAggregate extends Aggregate implements GpuRel {
     return TableOps.table(ctx.exec(), t, t.names(), columns, t.rowCount());
   }
 
-  private Table<?> global(QueryContext ctx) {
-    try (Table<?> in = input(ctx, 0)) {
+  private Table<?> global(QueryContext ctx, Table<?> in, List<String> names) {
+    {
       List<Scalar> values = new ArrayList<>();
       for (AggregateCall call : getAggCallList()) {
         Reduction op = reduction(call);
@@ -195,7 +224,7 @@ public final class GpuAggregate extends Aggregate implements GpuRel {
         }
         values.add(s);
       }
-      try (VectorSchemaRoot root = ScalarTables.of(ctx.exec().allocator(), getRowType().getFieldNames(), values)) {
+      try (VectorSchemaRoot root = ScalarTables.of(ctx.exec().allocator(), names, values)) {
         return TableOps.load(in instanceof DeviceTable ? ctx.exec().gpu() : null, root);
       }
     }
