@@ -75,6 +75,11 @@ public final class GpuRules {
         Values v = (Values) r;
         return new GpuValues(v.getCluster(), v.getRowType(), v.getTuples(), v.getTraitSet().replace(GpuRel.CONVENTION));
       }),
+      rule(org.apache.calcite.rel.logical.LogicalWindow.class, "GpuWindowRule", r -> {
+        org.apache.calcite.rel.core.Window w = (org.apache.calcite.rel.core.Window) r;
+        return new GpuWindow(w.getCluster(), w.getTraitSet().replace(GpuRel.CONVENTION), gpu(w.getInput()), w.constants,
+            w.getRowType(), w.groups);
+      }),
       rule(LogicalAggregate.class, "GpuAggregateRule", r -> {
         Aggregate a = (Aggregate) r;
         return new GpuAggregate(a.getCluster(), a.getTraitSet().replace(GpuRel.CONVENTION), gpu(a.getInput()), a.getGroupSet(),

@@ -580,6 +580,8 @@ public final class GpuSession implements AutoCloseable {
     // sub-queries become correlates, which the decorrelator turns into joins and aggregates
     RelNode rel = hep(logical, List.of(CoreRules.FILTER_SUB_QUERY_TO_CORRELATE, CoreRules.PROJECT_SUB_QUERY_TO_CORRELATE,
         CoreRules.JOIN_SUB_QUERY_TO_CORRELATE));
+    // window functions (RexOver in a projection) become Window operators, one group per window
+    rel = hep(rel, List.of(CoreRules.PROJECT_TO_LOGICAL_PROJECT_AND_WINDOW));
     rel = RelDecorrelator.decorrelateQuery(rel, RelFactories.LOGICAL_BUILDER.create(rel.getCluster(), null));
     // field trimming: each operator keeps only the columns someone above it reads, so scans
     // and joins carry no dead columns
@@ -642,12 +644,16 @@ public final class GpuSession implements AutoCloseable {
         || node instanceof LogicalSort || node instanceof LogicalAggregate || node instanceof LogicalJoin
         || node instanceof LogicalUnion || node instanceof org.apache.calcite.rel.logical.LogicalValues
         || node instanceof org.apache.calcite.rel.logical.LogicalIntersect
-        || node instanceof org.apache.calcite.rel.logical.LogicalMinus;
+        || node instanceof org.apache.calcite.rel.logical.LogicalMinus
+        || node instanceof org.apache.calcite.rel.logical.LogicalWindow;
     if (!known) {
       throw new NotSupportedException(node.getRelTypeName().replace("Logical", "") + " is not supported yet");
     }
     if (node instanceof Aggregate agg && GpuAggregate.unsupported(agg) != null) {
       throw new NotSupportedException(GpuAggregate.unsupported(agg));
+    }
+    if (node instanceof org.apache.calcite.rel.core.Window w && GpuWindow.unsupported(w) != null) {
+      throw new NotSupportedException(GpuWindow.unsupported(w));
     }
     if (node instanceof LogicalJoin join && GpuJoin.unsupported(join) != null) {
       throw new NotSupportedException(GpuJoin.unsupported(join));

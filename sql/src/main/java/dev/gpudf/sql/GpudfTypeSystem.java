@@ -68,6 +68,22 @@ public final class GpudfTypeSystem extends RelDataTypeSystemImpl {
     return f.createTypeWithNullability(sum, argument.isNullable());
   }
 
+  /**
+   * A quotient with a decimal operand is a DOUBLE, as in DuckDB: a decimal quotient at a fixed
+   * scale (Calcite's rule) rounds before the rest of the expression ({@code a / b * 100} lost
+   * digits), and division by zero gives infinity rather than failing the query. Integer by
+   * integer stays integer division, as in PostgreSQL and SQLite.
+   */
+  @Override
+  public RelDataType deriveDecimalDivideType(RelDataTypeFactory f, RelDataType dividend, RelDataType divisor) {
+    if (!org.apache.calcite.sql.type.SqlTypeUtil.isExactNumeric(dividend)
+        || !org.apache.calcite.sql.type.SqlTypeUtil.isExactNumeric(divisor)
+        || (!org.apache.calcite.sql.type.SqlTypeUtil.isDecimal(dividend) && !org.apache.calcite.sql.type.SqlTypeUtil.isDecimal(divisor))) {
+      return super.deriveDecimalDivideType(f, dividend, divisor);
+    }
+    return f.createTypeWithNullability(f.createSqlType(SqlTypeName.DOUBLE), dividend.isNullable() || divisor.isNullable());
+  }
+
   @Override
   public RelDataType deriveAvgAggType(RelDataTypeFactory f, RelDataType argument) {
     return f.createTypeWithNullability(f.createSqlType(SqlTypeName.DOUBLE), argument.isNullable());

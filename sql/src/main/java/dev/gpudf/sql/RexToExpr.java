@@ -141,7 +141,12 @@ final class RexToExpr {
         case TIMES -> Expr.call(Op.MUL, a);
         // a decimal quotient is computed at the scale Calcite declared, so it is rounded once
         case DIVIDE -> call.getType().getSqlTypeName() == org.apache.calcite.sql.type.SqlTypeName.DECIMAL
-            ? Expr.call(Op.DIV, a[0], a[1], Expr.lit((long) call.getType().getScale())) : Expr.call(Op.DIV, a);
+            ? Expr.call(Op.DIV, a[0], a[1], Expr.lit((long) call.getType().getScale()))
+            // a DOUBLE quotient of decimals (GpudfTypeSystem) divides the operands as doubles
+            : call.getType().getSqlTypeName() == org.apache.calcite.sql.type.SqlTypeName.DOUBLE
+                ? Expr.call(Op.DIV, Expr.cast(a[0], dev.gpudf.columnar.DataType.FLOAT64),
+                    Expr.cast(a[1], dev.gpudf.columnar.DataType.FLOAT64))
+                : Expr.call(Op.DIV, a);
         case MOD -> Expr.call(Op.MOD, a);
         case MINUS_PREFIX -> Expr.call(Op.NEG, a);
         case PLUS_PREFIX -> a[0];

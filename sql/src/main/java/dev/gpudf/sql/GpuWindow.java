@@ -1,0 +1,254 @@
+package dev.gpudf.sql;
+
+import dev.gpudf.columnar.Column;
+import dev.gpudf.columnar.DataType;
+import dev.gpudf.columnar.HostColumn;
+import dev.gpudf.columnar.HostTable;
+import dev.gpudf.columnar.Table;
+import dev.gpudf.columnar.error.NotSupportedException;
+import dev.gpudf.kernels.Expr;
+import dev.gpudf.kernels.SortKey;
+import dev.gpudf.kernels.Window.Frame;
+import dev.gpudf.kernels.Window.Function;
+import dev.gpudf.kernels.Window.Kind;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.calcite.plan.RelOptCluster;
+import org.apache.calcite.plan.RelTraitSet;
+import org.apache.calcite.rel.RelFieldCollation;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.RelWriter;
+import org.apache.calcite.rel.core.Window;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rex.RexInputRef;
+import org.apache.calcite.rex.RexLiteral;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexWindowBound;
+
+/**
+ * Window functions ({@code f(...) OVER (PARTITION BY ... ORDER BY ... frame)}): for each group of
+ * functions that share a window, the rows are sorted by partition then order keys (one sort for
+ * the group) and {@link dev.gpudf.kernels.Window} computes the group's columns, which are
+ * appended to the input's. Window functions run on the CPU; a GPU session copies the input to
+ * the host and the result back, and EXPLAIN says {@code backend=[cpu]}.
+ */
+public final class GpuWindow extends Window implements GpuRel {
+  GpuWindow(RelOptCluster cluster, RelTraitSet traits, RelNode input, List<RexLiteral> constants, RelDataType rowType,
+      List<Group> groups) {
+    super(cluster, traits, input, constants, rowType, groups);
+  }
+
+  @Override
+  public RelNode copy(RelTraitSet traitSet, List<RelNode> inputs) {
+    return new GpuWindow(getCluster(), traitSet, sole(inputs), constants, getRowType(), groups);
+  }
+
+  @Override
+  public Window copy(List<RexLiteral> constants) {
+    return new GpuWindow(getCluster(), getTraitSet(), getInput(), constants, getRowType(), groups);
+  }
+
+  @Override
+  public RelWriter explainTerms(RelWriter pw) {
+    return super.explainTerms(pw).item("backend", "[cpu]");
+  }
+
+  /** Why this window cannot run, or null when it can. */
+  static String unsupported(Window w) {
+    for (Group g : w.groups) {
+      try {
+        frame(g, w);
+        for (RexWinAggCall call : g.aggCalls) {
+          function(call, g, w);
+        }
+      } catch (NotSupportedException e) {
+        return e.getMessage();
+      }
+    }
+    return null;
+  }
+
+  @Override
+  public Table<?> execute(QueryContext ctx) {
+    String why = unsupported(this);
+    if (why != null) {
+      throw new NotSupportedException(why);
+    }
+    return TableOps.inputsViaHost(ctx, this, inputs -> compute(ctx, inputs.get(0)));
+  }
+
+  /** The input's columns and then every group's, group by group, on the host. */
+  private HostTable compute(QueryContext ctx, HostTable input) {
+    input.retain();
+    HostTable t = input;
+    try {
+      for (Group g : groups) {
+        HostTable next = withGroup(ctx, t, g);
+        t.close();
+        t = next;
+      }
+      return (HostTable) TableOps.renamed(ctx.exec(), t, getRowType().getFieldNames());
+    } finally {
+      if (t != null) {
+        t.close();
+      }
+    }
+  }
+
+  private HostTable withGroup(QueryContext ctx, HostTable t, Group g) {
+    List<SortKey> keys = new ArrayList<>();
+    int[] partition = g.keys.toArray();
+    for (int k : partition) {
+      keys.add(SortKey.asc(k));
+    }
+    int[] order = new int[g.orderKeys.getFieldCollations().size()];
+    int o = 0;
+    for (RelFieldCollation f : g.orderKeys.getFieldCollations()) {
+      boolean asc = !f.getDirection().isDescending();
+      boolean nullsFirst = switch (f.nullDirection) {
+        case FIRST -> true;
+        case LAST -> false;
+        case UNSPECIFIED -> !asc;
+      };
+      keys.add(new SortKey(f.getFieldIndex(), asc, nullsFirst));
+      order[o++] = f.getFieldIndex();
+    }
+    List<Function> functions = new ArrayList<>();
+    for (RexWinAggCall call : g.aggCalls) {
+      functions.add(function(call, g, this));
+    }
+    try (HostTable sorted = keys.isEmpty() ? retained(t) : (HostTable) TableOps.sort(ctx.exec(), t, keys)) {
+      List<HostColumn> computed = dev.gpudf.kernels.Window.compute(ctx.exec(), sorted, partition, order, functions);
+      List<Column> columns = new ArrayList<>();
+      List<String> names = new ArrayList<>(sorted.names());
+      try {
+        for (int c = 0; c < sorted.columnCount(); c++) {
+          sorted.column(c).retain();
+          columns.add(sorted.column(c));
+        }
+        for (int i = 0; i < computed.size(); i++) {
+          columns.add(typed(ctx, computed.get(i), g.aggCalls.get(i).getType()));
+          computed.set(i, null);
+          names.add("$w" + names.size());
+        }
+      } catch (RuntimeException e) {
+        columns.forEach(Column::close);
+        computed.stream().filter(java.util.Objects::nonNull).forEach(Column::close);
+        throw e;
+      }
+      return (HostTable) TableOps.table(ctx.exec(), sorted, names, columns, sorted.rowCount());
+    }
+  }
+
+  private static HostTable retained(HostTable t) {
+    t.retain();
+    return t;
+  }
+
+  /** {@code c} cast to the type the planner gave the call, where the kernel's result type differs; takes {@code c}. */
+  private static Column typed(QueryContext ctx, HostColumn c, RelDataType type) {
+    DataType want = SqlTypes.fromCalcite(type);
+    if (c.type().equals(want)) {
+      return c;
+    }
+    try (HostTable one = new HostTable(List.of("v"), List.of(c), c.rowCount())) {
+      return TableOps.evaluate(ctx.exec(), one, Expr.cast(Expr.col(0), want));
+    }
+  }
+
+  private static Frame frame(Group g, Window w) {
+    return new Frame(g.isRows, bound(g.lowerBound, w, true), bound(g.upperBound, w, false));
+  }
+
+  /** How far a bound reaches back ({@code back}: the lower bound) or ahead, in rows or peer groups. */
+  private static long bound(RexWindowBound b, Window w, boolean back) {
+    if (b.isUnbounded()) {
+      if (b.isUnboundedPreceding() != back) {
+        throw new NotSupportedException("a frame that starts at UNBOUNDED FOLLOWING or ends at UNBOUNDED PRECEDING is empty");
+      }
+      return dev.gpudf.kernels.Window.UNBOUNDED;
+    }
+    if (b.isCurrentRow()) {
+      return 0;
+    }
+    long n = constant(b.getOffset(), w);
+    if (n < 0) {
+      throw new dev.gpudf.columnar.error.UserException("a frame offset must not be negative: " + n);
+    }
+    // lower: n PRECEDING reaches n back, n FOLLOWING -n back; upper: n FOLLOWING n ahead
+    return back == b.isPreceding() ? n : -n;
+  }
+
+  private static long constant(RexNode node, Window w) {
+    RexNode n = node;
+    if (n instanceof RexInputRef ref && ref.getIndex() >= w.getInput().getRowType().getFieldCount()) {
+      n = w.constants.get(ref.getIndex() - w.getInput().getRowType().getFieldCount());
+    }
+    if (n instanceof RexLiteral lit && lit.getValueAs(Long.class) != null) {
+      return lit.getValueAs(Long.class);
+    }
+    throw new NotSupportedException("a window offset must be a constant, not " + node);
+  }
+
+  private static Function function(RexWinAggCall call, Group g, Window w) {
+    if (call.distinct) {
+      throw new NotSupportedException("DISTINCT in a window function is not supported yet: " + call);
+    }
+    if (call.ignoreNulls) {
+      throw new NotSupportedException("IGNORE NULLS in a window function is not supported yet: " + call);
+    }
+    if (g.exclude != org.apache.calcite.rex.RexWindowExclusion.EXCLUDE_NO_OTHER) {
+      throw new NotSupportedException("frame EXCLUDE clauses are not supported yet");
+    }
+    List<RexNode> ops = call.getOperands();
+    int inputColumns = w.getInput().getRowType().getFieldCount();
+    int arg = ops.isEmpty() ? -1 : ops.get(0) instanceof RexInputRef r && r.getIndex() < inputColumns ? r.getIndex() : -2;
+    String name = call.getOperator().getName().toUpperCase(java.util.Locale.ROOT);
+    Kind kind = switch (call.getKind()) {
+      case ROW_NUMBER -> Kind.ROW_NUMBER;
+      case RANK -> Kind.RANK;
+      case DENSE_RANK -> Kind.DENSE_RANK;
+      case PERCENT_RANK -> Kind.PERCENT_RANK;
+      case CUME_DIST -> Kind.CUME_DIST;
+      case NTILE -> Kind.NTILE;
+      case LAG -> Kind.LAG;
+      case LEAD -> Kind.LEAD;
+      case FIRST_VALUE -> Kind.FIRST_VALUE;
+      case LAST_VALUE -> Kind.LAST_VALUE;
+      case NTH_VALUE -> Kind.NTH_VALUE;
+      case COUNT -> ops.isEmpty() ? Kind.COUNT_ALL : Kind.COUNT;
+      case SUM -> Kind.SUM;
+      case SUM0 -> Kind.SUM0;
+      case AVG -> Kind.AVG;
+      case MIN -> Kind.MIN;
+      case MAX -> Kind.MAX;
+      default -> throw new NotSupportedException("window function " + name + " is not supported yet");
+    };
+    boolean needsArg = switch (kind) {
+      case ROW_NUMBER, RANK, DENSE_RANK, PERCENT_RANK, CUME_DIST, NTILE, COUNT_ALL -> false;
+      default -> true;
+    };
+    if (needsArg && arg < 0) {
+      throw new NotSupportedException("window function " + name + " over a constant or expression is not supported yet");
+    }
+    if (kind == Kind.COUNT && ops.size() > 1) {
+      throw new NotSupportedException("COUNT of several columns in a window is not supported yet");
+    }
+    long n = switch (kind) {
+      case NTILE -> constant(ops.get(0), w);
+      case LAG, LEAD -> ops.size() > 1 ? constant(ops.get(1), w) : 1;
+      case NTH_VALUE -> constant(ops.get(1), w);
+      default -> 0;
+    };
+    if ((kind == Kind.LAG || kind == Kind.LEAD) && ops.size() > 2) {
+      throw new NotSupportedException(name + " with a default value is not supported yet");
+    }
+    if ((kind == Kind.NTILE || kind == Kind.NTH_VALUE) && n <= 0) {
+      throw new dev.gpudf.columnar.error.UserException(name + "'s argument must be positive, not " + n);
+    }
+    if (kind == Kind.NTILE) {
+      arg = -1;
+    }
+    return new Function(kind, arg, n, frame(g, w));
+  }
+}
