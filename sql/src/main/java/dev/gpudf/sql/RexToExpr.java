@@ -186,7 +186,9 @@ final class RexToExpr {
           case "SUBSTRING" -> Expr.call(Op.SUBSTRING, a);
           case "||" -> Expr.call(Op.CONCAT, two(a, name));
           // concat() skips NULLs (PostgreSQL and DuckDB), where || gives NULL
-          case "CONCAT" -> java.util.Arrays.stream(a).map(e -> Expr.call(Op.COALESCE, e, new Expr.Lit(dev.gpudf.columnar.DataType.STRING, "")))
+          case "CONCAT" -> java.util.stream.IntStream.range(0, a.length)
+              .mapToObj(i -> operands.get(i).getType().isNullable()
+                  ? Expr.call(Op.COALESCE, a[i], new Expr.Lit(dev.gpudf.columnar.DataType.STRING, "")) : a[i])
               .reduce((x, y) -> Expr.call(Op.CONCAT, x, y)).orElseThrow();
           case "UPPER" -> Expr.call(Op.UPPER, one(a, name));
           case "ROUND" -> Expr.call(Op.ROUND, a);
