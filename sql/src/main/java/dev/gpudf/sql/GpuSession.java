@@ -7,6 +7,7 @@ import dev.gpudf.columnar.error.InternalException;
 import dev.gpudf.columnar.error.NotSupportedException;
 import dev.gpudf.columnar.error.UserException;
 import dev.gpudf.kernels.Exec;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
@@ -516,21 +517,35 @@ public final class GpuSession implements AutoCloseable {
 
   private GpuRel plan(String sql) {
     plansMade.incrementAndGet();
-    try (Planner planner = Frameworks.getPlanner(config())) {
-      SqlNode parsed = planner.parse(sql);
-      SqlNode validated = planner.validate(parsed);
-      RelRoot root = planner.rel(validated);
-      return named(optimize(root.project()), root.validatedRowType.getFieldNames());
-    } catch (SqlParseException e) {
-      throw new UserException(e.getMessage(), e);
-    } catch (ValidationException e) {
-      throw new UserException(validationMessage(e), e);
-    } catch (RelConversionException e) {
-      throw new InternalException("planning failed: " + e.getMessage(), e);
-    } catch (AssertionError e) {
-      // Calcite signals some of its own limits by failed assertions (a monotonicity check that
-      // meets a non-literal, say): an internal error with its message, not an untyped crash
-      throw new InternalException("the SQL planner failed: " + e.getMessage(), e);
+    List<DateArithmetic.Fix> fixes = new ArrayList<>();
+    while (true) {
+      try (Planner planner = Frameworks.getPlanner(config())) {
+        SqlNode parsed = DateArithmetic.apply(planner.parse(sql), fixes);
+        SqlNode validated;
+        try {
+          validated = planner.validate(parsed);
+        } catch (ValidationException e) {
+          // date + integer days: fix the expression the error names and validate again
+          DateArithmetic.Fix fix = fixes.size() < DateArithmetic.MAX_FIXES ? DateArithmetic.fixFor(e) : null;
+          if (fix == null || fixes.contains(fix)) {
+            throw e;
+          }
+          fixes.add(fix);
+          continue;
+        }
+        RelRoot root = planner.rel(validated);
+        return named(optimize(root.project()), root.validatedRowType.getFieldNames());
+      } catch (SqlParseException e) {
+        throw new UserException(e.getMessage(), e);
+      } catch (ValidationException e) {
+        throw new UserException(validationMessage(e), e);
+      } catch (RelConversionException e) {
+        throw new InternalException("planning failed: " + e.getMessage(), e);
+      } catch (AssertionError e) {
+        // Calcite signals some of its own limits by failed assertions (a monotonicity check that
+        // meets a non-literal, say): an internal error with its message, not an untyped crash
+        throw new InternalException("the SQL planner failed: " + e.getMessage(), e);
+      }
     }
   }
 
