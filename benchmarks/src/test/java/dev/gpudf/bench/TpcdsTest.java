@@ -39,10 +39,7 @@ class TpcdsTest {
    * Queries that fail with an error today: q12 divides by a partition's zero revenue (gpudf fails
    * with "division by zero", as PostgreSQL does, where DuckDB gives Infinity).
    */
-  private static final Set<String> NOT_YET = Set.of("q12"); q72 adds an integer
-   * to a DATE, which Calcite's validator refuses.
-   */
-  private static final Set<String> NOT_YET = Set.of("q12", "q72");
+  private static final Set<String> NOT_YET = Set.of("q12");
 
   private RootAllocator allocator;
   private DuckDBConnection duck;
