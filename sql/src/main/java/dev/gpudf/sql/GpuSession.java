@@ -534,7 +534,7 @@ public final class GpuSession implements AutoCloseable {
           continue;
         }
         RelRoot root = planner.rel(validated);
-        return named(optimize(root.project()), root.validatedRowType.getFieldNames());
+        return named(optimize(root.project()), ColumnNames.of(validated, root.validatedRowType.getFieldNames()));
       } catch (SqlParseException e) {
         throw new UserException(e.getMessage(), e);
       } catch (ValidationException e) {
@@ -561,6 +561,18 @@ public final class GpuSession implements AutoCloseable {
     RelNode rel = (RelNode) plan;
     RelDataType type = rel.getCluster().getTypeFactory().createStructType(
         rel.getRowType().getFieldList().stream().map(f -> f.getType()).toList(), names);
+    // a projection or an aggregate on top takes the names itself, so EXPLAIN shows no extra operator
+    if (plan instanceof GpuProject p) {
+      return new GpuProject(p.getCluster(), p.getTraitSet(), p.getInput(), p.getProjects(), type);
+    }
+    if (plan instanceof GpuAggregate a && a.getGroupType() == org.apache.calcite.rel.core.Aggregate.Group.SIMPLE
+        && a.getRowType().getFieldNames().subList(0, a.getGroupCount()).equals(names.subList(0, a.getGroupCount()))) {
+      List<org.apache.calcite.rel.core.AggregateCall> calls = new ArrayList<>();
+      for (int i = 0; i < a.getAggCallList().size(); i++) {
+        calls.add(a.getAggCallList().get(i).rename(names.get(a.getGroupCount() + i)));
+      }
+      return (GpuRel) a.copy(a.getTraitSet(), a.getInput(), a.getGroupSet(), a.getGroupSets(), calls);
+    }
     return new GpuProject(rel.getCluster(), rel.getTraitSet(), rel,
         rel.getCluster().getRexBuilder().identityProjects(rel.getRowType()), type);
   }
@@ -578,8 +590,22 @@ public final class GpuSession implements AutoCloseable {
   private SchemaPlus schema() {
     SchemaPlus root = Frameworks.createRootSchema(false);
     addTables(root);
+    TYPE_ALIASES.forEach((name, type) -> root.add(name,
+        (org.apache.calcite.rel.type.RelProtoDataType) f -> f.createSqlType(type)));
     return root;
   }
+
+  /** Type names users bring from PostgreSQL, DuckDB and Spark, as the SQL types they mean. */
+  static final Map<String, org.apache.calcite.sql.type.SqlTypeName> TYPE_ALIASES = Map.of(
+      "TEXT", org.apache.calcite.sql.type.SqlTypeName.VARCHAR,
+      "STRING", org.apache.calcite.sql.type.SqlTypeName.VARCHAR,
+      "INT2", org.apache.calcite.sql.type.SqlTypeName.SMALLINT,
+      "INT4", org.apache.calcite.sql.type.SqlTypeName.INTEGER,
+      "INT8", org.apache.calcite.sql.type.SqlTypeName.BIGINT,
+      "LONG", org.apache.calcite.sql.type.SqlTypeName.BIGINT,
+      "FLOAT4", org.apache.calcite.sql.type.SqlTypeName.REAL,
+      "FLOAT8", org.apache.calcite.sql.type.SqlTypeName.DOUBLE,
+      "BOOL", org.apache.calcite.sql.type.SqlTypeName.BOOLEAN);
 
   private void addTables(SchemaPlus schema) {
     catalog.shapes().forEach((name, t) -> schema.add(name, new CatalogTable(name, t, -1)));

@@ -185,7 +185,13 @@ final class Statements {
         if (column.expression != null) {
           throw new NotSupportedException("column defaults are not supported: " + column.name);
         }
-        columns.add("CAST(NULL AS " + column.dataType + ") AS \"" + simple(column.name) + "\"");
+        if (column.dataType.getTypeNameSpec() instanceof org.apache.calcite.sql.SqlUserDefinedTypeNameSpec named
+            && !GpuSession.TYPE_ALIASES.containsKey(named.getTypeName().getSimple().toUpperCase(Locale.ROOT))) {
+          org.apache.calcite.sql.parser.SqlParserPos p = column.dataType.getParserPosition();
+          throw new UserException("unknown type name '" + named.getTypeName() + "' for column " + column.name + " at line "
+              + p.getLineNum() + ", column " + p.getColumnNum());
+        }
+        columns.add("CAST(NULL AS " + sql(column.dataType) + ") AS \"" + simple(column.name) + "\"");
       }
       // no rows: the planner reduces the false filter to an empty VALUES of these types
       query = "SELECT " + String.join(", ", columns) + " FROM (VALUES (0)) AS \"none\"(\"x\") WHERE 1 = 0";

@@ -57,7 +57,7 @@ class ExplainTest {
   @Test
   void whereJoinBecomesEquiJoin() {
     plan("SELECT t.name, SUM(u.qty) FROM t, u WHERE t.id = u.id AND u.qty > 1 GROUP BY t.name",
-        "GpuAggregate(group=[{0}], EXPR$1=[SUM($1)])",
+        "GpuAggregate(group=[{0}], sum=[SUM($1)])",
         "  GpuProject(name=[$1], qty0=[$3])",
         "    GpuJoin(condition=[=($0, $2)], joinType=[inner])",
         "      GpuTableScan(table=[[t, columns: id, name]])",
@@ -107,7 +107,7 @@ class ExplainTest {
     // on its key first keeps 20,000: that join comes first, b joins on both of its conditions
     String sql = "SELECT COUNT(*) FROM f, a, b WHERE f.a_id = a.id AND f.b_id = b.id AND a.grp = b.grp";
     plan(sql,
-        "GpuAggregate(group=[{}], EXPR$0=[COUNT()])",
+        "GpuAggregate(group=[{}], count=[COUNT()])",
         "  GpuJoin(condition=[AND(=($1, $4), =($3, $5))], joinType=[inner])",
         "    GpuJoin(condition=[=($0, $2)], joinType=[inner])",
         "      GpuTableScan(table=[[f]])",
@@ -127,7 +127,7 @@ class ExplainTest {
       session.catalog().replace("b", b);
     }
     plan(sql,
-        "GpuAggregate(group=[{}], EXPR$0=[COUNT()])",
+        "GpuAggregate(group=[{}], count=[COUNT()])",
         "  GpuJoin(condition=[AND(=($1, $4), =($0, $2))], joinType=[inner])",
         "    GpuTableScan(table=[[f]])",
         "    GpuJoin(condition=[=($1, $3)], joinType=[inner])",
@@ -142,7 +142,7 @@ class ExplainTest {
     // f joins a first, though the FROM clause names b first
     String sql = "SELECT COUNT(*) FROM f, b, a WHERE f.a_id = a.id AND f.b_id = b.id AND a.id = 7 AND b.grp = 1";
     plan(sql,
-        "GpuAggregate(group=[{}], EXPR$0=[COUNT()])",
+        "GpuAggregate(group=[{}], count=[COUNT()])",
         "  GpuProject(a_id=[$2], b_id=[$3], id=[$0], grp=[$1], id0=[$4])",
         "    GpuJoin(condition=[=($3, $0)], joinType=[inner])",
         "      GpuFilter(condition=[=($1, 1)])",
@@ -158,7 +158,7 @@ class ExplainTest {
     // the largest table's own filter is not counted (it would keep 20 rows, fewer than a's 1,000,
     // and put a on the probe side): f keeps the guess, 3,000 rows, and stays the probe side
     plan("SELECT COUNT(*) FROM f, a WHERE f.a_id = a.id AND f.b_id = 13",
-        "GpuAggregate(group=[{}], EXPR$0=[COUNT()])",
+        "GpuAggregate(group=[{}], count=[COUNT()])",
         "  GpuJoin(condition=[=($0, $2)], joinType=[inner])",
         "    GpuFilter(condition=[=($1, 13)])",
         "      GpuTableScan(table=[[f]])",
@@ -203,7 +203,7 @@ class ExplainTest {
   @Test
   void equalSubtreesAreOneOperator() {
     plan("SELECT COUNT(*) FROM t a JOIN t b ON a.id = b.id WHERE a.qty > 1 AND b.qty > 1",
-        "GpuAggregate(group=[{}], EXPR$0=[COUNT()])",
+        "GpuAggregate(group=[{}], count=[COUNT()])",
         "  GpuJoin(condition=[=($0, $2)], joinType=[inner])",
         "    GpuFilter(condition=[>($1, 1)], shared=[#1])",
         "      GpuTableScan(table=[[t, columns: id, qty]])",
@@ -217,7 +217,7 @@ class ExplainTest {
   @Test
   void filtersOnJoinedTablesMoveIntoTheJoinInputs() {
     plan("SELECT COUNT(*) FROM t a JOIN t b ON a.id = b.qty WHERE a.qty > 1 AND b.qty > 1",
-        "GpuAggregate(group=[{}], EXPR$0=[COUNT()])",
+        "GpuAggregate(group=[{}], count=[COUNT()])",
         "  GpuProject(qty=[$1], qty0=[$2])",
         "    GpuJoin(condition=[=($0, $3)], joinType=[inner])",
         "      GpuFilter(condition=[>($1, 1)])",

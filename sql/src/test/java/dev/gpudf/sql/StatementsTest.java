@@ -59,7 +59,7 @@ class StatementsTest {
       s.update("CREATE TABLE w (k INT, name VARCHAR)");
       assertEquals(3, s.update("INSERT INTO w VALUES (1, '日本'), (2, 'Ελλάδα'), (3, 'añb 😀')"));
       assertEquals("k | name\n2 | Ελλάδα\n", rows(s, "SELECT * FROM w WHERE name = 'Ελλάδα'"));
-      assertEquals("EXPR$0 | EXPR$1\n日本!    | 2\n", rows(s, "SELECT name || '!', CHAR_LENGTH(name) FROM w WHERE k = 1"));
+      assertEquals("?column? | char_length\n日本!      | 2\n", rows(s, "SELECT name || '!', CHAR_LENGTH(name) FROM w WHERE k = 1"));
       assertEquals("k\n3\n", rows(s, "SELECT k FROM w WHERE name LIKE '%😀'"));
     }
   }
@@ -78,10 +78,10 @@ class StatementsTest {
         s.update("INSERT INTO t1 VALUES (3, 20, 200, 9)");
         assertEquals(chunkRows == 2 ? 2 : 1, s.catalog().shape("t1").chunks());
         assertEquals("""
-            a | EXPR$1 | EXPR$2
-            1 | 0      | 2
-            2 | 2      | 0
-            3 | 1      | 1
+            a | count | count_1
+            1 | 0     | 2
+            2 | 2     | 0
+            3 | 1     | 1
             """, rows(s, "SELECT a, (SELECT COUNT(*) FROM t1 AS x WHERE x.b < t1.b), "
             + "(SELECT COUNT(*) FROM t1 AS y WHERE y.c < t1.c) FROM t1 ORDER BY a"), "chunks of " + chunkRows);
       }
