@@ -89,6 +89,11 @@ public final class Col {
     }, null, false);
   }
 
+  /** A column built by {@code build}, named {@code alias} (null: unnamed). */
+  static Col of(Function<RelBuilder, RexNode> build, String alias) {
+    return new Col(build, alias, false);
+  }
+
   public Col as(String name) {
     return new Col(build, name, descending);
   }

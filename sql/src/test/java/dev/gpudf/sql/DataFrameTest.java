@@ -92,6 +92,25 @@ class DataFrameTest {
     }
   }
 
+  /** Window functions as frames (WindowSpec, Agg.over) give what the same SQL gives. */
+  @Test
+  void windowFunctions() {
+    WindowSpec byCustomer = WindowSpec.partitionBy(col("o_custkey")).orderBy(col("o_orderdate"), col("o_orderkey"));
+    same("SELECT o_orderkey, o_custkey, ROW_NUMBER() OVER (PARTITION BY o_custkey ORDER BY o_orderdate, o_orderkey) AS rn, "
+        + "RANK() OVER (PARTITION BY o_orderstatus ORDER BY o_totalprice DESC) AS r, "
+        + "SUM(o_totalprice) OVER (PARTITION BY o_custkey ORDER BY o_orderdate, o_orderkey "
+        + "ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS last3, "
+        + "LAG(o_orderdate, 1) OVER (PARTITION BY o_custkey ORDER BY o_orderdate, o_orderkey) AS previous "
+        + "FROM orders WHERE o_custkey < 200 ORDER BY o_orderkey",
+        session.table("orders").filter(col("o_custkey").lt(lit(200)))
+            .withColumn("rn", Agg.rowNumber().over(byCustomer))
+            .withColumn("r", Agg.rank().over(WindowSpec.partitionBy(col("o_orderstatus")).orderBy(col("o_totalprice").desc())))
+            .withColumn("last3", Agg.sum(col("o_totalprice")).over(byCustomer.rowsBetween(-2, WindowSpec.CURRENT_ROW)))
+            .withColumn("previous", Agg.lag(col("o_orderdate"), 1).over(byCustomer))
+            .select(col("o_orderkey"), col("o_custkey"), col("rn"), col("r"), col("last3"), col("previous"))
+            .orderBy(col("o_orderkey")));
+  }
+
   @Test
   void q1() {
     Col price = col("l_extendedprice");
