@@ -377,43 +377,37 @@ public final class Window {
 
   private static HostColumn longs(BufferAllocator a, long[] v, boolean[] nulls) {
     BigIntVector out = new BigIntVector("w", a);
-    out.allocateNew(v.length);
-    for (int i = 0; i < v.length; i++) {
-      if (nulls != null && nulls[i]) {
-        out.setNull(i);
-      } else {
-        out.set(i, v[i]);
-      }
-    }
-    out.setValueCount(v.length);
-    return new HostColumn(out);
+    return filled(out, v.length, nulls, i -> out.set(i, v[i]));
   }
 
   private static HostColumn doubles(BufferAllocator a, double[] v, boolean[] nulls) {
     Float8Vector out = new Float8Vector("w", a);
-    out.allocateNew(v.length);
-    for (int i = 0; i < v.length; i++) {
-      if (nulls != null && nulls[i]) {
-        out.setNull(i);
-      } else {
-        out.set(i, v[i]);
+    return filled(out, v.length, nulls, i -> out.set(i, v[i]));
+  }
+
+  /** {@code out} with {@code n} rows: NULL where {@code nulls} says, else what {@code set} writes. */
+  private static HostColumn filled(org.apache.arrow.vector.FixedWidthVector out, int n, boolean[] nulls,
+      java.util.function.IntConsumer set) {
+    FieldVector v = (FieldVector) out;
+    try {
+      out.allocateNew(n);
+      for (int i = 0; i < n; i++) {
+        if (nulls != null && nulls[i]) {
+          v.setNull(i);
+        } else {
+          set.accept(i);
+        }
       }
+      v.setValueCount(n);
+      return new HostColumn(v);
+    } catch (RuntimeException e) {
+      v.close();
+      throw e;
     }
-    out.setValueCount(v.length);
-    return new HostColumn(out);
   }
 
   private static HostColumn decimals(BufferAllocator a, BigDecimal[] v, int scale, boolean[] nulls) {
     DecimalVector out = (DecimalVector) ArrowTypes.toArrowField("w", DataType.decimal(38, scale)).createVector(a);
-    out.allocateNew(v.length);
-    for (int i = 0; i < v.length; i++) {
-      if (nulls != null && nulls[i]) {
-        out.setNull(i);
-      } else {
-        out.setSafe(i, v[i].setScale(scale));
-      }
-    }
-    out.setValueCount(v.length);
-    return new HostColumn(out);
+    return filled(out, v.length, nulls, i -> out.setSafe(i, v[i].setScale(scale)));
   }
 }

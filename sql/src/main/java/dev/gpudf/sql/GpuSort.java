@@ -35,13 +35,7 @@ public final class GpuSort extends Sort implements GpuRel {
     Integer limit = fetch == null ? null : intValue(fetch);
     List<SortKey> keys = new ArrayList<>();
     for (RelFieldCollation f : getCollation().getFieldCollations()) {
-      boolean asc = !f.getDirection().isDescending();
-      boolean nullsFirst = switch (f.nullDirection) {
-        case FIRST -> true;
-        case LAST -> false;
-        case UNSPECIFIED -> !asc;
-      };
-      keys.add(new SortKey(f.getFieldIndex(), asc, nullsFirst));
+      keys.add(sortKey(f));
     }
     try (Table<?> in = input(ctx, 0)) {
       int rows = in.rowCount();
@@ -55,6 +49,17 @@ public final class GpuSort extends Sort implements GpuRel {
         return TableOps.slice(ctx.exec(), sorted, from, length);
       }
     }
+  }
+
+  /** The kernels' sort key for {@code f}; unspecified null order is Calcite's default (nulls last ascending, first descending). */
+  static SortKey sortKey(RelFieldCollation f) {
+    boolean asc = !f.getDirection().isDescending();
+    boolean nullsFirst = switch (f.nullDirection) {
+      case FIRST -> true;
+      case LAST -> false;
+      case UNSPECIFIED -> !asc;
+    };
+    return new SortKey(f.getFieldIndex(), asc, nullsFirst);
   }
 
   private static int intValue(RexNode n) {

@@ -104,13 +104,7 @@ public final class GpuWindow extends Window implements GpuRel {
     int[] order = new int[g.orderKeys.getFieldCollations().size()];
     int o = 0;
     for (RelFieldCollation f : g.orderKeys.getFieldCollations()) {
-      boolean asc = !f.getDirection().isDescending();
-      boolean nullsFirst = switch (f.nullDirection) {
-        case FIRST -> true;
-        case LAST -> false;
-        case UNSPECIFIED -> !asc;
-      };
-      keys.add(new SortKey(f.getFieldIndex(), asc, nullsFirst));
+      keys.add(GpuSort.sortKey(f));
       order[o++] = f.getFieldIndex();
     }
     List<Function> functions = new ArrayList<>();

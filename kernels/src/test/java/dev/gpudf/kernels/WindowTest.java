@@ -1,0 +1,281 @@
+package dev.gpudf.kernels;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.gpudf.columnar.HostColumn;
+import dev.gpudf.columnar.HostTable;
+import dev.gpudf.columnar.error.NotSupportedException;
+import dev.gpudf.kernels.Window.Frame;
+import dev.gpudf.kernels.Window.Function;
+import dev.gpudf.kernels.Window.Kind;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Random;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.DecimalVector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Window functions on the CPU against a brute-force oracle that scans each row's partition and
+ * frame: random partitions (NULL and non-ASCII keys among them, one-row partitions), order keys
+ * with ties and NULLs, values with NULLs, every function and every frame kind, at edge sizes.
+ */
+class WindowTest {
+  private static final long U = Window.UNBOUNDED;
+  private static final List<Frame> FRAMES = List.of(
+      new Frame(true, U, 0), new Frame(true, 2, 1), new Frame(true, 0, U), new Frame(true, U, U),
+      new Frame(true, 1, -1), new Frame(true, -1, 3), new Frame(false, U, 0), new Frame(false, 0, U),
+      new Frame(false, U, U), new Frame(false, 0, 0));
+
+  /** Columns: 0 partition (VARCHAR), 1 order (INT), 2 x (DOUBLE), 3 d (DECIMAL(9,2)), 4 s (VARCHAR), 5 i (INT). */
+  private static VectorSchemaRoot table(RootAllocator a, int rows, long seed) {
+    Random r = new Random(seed);
+    String[] parts = {"a", "b", "ünï", "日本", null, "z" + seed};
+    VarCharVector p = new VarCharVector("p", a);
+    IntVector o = new IntVector("o", a);
+    Float8Vector x = new Float8Vector("x", a);
+    DecimalVector d = new DecimalVector("d", a, 9, 2);
+    VarCharVector s = new VarCharVector("s", a);
+    IntVector i = new IntVector("i", a);
+    p.allocateNew();
+    o.allocateNew();
+    x.allocateNew();
+    d.allocateNew();
+    s.allocateNew();
+    i.allocateNew();
+    for (int k = 0; k < rows; k++) {
+      // the last partition key is rare: most tables then have one-row partitions
+      String part = parts[r.nextInt(20) == 0 ? 5 : r.nextInt(5)];
+      if (part == null) {
+        p.setNull(k);
+      } else {
+        p.setSafe(k, part.getBytes(StandardCharsets.UTF_8));
+      }
+      if (r.nextInt(8) == 0) {
+        o.setNull(k);
+      } else {
+        o.setSafe(k, r.nextInt(6));
+      }
+      if (r.nextInt(5) == 0) {
+        x.setNull(k);
+        d.setNull(k);
+        s.setNull(k);
+      } else {
+        x.setSafe(k, r.nextInt(2000) / 8.0 - 100);
+        d.setSafe(k, BigDecimal.valueOf(r.nextInt(200_000) - 100_000, 2));
+        s.setSafe(k, ("v" + r.nextInt(50) + (r.nextBoolean() ? "é" : "")).getBytes(StandardCharsets.UTF_8));
+      }
+      i.setSafe(k, r.nextInt(1000) - 500);
+    }
+    VectorSchemaRoot root = VectorSchemaRoot.of(p, o, x, d, s, i);
+    root.setRowCount(rows);
+    return root;
+  }
+
+  @ParameterizedTest
+  @ValueSource(ints = {0, 1, 31, 32, 33, 1000})
+  void everyFunctionAndFrameMatchesTheOracle(int rows) {
+    try (RootAllocator a = new RootAllocator(); Exec exec = Exec.onCpu(a);
+        VectorSchemaRoot root = table(a, rows, rows); HostTable unsorted = HostTable.fromArrow(root);
+        HostTable t = Sort.sort(exec, unsorted, List.of(SortKey.asc(0), SortKey.asc(1)))) {
+      List<Function> functions = new ArrayList<>();
+      Frame whole = new Frame(false, U, U);
+      for (Kind k : List.of(Kind.ROW_NUMBER, Kind.RANK, Kind.DENSE_RANK, Kind.PERCENT_RANK, Kind.CUME_DIST)) {
+        functions.add(new Function(k, -1, 0, whole));
+      }
+      functions.add(new Function(Kind.NTILE, -1, 3, whole));
+      functions.add(new Function(Kind.NTILE, -1, 50, whole));
+      functions.add(new Function(Kind.LAG, 4, 1, whole));
+      functions.add(new Function(Kind.LEAD, 2, 2, whole));
+      for (Frame f : FRAMES) {
+        functions.add(new Function(Kind.COUNT_ALL, -1, 0, f));
+        functions.add(new Function(Kind.COUNT, 2, 0, f));
+        functions.add(new Function(Kind.SUM, 2, 0, f));
+        functions.add(new Function(Kind.SUM, 3, 0, f));
+        functions.add(new Function(Kind.SUM0, 5, 0, f));
+        functions.add(new Function(Kind.AVG, 3, 0, f));
+        functions.add(new Function(Kind.MIN, 2, 0, f));
+        functions.add(new Function(Kind.MAX, 4, 0, f));
+        functions.add(new Function(Kind.FIRST_VALUE, 3, 0, f));
+        functions.add(new Function(Kind.LAST_VALUE, 4, 0, f));
+        functions.add(new Function(Kind.NTH_VALUE, 2, 2, f));
+      }
+      List<HostColumn> got = Window.compute(exec, t, new int[] {0}, new int[] {1}, functions);
+      try {
+        for (int f = 0; f < functions.size(); f++) {
+          for (int row = 0; row < rows; row++) {
+            Object want = oracle(t, functions.get(f), row);
+            Object have = got.get(f).vector().getObject(row);
+            assertSame(want, have, functions.get(f) + " at row " + row + " of " + rows);
+          }
+        }
+      } finally {
+        got.forEach(HostColumn::close);
+      }
+    }
+  }
+
+  @Test
+  void rangeFramesWithAnOffsetAreNotSupported() {
+    assertThrows(NotSupportedException.class, () -> new Frame(false, 2, 0));
+  }
+
+  private static void assertSame(Object want, Object have, String what) {
+    if (want instanceof Double w && have instanceof Double h) {
+      assertEquals(w, h, 1e-9 * Math.max(1, Math.abs(w)), what);
+    } else if (want instanceof BigDecimal w && have instanceof BigDecimal h) {
+      assertEquals(0, w.compareTo(h), what + ": " + w + " vs " + h);
+    } else {
+      assertEquals(String.valueOf(want), String.valueOf(have), what);
+    }
+  }
+
+  private static Object value(HostTable t, int column, int row) {
+    return t.column(column).vector().getObject(row);
+  }
+
+  private static boolean same(HostTable t, int column, int r1, int r2) {
+    return Objects.equals(value(t, column, r1), value(t, column, r2));
+  }
+
+  /** The function's value at {@code row}, by scanning: what the SQL standard says, with no shortcut. */
+  private static Object oracle(HostTable t, Function f, int row) {
+    int n = t.rowCount();
+    int ps = row;
+    while (ps > 0 && same(t, 0, ps - 1, row)) {
+      ps--;
+    }
+    int pe = row;
+    while (pe < n - 1 && same(t, 0, pe + 1, row)) {
+      pe++;
+    }
+    int qs = row;
+    while (qs > ps && same(t, 1, qs - 1, row)) {
+      qs--;
+    }
+    int qe = row;
+    while (qe < pe && same(t, 1, qe + 1, row)) {
+      qe++;
+    }
+    long size = pe - ps + 1;
+    switch (f.kind()) {
+      case ROW_NUMBER:
+        return (long) (row - ps + 1);
+      case RANK:
+        return (long) (qs - ps + 1);
+      case DENSE_RANK: {
+        long groups = 1;
+        for (int k = ps + 1; k <= qs; k++) {
+          groups += same(t, 1, k - 1, k) ? 0 : 1;
+        }
+        return groups;
+      }
+      case PERCENT_RANK:
+        return size == 1 ? 0.0 : (double) (qs - ps) / (size - 1);
+      case CUME_DIST:
+        return (double) (qe - ps + 1) / size;
+      case NTILE: {
+        // the standard's definition: buckets of size/buckets rows, the first size%buckets one larger
+        long j = row - ps;
+        long bucket = 1;
+        long start = 0;
+        for (long b = 1; b <= f.n(); b++) {
+          long rowsIn = size / f.n() + (b <= size % f.n() ? 1 : 0);
+          if (j >= start && j < start + rowsIn) {
+            bucket = b;
+          }
+          start += rowsIn;
+        }
+        return bucket;
+      }
+      case LAG:
+      case LEAD: {
+        long at = f.kind() == Kind.LAG ? row - f.n() : row + f.n();
+        return at < ps || at > pe ? null : value(t, f.arg(), (int) at);
+      }
+      default:
+        break;
+    }
+    Frame fr = f.frame();
+    long lo;
+    long hi;
+    if (fr.rows()) {
+      lo = fr.lower() == U ? ps : Math.max(ps, row - fr.lower());
+      hi = fr.upper() == U ? pe : Math.min(pe, row + fr.upper());
+    } else {
+      lo = fr.lower() == U ? ps : qs;
+      hi = fr.upper() == U ? pe : qe;
+    }
+    List<Object> values = new ArrayList<>();
+    for (long k = lo; k <= hi; k++) {
+      values.add(f.arg() < 0 ? "row" : value(t, f.arg(), (int) k));
+    }
+    List<Object> valid = values.stream().filter(Objects::nonNull).toList();
+    switch (f.kind()) {
+      case COUNT_ALL:
+        return (long) values.size();
+      case COUNT:
+        return (long) valid.size();
+      case SUM:
+      case SUM0:
+      case AVG: {
+        if (valid.isEmpty()) {
+          return f.kind() == Kind.SUM0 ? sum0(t, f) : null;
+        }
+        if (valid.get(0) instanceof Double) {
+          double s = valid.stream().mapToDouble(v -> (Double) v).sum();
+          return f.kind() == Kind.AVG ? (Object) (s / valid.size()) : (Object) s;
+        }
+        if (valid.get(0) instanceof BigDecimal) {
+          BigDecimal s = valid.stream().map(v -> (BigDecimal) v).reduce(BigDecimal.ZERO, BigDecimal::add);
+          return f.kind() == Kind.AVG ? (Object) (s.doubleValue() / valid.size()) : (Object) s;
+        }
+        long s = valid.stream().mapToLong(v -> ((Number) v).longValue()).sum();
+        return f.kind() == Kind.AVG ? (Object) ((double) s / valid.size()) : (Object) s;
+      }
+      case MIN:
+      case MAX: {
+        Object best = null;
+        for (Object v : valid) {
+          int c = best == null ? 0 : compare(v, best);
+          if (best == null || (f.kind() == Kind.MIN ? c < 0 : c > 0)) {
+            best = v;
+          }
+        }
+        return best;
+      }
+      case FIRST_VALUE:
+        return values.isEmpty() ? null : values.get(0);
+      case LAST_VALUE:
+        return values.isEmpty() ? null : values.get(values.size() - 1);
+      case NTH_VALUE:
+        return values.size() < f.n() ? null : values.get((int) f.n() - 1);
+      default:
+        throw new IllegalStateException("no oracle for " + f.kind());
+    }
+  }
+
+  private static Object sum0(HostTable t, Function f) {
+    return t.column(f.arg()).type().id() == dev.gpudf.columnar.TypeId.DECIMAL ? BigDecimal.ZERO
+        : t.column(f.arg()).type().id() == dev.gpudf.columnar.TypeId.FLOAT64 ? (Object) 0.0 : (Object) 0L;
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static int compare(Object x, Object y) {
+    if (x instanceof org.apache.arrow.vector.util.Text a && y instanceof org.apache.arrow.vector.util.Text b) {
+      return java.util.Arrays.compareUnsigned(java.util.Arrays.copyOf(a.getBytes(), (int) a.getLength()),
+          java.util.Arrays.copyOf(b.getBytes(), (int) b.getLength()));
+    }
+    return ((Comparable) x).compareTo(y);
+  }
+}
