@@ -112,8 +112,14 @@ final class RexToExpr {
             case YEAR -> Op.EXTRACT_YEAR;
             case MONTH -> Op.EXTRACT_MONTH;
             case DAY -> Op.EXTRACT_DAY;
+            // the quarter from the month: (month + 2) / 3
+            case QUARTER -> null;
             default -> throw new NotSupportedException("EXTRACT(" + unit + ") is not supported yet");
           };
+          if (op == null) {
+            return Expr.call(Op.DIV, Expr.call(Op.ADD, Expr.call(Op.EXTRACT_MONTH, walk(operands.get(1))), Expr.lit(2)),
+                Expr.lit(3));
+          }
           return Expr.call(op, walk(operands.get(1)));
         }
         case TRIM -> {
@@ -170,8 +176,16 @@ final class RexToExpr {
         case CASE -> Expr.caseWhen(List.of(a).subList(0, a.length - 1), a[a.length - 1]);
         case COALESCE -> Expr.call(Op.COALESCE, a);
         case LIKE -> {
-          Expr like = Expr.call(Op.LIKE, a);
-          yield ((SqlLikeOperator) call.getOperator()).isNegated() ? Expr.call(Op.NOT, like) : like;
+          SqlLikeOperator op = (SqlLikeOperator) call.getOperator();
+          Expr[] likeArgs = a.clone();
+          if (!op.isCaseSensitive()) {
+            // ILIKE: both sides lowered, code point by code point as LOWER does
+            likeArgs[0] = Expr.call(Op.LOWER, a[0]);
+            likeArgs[1] = a[1] instanceof Expr.Lit l && l.value() instanceof String pattern
+                ? new Expr.Lit(l.type(), lower(pattern)) : Expr.call(Op.LOWER, a[1]);
+          }
+          Expr like = Expr.call(Op.LIKE, likeArgs);
+          yield op.isNegated() ? Expr.call(Op.NOT, like) : like;
         }
         case FLOOR -> Expr.call(Op.FLOOR, one(a, name));
         case CEIL -> Expr.call(Op.CEIL, one(a, name));
@@ -183,6 +197,23 @@ final class RexToExpr {
           case "EXP" -> Expr.call(Op.EXP, a);
           case "POWER" -> Expr.call(Op.POWER, a);
           case "CHAR_LENGTH", "CHARACTER_LENGTH" -> Expr.call(Op.CHAR_LENGTH, a);
+          // LEFT(s, n): the first n characters (all but the last -n for negative n), as PostgreSQL
+          case "LEFT" -> {
+            long n = constant(operands.get(1), name);
+            yield n >= 0 ? Expr.call(Op.SUBSTRING, a[0], Expr.lit(1), Expr.lit((int) n))
+                : Expr.call(Op.SUBSTRING, a[0], Expr.lit(1), Expr.caseWhen(
+                    List.of(Expr.call(Op.LT, Expr.call(Op.CHAR_LENGTH, a[0]), Expr.lit((int) -n)), Expr.lit(0)),
+                    Expr.call(Op.ADD, Expr.call(Op.CHAR_LENGTH, a[0]), Expr.lit((int) n))));
+          }
+          // RIGHT(s, n): the last n characters (all but the first -n for negative n)
+          case "RIGHT" -> {
+            long n = constant(operands.get(1), name);
+            yield n >= 0 ? Expr.call(Op.SUBSTRING, a[0],
+                Expr.call(Op.ADD, Expr.call(Op.SUB, Expr.call(Op.CHAR_LENGTH, a[0]), Expr.lit((int) n)), Expr.lit(1)))
+                : Expr.call(Op.SUBSTRING, a[0], Expr.lit((int) (1 - n)));
+          }
+          case "STARTS_WITH" -> Expr.call(Op.EQ,
+              Expr.call(Op.SUBSTRING, a[0], Expr.lit(1), Expr.call(Op.CHAR_LENGTH, a[1])), a[1]);
           case "SUBSTRING" -> Expr.call(Op.SUBSTRING, a);
           case "||" -> Expr.call(Op.CONCAT, two(a, name));
           // concat() skips NULLs (PostgreSQL and DuckDB), where || gives NULL
@@ -197,6 +228,21 @@ final class RexToExpr {
           default -> throw new NotSupportedException("SQL operator " + call.getOperator().getName() + " is not supported yet");
         };
       };
+    }
+
+    /** {@code node}'s value as a whole number, for a function argument that must be a constant. */
+    private static long constant(RexNode node, String function) {
+      if (node instanceof RexLiteral lit && lit.getValueAs(Long.class) != null) {
+        return lit.getValueAs(Long.class);
+      }
+      throw new NotSupportedException(function + " with a computed length is not supported yet: " + node);
+    }
+
+    /** {@code s} lowered code point by code point (Java's simple case mapping, as the LOWER kernels do). */
+    private static String lower(String s) {
+      StringBuilder b = new StringBuilder(s.length());
+      s.codePoints().forEach(cp -> b.appendCodePoint(Character.toLowerCase(cp)));
+      return b.toString();
     }
 
     /** DATE or TIMESTAMP plus or minus an interval literal: months, whole days, or milliseconds. */
