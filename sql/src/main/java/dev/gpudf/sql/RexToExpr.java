@@ -107,7 +107,7 @@ final class RexToExpr {
       }
       switch (call.getKind()) {
         case EXTRACT -> {
-          TimeUnitRange unit = ((RexLiteral) operands.get(0)).getValueAs(TimeUnitRange.class);
+          TimeUnitRange unit = timeUnit(operands.get(0));
           Op op = switch (unit) {
             case YEAR -> Op.EXTRACT_YEAR;
             case MONTH -> Op.EXTRACT_MONTH;
@@ -228,6 +228,22 @@ final class RexToExpr {
           default -> throw new NotSupportedException("SQL operator " + call.getOperator().getName() + " is not supported yet");
         };
       };
+    }
+
+    /** EXTRACT's field, or DATE_PART's field named by a string ('year', 'month', ...). */
+    private static TimeUnitRange timeUnit(RexNode field) {
+      if (!(field instanceof RexLiteral lit)) {
+        throw new NotSupportedException("a date part must be a constant, not " + field);
+      }
+      if (lit.getTypeName() == org.apache.calcite.sql.type.SqlTypeName.SYMBOL) {
+        return lit.getValueAs(TimeUnitRange.class);
+      }
+      String name = lit.getValueAs(String.class);
+      try {
+        return TimeUnitRange.valueOf(name.strip().toUpperCase(java.util.Locale.ROOT));
+      } catch (IllegalArgumentException e) {
+        throw new dev.gpudf.columnar.error.UserException("unknown date part '" + name + "'", e);
+      }
     }
 
     /** {@code node}'s value as a whole number, for a function argument that must be a constant. */
