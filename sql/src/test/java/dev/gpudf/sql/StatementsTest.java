@@ -88,6 +88,34 @@ class StatementsTest {
     }
   }
 
+  /** Window functions and grouping sets over a chunked table see all of its chunks as one table. */
+  @Test
+  void windowsAndGroupingSetsSpanChunks() {
+    for (int chunkRows : new int[] {Integer.MAX_VALUE, 2}) {
+      try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
+        s.catalog().maxChunkRows(chunkRows);
+        s.update("CREATE TABLE t2 (g VARCHAR, v INT)");
+        s.update("INSERT INTO t2 VALUES ('x', 1), ('y', 5), ('x', 3)");
+        s.update("INSERT INTO t2 VALUES ('y', 2), ('x', 4)");
+        assertEquals("""
+            g | v | rn | total | run_sum
+            x | 1 | 1  | 8     | 1
+            x | 3 | 2  | 8     | 4
+            x | 4 | 3  | 8     | 8
+            y | 2 | 1  | 7     | 2
+            y | 5 | 2  | 7     | 7
+            """, rows(s, "SELECT g, v, ROW_NUMBER() OVER (PARTITION BY g ORDER BY v) rn, SUM(v) OVER (PARTITION BY g) total, "
+            + "SUM(v) OVER (PARTITION BY g ORDER BY v) run_sum FROM t2 ORDER BY g, v"), "chunks of " + chunkRows);
+        assertEquals("""
+            g    | total
+            x    | 8
+            y    | 7
+            NULL | 15
+            """, rows(s, "SELECT g, SUM(v) total FROM t2 GROUP BY ROLLUP(g) ORDER BY GROUPING(g), g"), "chunks of " + chunkRows);
+      }
+    }
+  }
+
   @Test
   void badInsertsFailAndLoseNothing() {
     try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
