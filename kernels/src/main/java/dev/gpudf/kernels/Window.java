@@ -41,16 +41,14 @@ public final class Window {
   public static final long UNBOUNDED = Long.MAX_VALUE;
 
   /**
-   * A frame: ROWS counts rows from the current one, RANGE counts peer groups' values (only
-   * UNBOUNDED and CURRENT ROW, 0, for RANGE). {@code lower} is how far back it starts (rows
-   * preceding; negative for following; {@link #UNBOUNDED}), {@code upper} how far ahead it ends
-   * (rows following; negative for preceding; {@link #UNBOUNDED}).
+   * A frame: ROWS counts rows from the current one, RANGE counts in values of the one order key
+   * (UNBOUNDED and CURRENT ROW, 0, with any order keys). {@code lower} is how far back it starts
+   * (rows or values preceding; negative for following; {@link #UNBOUNDED}), {@code upper} how far
+   * ahead it ends (following; negative for preceding; {@link #UNBOUNDED}).
    */
   public record Frame(boolean rows, long lower, long upper) {
-    public Frame {
-      if (!rows && ((lower != 0 && lower != UNBOUNDED) || (upper != 0 && upper != UNBOUNDED))) {
-        throw new NotSupportedException("RANGE frames with an offset (n PRECEDING or FOLLOWING) are not supported yet");
-      }
+    boolean rangeOffsets() {
+      return !rows && ((lower != 0 && lower != UNBOUNDED) || (upper != 0 && upper != UNBOUNDED));
     }
   }
 
@@ -64,11 +62,13 @@ public final class Window {
 
   /**
    * One column per function over {@code sorted}, whose rows are ordered by {@code partition}
-   * then {@code order} columns. Ranks and counts are INT64, PERCENT_RANK, CUME_DIST and AVG
+   * then {@code order} keys (a RANGE frame with an offset needs exactly one, of a number or DATE
+   * type). Ranks and counts are INT64, PERCENT_RANK, CUME_DIST and AVG
    * FLOAT64, SUM of integers INT64 and of decimals DECIMAL(38, s), of floats FLOAT64; the value
    * functions keep their argument's type. The caller owns the columns.
    */
-  public static List<HostColumn> compute(Exec exec, HostTable sorted, int[] partition, int[] order, List<Function> functions) {
+  public static List<HostColumn> compute(Exec exec, HostTable sorted, int[] partition, List<SortKey> order,
+      List<Function> functions) {
     int n = sorted.rowCount();
     int[] partStart = new int[n];
     int[] partEnd = new int[n];
@@ -76,11 +76,13 @@ public final class Window {
     int[] peerEnd = new int[n];
     int[] peerSeq = new int[n];
     bounds(sorted, partition, null, partStart, partEnd, null);
-    bounds(sorted, concat(partition, order), partStart, peerStart, peerEnd, peerSeq);
+    bounds(sorted, concat(partition, order.stream().mapToInt(SortKey::column).toArray()), partStart, peerStart, peerEnd,
+        peerSeq);
+    Range range = functions.stream().anyMatch(f -> f.frame().rangeOffsets()) ? Range.of(sorted, order, partStart, partEnd) : null;
     List<HostColumn> out = new ArrayList<>();
     try {
       for (Function f : functions) {
-        out.add(compute(exec, sorted, f, partStart, partEnd, peerStart, peerEnd, peerSeq));
+        out.add(compute(exec, sorted, f, partStart, partEnd, peerStart, peerEnd, peerSeq, range));
       }
       return out;
     } catch (RuntimeException e) {
@@ -126,7 +128,8 @@ public final class Window {
     }
   }
 
-  private static HostColumn compute(Exec exec, HostTable t, Function f, int[] ps, int[] pe, int[] qs, int[] qe, int[] qseq) {
+  private static HostColumn compute(Exec exec, HostTable t, Function f, int[] ps, int[] pe, int[] qs, int[] qe, int[] qseq,
+      Range range) {
     int n = t.rowCount();
     BufferAllocator a = exec.allocator();
     switch (f.kind()) {
@@ -155,7 +158,7 @@ public final class Window {
     }
     int[] lo = new int[n];
     int[] hi = new int[n];
-    frames(f.frame(), ps, pe, qs, qe, lo, hi);
+    frames(f.frame(), ps, pe, qs, qe, range, lo, hi);
     return switch (f.kind()) {
       case LAG, LEAD, FIRST_VALUE, LAST_VALUE, NTH_VALUE -> {
         int[] map = new int[n];
@@ -193,7 +196,7 @@ public final class Window {
   }
 
   /** Each row's frame as rows {@code lo .. hi} of its partition (empty where lo > hi). */
-  private static void frames(Frame f, int[] ps, int[] pe, int[] qs, int[] qe, int[] lo, int[] hi) {
+  private static void frames(Frame f, int[] ps, int[] pe, int[] qs, int[] qe, Range range, int[] lo, int[] hi) {
     for (int i = 0; i < ps.length; i++) {
       long l;
       long h;
@@ -201,8 +204,8 @@ public final class Window {
         l = f.lower() == UNBOUNDED ? ps[i] : Math.max(ps[i], i - f.lower());
         h = f.upper() == UNBOUNDED ? pe[i] : Math.min(pe[i], i + f.upper());
       } else {
-        l = f.lower() == UNBOUNDED ? ps[i] : qs[i];
-        h = f.upper() == UNBOUNDED ? pe[i] : qe[i];
+        l = f.lower() == UNBOUNDED ? ps[i] : f.lower() == 0 || range.isNull(i) ? qs[i] : range.first(i, -f.lower());
+        h = f.upper() == UNBOUNDED ? pe[i] : f.upper() == 0 || range.isNull(i) ? qe[i] : range.last(i, f.upper());
       }
       if (l > h) {
         l = i;
@@ -210,6 +213,90 @@ public final class Window {
       }
       lo[i] = (int) l;
       hi[i] = (int) h;
+    }
+  }
+
+  /**
+   * The one order key of RANGE frames with offsets, as numbers (a DATE as its day number), with
+   * each partition's rows of non-NULL keys; NULL keys are their own peers, at one end.
+   */
+  private record Range(double[] keys, boolean[] nulls, boolean descending, int[] firstValued, int[] lastValued) {
+    static Range of(HostTable t, List<SortKey> order, int[] ps, int[] pe) {
+      if (order.size() != 1) {
+        throw new NotSupportedException("a RANGE frame with an offset needs exactly one ORDER BY key, not " + order.size());
+      }
+      SortKey key = order.get(0);
+      FieldVector v = t.column(key.column()).vector();
+      DataType type = t.column(key.column()).type();
+      boolean number = isInteger(type) || type.id() == TypeId.FLOAT32 || type.id() == TypeId.FLOAT64
+          || type.id() == TypeId.DECIMAL || type.id() == TypeId.DATE;
+      if (!number) {
+        throw new NotSupportedException("a RANGE frame with an offset over a " + type + " key is not supported");
+      }
+      int n = t.rowCount();
+      double[] keys = new double[n];
+      boolean[] nulls = new boolean[n];
+      for (int i = 0; i < n; i++) {
+        Object x = v.getObject(i);
+        nulls[i] = x == null;
+        keys[i] = x == null ? 0 : type.id() == TypeId.DATE ? ((org.apache.arrow.vector.DateDayVector) v).get(i)
+            : ((Number) x).doubleValue();
+      }
+      int[] first = new int[n];
+      int[] last = new int[n];
+      for (int i = 0; i < n; i++) {
+        if (i == ps[i]) {
+          int f = ps[i];
+          while (f <= pe[i] && nulls[f]) {
+            f++;
+          }
+          int l = pe[i];
+          while (l >= ps[i] && nulls[l]) {
+            l--;
+          }
+          for (int k = ps[i]; k <= pe[i]; k++) {
+            first[k] = f;
+            last[k] = l;
+          }
+        }
+      }
+      return new Range(keys, nulls, !key.ascending(), first, last);
+    }
+
+    boolean isNull(int row) {
+      return nulls[row];
+    }
+
+    /** The first row of {@code row}'s partition whose key is at least {@code delta} past its own (in sort order). */
+    int first(int row, long delta) {
+      double bound = descending ? keys[row] - delta : keys[row] + delta;
+      int lo = firstValued[row];
+      int hi = lastValued[row] + 1;
+      while (lo < hi) {
+        int mid = (lo + hi) >>> 1;
+        if (descending ? keys[mid] > bound : keys[mid] < bound) {
+          lo = mid + 1;
+        } else {
+          hi = mid;
+        }
+      }
+      return lo;
+    }
+
+    /** The last row of {@code row}'s partition whose key is at most {@code delta} past its own (in sort order). */
+    int last(int row, long delta) {
+      double bound = descending ? keys[row] - delta : keys[row] + delta;
+      int lo = firstValued[row];
+      int hi = lastValued[row] + 1;
+      while (lo < hi) {
+        int mid = (lo + hi) >>> 1;
+        if (descending ? keys[mid] >= bound : keys[mid] <= bound) {
+          lo = mid + 1;
+        } else {
+          hi = mid;
+        }
+      }
+      return lo - 1;
     }
   }
 

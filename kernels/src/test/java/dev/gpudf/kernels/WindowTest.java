@@ -35,7 +35,8 @@ class WindowTest {
   private static final List<Frame> FRAMES = List.of(
       new Frame(true, U, 0), new Frame(true, 2, 1), new Frame(true, 0, U), new Frame(true, U, U),
       new Frame(true, 1, -1), new Frame(true, -1, 3), new Frame(false, U, 0), new Frame(false, 0, U),
-      new Frame(false, U, U), new Frame(false, 0, 0));
+      new Frame(false, U, U), new Frame(false, 0, 0), new Frame(false, 2, 1), new Frame(false, 1, -1),
+      new Frame(false, U, 2), new Frame(false, -1, U));
 
   /** Columns: 0 partition (VARCHAR), 1 order (INT), 2 x (DOUBLE), 3 d (DECIMAL(9,2)), 4 s (VARCHAR), 5 i (INT). */
   private static VectorSchemaRoot table(RootAllocator a, int rows, long seed) {
@@ -110,7 +111,7 @@ class WindowTest {
         functions.add(new Function(Kind.LAST_VALUE, 4, 0, f));
         functions.add(new Function(Kind.NTH_VALUE, 2, 2, f));
       }
-      List<HostColumn> got = Window.compute(exec, t, new int[] {0}, new int[] {1}, functions);
+      List<HostColumn> got = Window.compute(exec, t, new int[] {0}, List.of(SortKey.asc(1)), functions);
       try {
         for (int f = 0; f < functions.size(); f++) {
           for (int row = 0; row < rows; row++) {
@@ -126,8 +127,14 @@ class WindowTest {
   }
 
   @Test
-  void rangeFramesWithAnOffsetAreNotSupported() {
-    assertThrows(NotSupportedException.class, () -> new Frame(false, 2, 0));
+  void rangeFramesWithAnOffsetNeedOneNumericKey() {
+    try (RootAllocator a = new RootAllocator(); Exec exec = Exec.onCpu(a);
+        VectorSchemaRoot root = table(a, 10, 1); HostTable t = HostTable.fromArrow(root)) {
+      List<Function> sum = List.of(new Function(Kind.SUM, 2, 0, new Frame(false, 1, 0)));
+      assertThrows(NotSupportedException.class,
+          () -> Window.compute(exec, t, new int[] {}, List.of(SortKey.asc(1), SortKey.asc(2)), sum));
+      assertThrows(NotSupportedException.class, () -> Window.compute(exec, t, new int[] {}, List.of(SortKey.asc(4)), sum));
+    }
   }
 
   private static void assertSame(Object want, Object have, String what) {
@@ -212,9 +219,34 @@ class WindowTest {
     if (fr.rows()) {
       lo = fr.lower() == U ? ps : Math.max(ps, row - fr.lower());
       hi = fr.upper() == U ? pe : Math.min(pe, row + fr.upper());
-    } else {
+    } else if (value(t, 1, row) == null || (fr.lower() == 0 || fr.lower() == U) && (fr.upper() == 0 || fr.upper() == U)) {
       lo = fr.lower() == U ? ps : qs;
       hi = fr.upper() == U ? pe : qe;
+    } else {
+      // RANGE with offsets: the rows whose key lies in [v - lower, v + upper], a NULL key (sorted
+      // last) counting as above every value, as DuckDB and PostgreSQL take it
+      int v = (Integer) value(t, 1, row);
+      lo = fr.lower() == U ? ps : fr.lower() == 0 ? qs : Long.MAX_VALUE;
+      hi = fr.upper() == U ? pe : fr.upper() == 0 ? qe : Long.MIN_VALUE;
+      boolean any = false;
+      for (int k = ps; k <= pe; k++) {
+        Object key = value(t, 1, k);
+        boolean in = (fr.lower() == U || key == null || (Integer) key >= v - fr.lower())
+            && (fr.upper() == U || key != null && (Integer) key <= v + fr.upper());
+        if (in) {
+          any = true;
+          if (fr.lower() != U && fr.lower() != 0) {
+            lo = Math.min(lo, k);
+          }
+          if (fr.upper() != U && fr.upper() != 0) {
+            hi = Math.max(hi, k);
+          }
+        }
+      }
+      if (!any && (lo == Long.MAX_VALUE || hi == Long.MIN_VALUE)) {
+        lo = row;
+        hi = row - 1;
+      }
     }
     List<Object> values = new ArrayList<>();
     for (long k = lo; k <= hi; k++) {

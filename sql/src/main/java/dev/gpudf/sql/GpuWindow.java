@@ -101,12 +101,11 @@ public final class GpuWindow extends Window implements GpuRel {
     for (int k : partition) {
       keys.add(SortKey.asc(k));
     }
-    int[] order = new int[g.orderKeys.getFieldCollations().size()];
-    int o = 0;
+    List<SortKey> order = new ArrayList<>();
     for (RelFieldCollation f : g.orderKeys.getFieldCollations()) {
-      keys.add(GpuSort.sortKey(f));
-      order[o++] = f.getFieldIndex();
+      order.add(GpuSort.sortKey(f));
     }
+    keys.addAll(order);
     List<Function> functions = new ArrayList<>();
     for (RexWinAggCall call : g.aggCalls) {
       functions.add(function(call, g, this));
@@ -164,6 +163,9 @@ public final class GpuWindow extends Window implements GpuRel {
     }
     if (b.isCurrentRow()) {
       return 0;
+    }
+    if (b.getOffset() != null && org.apache.calcite.sql.type.SqlTypeUtil.isInterval(b.getOffset().getType())) {
+      throw new NotSupportedException("a frame offset given as an INTERVAL is not supported yet: use a number of days");
     }
     long n = constant(b.getOffset(), w);
     if (n < 0) {
