@@ -120,8 +120,10 @@ public final class GpuWindow extends Window implements GpuRel {
           columns.add(sorted.column(c));
         }
         for (int i = 0; i < computed.size(); i++) {
-          columns.add(typed(ctx, computed.get(i), g.aggCalls.get(i).getType()));
+          Column c = typed(ctx, computed.get(i), g.aggCalls.get(i).getType());
           computed.set(i, null);
+          columns.add(g.aggCalls.get(i).getOperands().size() > 2 ? withDefault(ctx, sorted, partition, order, g.aggCalls.get(i),
+              functions.get(i), c) : c);
           names.add("$w" + names.size());
         }
       } catch (RuntimeException e) {
@@ -130,6 +132,47 @@ public final class GpuWindow extends Window implements GpuRel {
         throw e;
       }
       return (HostTable) TableOps.table(ctx.exec(), sorted, names, columns, sorted.rowCount());
+    }
+  }
+
+  /**
+   * LAG or LEAD with a default: {@code shifted} (which this takes) where the row it reads lies in
+   * the partition, else the default (a constant or a column of the current row).
+   */
+  private Column withDefault(QueryContext ctx, HostTable sorted, int[] partition, List<SortKey> order, RexWinAggCall call,
+      Function f, Column shifted) {
+    Frame whole = new Frame(false, dev.gpudf.kernels.Window.UNBOUNDED, dev.gpudf.kernels.Window.UNBOUNDED);
+    List<HostColumn> position;
+    try {
+      position = dev.gpudf.kernels.Window.compute(ctx.exec(), sorted, partition, order,
+          List.of(new Function(Kind.ROW_NUMBER, -1, 0, whole), new Function(Kind.COUNT_ALL, -1, 0, whole)));
+    } catch (RuntimeException e) {
+      shifted.close();
+      throw e;
+    }
+    List<HostColumn> columns = new ArrayList<>();
+    List<String> names = new ArrayList<>();
+    for (int c = 0; c < sorted.columnCount(); c++) {
+      sorted.column(c).retain();
+      columns.add(sorted.column(c));
+      names.add("$" + c);
+    }
+    columns.add((HostColumn) shifted);
+    columns.addAll(position);
+    names.addAll(List.of("$shifted", "$rn", "$count"));
+    try (HostTable t = new HostTable(names, columns, sorted.rowCount())) {
+      int at = sorted.columnCount();
+      RexNode fallback = call.getOperands().get(2);
+      int inputColumns = getInput().getRowType().getFieldCount();
+      Expr value = fallback instanceof RexInputRef ref && ref.getIndex() < inputColumns ? Expr.col(ref.getIndex())
+          : RexToExpr.translate(fallback instanceof RexInputRef ref ? constants.get(ref.getIndex() - inputColumns) : fallback,
+              t.types(), getCluster(), ctx.parameters());
+      long reach = f.kind() == Kind.LAG ? -f.n() : f.n();
+      Expr target = Expr.call(dev.gpudf.kernels.Op.ADD, Expr.col(at + 1), Expr.lit(reach));
+      Expr outside = Expr.call(dev.gpudf.kernels.Op.OR, Expr.call(dev.gpudf.kernels.Op.LT, target, Expr.lit(1L)),
+          Expr.call(dev.gpudf.kernels.Op.GT, target, Expr.col(at + 2)));
+      DataType type = SqlTypes.fromCalcite(call.getType());
+      return TableOps.evaluate(ctx.exec(), t, Expr.caseWhen(List.of(outside, Expr.cast(value, type)), Expr.col(at)));
     }
   }
 
@@ -236,8 +279,9 @@ public final class GpuWindow extends Window implements GpuRel {
       case NTH_VALUE -> constant(ops.get(1), w);
       default -> 0;
     };
-    if ((kind == Kind.LAG || kind == Kind.LEAD) && ops.size() > 2) {
-      throw new NotSupportedException(name + " with a default value is not supported yet");
+    if ((kind == Kind.LAG || kind == Kind.LEAD) && ops.size() > 2 && !(ops.get(2) instanceof RexInputRef)
+        && !(ops.get(2) instanceof RexLiteral)) {
+      throw new NotSupportedException(name + " with a computed default value is not supported yet");
     }
     if ((kind == Kind.NTILE || kind == Kind.NTH_VALUE) && n <= 0) {
       throw new dev.gpudf.columnar.error.UserException(name + "'s argument must be positive, not " + n);
