@@ -28,7 +28,9 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.duckdb.DuckDBConnection;
 
 /**
- * The TPC-H harness: generates TPC-H at a scale factor on all cores (io.trino.tpch), or reads its
+ * The TPC-H harness, and with {@code --workload tpcds} the TPC-DS one (the 24 tables from
+ * io.trino.tpcds, the 99 queries, answers compared up to the order of ORDER BY ties): generates
+ * TPC-H at a scale factor on all cores (io.trino.tpch), or reads its
  * tables from files ({@code --data}: Parquet, Arrow IPC or CSV), loads them into
  * gpudf on the GPU, gpudf on the CPU backend and DuckDB (same host, all cores, loaded from the same
  * Arrow data through the C stream interface), runs the 22 queries on each (one cold run, then the
@@ -50,12 +52,21 @@ public final class TpchBenchmark {
 
   /** Command-line settings. */
   record Settings(double sf, int reps, List<String> engines, List<String> queries, Path out, double budgetSeconds,
-      Path data, Path duckdbFile, boolean stream, int chunkRows, String command) {
+      Path data, Path duckdbFile, boolean stream, int chunkRows, String command, boolean tpcds) {
     static Settings parse(String[] args) {
+      boolean tpcds = false;
+      for (int i = 0; i + 1 < args.length; i++) {
+        if (args[i].equals("--workload")) {
+          if (!List.of("tpch", "tpcds").contains(args[i + 1])) {
+            throw new IllegalArgumentException("--workload takes tpch or tpcds, not " + args[i + 1]);
+          }
+          tpcds = args[i + 1].equals("tpcds");
+        }
+      }
       double sf = 1;
       int reps = 5;
       List<String> engines = List.of("gpu", "cpu", "duckdb");
-      List<String> queries = new ArrayList<>(TpchTables.queries().keySet());
+      List<String> queries = new ArrayList<>((tpcds ? TpcdsTables.queries() : TpchTables.queries()).keySet());
       Path out = Path.of("benchmarks", "results");
       double budget = Double.POSITIVE_INFINITY;
       Path data = null;
@@ -78,9 +89,10 @@ public final class TpchBenchmark {
           case "--data" -> data = Path.of(value);
           case "--duckdb-file" -> duckdbFile = Path.of(value);
           case "--chunk-rows" -> chunkRows = Integer.parseInt(value);
+          case "--workload" -> { }
           default -> throw new IllegalArgumentException("unknown option " + args[i]
-              + " (options: --sf N --reps N --engines gpu,cpu,duckdb --queries q1,q2 --budget-s SECONDS --data DIR"
-              + " --duckdb-file FILE --stream --chunk-rows N --out DIR)");
+              + " (options: --workload tpch|tpcds --sf N --reps N --engines gpu,cpu,duckdb --queries q1,q2 --budget-s SECONDS"
+              + " --data DIR --duckdb-file FILE --stream --chunk-rows N --out DIR)");
         }
         i++;
       }
@@ -93,8 +105,21 @@ public final class TpchBenchmark {
       if (chunkRows < 1 || (chunkRows != Integer.MAX_VALUE && !stream)) {
         throw new IllegalArgumentException("--chunk-rows takes a positive number of rows, for a --stream run");
       }
+      if (tpcds && (stream || data != null)) {
+        throw new IllegalArgumentException("--stream and --data are for TPC-H; TPC-DS is generated whole");
+      }
+      List<String> shown = new ArrayList<>(Arrays.asList(args));
+      int w = shown.indexOf("--workload");
+      if (w >= 0) {
+        shown.subList(w, w + 2).clear();
+      }
       return new Settings(sf, reps, engines, queries, out, budget, data, duckdbFile, stream, chunkRows,
-          "gpudf bench tpch " + String.join(" ", args));
+          "gpudf bench " + (tpcds ? "tpcds" : "tpch") + (shown.isEmpty() ? "" : " " + String.join(" ", shown)), tpcds);
+    }
+
+    /** The benchmark's name in reports: TPC-H or TPC-DS. */
+    String title() {
+      return tpcds ? "TPC-DS" : "TPC-H";
     }
   }
 
@@ -109,10 +134,10 @@ public final class TpchBenchmark {
    * after every query, so that a run stopped part way leaves what it measured.
    */
   static TpchReport run(Settings s) throws Exception {
-    Map<String, String> all = TpchTables.queries(s.sf());
+    Map<String, String> all = s.tpcds() ? TpcdsTables.queries() : TpchTables.queries(s.sf());
     for (String q : s.queries()) {
       if (!all.containsKey(q)) {
-        throw new IllegalArgumentException("no TPC-H query " + q);
+        throw new IllegalArgumentException("no " + s.title() + " query " + q);
       }
     }
     TpchReport report = new TpchReport(s, Machine.describe(s.engines().contains("gpu")));
@@ -122,8 +147,8 @@ public final class TpchBenchmark {
         report.checkAnswers();
         return report;
       }
-      Map<String, VectorSchemaRoot> tables = s.data() == null ? generate(allocator, s.sf(), report)
-          : read(allocator, s.data(), report);
+      Map<String, VectorSchemaRoot> tables = s.tpcds() ? generateTpcds(allocator, s.sf(), report)
+          : s.data() == null ? generate(allocator, s.sf(), report) : read(allocator, s.data(), report);
       try {
         for (String engine : s.engines()) {
           runEngine(engine, allocator, tables, s, all, report);
@@ -419,6 +444,26 @@ public final class TpchBenchmark {
     progress.done();
     long bytes = tables.values().stream().mapToLong(TpchBenchmark::arrowBytes).sum();
     report.generated((System.nanoTime() - t0) / 1e6, progress.count(), bytes);
+    return tables;
+  }
+
+  /** The 24 TPC-DS tables at {@code sf}, generated on all cores ({@link TpcdsTables}). */
+  private static Map<String, VectorSchemaRoot> generateTpcds(BufferAllocator a, double sf, TpchReport report) {
+    int cores = Runtime.getRuntime().availableProcessors();
+    Map<String, VectorSchemaRoot> tables = new LinkedHashMap<>();
+    long t0 = System.nanoTime();
+    long[] rows = new long[1];
+    try {
+      TpcdsTables.generate(a, sf, cores, (name, n) -> {
+        rows[0] += n;
+        System.out.printf("generated TPC-DS SF%s %s: %,d rows%n", sf, name, n);
+      }, (name, root) -> tables.put(name, TpchTables.concatenate(a, List.of(root))));
+    } catch (RuntimeException e) {
+      tables.values().forEach(VectorSchemaRoot::close);
+      throw e;
+    }
+    long bytes = tables.values().stream().mapToLong(TpchBenchmark::arrowBytes).sum();
+    report.generated((System.nanoTime() - t0) / 1e6, rows[0], bytes);
     return tables;
   }
 

@@ -140,7 +140,8 @@ final class TpchReport {
         if (duck == null || duck.answer == null) {
           r.check = "not checked (no DuckDB answer)";
         } else {
-          String diff = TpchAnswers.difference(duck.answer, r.answer);
+          String diff = settings.tpcds() ? TpchAnswers.differenceUpToTies(duck.answer, r.answer)
+              : TpchAnswers.difference(duck.answer, r.answer);
           r.check = diff == null ? "ok" : "DIFFERS: " + diff;
         }
       }
@@ -177,7 +178,7 @@ final class TpchReport {
 
   private String base() {
     String sf = settings.sf() == Math.rint(settings.sf()) ? String.valueOf((long) settings.sf()) : String.valueOf(settings.sf());
-    return machine.date() + "-tpch-sf" + sf;
+    return machine.date() + (settings.tpcds() ? "-tpcds-sf" : "-tpch-sf") + sf;
   }
 
   /** Writes the Markdown, SVG and JSON files into {@code dir} and returns the Markdown's path. */
@@ -197,7 +198,7 @@ final class TpchReport {
 
   String markdown(String svgName) {
     StringBuilder b = new StringBuilder();
-    b.append(String.format(Locale.ROOT, "# TPC-H SF%s: %s%n%n", settings.sf(), String.join(", ", engines())));
+    b.append(String.format(Locale.ROOT, "# %s SF%s: %s%n%n", settings.title(), settings.sf(), String.join(", ", engines())));
     b.append("- date: ").append(machine.date()).append('\n');
     b.append("- machine: GPU ").append(machine.gpu()).append(machine.driver().isEmpty() ? "" : " (" + machine.driver() + ")")
         .append(", ").append(machine.cores()).append(" cores, Java ").append(machine.java()).append('\n');
@@ -384,7 +385,7 @@ final class TpchReport {
     StringBuilder b = new StringBuilder();
     b.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
         + "font-family=\"sans-serif\" font-size=\"11\">%n", width, height));
-    b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"18\" font-size=\"14\">TPC-H SF%s, hot time per query "
+    b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"18\" font-size=\"14\">" + settings.title() + " SF%s, hot time per query "
         + "(ms, log scale; lower is better)</text>%n", left, settings.sf()));
     for (int e = minExp; e <= maxExp; e++) {
       double y = top + plotH - (double) (e - minExp) / (maxExp - minExp) * plotH;

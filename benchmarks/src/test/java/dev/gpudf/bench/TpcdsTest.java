@@ -105,7 +105,7 @@ class TpcdsTest {
         System.out.printf("TPC-DS %s %s: error %s%n", backend, name, errors.get(name));
         continue;
       }
-      String diff = difference(want, got);
+      String diff = TpchAnswers.differenceUpToTies(want, got);
       System.out.printf("TPC-DS %s %s: %s (%d rows, %.0f ms)%n", backend, name, diff == null ? "agrees" : "WRONG " + diff,
           got.size(), (System.nanoTime() - t0) / 1e6);
       if (diff == null) {
@@ -127,31 +127,5 @@ class TpcdsTest {
 
   private static String firstLine(String s) {
     return s == null ? "" : s.lines().findFirst().orElse("");
-  }
-
-  /** Null when the rows agree in order, or as the same rows where only their order differs (ties of the ORDER BY). */
-  static String difference(List<Object[]> want, List<Object[]> got) {
-    String inOrder = TpchAnswers.difference(want, got);
-    if (inOrder == null || want.size() != got.size()) {
-      return inOrder;
-    }
-    return TpchAnswers.difference(canonical(want), canonical(got)) == null ? null : inOrder;
-  }
-
-  private static List<Object[]> canonical(List<Object[]> rows) {
-    List<Object[]> sorted = new ArrayList<>(rows);
-    sorted.sort((a, b) -> key(a).compareTo(key(b)));
-    return sorted;
-  }
-
-  /** A row's sort key for comparing as sets: numbers rounded to cents, so that equal answers sort alike. */
-  private static String key(Object[] row) {
-    StringBuilder b = new StringBuilder();
-    for (Object v : row) {
-      b.append(v instanceof Number n && !(v instanceof Integer || v instanceof Long)
-          ? new java.math.BigDecimal(n.toString()).setScale(2, java.math.RoundingMode.HALF_UP).toPlainString()
-          : String.valueOf(v)).append('\u0001');
-    }
-    return b.toString();
   }
 }

@@ -35,6 +35,28 @@ class TpchBenchmarkTest {
         new String[] {"--sf", "0.001", "--queries", "q99"})));
   }
 
+  /** The TPC-DS workload: generated, run on the CPU backend and DuckDB, answers checked, its own report. */
+  @Test
+  void runsTpcds(@TempDir Path dir) throws Exception {
+    TpchBenchmark.Settings s = TpchBenchmark.Settings.parse(new String[] {"--workload", "tpcds", "--sf", "0.01", "--reps",
+        "1", "--engines", "cpu,duckdb", "--queries", "q03,q36,q47,q72", "--out", dir.toString()});
+    TpchReport report = TpchBenchmark.run(s);
+    assertTrue(report.answersAgree());
+    Path md = report.write(dir);
+    assertTrue(md.getFileName().toString().contains("-tpcds-sf0.01"), md.toString());
+    String text = Files.readString(md);
+    assertTrue(text.startsWith("# TPC-DS SF0.01: cpu, duckdb"), text);
+    for (String q : new String[] {"| q03 |", "| q36 |", "| q47 |", "| q72 |"}) {
+      assertTrue(text.contains(q), text);
+    }
+    assertTrue(text.contains("every gpudf answer agrees with DuckDB's: yes"), text);
+    assertTrue(text.contains("`gpudf bench tpcds --sf 0.01"), text);
+    assertThrows(IllegalArgumentException.class, () -> TpchBenchmark.Settings.parse(
+        new String[] {"--workload", "tpcds", "--stream"}));
+    assertThrows(IllegalArgumentException.class, () -> TpchBenchmark.run(TpchBenchmark.Settings.parse(
+        new String[] {"--workload", "tpcds", "--sf", "0.01", "--queries", "q100"})));
+  }
+
   @Test
   void anEngineStopsWhenItsBudgetIsSpent(@TempDir Path dir) throws Exception {
     TpchReport report = TpchBenchmark.run(TpchBenchmark.Settings.parse(new String[] {"--sf", "0.002", "--reps", "1",

@@ -85,4 +85,34 @@ public final class TpchAnswers {
     }
     return want.toString().equals(got.toString());
   }
+
+  /**
+   * {@link #difference}, but rows that agree only as a set also agree: where an ORDER BY leaves
+   * ties (TPC-DS orders by few keys), engines may return tied rows in another order. Numbers are
+   * compared rounded to cents for the set comparison. Null when they agree.
+   */
+  public static String differenceUpToTies(List<Object[]> want, List<Object[]> got) {
+    String inOrder = difference(want, got);
+    if (inOrder == null || want.size() != got.size()) {
+      return inOrder;
+    }
+    return difference(canonical(want), canonical(got)) == null ? null : inOrder;
+  }
+
+  private static List<Object[]> canonical(List<Object[]> rows) {
+    List<Object[]> sorted = new ArrayList<>(rows);
+    sorted.sort((a, b) -> key(a).compareTo(key(b)));
+    return sorted;
+  }
+
+  /** A row's sort key for comparing as sets: numbers rounded to cents, so that equal answers sort alike. */
+  private static String key(Object[] row) {
+    StringBuilder b = new StringBuilder();
+    for (Object v : row) {
+      b.append(v instanceof Number n && !(v instanceof Integer || v instanceof Long)
+          ? new BigDecimal(n.toString()).setScale(2, java.math.RoundingMode.HALF_UP).toPlainString()
+          : String.valueOf(v)).append('\u0001');
+    }
+    return b.toString();
+  }
 }
