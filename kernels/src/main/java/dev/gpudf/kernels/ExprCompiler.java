@@ -424,6 +424,10 @@ public final class ExprCompiler {
     if (from.id() == TypeId.BOOL && isInt(to)) {
       return new Value(v.reg, to);
     }
+    if (from.id() == TypeId.DATE && (to.id() == TypeId.INT32 || to.id() == TypeId.INT64)) {
+      // a DATE's register is its day number already (SQL has no such CAST; date functions use it)
+      return new Value(v.reg, to);
+    }
     if (from.id() == TypeId.DATE && to.id() == TypeId.TIMESTAMP) {
       return emit(Opcode.SCALE_UP, to, v.reg, constant(unitsPerDay(to)), 0, v);
     }

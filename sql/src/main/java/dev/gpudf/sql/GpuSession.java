@@ -502,6 +502,7 @@ public final class GpuSession implements AutoCloseable {
    */
   private static final org.apache.calcite.sql.SqlOperatorTable OPERATORS = org.apache.calcite.sql.util.SqlOperatorTables.chain(
       org.apache.calcite.sql.fun.SqlStdOperatorTable.instance(),
+      org.apache.calcite.sql.util.SqlOperatorTables.of(DateParts.DATE_TRUNC),
       org.apache.calcite.sql.fun.SqlLibraryOperatorTableFactory.INSTANCE.getOperatorTable(
           org.apache.calcite.sql.fun.SqlLibrary.POSTGRESQL));
 

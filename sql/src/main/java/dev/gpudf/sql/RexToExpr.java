@@ -107,20 +107,8 @@ final class RexToExpr {
       }
       switch (call.getKind()) {
         case EXTRACT -> {
-          TimeUnitRange unit = timeUnit(operands.get(0));
-          Op op = switch (unit) {
-            case YEAR -> Op.EXTRACT_YEAR;
-            case MONTH -> Op.EXTRACT_MONTH;
-            case DAY -> Op.EXTRACT_DAY;
-            // the quarter from the month: (month + 2) / 3
-            case QUARTER -> null;
-            default -> throw new NotSupportedException("EXTRACT(" + unit + ") is not supported yet");
-          };
-          if (op == null) {
-            return Expr.call(Op.DIV, Expr.call(Op.ADD, Expr.call(Op.EXTRACT_MONTH, walk(operands.get(1))), Expr.lit(2)),
-                Expr.lit(3));
-          }
-          return Expr.call(op, walk(operands.get(1)));
+          return DateParts.extract(timeUnit(operands.get(0)), walk(operands.get(1)),
+              operands.get(1).getType().getSqlTypeName() == org.apache.calcite.sql.type.SqlTypeName.DATE);
         }
         case TRIM -> {
           SqlTrimFunction.Flag flag = ((RexLiteral) operands.get(0)).getValueAs(SqlTrimFunction.Flag.class);
@@ -212,6 +200,7 @@ final class RexToExpr {
                 Expr.call(Op.ADD, Expr.call(Op.SUB, Expr.call(Op.CHAR_LENGTH, a[0]), Expr.lit((int) n)), Expr.lit(1)))
                 : Expr.call(Op.SUBSTRING, a[0], Expr.lit((int) (1 - n)));
           }
+          case "DATE_TRUNC" -> DateParts.truncate(((RexLiteral) operands.get(0)).getValueAs(String.class), a[1]);
           case "STARTS_WITH" -> Expr.call(Op.EQ,
               Expr.call(Op.SUBSTRING, a[0], Expr.lit(1), Expr.call(Op.CHAR_LENGTH, a[1])), a[1]);
           case "SUBSTRING" -> Expr.call(Op.SUBSTRING, a);
