@@ -28,7 +28,7 @@ import org.apache.calcite.rex.RexWindowBound;
 /**
  * Window functions ({@code f(...) OVER (PARTITION BY ... ORDER BY ... frame)}): for each group of
  * functions that share a window, the rows are sorted by partition then order keys (one sort for
- * the group) and {@link dev.gpudf.kernels.Window} computes the group's columns, which are
+ * the group, none where an earlier group's order serves it) and {@link dev.gpudf.kernels.Window} computes the group's columns, which are
  * appended to the input's. Window functions run on the CPU; a GPU session copies the input to
  * the host and the result back, and EXPLAIN says {@code backend=[cpu]}.
  */
@@ -50,7 +50,7 @@ public final class GpuWindow extends Window implements GpuRel {
 
   @Override
   public RelWriter explainTerms(RelWriter pw) {
-    return super.explainTerms(pw).item("backend", "[cpu]");
+    return super.explainTerms(pw).item("backend", "cpu");
   }
 
   /** Why this window cannot run, or null when it can. */
@@ -82,10 +82,13 @@ public final class GpuWindow extends Window implements GpuRel {
     input.retain();
     HostTable t = input;
     try {
+      List<SortKey> sortedBy = List.of();
       for (Group g : groups) {
-        HostTable next = withGroup(ctx, t, g);
+        List<SortKey> keys = sortKeys(g);
+        HostTable next = withGroup(ctx, t, g, startsWith(sortedBy, keys));
         t.close();
         t = next;
+        sortedBy = startsWith(sortedBy, keys) ? sortedBy : keys;
       }
       return (HostTable) TableOps.renamed(ctx.exec(), t, getRowType().getFieldNames());
     } finally {
@@ -95,22 +98,42 @@ public final class GpuWindow extends Window implements GpuRel {
     }
   }
 
-  private HostTable withGroup(QueryContext ctx, HostTable t, Group g) {
+  /** The rows' order a group needs: its partition keys (ascending), then its order keys. */
+  private static List<SortKey> sortKeys(Group g) {
     List<SortKey> keys = new ArrayList<>();
-    int[] partition = g.keys.toArray();
-    for (int k : partition) {
+    for (int k : g.keys) {
       keys.add(SortKey.asc(k));
     }
+    keys.addAll(orderKeys(g));
+    return keys;
+  }
+
+  private static List<SortKey> orderKeys(Group g) {
     List<SortKey> order = new ArrayList<>();
     for (RelFieldCollation f : g.orderKeys.getFieldCollations()) {
       order.add(GpuSort.sortKey(f));
     }
-    keys.addAll(order);
+    return order;
+  }
+
+  /** Whether rows sorted by {@code sorted} are sorted by {@code keys} too (a prefix of them). */
+  private static boolean startsWith(List<SortKey> sorted, List<SortKey> keys) {
+    return sorted.size() >= keys.size() && sorted.subList(0, keys.size()).equals(keys);
+  }
+
+  /**
+   * {@code t} with {@code g}'s columns appended; {@code presorted}: {@code t}'s rows are already
+   * in the order {@code g} needs (an earlier group's sort serves it), so none is made.
+   */
+  private HostTable withGroup(QueryContext ctx, HostTable t, Group g, boolean presorted) {
+    List<SortKey> keys = sortKeys(g);
+    int[] partition = g.keys.toArray();
+    List<SortKey> order = orderKeys(g);
     List<Function> functions = new ArrayList<>();
     for (RexWinAggCall call : g.aggCalls) {
       functions.add(function(call, g, this));
     }
-    try (HostTable sorted = keys.isEmpty() ? retained(t) : (HostTable) TableOps.sort(ctx.exec(), t, keys)) {
+    try (HostTable sorted = keys.isEmpty() || presorted ? retained(t) : (HostTable) TableOps.sort(ctx.exec(), t, keys)) {
       List<HostColumn> computed = dev.gpudf.kernels.Window.compute(ctx.exec(), sorted, partition, order, functions);
       List<Column> columns = new ArrayList<>();
       List<String> names = new ArrayList<>(sorted.names());

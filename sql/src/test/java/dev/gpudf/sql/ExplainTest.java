@@ -55,6 +55,22 @@ class ExplainTest {
   }
 
   @Test
+  void windowsAndGroupingSets() {
+    // two windows of one partition: one Window operator, run on the CPU twin (the plan says so)
+    plan("SELECT * FROM (SELECT name, RANK() OVER (PARTITION BY name ORDER BY qty DESC) r, SUM(qty) OVER (PARTITION BY name) s "
+        + "FROM t) WHERE r <= 2",
+        "GpuFilter(condition=[<=($1, 2)])",
+        "  GpuProject(name=[$1], r=[$2], s=[CASE(>($3, 0), $4, null:BIGINT)])",
+        "    GpuWindow(window#0=[window(partition {1} order by [0 DESC] aggs [RANK()])], "
+            + "window#1=[window(partition {1} aggs [COUNT($0), SUM($0)])], backend=[cpu])",
+        "      GpuTableScan(table=[[t, columns: qty, name]])");
+    plan("SELECT name, id, SUM(qty) AS total FROM t GROUP BY ROLLUP(name, id)",
+        "GpuAggregate(group=[{0, 1}], groups=[[{0, 1}, {0}, {}]], total=[SUM($2)])",
+        "  GpuProject(name=[$2], id=[$0], qty=[$1])",
+        "    GpuTableScan(table=[[t]])");
+  }
+
+  @Test
   void whereJoinBecomesEquiJoin() {
     plan("SELECT t.name, SUM(u.qty) FROM t, u WHERE t.id = u.id AND u.qty > 1 GROUP BY t.name",
         "GpuAggregate(group=[{0}], sum=[SUM($1)])",
