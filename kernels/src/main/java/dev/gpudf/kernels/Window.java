@@ -269,34 +269,33 @@ public final class Window {
 
     /** The first row of {@code row}'s partition whose key is at least {@code delta} past its own (in sort order). */
     int first(int row, long delta) {
+      return rowsBefore(row, delta, false);
+    }
+
+    /** The last row of {@code row}'s partition whose key is at most {@code delta} past its own (in sort order). */
+    int last(int row, long delta) {
+      return rowsBefore(row, delta, true) - 1;
+    }
+
+    /**
+     * By binary search over the partition's non-NULL keys: the index of the first one past
+     * {@code row}'s key moved by {@code delta} in sort order ({@code through}: past it or equal).
+     */
+    private int rowsBefore(int row, long delta, boolean through) {
       double bound = descending ? keys[row] - delta : keys[row] + delta;
       int lo = firstValued[row];
       int hi = lastValued[row] + 1;
       while (lo < hi) {
         int mid = (lo + hi) >>> 1;
-        if (descending ? keys[mid] > bound : keys[mid] < bound) {
+        double k = descending ? -keys[mid] : keys[mid];
+        double b = descending ? -bound : bound;
+        if (through ? k <= b : k < b) {
           lo = mid + 1;
         } else {
           hi = mid;
         }
       }
       return lo;
-    }
-
-    /** The last row of {@code row}'s partition whose key is at most {@code delta} past its own (in sort order). */
-    int last(int row, long delta) {
-      double bound = descending ? keys[row] - delta : keys[row] + delta;
-      int lo = firstValued[row];
-      int hi = lastValued[row] + 1;
-      while (lo < hi) {
-        int mid = (lo + hi) >>> 1;
-        if (descending ? keys[mid] >= bound : keys[mid] <= bound) {
-          lo = mid + 1;
-        } else {
-          hi = mid;
-        }
-      }
-      return lo - 1;
     }
   }
 
