@@ -42,9 +42,10 @@ public final class TpcdsTables {
   }
 
   /**
-   * Every table at {@code scale} (1.0 = SF1), each given to {@code sink} (name, rows) on the
-   * calling thread and closed when it returns; parts are generated on {@code threads} threads.
-   * {@code progress} hears each table's name and rows as it is made.
+   * Every table at {@code scale} (1.0 = SF1), each handed to {@code sink} (name, rows) on the
+   * calling thread; the sink owns the rows once it returns (if it throws, they are closed here).
+   * Parts are generated on {@code threads} threads. {@code progress} hears each table's name and
+   * rows as it is made.
    */
   public static void generate(BufferAllocator a, double scale, int threads, BiConsumer<String, Long> progress,
       BiConsumer<String, VectorSchemaRoot> sink) {
@@ -57,23 +58,24 @@ public final class TpcdsTables {
         }
         long rows = session.getScaling().getRowCount(t);
         int parts = (int) Math.max(1, Math.min(4L * threads, rows / 50_000));
-        List<VectorSchemaRoot[]> pieces = new ArrayList<>();
+        // part p's rows of the table (and of its child); whatever is here when this ends is closed
+        VectorSchemaRoot[][] made = new VectorSchemaRoot[parts][];
         try {
-          pieces.addAll(pool.submit(() -> IntStream.range(0, parts).parallel()
-              .mapToObj(p -> part(a, t, session, rows * p / parts + 1, rows * (p + 1) / parts - rows * p / parts))
-              .toList()).get());
-          emit(a, t.getName(), pieces, 0, progress, sink);
+          pool.submit(() -> IntStream.range(0, parts).parallel()
+              .forEach(p -> made[p] = part(a, t, session, rows * p / parts + 1, rows * (p + 1) / parts - rows * p / parts)))
+              .get();
+          emit(a, t.getName(), made, 0, progress, sink);
           if (t.hasChild()) {
-            emit(a, t.getChild().getName(), pieces, 1, progress, sink);
+            emit(a, t.getChild().getName(), made, 1, progress, sink);
           }
         } finally {
-          pieces.forEach(p -> {
-            for (VectorSchemaRoot r : p) {
-              if (r != null) {
-                r.close();
+          for (VectorSchemaRoot[] p : made) {
+            for (int k = 0; p != null && k < p.length; k++) {
+              if (p[k] != null) {
+                p[k].close();
               }
             }
-          });
+          }
         }
       }
     } catch (InterruptedException e) {
@@ -86,13 +88,22 @@ public final class TpcdsTables {
     }
   }
 
-  private static void emit(BufferAllocator a, String name, List<VectorSchemaRoot[]> pieces, int which,
+  /** Hands column {@code which} of the parts (the table or its child) to {@code sink} as one root: a single part itself, else their concatenation. */
+  private static void emit(BufferAllocator a, String name, VectorSchemaRoot[][] made, int which,
       BiConsumer<String, Long> progress, BiConsumer<String, VectorSchemaRoot> sink) {
-    List<VectorSchemaRoot> parts = pieces.stream().map(p -> p[which]).toList();
-    try (VectorSchemaRoot whole = parts.size() == 1 ? null : TpchTables.concatenate(a, parts)) {
-      VectorSchemaRoot root = whole != null ? whole : parts.get(0);
+    VectorSchemaRoot root;
+    if (made.length == 1) {
+      root = made[0][which];
+      made[0][which] = null;
+    } else {
+      root = TpchTables.concatenate(a, java.util.Arrays.stream(made).map(p -> p[which]).toList());
+    }
+    try {
       progress.accept(name, (long) root.getRowCount());
       sink.accept(name, root);
+    } catch (RuntimeException e) {
+      root.close();
+      throw e;
     }
   }
 

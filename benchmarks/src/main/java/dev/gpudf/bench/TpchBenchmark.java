@@ -457,7 +457,7 @@ public final class TpchBenchmark {
       TpcdsTables.generate(a, sf, cores, (name, n) -> {
         rows[0] += n;
         System.out.printf("generated TPC-DS SF%s %s: %,d rows%n", sf, name, n);
-      }, (name, root) -> tables.put(name, TpchTables.concatenate(a, List.of(root))));
+      }, tables::put);
     } catch (RuntimeException e) {
       tables.values().forEach(VectorSchemaRoot::close);
       throw e;

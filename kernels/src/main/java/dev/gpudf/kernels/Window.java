@@ -109,10 +109,12 @@ public final class Window {
     }
     int s = 0;
     int runs = 0;
+    org.apache.arrow.memory.util.ArrowBufPointer x = new org.apache.arrow.memory.util.ArrowBufPointer();
+    org.apache.arrow.memory.util.ArrowBufPointer y = new org.apache.arrow.memory.util.ArrowBufPointer();
     for (int i = 0; i < n; i++) {
       boolean starts = i == 0 || (within != null && within[i] == i);
       for (int k = 0; k < keys.length && !starts; k++) {
-        starts = !Objects.equals(cols[k].getObject(i), cols[k].getObject(i - 1));
+        starts = !sameValue(cols[k], i, i - 1, x, y);
       }
       if (starts) {
         s = i;
@@ -126,6 +128,23 @@ public final class Window {
     for (int i = n - 1; i >= 0; i--) {
       end[i] = i == n - 1 || start[i + 1] == i + 1 ? i : end[i + 1];
     }
+  }
+
+  /** Whether rows {@code i} and {@code j} of {@code v} hold the same value (NULLs alike): bytes compared in place, no boxing. */
+  private static boolean sameValue(FieldVector v, int i, int j, org.apache.arrow.memory.util.ArrowBufPointer x,
+      org.apache.arrow.memory.util.ArrowBufPointer y) {
+    boolean nullI = v.isNull(i);
+    boolean nullJ = v.isNull(j);
+    if (nullI || nullJ) {
+      return nullI == nullJ;
+    }
+    if (v instanceof org.apache.arrow.vector.BaseVariableWidthVector w) {
+      return w.getDataPointer(i, x).equals(w.getDataPointer(j, y));
+    }
+    if (v instanceof org.apache.arrow.vector.BaseFixedWidthVector f && !(v instanceof org.apache.arrow.vector.BitVector)) {
+      return f.getDataPointer(i, x).equals(f.getDataPointer(j, y));
+    }
+    return Objects.equals(v.getObject(i), v.getObject(j));
   }
 
   private static HostColumn compute(Exec exec, HostTable t, Function f, int[] ps, int[] pe, int[] qs, int[] qe, int[] qseq,
@@ -323,7 +342,11 @@ public final class Window {
       } else if (decimal) {
         dsum[i] = (first ? BigDecimal.ZERO.setScale(type.scale()) : dsum[i - 1]).add(x == null ? BigDecimal.ZERO : (BigDecimal) x);
       } else {
-        lsum[i] = Math.addExact(first ? 0 : lsum[i - 1], x == null ? 0 : ((Number) x).longValue());
+        try {
+          lsum[i] = Math.addExact(first ? 0 : lsum[i - 1], x == null ? 0 : ((Number) x).longValue());
+        } catch (ArithmeticException e) {
+          throw new dev.gpudf.columnar.error.UserException(f.kind() + " in a window overflows a 64-bit integer at row " + i, e);
+        }
       }
     }
     long[] c = new long[n];

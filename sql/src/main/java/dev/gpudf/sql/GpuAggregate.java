@@ -88,23 +88,21 @@ public final class GpuAggregate extends Aggregate implements GpuRel {
       aggs.add(new GroupBy.Agg(Reduction.COUNT_ALL, 0));
       names.add("$rows");
     }
-    {
-      Table<?> out = TableOps.groupBy(ctx.exec(), in, keys.toArray(), aggs, names);
-      if (!single) {
-        return out;
+    Table<?> out = TableOps.groupBy(ctx.exec(), in, keys.toArray(), aggs, names);
+    if (!single) {
+      return out;
+    }
+    try (out) {
+      Scalar most = TableOps.reduce(ctx.exec(), out.column(out.columnCount() - 1), Reduction.MAX);
+      if (!most.isNull() && ((Number) most.value()).longValue() > 1) {
+        throw new UserException(TOO_MANY_ROWS);
       }
-      try (out) {
-        Scalar most = TableOps.reduce(ctx.exec(), out.column(out.columnCount() - 1), Reduction.MAX);
-        if (!most.isNull() && ((Number) most.value()).longValue() > 1) {
-          throw new UserException(TOO_MANY_ROWS);
-        }
-        List<Column> kept = new ArrayList<>();
-        for (int c = 0; c < out.columnCount() - 1; c++) {
-          out.column(c).retain();
-          kept.add(out.column(c));
-        }
-        return TableOps.table(ctx.exec(), out, outNames, kept, out.rowCount());
+      List<Column> kept = new ArrayList<>();
+      for (int c = 0; c < out.columnCount() - 1; c++) {
+        out.column(c).retain();
+        kept.add(out.column(c));
       }
+      return TableOps.table(ctx.exec(), out, outNames, kept, out.rowCount());
     }
   }
 
@@ -208,25 +206,23 @@ public final class GpuAggregate extends Aggregate implements GpuRel {
   }
 
   private Table<?> global(QueryContext ctx, Table<?> in, List<String> names) {
-    {
-      List<Scalar> values = new ArrayList<>();
-      for (AggregateCall call : getAggCallList()) {
-        Reduction op = reduction(call);
-        Scalar s = op == Reduction.COUNT_ALL ? new Scalar(dev.gpudf.columnar.DataType.INT64, (long) in.rowCount())
-            : TableOps.reduce(ctx.exec(), in.column(call.getArgList().get(0)), op);
-        if (call.getAggregation().getKind() == org.apache.calcite.sql.SqlKind.SUM0 && s.isNull()) {
-          // SUM0 (what COUNT-like rewrites use) is 0, not NULL, over no rows
-          s = new Scalar(s.type(), switch (s.type().id()) {
-            case DECIMAL -> java.math.BigDecimal.ZERO;
-            case FLOAT32, FLOAT64 -> (Object) 0.0;
-            default -> (Object) 0L;
-          });
-        }
-        values.add(s);
+    List<Scalar> values = new ArrayList<>();
+    for (AggregateCall call : getAggCallList()) {
+      Reduction op = reduction(call);
+      Scalar s = op == Reduction.COUNT_ALL ? new Scalar(dev.gpudf.columnar.DataType.INT64, (long) in.rowCount())
+          : TableOps.reduce(ctx.exec(), in.column(call.getArgList().get(0)), op);
+      if (call.getAggregation().getKind() == org.apache.calcite.sql.SqlKind.SUM0 && s.isNull()) {
+        // SUM0 (what COUNT-like rewrites use) is 0, not NULL, over no rows
+        s = new Scalar(s.type(), switch (s.type().id()) {
+          case DECIMAL -> java.math.BigDecimal.ZERO;
+          case FLOAT32, FLOAT64 -> (Object) 0.0;
+          default -> (Object) 0L;
+        });
       }
-      try (VectorSchemaRoot root = ScalarTables.of(ctx.exec().allocator(), names, values)) {
-        return TableOps.load(in instanceof DeviceTable ? ctx.exec().gpu() : null, root);
-      }
+      values.add(s);
+    }
+    try (VectorSchemaRoot root = ScalarTables.of(ctx.exec().allocator(), names, values)) {
+      return TableOps.load(in instanceof DeviceTable ? ctx.exec().gpu() : null, root);
     }
   }
 }

@@ -85,7 +85,7 @@ public final class GpuWindow extends Window implements GpuRel {
       List<SortKey> sortedBy = List.of();
       for (Group g : groups) {
         List<SortKey> keys = sortKeys(g);
-        HostTable next = withGroup(ctx, t, g, startsWith(sortedBy, keys));
+        HostTable next = withGroup(ctx, t, g, startsWith(sortedBy, keys) ? List.of() : keys);
         t.close();
         t = next;
         sortedBy = startsWith(sortedBy, keys) ? sortedBy : keys;
@@ -122,18 +122,17 @@ public final class GpuWindow extends Window implements GpuRel {
   }
 
   /**
-   * {@code t} with {@code g}'s columns appended; {@code presorted}: {@code t}'s rows are already
-   * in the order {@code g} needs (an earlier group's sort serves it), so none is made.
+   * {@code t} with {@code g}'s columns appended, after sorting it by {@code keys} (none where
+   * {@code t}'s rows are in the order {@code g} needs already: an earlier group's sort serves it).
    */
-  private HostTable withGroup(QueryContext ctx, HostTable t, Group g, boolean presorted) {
-    List<SortKey> keys = sortKeys(g);
+  private HostTable withGroup(QueryContext ctx, HostTable t, Group g, List<SortKey> keys) {
     int[] partition = g.keys.toArray();
     List<SortKey> order = orderKeys(g);
     List<Function> functions = new ArrayList<>();
     for (RexWinAggCall call : g.aggCalls) {
       functions.add(function(call, g, this));
     }
-    try (HostTable sorted = keys.isEmpty() || presorted ? retained(t) : (HostTable) TableOps.sort(ctx.exec(), t, keys)) {
+    try (HostTable sorted = keys.isEmpty() ? retained(t) : (HostTable) TableOps.sort(ctx.exec(), t, keys)) {
       List<HostColumn> computed = dev.gpudf.kernels.Window.compute(ctx.exec(), sorted, partition, order, functions);
       List<Column> columns = new ArrayList<>();
       List<String> names = new ArrayList<>(sorted.names());

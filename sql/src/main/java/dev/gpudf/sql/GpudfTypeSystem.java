@@ -71,8 +71,8 @@ public final class GpudfTypeSystem extends RelDataTypeSystemImpl {
   /**
    * A quotient with a decimal operand is a DOUBLE, as in DuckDB: a decimal quotient at a fixed
    * scale (Calcite's rule) rounds before the rest of the expression ({@code a / b * 100} lost
-   * digits), and division by zero gives infinity rather than failing the query. Integer by
-   * integer stays integer division, as in PostgreSQL and SQLite.
+   * digits). Division by zero still fails the query, as in PostgreSQL (DuckDB gives infinity).
+   * Integer by integer stays integer division, as in PostgreSQL and SQLite.
    */
   @Override
   public RelDataType deriveDecimalDivideType(RelDataTypeFactory f, RelDataType dividend, RelDataType divisor) {

@@ -55,10 +55,14 @@ final class GroupingSets {
 
   /**
    * How one call rolls up: its partial aggregate over the input (an AVG has two, a SUM and a
-   * COUNT), how partials combine across rows of the finest grouping, and whether it is a
-   * constant placeholder (GROUPING).
+   * COUNT) and how partials combine across rows of the finest grouping.
    */
-  private record Partial(Reduction first, Reduction combine, int arg, boolean avg, boolean literal) {}
+  private record Partial(Reduction first, Reduction combine, int arg, boolean avg) {
+    /** Whether the (first) partial counts rows, so that it is 0, not NULL, over no rows. */
+    boolean counts() {
+      return first == Reduction.COUNT_ALL || first == Reduction.COUNT_VALID;
+    }
+  }
 
   /** Each call's roll-up, or null when one cannot roll up. */
   private static List<Partial> partials(GpuAggregate agg) {
@@ -67,13 +71,13 @@ final class GroupingSets {
       int arg = call.getArgList().isEmpty() ? 0 : call.getArgList().get(0);
       Partial p = switch (call.getAggregation().getKind()) {
         case COUNT -> new Partial(call.getArgList().isEmpty() ? Reduction.COUNT_ALL : Reduction.COUNT_VALID, Reduction.SUM,
-            arg, false, false);
-        case SUM -> new Partial(Reduction.SUM, Reduction.SUM, arg, false, false);
-        case MIN -> new Partial(Reduction.MIN, Reduction.MIN, arg, false, false);
-        case MAX -> new Partial(Reduction.MAX, Reduction.MAX, arg, false, false);
-        case AVG -> new Partial(Reduction.SUM, Reduction.SUM, arg, true, false);
+            arg, false);
+        case SUM -> new Partial(Reduction.SUM, Reduction.SUM, arg, false);
+        case MIN -> new Partial(Reduction.MIN, Reduction.MIN, arg, false);
+        case MAX -> new Partial(Reduction.MAX, Reduction.MAX, arg, false);
+        case AVG -> new Partial(Reduction.SUM, Reduction.SUM, arg, true);
         // constants per row (GROUPING's bits): a placeholder column, replaced after grouping
-        case GROUPING, GROUPING_ID, LITERAL_AGG -> new Partial(Reduction.COUNT_ALL, Reduction.SUM, 0, false, true);
+        case GROUPING, GROUPING_ID, LITERAL_AGG -> new Partial(Reduction.COUNT_ALL, Reduction.SUM, 0, false);
         default -> null;
       };
       if (p == null) {
@@ -139,53 +143,43 @@ final class GroupingSets {
     }
   }
 
-  /** The finest grouping's partial columns combined by {@code set}'s keys (over all its rows when the set is empty). */
+  /**
+   * The finest grouping's partial columns combined by {@code set}'s keys (over all its rows when
+   * the set is empty); the finest grouping itself for the set of every key.
+   */
   private static Table<?> combine(QueryContext ctx, GpuAggregate agg, Table<?> finest, List<Partial> partials,
       ImmutableBitSet set, int keys, int partialCount) {
-    List<GroupBy.Agg> aggs = new ArrayList<>();
-    int at = keys;
-    for (Partial p : partials) {
-      aggs.add(new GroupBy.Agg(p.combine(), at++));
-      if (p.avg()) {
-        aggs.add(new GroupBy.Agg(Reduction.SUM, at++));
-      }
-    }
     List<String> names = new ArrayList<>();
     for (int i = 0; i < set.cardinality() + partialCount; i++) {
       names.add("$c" + i);
+    }
+    if (set.equals(agg.getGroupSet())) {
+      return TableOps.renamed(ctx.exec(), finest, names);
+    }
+    List<GroupBy.Agg> aggs = new ArrayList<>();
+    List<Boolean> counts = new ArrayList<>();
+    int at = keys;
+    for (Partial p : partials) {
+      aggs.add(new GroupBy.Agg(p.combine(), at++));
+      counts.add(p.counts());
+      if (p.avg()) {
+        aggs.add(new GroupBy.Agg(Reduction.SUM, at++));
+        counts.add(true);
+      }
     }
     if (!set.isEmpty()) {
       int[] positions = set.asList().stream().mapToInt(k -> agg.getGroupSet().indexOf(k)).toArray();
       return TableOps.groupBy(ctx.exec(), finest, positions, aggs, names);
     }
-    // the grand total: one row, even over no rows (COUNT 0, the rest NULL)
+    // the grand total: one row, even over no rows (counts 0, the rest NULL)
     List<Scalar> values = new ArrayList<>();
-    for (GroupBy.Agg a : aggs) {
-      Scalar s = TableOps.reduce(ctx.exec(), finest.column(a.column()), a.op());
-      if (s.isNull() && a.op() == Reduction.SUM && finest.column(a.column()).type().equals(DataType.INT64)
-          && countLike(partials, a.column() - keys)) {
-        s = new Scalar(DataType.INT64, 0L);
-      }
-      values.add(s);
+    for (int i = 0; i < aggs.size(); i++) {
+      Scalar s = TableOps.reduce(ctx.exec(), finest.column(aggs.get(i).column()), aggs.get(i).op());
+      values.add(s.isNull() && counts.get(i) ? new Scalar(DataType.INT64, 0L) : s);
     }
     try (VectorSchemaRoot root = ScalarTables.of(ctx.exec().allocator(), names, values)) {
       return TableOps.load(finest instanceof DeviceTable ? ctx.exec().gpu() : null, root);
     }
-  }
-
-  /** Whether partial column {@code index} counts rows (COUNT, an AVG's count, a placeholder). */
-  private static boolean countLike(List<Partial> partials, int index) {
-    int at = 0;
-    for (Partial p : partials) {
-      if (at == index) {
-        return p.first() == Reduction.COUNT_ALL || p.first() == Reduction.COUNT_VALID;
-      }
-      if (p.avg() && at + 1 == index) {
-        return true;
-      }
-      at += p.avg() ? 2 : 1;
-    }
-    return false;
   }
 
   private static Column retained(Column c) {

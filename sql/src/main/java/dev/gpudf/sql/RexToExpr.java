@@ -200,7 +200,12 @@ final class RexToExpr {
                 Expr.call(Op.ADD, Expr.call(Op.SUB, Expr.call(Op.CHAR_LENGTH, a[0]), Expr.lit((int) n)), Expr.lit(1)))
                 : Expr.call(Op.SUBSTRING, a[0], Expr.lit((int) (1 - n)));
           }
-          case "DATE_TRUNC" -> DateParts.truncate(((RexLiteral) operands.get(0)).getValueAs(String.class), a[1]);
+          case "DATE_TRUNC" -> {
+            if (!(operands.get(0) instanceof RexLiteral part)) {
+              throw new NotSupportedException("date_trunc of a computed part is not supported yet: " + operands.get(0));
+            }
+            yield DateParts.truncate(part.getValueAs(String.class), a[1]);
+          }
           case "STARTS_WITH" -> Expr.call(Op.EQ,
               Expr.call(Op.SUBSTRING, a[0], Expr.lit(1), Expr.call(Op.CHAR_LENGTH, a[1])), a[1]);
           case "SUBSTRING" -> Expr.call(Op.SUBSTRING, a);

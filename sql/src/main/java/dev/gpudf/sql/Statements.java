@@ -186,7 +186,8 @@ final class Statements {
           throw new NotSupportedException("column defaults are not supported: " + column.name);
         }
         if (column.dataType.getTypeNameSpec() instanceof org.apache.calcite.sql.SqlUserDefinedTypeNameSpec named
-            && !GpuSession.TYPE_ALIASES.containsKey(named.getTypeName().getSimple().toUpperCase(Locale.ROOT))) {
+            && !(named.getTypeName().isSimple()
+                && GpuSession.TYPE_ALIASES.containsKey(named.getTypeName().getSimple().toUpperCase(Locale.ROOT)))) {
           org.apache.calcite.sql.parser.SqlParserPos p = column.dataType.getParserPosition();
           throw new UserException("unknown type name '" + named.getTypeName() + "' for column " + column.name + " at line "
               + p.getLineNum() + ", column " + p.getColumnNum());
