@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs on the GPU host from the repository root, after scripts/gpu-bundle.sh packed .gpu-bundle:
 # the gpu-tagged tests, `gpudf info`, the transfer benchmark and its PyTorch peer, each output
-# saved under $OUT (or ./gpu-out). Usage: bash scripts/gpu-run.sh [tests|kernels|hash|tpch|handoff|expr|bench|all]
+# saved under $OUT (or ./gpu-out). Usage: bash scripts/gpu-run.sh [tests|heavy|kernels|hash|tpch|handoff|expr|bench|all]
+# (tests: the gpu-tagged suite, which must finish within one device call; heavy: the gpu-heavy
+# tag, GPU-versus-twin checks on millions of rows; both check every operator's output layout)
 # (KERNEL_ARGS passes rows, reps and cpu=0|1 to KernelBenchmark, HASH_ARGS the same to HashBenchmark
 # and peer_hash.py; EXPR_ARGS to ExprBenchmark)
 set -uo pipefail
@@ -14,8 +16,14 @@ export JAVA_OPTS="${JAVA_OPTS:--Xmx24g --sun-misc-unsafe-memory-access=allow}"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$OUT/device.txt"
 rc=0
 if [ "$what" = tests ] || [ "$what" = all ]; then
-  JAVA_OPTS="$JAVA_OPTS -Dgpudf.debug.allocations=true" bash .gpu-bundle/run org.junit.platform.console.ConsoleLauncher \
-    execute --scan-classpath --include-tag gpu --disable-banner --details=tree 2>&1 | tee "$OUT/gpu-tests.txt"
+  JAVA_OPTS="$JAVA_OPTS -Dgpudf.debug.allocations=true -Dgpudf.debug.checkLayout=true" bash .gpu-bundle/run \
+    org.junit.platform.console.ConsoleLauncher execute --scan-classpath --include-tag gpu --disable-banner \
+    --details=tree 2>&1 | tee "$OUT/gpu-tests.txt"
+  rc=${PIPESTATUS[0]}
+fi
+if [ "$what" = heavy ]; then
+  JAVA_OPTS="$JAVA_OPTS -Dgpudf.debug.checkLayout=true" bash .gpu-bundle/run org.junit.platform.console.ConsoleLauncher \
+    execute --scan-classpath --include-tag gpu-heavy --disable-banner --details=tree 2>&1 | tee "$OUT/gpu-heavy-tests.txt"
   rc=${PIPESTATUS[0]}
 fi
 if [ "$what" = kernels ] || [ "$what" = all ]; then

@@ -306,7 +306,8 @@ final class StringBuild {
               exec.stream(), lengths, n + 1L, offsets);
         }
       }
-      DeviceBuffer chars = exec.allocate(Math.max(1, total));
+      // exactly the last offset, even when 0: a concatenation of columns appends each one's whole buffer
+      DeviceBuffer chars = exec.allocate(total);
       owned.add(chars);
       if (n > 0) {
         List<Object> ca = new ArrayList<>(copyArgs);

@@ -7,6 +7,7 @@ import dev.gpudf.columnar.DeviceTable;
 import dev.gpudf.columnar.HostBitmaps;
 import dev.gpudf.columnar.cuda.CudaStream;
 import dev.gpudf.columnar.cuda.Gpu;
+import dev.gpudf.columnar.testing.HeavyGpu;
 import dev.gpudf.columnar.testing.RequiresGpu;
 import dev.gpudf.columnar.testing.TestTables;
 import dev.gpudf.columnar.testing.TestTables.Nulls;
@@ -21,7 +22,7 @@ class BitmapsTest {
 
   @RequiresGpu
   @ParameterizedTest
-  @ValueSource(ints = {0, 1, 31, 32, 33, 65, 1000, 10_000_000})
+  @ValueSource(ints = {0, 1, 31, 32, 33, 65, 1000, 70_001})
   void gpuMatchesCpuOnValidityBitmaps(int rows) {
     try (RootAllocator a = new RootAllocator(); Gpu gpu = Gpu.open(0, 1L << 30, 256L << 20);
         CudaStream stream = gpu.newStream()) {
@@ -41,5 +42,13 @@ class BitmapsTest {
         }
       }
     }
+  }
+
+  /** {@link #gpuMatchesCpuOnValidityBitmaps} on millions of rows (grid-stride loops, many blocks), in the {@code gpu-heavy} suite. */
+  @HeavyGpu
+  @ParameterizedTest
+  @ValueSource(ints = {10_000_000})
+  void gpuMatchesCpuOnValidityBitmapsOnManyRows(int rows) {
+    gpuMatchesCpuOnValidityBitmaps(rows);
   }
 }

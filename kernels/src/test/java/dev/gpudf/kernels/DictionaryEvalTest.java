@@ -14,6 +14,7 @@ import dev.gpudf.columnar.HostColumn;
 import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.cuda.Gpu;
 import dev.gpudf.columnar.error.UserException;
+import dev.gpudf.columnar.testing.HeavyGpu;
 import dev.gpudf.columnar.testing.RequiresGpu;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -216,7 +217,7 @@ class DictionaryEvalTest {
 
   @RequiresGpu
   @ParameterizedTest
-  @ValueSource(ints = {0, 1, 33, 1000, 1_000_003})
+  @ValueSource(ints = {0, 1, 33, 1000, 70_001})
   void gpuMatchesTheCpuTwin(int rows) {
     try (Gpu gpu = Gpu.open(0, 2L << 30, 256L << 20); Exec g = Exec.onGpu(gpu, allocator)) {
       for (boolean nulls : new boolean[] {false, true}) {
@@ -235,5 +236,13 @@ class DictionaryEvalTest {
         }
       }
     }
+  }
+
+  /** {@link #gpuMatchesTheCpuTwin} on millions of rows (grid-stride loops, many blocks), in the {@code gpu-heavy} suite. */
+  @HeavyGpu
+  @ParameterizedTest
+  @ValueSource(ints = {1_000_003})
+  void gpuMatchesTheCpuTwinOnManyRows(int rows) {
+    gpuMatchesTheCpuTwin(rows);
   }
 }

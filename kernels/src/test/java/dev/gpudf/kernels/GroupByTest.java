@@ -7,6 +7,7 @@ import dev.gpudf.columnar.DeviceTable;
 import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.TypeId;
 import dev.gpudf.columnar.cuda.Gpu;
+import dev.gpudf.columnar.testing.HeavyGpu;
 import dev.gpudf.columnar.testing.RequiresGpu;
 import dev.gpudf.columnar.error.NotSupportedException;
 import dev.gpudf.columnar.testing.TestTables;
@@ -251,7 +252,7 @@ class GroupByTest {
   }
 
   /** Skewed keys (one key holds half the rows), all keys equal and all keys distinct, at 10^7 rows. */
-  @RequiresGpu
+  @HeavyGpu
   @ParameterizedTest
   @ValueSource(strings = {"skewed", "equal", "distinct", "sliced"})
   void gpuKeyDistributions(String shape) {

@@ -8,6 +8,7 @@ import dev.gpudf.columnar.Column;
 import dev.gpudf.columnar.DeviceTable;
 import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.cuda.Gpu;
+import dev.gpudf.columnar.testing.HeavyGpu;
 import dev.gpudf.columnar.testing.RequiresGpu;
 import dev.gpudf.columnar.testing.TestTables;
 import dev.gpudf.columnar.testing.TestTables.Nulls;
@@ -69,7 +70,7 @@ class ReduceTest {
 
   @RequiresGpu
   @ParameterizedTest
-  @ValueSource(ints = {0, 1, 31, 32, 33, 65, 1000, 200_000, 10_000_000})
+  @ValueSource(ints = {0, 1, 31, 32, 33, 65, 1000, 200_000})
   void gpuMatchesTheCpuTwin(int rows) {
     try (RootAllocator a = new RootAllocator(); Gpu gpu = Gpu.open(0, 4L << 30, 256L << 20);
         Exec gpuExec = Exec.onGpu(gpu, a); Exec cpuExec = Exec.onCpu(a)) {
@@ -87,6 +88,14 @@ class ReduceTest {
         }
       }
     }
+  }
+
+  /** {@link #gpuMatchesTheCpuTwin} on millions of rows (grid-stride loops, many blocks), in the {@code gpu-heavy} suite. */
+  @HeavyGpu
+  @ParameterizedTest
+  @ValueSource(ints = {10_000_000})
+  void gpuMatchesTheCpuTwinOnManyRows(int rows) {
+    gpuMatchesTheCpuTwin(rows);
   }
 
   @Test

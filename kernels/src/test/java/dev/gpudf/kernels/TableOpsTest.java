@@ -8,6 +8,7 @@ import dev.gpudf.columnar.DeviceTable;
 import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.cuda.Gpu;
 import dev.gpudf.columnar.error.UserException;
+import dev.gpudf.columnar.testing.HeavyGpu;
 import dev.gpudf.columnar.testing.RequiresGpu;
 import dev.gpudf.columnar.testing.TestTables;
 import dev.gpudf.columnar.testing.TestTables.Nulls;
@@ -337,11 +338,19 @@ class TableOpsTest {
 
   @RequiresGpu
   @ParameterizedTest
-  @ValueSource(ints = {0, 1, 31, 32, 33, 65, 1000, 70_001, 1_000_003})
+  @ValueSource(ints = {0, 1, 31, 32, 33, 65, 1000, 70_001})
   void gpuMatchesTheOracle(int rows) {
     try (GpuOps ops = new GpuOps()) {
       exercise(ops, rows);
     }
+  }
+
+  /** {@link #gpuMatchesTheOracle} on millions of rows (grid-stride loops, many blocks), in the {@code gpu-heavy} suite. */
+  @HeavyGpu
+  @ParameterizedTest
+  @ValueSource(ints = {1_000_003})
+  void gpuMatchesTheOracleOnManyRows(int rows) {
+    gpuMatchesTheOracle(rows);
   }
 
   /** Long strings only: the gather copies each with a warp (short ones take a thread each, as above). */

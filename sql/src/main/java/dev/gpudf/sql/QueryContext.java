@@ -75,8 +75,38 @@ public final class QueryContext implements AutoCloseable {
         readsLeft.put((GpuRel) node, n);
       }
     });
-    return root.execute(this);
+    return checked(root, root.execute(this));
   }
+
+  /**
+   * With {@code -Dgpudf.debug.checkLayout=true}, {@code t} after its operator checked: every column
+   * still open, and a device string column in the layout every kernel assumes (offsets from 0 to
+   * its byte count), so the operator that breaks either is named instead of a later one reading
+   * freed or foreign bytes; otherwise {@code t} unchecked.
+   */
+  private Table<?> checked(GpuRel rel, Table<?> t) {
+    if (!CHECK_LAYOUT) {
+      return t;
+    }
+    for (int c = 0; c < t.columnCount(); c++) {
+      dev.gpudf.columnar.Column col = t.column(c);
+      String problem = null;
+      if (col.refCount() <= 0) {
+        problem = "is closed";
+      } else if (col instanceof dev.gpudf.columnar.DeviceColumn d) {
+        problem = dev.gpudf.kernels.DeviceLayout.problem(exec, d);
+      }
+      if (problem != null) {
+        String name = t.names().get(c);
+        t.close();
+        throw new dev.gpudf.columnar.error.InternalException(rel.getRelTypeName() + "#" + rel.getId() + " column " + c
+            + " (" + name + ") " + problem);
+      }
+    }
+    return t;
+  }
+
+  private static final boolean CHECK_LAYOUT = Boolean.getBoolean("gpudf.debug.checkLayout");
 
   private static void countParents(RelNode node, Map<RelNode, Integer> parents) {
     for (RelNode input : node.getInputs()) {
@@ -91,11 +121,11 @@ public final class QueryContext implements AutoCloseable {
   Table<?> run(GpuRel rel) {
     Integer left = readsLeft.get(rel);
     if (left == null) {
-      return rel.execute(this);
+      return checked(rel, rel.execute(this));
     }
     Table<?> t = shared.get(rel);
     if (t == null) {
-      t = rel.execute(this);
+      t = checked(rel, rel.execute(this));
       shared.put(rel, t);
     }
     t.retain();
