@@ -18,7 +18,7 @@ rc=0
 if [ "$what" = tests ] || [ "$what" = all ]; then
   JAVA_OPTS="$JAVA_OPTS -Dgpudf.debug.allocations=true -Dgpudf.debug.checkLayout=true" bash .gpu-bundle/run \
     org.junit.platform.console.ConsoleLauncher execute --scan-classpath --include-tag gpu --disable-banner \
-    --details=tree 2>&1 | tee "$OUT/gpu-tests.txt"
+    --details=tree --config=junit.jupiter.execution.timeout.default=90s 2>&1 | tee "$OUT/gpu-tests.txt"
   rc=${PIPESTATUS[0]}
 fi
 if [ "$what" = heavy ]; then
