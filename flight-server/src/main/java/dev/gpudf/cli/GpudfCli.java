@@ -21,6 +21,20 @@ public final class GpudfCli {
    */
   static CommandLine commandLine() {
     CommandLine cli = new CommandLine(new GpudfCli());
+    // a statement pasted as it was written may start with a -- comment; SqlCommand still rejects
+    // an unknown option that is not one
+    CommandLine sql = cli.getSubcommands().get("sql");
+    sql.setUnmatchedOptionsArePositionalParams(true);
+    CommandLine.IParameterExceptionHandler usual = cli.getParameterExceptionHandler();
+    cli.setParameterExceptionHandler((ex, args) -> {
+      // a misspelt option followed by its value: name the option, not the value left over
+      String unknown = ex.getCommandLine() == sql ? ((SqlCommand) sql.getCommand()).notAStatement() : null;
+      if (unknown != null) {
+        ex.getCommandLine().getErr().println("error: Unknown option: '" + unknown + "'");
+        return 2;
+      }
+      return usual.handleParseException(ex, args);
+    });
     cli.setExecutionExceptionHandler((e, line, parsed) -> {
       if (e instanceof UserException || e instanceof NotSupportedException) {
         line.getErr().println("error: " + e.getMessage());

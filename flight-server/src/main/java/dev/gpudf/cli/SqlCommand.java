@@ -6,6 +6,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import org.jline.reader.EndOfFileException;
 import org.jline.reader.LineReader;
@@ -48,7 +49,12 @@ final class SqlCommand implements Callable<Integer> {
   @Option(names = "--explain", description = "Print the physical plan instead of running the statement")
   boolean explain;
 
-  @Parameters(index = "0", arity = "0..1", description = "The SQL statement (none: an interactive shell)")
+  @Option(names = {"-f", "--file"}, description = "A file of statements, each ended by ';', run in order; the first "
+      + "that fails stops the run")
+  Path file;
+
+  @Parameters(index = "0", arity = "0..1", description = "The SQL statement (none: an interactive shell); it may start with a "
+      + "-- comment")
   String sql;
 
   @Override
@@ -59,9 +65,18 @@ final class SqlCommand implements Callable<Integer> {
     if (server == null && path == null && sql != null) {
       throw new UserException("a statement needs --path DIR or --server URI");
     }
+    if (notAStatement() != null) {
+      throw new UserException("Unknown option: '" + sql + "'");
+    }
+    if (sql != null && file != null) {
+      throw new UserException("a statement and --file exclude each other");
+    }
     String pw = password != null ? password : System.getenv("GPUDF_PASSWORD");
     try (SqlTarget target = server != null ? SqlTarget.remote(server, user, pw) : SqlTarget.local(path, backend)) {
       PrintWriter out = spec.commandLine().getOut();
+      if (file != null) {
+        return script(target, file, out);
+      }
       if (sql == null) {
         return shell(target, System.in, System.out);
       }
@@ -73,6 +88,39 @@ final class SqlCommand implements Callable<Integer> {
       out.flush();
       return 0;
     }
+  }
+
+  /**
+   * Runs the statements of {@code file} in order, printing each one's outcome; the first that fails
+   * stops the run, and its error names its number and line.
+   */
+  static int script(SqlTarget target, Path file, PrintWriter out) {
+    String text;
+    try {
+      text = java.nio.file.Files.readString(file);
+    } catch (java.io.IOException e) {
+      throw new UserException("cannot read " + file + ": " + e.getMessage(), e);
+    }
+    List<SqlScript.Statement> statements = SqlScript.split(text);
+    for (int i = 0; i < statements.size(); i++) {
+      SqlScript.Statement st = statements.get(i);
+      try {
+        out.print(run(target, st.sql()));
+        out.flush();
+      } catch (UserException e) {
+        throw new UserException(file.getFileName() + ", statement " + (i + 1) + " (line " + st.line() + "): "
+            + e.getMessage(), e);
+      } catch (NotSupportedException e) {
+        throw new NotSupportedException(file.getFileName() + ", statement " + (i + 1) + " (line " + st.line() + "): "
+            + e.getMessage(), e);
+      }
+    }
+    return 0;
+  }
+
+  /** The statement argument when it is an unknown option rather than a statement (one may start with a -- comment), else null. */
+  String notAStatement() {
+    return sql != null && sql.startsWith("-") && !sql.matches("(?s)--\\s.*") ? sql : null;
   }
 
   private static String run(SqlTarget target, String statement) {

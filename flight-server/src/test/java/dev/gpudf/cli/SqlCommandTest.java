@@ -67,6 +67,40 @@ class SqlCommandTest {
   }
 
   @Test
+  void aStatementMayStartWithAComment(@TempDir Path dir) throws Exception {
+    Files.writeString(dir.resolve("t.csv"), "k,v\na,1\n");
+    assertResult("k\na\n", 1, sql(dir, "--backend", "cpu", "-- which keys\nSELECT k FROM t"));
+    assertResult("k\na\n", 1, sql(dir, "--backend", "cpu", "--\tTPC-H style header\n-- two lines\nSELECT k FROM t"));
+    assertEquals(new Run(2, "", "error: Unknown option: '--bakcend'"), sql(dir, "--bakcend", "cpu"));
+    assertEquals(new Run(1, "", "error: Unknown option: '-x'"), sql(dir, "-x"));
+  }
+
+  @Test
+  void runsAFileOfStatementsAndStopsAtTheFirstError(@TempDir Path dir) throws Exception {
+    Files.writeString(dir.resolve("t.csv"), "k,v\na,1\nb,2\n");
+    Path script = dir.resolve("q.sql");
+    Files.writeString(script, "-- a script; semicolons in comments, strings and /* blocks; */ do not end statements\n"
+        + "CREATE TABLE u (s VARCHAR);\nINSERT INTO u VALUES ('x;y'), ('it''s');\n\n"
+        + "SELECT s FROM u ORDER BY s;  ;\n/* last */ SELECT COUNT(*) AS n FROM t");
+    Run run = sql(dir, "--backend", "cpu", "-f", script.toString());
+    assertEquals(0, run.status(), run.err());
+    assertTrue(run.out().matches("(?s)\\(0 rows changed, .*\\(2 rows changed, .*s\n"
+        + "it's\nx;y\n\\(2 rows, .*n\n2\n\\(1 rows, [0-9.]+ ms, cpu backend\\)\n"), run.out());
+
+    Files.writeString(script, "SELECT 1;\n\nSELECT nope\n  FROM t;\nSELECT 2;");
+    Run failed = sql(dir, "--backend", "cpu", "--file", script.toString());
+    assertEquals(1, failed.status());
+    assertTrue(failed.out().startsWith("EXPR$0\n1\n") || failed.out().contains("\n1\n(1 rows"), failed.out());
+    assertTrue(failed.err().startsWith("error: q.sql, statement 2 (line 3): From line 1, column 8"), failed.err());
+    assertTrue(!failed.out().contains("\n2\n"), "the run stops at the failure: " + failed.out());
+
+    Files.writeString(script, "SELECT 'open;\nSELECT 2;");
+    assertEquals(new Run(1, "", "error: line 1: a ' quote is not closed"), sql(dir, "-f", script.toString()));
+    assertEquals(new Run(1, "", "error: a statement and --file exclude each other"),
+        sql(dir, "-f", script.toString(), "SELECT 1"));
+  }
+
+  @Test
   void interactiveShellRunsStatementsUntilExit(@TempDir Path dir) throws Exception {
     Files.writeString(dir.resolve("t.csv"), "k,v\na,1\nb,2\n");
     String input = "SELECT k,\n  v FROM t\n  ORDER BY k;\nSELECT nope FROM t;\nCREATE TABLE u (x INTEGER);\nexit\n";
