@@ -6,8 +6,10 @@ import dev.gpudf.columnar.Table;
 import dev.gpudf.columnar.TypeId;
 import dev.gpudf.columnar.cuda.Gpu;
 import dev.gpudf.columnar.error.InternalException;
+import dev.gpudf.columnar.error.NotSupportedException;
 import dev.gpudf.columnar.error.UserException;
 import dev.gpudf.kernels.Exec;
+import dev.gpudf.sql.files.ChunkSource;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -74,12 +76,20 @@ public final class Catalog implements AutoCloseable {
   private static final class Entry {
     final List<CatalogChunk> chunks = new ArrayList<>();
     final List<Table<?>> pending = new ArrayList<>();
+    // a table kept in its files: no chunks here, each scan reads its chunk from the source
+    final ChunkSource source;
 
     /** Takes {@code first}, which it closes. */
     Entry(Table<?> first) {
+      source = null;
       try (first) {
         chunks.add(new CatalogChunk(first));
       }
+    }
+
+    /** Takes {@code source}, which it closes. */
+    Entry(ChunkSource source) {
+      this.source = source;
     }
 
     CatalogChunk last() {
@@ -87,6 +97,9 @@ public final class Catalog implements AutoCloseable {
     }
 
     Shape shape() {
+      if (source != null) {
+        return new Shape(source.names(), source.types(), source.chunkRows());
+      }
       List<Integer> rows = new ArrayList<>(chunks.stream().map(CatalogChunk::rows).toList());
       // pending parts are rows of the last chunk
       rows.set(rows.size() - 1, rows.get(rows.size() - 1) + pending.stream().mapToInt(Table::rowCount).sum());
@@ -96,6 +109,9 @@ public final class Catalog implements AutoCloseable {
     void close() {
       chunks.forEach(CatalogChunk::close);
       pending.forEach(Table::close);
+      if (source != null) {
+        source.close();
+      }
     }
   }
 
@@ -111,6 +127,28 @@ public final class Catalog implements AutoCloseable {
   }
 
   /**
+   * Registers table {@code name} kept in files: its shape comes from {@code source} now, its rows
+   * when a query scans them, one chunk at a time and only the columns the query reads (they are
+   * not kept: each query reads them again). The catalog owns {@code source} from here on, and
+   * closes it when the table is dropped or replaced, or here if the name is taken.
+   */
+  public synchronized void register(String name, ChunkSource source) {
+    String key = name.toLowerCase(Locale.ROOT);
+    if (tables.containsKey(key)) {
+      source.close();
+      throw new UserException("table '" + name + "' already exists");
+    }
+    tables.put(key, new Entry(source));
+    versions.put(key, ++version);
+  }
+
+  /** Whether table {@code name} is kept in files (rows read per query) rather than resident. */
+  synchronized boolean inFiles(String name) {
+    Entry e = tables.get(name.toLowerCase(Locale.ROOT));
+    return e != null && e.source != null;
+  }
+
+  /**
    * Adds the rows of {@code root} (copied, as for {@link #register}) to the end of table {@code
    * name}, whose column types they must have; the caller keeps {@code root}. They join the last
    * chunk while that stays within a chunk's limits, else they become a new chunk.
@@ -120,6 +158,10 @@ public final class Catalog implements AutoCloseable {
     Entry e = tables.get(key);
     if (e == null) {
       throw new UserException("no table '" + name + "'");
+    }
+    if (e.source != null) {
+      throw new NotSupportedException("table '" + name + "' is read from its files, which gpudf does not write: "
+          + "CREATE TABLE ... AS SELECT a copy to add rows to");
     }
     Table<?> part = TableOps.load(gpu, root);
     try (Exec exec = exec()) {
@@ -201,6 +243,13 @@ public final class Catalog implements AutoCloseable {
   synchronized String registerHidden(VectorSchemaRoot root) {
     String name = HIDDEN + (++hidden);
     register(name, root);
+    return name;
+  }
+
+  /** {@link #register(String, ChunkSource)} under a new hidden name, which it returns. */
+  synchronized String registerHidden(ChunkSource source) {
+    String name = HIDDEN + (++hidden);
+    register(name, source);
     return name;
   }
 
@@ -312,6 +361,12 @@ public final class Catalog implements AutoCloseable {
     Entry e = tables.get(name.toLowerCase(Locale.ROOT));
     if (e == null) {
       throw new UserException("no table '" + name + "'");
+    }
+    if (e.source != null) {
+      int[] read = columns != null ? columns : java.util.stream.IntStream.range(0, e.source.names().size()).toArray();
+      try (VectorSchemaRoot root = e.source.read(chunk, read, allocator)) {
+        return TableOps.load(gpu, root);
+      }
     }
     List<CatalogChunk> chunks = e.chunks;
     if (chunk == chunks.size() - 1 && !e.pending.isEmpty()) {

@@ -56,6 +56,10 @@ final class ColumnStats {
 
   private OptionalDouble measure(String name, int[] columns) {
     Catalog.Shape shape = catalog.shape(name);
+    if (catalog.inFiles(name)) {
+      // counting would read the files while planning: the join order does without the count
+      return OptionalDouble.empty();
+    }
     if (shape.rows() == 0) {
       return OptionalDouble.of(0);
     }

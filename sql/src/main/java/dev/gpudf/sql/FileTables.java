@@ -1,6 +1,5 @@
 package dev.gpudf.sql;
 
-import dev.gpudf.columnar.ArrowDictionaries;
 import dev.gpudf.columnar.DataType;
 import dev.gpudf.columnar.error.UserException;
 import java.io.IOException;
@@ -31,18 +30,29 @@ import org.apache.arrow.vector.ipc.ArrowReader;
 
 /**
  * Tables from files: a directory's {@code *.parquet} (through Arrow Dataset's reader, types
- * kept), {@code *.arrow} (Arrow IPC file format, every batch) and {@code *.csv} (a header row, comma-separated, RFC 4180 quotes; each column typed as BIGINT,
+ * kept; opened from the footer and read chunk by chunk when a query scans it, see {@link
+ * dev.gpudf.sql.files.ParquetSource}), {@code *.arrow} (Arrow IPC file format, every batch) and {@code *.csv} (a header row, comma-separated, RFC 4180 quotes; each column typed as BIGINT,
  * DECIMAL, DOUBLE, DATE or VARCHAR by its values, unless its header cell declares a SQL type as
  * {@code name:TYPE}, such as {@code "price:DECIMAL(10,2)"} (quoted for its comma); an empty field is NULL) become catalog
  * tables named after the file.
  */
 public final class FileTables {
   private static final List<String> FORMATS = List.of("arrow", "csv", "parquet");
+  /** Rows of a chunk of a Parquet table: what a scan of it holds in memory at once, per column read. */
+  static final int FILE_CHUNK_ROWS = 1 << 20;
 
   private FileTables() {}
 
-  /** Registers every supported file of {@code dir} in {@code catalog}; returns the table names. */
+  /**
+   * Registers every supported file of {@code dir} in {@code catalog}: Parquet files from their
+   * footers only (read when a query scans them), Arrow and CSV files read whole; returns the table names.
+   */
   public static List<String> loadDirectory(Catalog catalog, Path dir, BufferAllocator allocator) {
+    return loadDirectory(catalog, dir, allocator, FILE_CHUNK_ROWS);
+  }
+
+  /** {@link #loadDirectory(Catalog, Path, BufferAllocator)} with Parquet chunks of about {@code chunkRows} rows. */
+  static List<String> loadDirectory(Catalog catalog, Path dir, BufferAllocator allocator, int chunkRows) {
     List<String> names = new ArrayList<>();
     try (Stream<Path> files = Files.list(dir)) {
       for (Path f : files.sorted().toList()) {
@@ -53,8 +63,13 @@ public final class FileTables {
           continue;
         }
         String name = file.substring(0, file.lastIndexOf('.'));
-        try (VectorSchemaRoot root = read(f, format, allocator)) {
-          catalog.register(name, root);
+        if (format.equals("parquet")) {
+          // read when a query scans it, chunk by chunk
+          catalog.register(name, dev.gpudf.sql.files.ParquetSource.open(f, allocator, chunkRows));
+        } else {
+          try (VectorSchemaRoot root = read(f, format, allocator)) {
+            catalog.register(name, root);
+          }
         }
         names.add(name);
       }
@@ -84,34 +99,11 @@ public final class FileTables {
     }
   }
 
-  /** Every batch of {@code reader} appended into one root; the caller closes it. */
+  /** Every batch of {@code reader} in one root; the caller closes it. */
   static VectorSchemaRoot allBatches(ArrowReader reader, BufferAllocator allocator) throws IOException {
-    VectorSchemaRoot read = reader.getVectorSchemaRoot();
-    // a file may hold dictionary-encoded columns: their values are read, not their codes
-    boolean encoded = ArrowDictionaries.encoded(read.getSchema());
-    VectorSchemaRoot out = VectorSchemaRoot.create(encoded ? ArrowDictionaries.decoded(read.getSchema(), reader)
-        : read.getSchema(), allocator);
-    try {
-      // the appender reads the target's offsets, which an unallocated string vector lacks
-      out.allocateNew();
-      int rows = 0;
-      while (reader.loadNextBatch()) {
-        try (VectorSchemaRoot decoded = encoded ? ArrowDictionaries.decode(read, reader, allocator) : null) {
-          VectorSchemaRoot in = decoded == null ? read : decoded;
-          // Arrow appends buffers in bulk (a copy of a row at a time was per value)
-          for (int c = 0; c < in.getFieldVectors().size(); c++) {
-            org.apache.arrow.vector.util.VectorBatchAppender.batchAppend(out.getVector(c), in.getVector(c));
-          }
-          rows += in.getRowCount();
-        }
-        out.setRowCount(rows);
-      }
-      return out;
-    } catch (RuntimeException | IOException e) {
-      out.close();
-      throw e;
-    }
+    return dev.gpudf.sql.files.Batches.append(reader, allocator, Long.MAX_VALUE);
   }
+
 
   /** A CSV file with a header row as one root; the caller closes it. */
   static VectorSchemaRoot csv(Path file, BufferAllocator allocator) throws IOException {

@@ -30,9 +30,12 @@ public final class FrameReader {
     return load(file, "csv");
   }
 
-  /** A Parquet file, with its types (DECIMAL and DATE included). */
+  /**
+   * A Parquet file, with its types (DECIMAL and DATE included); opened from its footer and read
+   * chunk by chunk, only the columns a query needs, each time a query scans it.
+   */
   public DataFrame parquet(Path file) {
-    return load(file, "parquet");
+    return session.frameOf(dev.gpudf.sql.files.ParquetSource.open(file, session.allocator(), FileTables.FILE_CHUNK_ROWS));
   }
 
   private DataFrame load(Path file, String format) {

@@ -458,6 +458,11 @@ public final class GpuSession implements AutoCloseable {
     return table(catalog.registerHidden(rows));
   }
 
+  /** A frame over rows kept in files ({@link Catalog#register(String, dev.gpudf.sql.files.ChunkSource)}), which the catalog now owns. */
+  DataFrame frameOf(dev.gpudf.sql.files.ChunkSource source) {
+    return table(catalog.registerHidden(source));
+  }
+
   /** The builder of the session's frames, its schema holding every catalog table as it is now. */
   private RelBuilder frames() {
     // DataFrames of one session share one cluster, so they can be joined

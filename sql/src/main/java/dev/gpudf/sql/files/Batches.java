@@ -1,0 +1,46 @@
+package dev.gpudf.sql.files;
+
+import dev.gpudf.columnar.ArrowDictionaries;
+import java.io.IOException;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.util.VectorBatchAppender;
+
+/** Record batches of an Arrow reader gathered into one root. */
+public final class Batches {
+  private Batches() {}
+
+  /**
+   * The rows of the next {@code maxBatches} batches of {@code reader} (fewer at its end) in one
+   * root from {@code allocator}, dictionary-encoded columns decoded to their values; the caller
+   * closes it.
+   */
+  public static VectorSchemaRoot append(ArrowReader reader, BufferAllocator allocator, long maxBatches)
+      throws IOException {
+    VectorSchemaRoot read = reader.getVectorSchemaRoot();
+    boolean encoded = ArrowDictionaries.encoded(read.getSchema());
+    VectorSchemaRoot out = VectorSchemaRoot.create(encoded ? ArrowDictionaries.decoded(read.getSchema(), reader)
+        : read.getSchema(), allocator);
+    try {
+      // the appender reads the target's offsets, which an unallocated string vector lacks
+      out.allocateNew();
+      int rows = 0;
+      for (long b = 0; b < maxBatches && reader.loadNextBatch(); b++) {
+        try (VectorSchemaRoot decoded = encoded ? ArrowDictionaries.decode(read, reader, allocator) : null) {
+          VectorSchemaRoot in = decoded == null ? read : decoded;
+          // Arrow appends buffers in bulk (a copy of a row at a time was per value)
+          for (int c = 0; c < in.getFieldVectors().size(); c++) {
+            VectorBatchAppender.batchAppend(out.getVector(c), in.getVector(c));
+          }
+          rows += in.getRowCount();
+        }
+        out.setRowCount(rows);
+      }
+      return out;
+    } catch (RuntimeException | IOException e) {
+      out.close();
+      throw e;
+    }
+  }
+}

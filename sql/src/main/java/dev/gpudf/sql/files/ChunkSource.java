@@ -1,0 +1,34 @@
+package dev.gpudf.sql.files;
+
+import dev.gpudf.columnar.DataType;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+
+/**
+ * The rows of a table kept in files, as the catalog sees them: the shape is known from metadata
+ * when the table is opened, and a chunk's columns are read only when a query scans them. The
+ * catalog owns a source and closes it when the table is dropped. Implementations need not be
+ * thread-safe: the catalog's lock guards every call.
+ */
+public interface ChunkSource extends AutoCloseable {
+  /** Column names, in the file's order. */
+  List<String> names();
+
+  /** Column types, in the file's order. */
+  List<DataType> types();
+
+  /** Rows of each chunk, in order. */
+  List<Integer> chunkRows();
+
+  /**
+   * Columns {@code columns} (indexes into {@link #names}, in that order) of chunk {@code chunk},
+   * read from the files; the caller closes the root. A file that no longer matches what was
+   * opened (changed, truncated, corrupt) is a {@link dev.gpudf.columnar.error.UserException}
+   * naming it.
+   */
+  VectorSchemaRoot read(int chunk, int[] columns, BufferAllocator allocator);
+
+  @Override
+  void close();
+}

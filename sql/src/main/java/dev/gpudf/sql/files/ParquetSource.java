@@ -1,0 +1,256 @@
+package dev.gpudf.sql.files;
+
+import dev.gpudf.columnar.ArrowTypes;
+import dev.gpudf.columnar.DataType;
+import dev.gpudf.columnar.error.GpudfException;
+import dev.gpudf.columnar.error.UserException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.arrow.dataset.file.FileFormat;
+import org.apache.arrow.dataset.file.FileSystemDatasetFactory;
+import org.apache.arrow.dataset.jni.NativeMemoryPool;
+import org.apache.arrow.dataset.scanner.ScanOptions;
+import org.apache.arrow.dataset.scanner.Scanner;
+import org.apache.arrow.dataset.source.Dataset;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * A Parquet file as a {@link ChunkSource}, through Arrow Dataset's native reader. Opening reads the
+ * footer only (the schema, and each batch's row count from a scan of no columns); a chunk is a run
+ * of consecutive batches (whole row groups while they fit the batch size) of about {@code
+ * chunkRows} rows. Chunks are read in order by one scanner per set of columns, so a query that
+ * scans chunk 0, 1, 2 ... decodes each row group once; asking for an earlier chunk starts a new
+ * scan. The file's size and modification time are checked before each read: a file that changed
+ * since it was opened is an error, never a mix of old and new rows.
+ */
+public final class ParquetSource implements ChunkSource {
+  /** Rows a batch of the scanner holds at most. */
+  private static final int BATCH_ROWS = 1 << 17;
+
+  private final Path file;
+  private final BufferAllocator allocator;
+  private final FileSystemDatasetFactory factory;
+  private final Dataset dataset;
+  private final List<String> names = new ArrayList<>();
+  private final List<DataType> types = new ArrayList<>();
+  private final List<Integer> chunkRows = new ArrayList<>();
+  // the batches of each chunk (chunk i is batches firstBatch[i] .. firstBatch[i + 1] - 1)
+  private final List<Integer> firstBatch = new ArrayList<>();
+  private final long size;
+  private final java.nio.file.attribute.FileTime modified;
+  private final Map<List<Integer>, Stream> streams = new HashMap<>();
+
+  /** An open scan over some columns, positioned at the start of chunk {@code next}. */
+  private static final class Stream implements AutoCloseable {
+    final Scanner scanner;
+    final ArrowReader reader;
+    int next;
+
+    Stream(Scanner scanner, ArrowReader reader) {
+      this.scanner = scanner;
+      this.reader = reader;
+    }
+
+    @Override
+    public void close() {
+      try (scanner) {
+        reader.close();
+      } catch (Exception e) {
+        throw new UserException("cannot close a scan: " + e.getMessage(), e);
+      }
+    }
+  }
+
+  private ParquetSource(Path file, BufferAllocator allocator, int chunkRows) throws Exception {
+    this.file = file;
+    this.allocator = allocator;
+    BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class);
+    size = attrs.size();
+    modified = attrs.lastModifiedTime();
+    factory = new FileSystemDatasetFactory(allocator, NativeMemoryPool.getDefault(), FileFormat.PARQUET,
+        file.toAbsolutePath().toUri().toString());
+    Dataset d = null;
+    try {
+      Schema schema = factory.inspect();
+      for (Field f : schema.getFields()) {
+        names.add(f.getName());
+        types.add(ArrowTypes.fromArrow(f));
+      }
+      d = factory.finish();
+      int rows = 0;
+      int batch = 0;
+      firstBatch.add(0);
+      try (Scanner s = d.newScan(options(new String[0])); ArrowReader r = s.scanBatches()) {
+        while (r.loadNextBatch()) {
+          rows += r.getVectorSchemaRoot().getRowCount();
+          batch++;
+          if (rows >= chunkRows) {
+            this.chunkRows.add(rows);
+            firstBatch.add(batch);
+            rows = 0;
+          }
+        }
+      }
+      if (rows > 0 || this.chunkRows.isEmpty()) {
+        this.chunkRows.add(rows);
+        firstBatch.add(batch);
+      }
+    } catch (Exception e) {
+      try (factory) {
+        if (d != null) {
+          d.close();
+        }
+      }
+      throw e;
+    }
+    dataset = d;
+  }
+
+  /**
+   * Opens {@code file} (its footer only); the caller owns the source. A missing, unreadable or
+   * non-Parquet file, or a column of a type gpudf does not store, is an error naming the file.
+   */
+  public static ParquetSource open(Path file, BufferAllocator allocator, int chunkRows) {
+    if (!Files.isRegularFile(file)) {
+      throw new UserException("no file " + file);
+    }
+    try {
+      return new ParquetSource(file, allocator, Math.max(1, chunkRows));
+    } catch (GpudfException e) {
+      throw new UserException(file + ": " + e.getMessage(), e);
+    } catch (Exception e) {
+      // the native reader reports a damaged or foreign file as a RuntimeException
+      throw new UserException("cannot read Parquet file " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static ScanOptions options(String[] columns) {
+    return new ScanOptions.Builder(BATCH_ROWS).columns(Optional.of(columns)).build();
+  }
+
+  @Override
+  public List<String> names() {
+    return names;
+  }
+
+  @Override
+  public List<DataType> types() {
+    return types;
+  }
+
+  @Override
+  public List<Integer> chunkRows() {
+    return chunkRows;
+  }
+
+  @Override
+  public VectorSchemaRoot read(int chunk, int[] columns, BufferAllocator into) {
+    if (chunk < 0 || chunk >= chunkRows.size()) {
+      throw new UserException(file + " has " + chunkRows.size() + " chunks, not " + (chunk + 1));
+    }
+    checkUnchanged();
+    List<Integer> key = java.util.Arrays.stream(columns).boxed().toList();
+    if (columns.length == 0) {
+      VectorSchemaRoot none = VectorSchemaRoot.create(new Schema(List.of()), into);
+      none.setRowCount(chunkRows.get(chunk));
+      return none;
+    }
+    try {
+      Stream s = streams.get(key);
+      if (s != null && s.next != chunk) {
+        streams.remove(key).close();
+        s = null;
+      }
+      if (s == null) {
+        String[] picked = key.stream().map(names::get).toArray(String[]::new);
+        Scanner scanner = dataset.newScan(options(picked));
+        try {
+          s = new Stream(scanner, scanner.scanBatches());
+        } catch (RuntimeException e) {
+          try {
+            scanner.close();
+          } catch (Exception closing) {
+            e.addSuppressed(closing);
+          }
+          throw e;
+        }
+        streams.put(key, s);
+        for (int b = 0; b < firstBatch.get(chunk); b++) {
+          if (!s.reader.loadNextBatch()) {
+            throw new UserException(file + " ended before chunk " + chunk + ": it changed since it was opened");
+          }
+        }
+        s.next = chunk;
+      }
+      VectorSchemaRoot root = Batches.append(s.reader, into, firstBatch.get(chunk + 1) - firstBatch.get(chunk));
+      s.next = chunk + 1;
+      if (s.next == chunkRows.size()) {
+        streams.remove(key).close();
+      }
+      if (root.getRowCount() != chunkRows.get(chunk)) {
+        int got = root.getRowCount();
+        root.close();
+        throw new UserException(file + " chunk " + chunk + " holds " + got + " rows where its footer said "
+            + chunkRows.get(chunk) + ": it changed since it was opened");
+      }
+      return root;
+    } catch (UserException e) {
+      dropStream(key);
+      throw e;
+    } catch (IOException | RuntimeException e) {
+      dropStream(key);
+      throw new UserException("cannot read Parquet file " + file + " (chunk " + chunk + "): " + e.getMessage(), e);
+    }
+  }
+
+  private void dropStream(List<Integer> key) {
+    Stream s = streams.remove(key);
+    if (s != null) {
+      s.close();
+    }
+  }
+
+  private void checkUnchanged() {
+    try {
+      BasicFileAttributes now = Files.readAttributes(file, BasicFileAttributes.class);
+      if (now.size() != size || !now.lastModifiedTime().equals(modified)) {
+        throw new UserException(file + " changed since it was opened (size " + size + " -> " + now.size()
+            + "): reopen the table to read it again");
+      }
+    } catch (IOException e) {
+      throw new UserException("cannot read " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public void close() {
+    UserException first = null;
+    for (Stream s : streams.values()) {
+      try {
+        s.close();
+      } catch (UserException e) {
+        first = first == null ? e : first;
+      }
+    }
+    streams.clear();
+    try (factory) {
+      dataset.close();
+    } catch (Exception e) {
+      throw new UserException("cannot close Parquet file " + file + ": " + e.getMessage(), e);
+    }
+    if (first != null) {
+      throw first;
+    }
+  }
+}
