@@ -33,6 +33,7 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 public final class Catalog implements AutoCloseable {
   private final Gpu gpu;
   private final BufferAllocator allocator;
+  private java.nio.file.Path dataDirectory;
   private final Map<String, Entry> tables = new LinkedHashMap<>();
   private int maxChunkRows = Integer.MAX_VALUE;
   private long deviceBudget;
@@ -140,6 +141,16 @@ public final class Catalog implements AutoCloseable {
     }
     tables.put(key, new Entry(source));
     versions.put(key, ++version);
+  }
+
+  /** Sets the directory whose files are this catalog's tables, and where COPY ... TO writes. */
+  public synchronized void dataDirectory(java.nio.file.Path dir) {
+    dataDirectory = dir;
+  }
+
+  /** The directory set by {@link #dataDirectory(java.nio.file.Path)}, or null. */
+  public synchronized java.nio.file.Path dataDirectory() {
+    return dataDirectory;
   }
 
   /** Whether table {@code name} is kept in files (rows read per query) rather than resident. */

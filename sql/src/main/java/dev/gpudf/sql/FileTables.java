@@ -53,6 +53,7 @@ public final class FileTables {
 
   /** {@link #loadDirectory(Catalog, Path, BufferAllocator)} with Parquet chunks of about {@code chunkRows} rows. */
   static List<String> loadDirectory(Catalog catalog, Path dir, BufferAllocator allocator, int chunkRows) {
+    catalog.dataDirectory(dir);
     List<String> names = new ArrayList<>();
     try (Stream<Path> files = Files.list(dir)) {
       for (Path f : files.sorted().toList()) {

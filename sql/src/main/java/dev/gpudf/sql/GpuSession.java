@@ -348,13 +348,14 @@ public final class GpuSession implements AutoCloseable {
 
   /** Whether {@code sql} is a query (it returns rows) rather than DDL or DML (see {@link #update}). */
   public boolean returnsRows(String sql) {
-    return !Statements.isIndexStatement(sql) && Statements.parse(sql).getKind().belongsTo(org.apache.calcite.sql.SqlKind.QUERY);
+    return !Statements.isIndexStatement(sql) && !Statements.isCopy(sql) && Statements.parse(sql).getKind().belongsTo(org.apache.calcite.sql.SqlKind.QUERY);
   }
 
   /**
    * Runs a DDL or DML statement and returns the number of rows it inserted (0 for DDL):
    * {@code CREATE TABLE [IF NOT EXISTS] t (columns)}, {@code CREATE TABLE t AS query},
-   * {@code INSERT INTO t [(columns)] query-or-VALUES}, {@code DROP TABLE [IF EXISTS] t}.
+   * {@code INSERT INTO t [(columns)] query-or-VALUES}, {@code DROP TABLE [IF EXISTS] t}, and
+   * {@code COPY (query) TO 'file' [(FORMAT parquet|csv|arrow)]} into the data directory (the rows written).
    */
   public long update(String sql) {
     return update(sql, List.of());

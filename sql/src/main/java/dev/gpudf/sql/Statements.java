@@ -42,6 +42,51 @@ final class Statements {
       "(\\w+)(\\s+\\w+(?:\\s*\\(\\s*\\d+(?:\\s*,\\s*\\d+)?\\s*\\))?)\\s+PRIMARY\\s+KEY", Pattern.CASE_INSENSITIVE);
 
   /** Whether {@code sql} is an index statement (which returns no rows). */
+  private static final Pattern COPY = Pattern.compile(
+      "\\s*COPY\\s+(?:\\((.*)\\)|(\\w+))\\s+TO\\s+'((?:[^']|'')*)'\\s*(?:\\(\\s*FORMAT\\s+(\\w+)\\s*\\))?\\s*;?\\s*",
+      Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
+
+  /** Whether {@code sql} is {@code COPY (query) TO 'file' [(FORMAT f)]}, which Calcite's grammar lacks. */
+  static boolean isCopy(String sql) {
+    return sql.stripLeading().regionMatches(true, 0, "COPY", 0, 4);
+  }
+
+  /**
+   * {@code COPY (query) TO 'file' [(FORMAT parquet|csv|arrow)]}, or {@code COPY table TO ...}:
+   * the query's rows written to {@code file} inside the session's data directory (atomically; the
+   * format from the option, else the file's extension); returns the rows written.
+   */
+  private static long copy(GpuSession session, String sql) {
+    Matcher m = COPY.matcher(sql);
+    if (!m.matches()) {
+      throw new UserException("COPY takes the form COPY (query) TO 'file' [(FORMAT parquet|csv|arrow)], or COPY table TO ...");
+    }
+    java.nio.file.Path dir = session.catalog().dataDirectory();
+    if (dir == null) {
+      throw new UserException("COPY writes into the data directory of a session opened over one (path=DIR); this session has none");
+    }
+    String target = m.group(3).replace("''", "'");
+    java.nio.file.Path file = dev.gpudf.sql.files.FileWriter.inside(dir, target);
+    dev.gpudf.sql.files.FileWriter.Format format;
+    if (m.group(4) != null) {
+      try {
+        format = dev.gpudf.sql.files.FileWriter.Format.valueOf(m.group(4).toUpperCase(Locale.ROOT));
+      } catch (IllegalArgumentException e) {
+        throw new UserException("COPY writes FORMAT parquet, csv or arrow, not " + m.group(4));
+      }
+    } else {
+      format = dev.gpudf.sql.files.FileWriter.formatOf(file);
+      if (format == null) {
+        throw new UserException("COPY to '" + target + "': name the format (FORMAT parquet|csv|arrow) or use its extension");
+      }
+    }
+    String query = m.group(1) != null ? m.group(1) : "SELECT * FROM " + m.group(2);
+    try (VectorSchemaRoot rows = session.query(query)) {
+      dev.gpudf.sql.files.FileWriter.write(rows, file, format, session.allocator());
+      return rows.getRowCount();
+    }
+  }
+
   static boolean isIndexStatement(String sql) {
     return CREATE_INDEX.matcher(sql).matches() || DROP_INDEX.matcher(sql).matches();
   }
@@ -67,6 +112,12 @@ final class Statements {
   }
 
   static long run(GpuSession session, String sql, List<Object> parameters) {
+    if (isCopy(sql)) {
+      if (!parameters.isEmpty()) {
+        throw new UserException("COPY takes no parameters; this one was given " + parameters.size());
+      }
+      return copy(session, sql);
+    }
     SqlNode statement = isIndexStatement(sql) ? null : parse(sql);
     if (statement instanceof SqlInsert insert) {
       return insert(session, insert, parameters);
@@ -236,11 +287,10 @@ final class Statements {
 
   /** The types of an INSERT's {@code ?} markers (a VALUES marker takes its column's type); none for other statements. */
   static List<RelDataType> parameterTypes(GpuSession session, String sql) {
-    SqlNode statement = isIndexStatement(sql) ? null : parse(sql);
+    SqlNode statement = isIndexStatement(sql) || isCopy(sql) ? null : parse(sql);
     return statement instanceof SqlInsert insert ? session.parameterTypes(inserted(session, insert).added()) : List.of();
   }
 
-  /** An INSERT's target and the query of the table's rows after it (its old rows, then the new ones converted to its columns). */
   /** An INSERT's target, the query of the table's rows after it ({@code whole}), and that of the added rows alone. */
   private record Inserted(String table, String whole, String added) {}
 
