@@ -58,26 +58,99 @@ public final class FileTables {
     try (Stream<Path> files = Files.list(dir)) {
       for (Path f : files.sorted().toList()) {
         String file = f.getFileName().toString();
-        String lower = file.toLowerCase(Locale.ROOT);
-        String format = lower.substring(lower.lastIndexOf('.') + 1);
-        if (!FORMATS.contains(format)) {
+        if (Files.isDirectory(f, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+          // a directory of files of one format and schema is one table, named after it
+          String format = directoryFormat(f);
+          if (format != null) {
+            register(catalog, file, format, dev.gpudf.sql.files.FileGlob.match(f, "**." + format), allocator, chunkRows);
+            names.add(file);
+          }
+          continue;
+        }
+        String format = formatOf(f);
+        if (format == null) {
           continue;
         }
         String name = file.substring(0, file.lastIndexOf('.'));
-        if (format.equals("parquet")) {
-          // read when a query scans it, chunk by chunk
-          catalog.register(name, dev.gpudf.sql.files.ParquetSource.open(f, allocator, chunkRows));
-        } else {
-          try (VectorSchemaRoot root = read(f, format, allocator)) {
-            catalog.register(name, root);
-          }
-        }
+        register(catalog, name, format, List.of(f), allocator, chunkRows);
         names.add(name);
       }
     } catch (IOException e) {
       throw new UserException("cannot read directory " + dir + ": " + e.getMessage(), e);
     }
     return names;
+  }
+
+  /** The format of a supported file's extension, or null. */
+  static String formatOf(Path f) {
+    String lower = f.getFileName().toString().toLowerCase(Locale.ROOT);
+    String format = lower.substring(lower.lastIndexOf('.') + 1);
+    return FORMATS.contains(format) ? format : null;
+  }
+
+  /** The one supported format of the files under {@code dir}, or null when it holds none or several. */
+  private static String directoryFormat(Path dir) throws IOException {
+    java.util.Set<String> formats = new java.util.TreeSet<>();
+    try (Stream<Path> files = Files.walk(dir, dev.gpudf.sql.files.FileGlob.MAX_DEPTH)) {
+      files.filter(p -> Files.isRegularFile(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)).map(FileTables::formatOf)
+          .filter(java.util.Objects::nonNull).limit(dev.gpudf.sql.files.FileGlob.MAX_FILES).forEach(formats::add);
+    }
+    return formats.size() == 1 ? formats.iterator().next() : null;
+  }
+
+  /**
+   * Registers {@code files} (one format, one schema) as table {@code name}, or under a hidden
+   * name when it is null; returns the name. Parquet files stay in the files (read per query,
+   * chunk by chunk); Arrow and CSV files are read now. Nothing is registered if any file fails.
+   */
+  static String register(Catalog catalog, String name, String format, List<Path> files, BufferAllocator allocator,
+      int chunkRows) {
+    if (format.equals("parquet")) {
+      List<dev.gpudf.sql.files.ChunkSource> opened = new ArrayList<>();
+      try {
+        for (Path f : files) {
+          opened.add(dev.gpudf.sql.files.ParquetSource.open(f, allocator, chunkRows));
+        }
+      } catch (RuntimeException e) {
+        opened.forEach(dev.gpudf.sql.files.ChunkSource::close);
+        throw e;
+      }
+      dev.gpudf.sql.files.ChunkSource source = opened.size() == 1 ? opened.get(0)
+          : new dev.gpudf.sql.files.MultiSource(opened, files.stream().map(Path::toString).toList());
+      if (name == null) {
+        return catalog.registerHidden(source);
+      }
+      catalog.register(name, source);
+      return name;
+    }
+    List<VectorSchemaRoot> roots = new ArrayList<>();
+    try {
+      for (Path f : files) {
+        roots.add(read(f, format, allocator));
+      }
+      for (int i = 1; i < roots.size(); i++) {
+        List<dev.gpudf.columnar.DataType> first = dev.gpudf.columnar.ArrowTypes.checkBatch(roots.get(0));
+        List<dev.gpudf.columnar.DataType> other = dev.gpudf.columnar.ArrowTypes.checkBatch(roots.get(i));
+        List<String> firstNames = roots.get(0).getSchema().getFields().stream().map(f -> f.getName()).toList();
+        List<String> otherNames = roots.get(i).getSchema().getFields().stream().map(f -> f.getName()).toList();
+        if (!first.equals(other) || !firstNames.equals(otherNames)) {
+          throw new UserException(files.get(i) + " has columns " + otherNames + " " + other + " where " + files.get(0)
+              + " has " + firstNames + " " + first + ": the files of one table must have one schema");
+        }
+      }
+      String registered = name == null ? catalog.registerHidden(roots.get(0)) : name;
+      if (name != null) {
+        catalog.register(name, roots.get(0));
+      }
+      for (int i = 1; i < roots.size(); i++) {
+        catalog.append(registered, roots.get(i));
+      }
+      return registered;
+    } catch (IOException e) {
+      throw new UserException("cannot read " + files + ": " + e.getMessage(), e);
+    } finally {
+      roots.forEach(VectorSchemaRoot::close);
+    }
   }
 
   /**

@@ -78,6 +78,7 @@ public final class GpuSession implements AutoCloseable {
   private final Gpu gpu;
   private final BufferAllocator allocator;
   private final Catalog catalog;
+  private final FileFunctions files;
   private final SchemaPlus frameSchema = Frameworks.createRootSchema(false);
   private final java.util.concurrent.atomic.AtomicLong plansMade = new java.util.concurrent.atomic.AtomicLong();
   // plans are stateless operator trees, so one can serve every execution of its statement
@@ -98,6 +99,7 @@ public final class GpuSession implements AutoCloseable {
     this.gpu = gpu;
     this.allocator = allocator;
     this.catalog = new Catalog(gpu, allocator);
+    this.files = new FileFunctions(catalog, allocator);
     this.joinOrder = new JoinOrder(new ColumnStats(catalog, () -> context(List.of())));
   }
 
@@ -246,7 +248,8 @@ public final class GpuSession implements AutoCloseable {
    * against tables of the same names and column types (a re-executed statement is not planned
    * again; a table replaced by one of another shape is).
    */
-  private GpuRel planned(String sql) {
+  private GpuRel planned(String statement) {
+    String sql = files.rewrite(statement);
     Map<String, List<Object>> shapes = new java.util.TreeMap<>();
     catalog.shapes().forEach((name, t) -> shapes.put(name, List.of(t.names(), t.types(), t.chunks())));
     Object key = List.of(sql, shapes);
@@ -348,7 +351,7 @@ public final class GpuSession implements AutoCloseable {
 
   /** Whether {@code sql} is a query (it returns rows) rather than DDL or DML (see {@link #update}). */
   public boolean returnsRows(String sql) {
-    return !Statements.isIndexStatement(sql) && !Statements.isCopy(sql) && Statements.parse(sql).getKind().belongsTo(org.apache.calcite.sql.SqlKind.QUERY);
+    return !Statements.isIndexStatement(sql) && !Statements.isCopy(sql) && Statements.parse(FileFunctions.placeholders(sql)).getKind().belongsTo(org.apache.calcite.sql.SqlKind.QUERY);
   }
 
   /**
@@ -366,7 +369,7 @@ public final class GpuSession implements AutoCloseable {
    * INSERT's values or its query's; see {@link #parameterTypes}); DDL takes none.
    */
   public long update(String sql, List<Object> parameters) {
-    return Statements.run(this, sql, parameters);
+    return Statements.run(this, Statements.isCopy(sql) ? sql : files.rewrite(sql), parameters);
   }
 
   /** The physical plan of {@code sql}, one operator a line (an operator several parents read, once: {@link PlanText}). */

@@ -287,7 +287,7 @@ final class Statements {
 
   /** The types of an INSERT's {@code ?} markers (a VALUES marker takes its column's type); none for other statements. */
   static List<RelDataType> parameterTypes(GpuSession session, String sql) {
-    SqlNode statement = isIndexStatement(sql) || isCopy(sql) ? null : parse(sql);
+    SqlNode statement = isIndexStatement(sql) || isCopy(sql) ? null : parse(FileFunctions.placeholders(sql));
     return statement instanceof SqlInsert insert ? session.parameterTypes(inserted(session, insert).added()) : List.of();
   }
 
