@@ -143,6 +143,11 @@ public final class Catalog implements AutoCloseable {
     versions.put(key, ++version);
   }
 
+  /** Whether the tables live on a GPU. */
+  boolean onGpu() {
+    return gpu != null;
+  }
+
   /** Sets the directory whose files are this catalog's tables, and where COPY ... TO writes. */
   public synchronized void dataDirectory(java.nio.file.Path dir) {
     dataDirectory = dir;

@@ -35,7 +35,7 @@ public final class FrameReader {
    * chunk by chunk, only the columns a query needs, each time a query scans it.
    */
   public DataFrame parquet(Path file) {
-    return session.frameOf(dev.gpudf.sql.files.ParquetSource.open(file, session.allocator(), FileTables.FILE_CHUNK_ROWS));
+    return session.frameOf(dev.gpudf.sql.files.ParquetSource.open(file, session.allocator(), FileTables.chunkRows(session.catalog())));
   }
 
   private DataFrame load(Path file, String format) {
