@@ -254,3 +254,156 @@ extern "C" __global__ void format_copy_kernel(const void* data, int kind, int sc
     if (len > 0) format_text(data, kind, scale, i, len, out + out_offsets[i]);
   }
 }
+
+namespace gpudf_strings {
+// Non-overlapping matches of f (fn > 0 bytes) in s (n bytes), left to right.
+__device__ __forceinline__ int count_matches(const uint8_t* s, int n, const uint8_t* f, int fn) {
+  int count = 0;
+  for (int k = 0; k + fn <= n;) {
+    int j = 0;
+    while (j < fn && s[k + j] == f[j]) j++;
+    if (j == fn) {
+      count++;
+      k += fn;
+    } else {
+      k++;
+    }
+  }
+  return count;
+}
+
+// The byte offset in s (n bytes) after its first `chars` characters (all of s if it has fewer),
+// characters as decode() reads them.
+__device__ __forceinline__ int char_prefix(const uint8_t* s, int n, long long chars, long long* counted) {
+  int k = 0;
+  long long c = 0;
+  while (k < n && c < chars) {
+    unsigned int cp;
+    int step = decode(s, k, n, &cp);
+    k += step < 0 ? 1 : step;
+    c++;
+  }
+  *counted = c;
+  return k;
+}
+
+__device__ __forceinline__ long long char_count(const uint8_t* s, int n) {
+  long long c;
+  char_prefix(s, n, 0x7fffffffffffffffLL, &c);
+  return c;
+}
+
+// The bytes LPAD/RPAD(s, target, fill) adds or keeps: keep = the bytes of s kept (its first
+// `target` characters), pad = the pad's bytes (whole copies of fill, then a prefix of `rest` bytes).
+struct Pad {
+  int keep;
+  long long copies;
+  int rest;
+};
+
+__device__ __forceinline__ Pad pad_of(const uint8_t* s, int sn, long long target, const uint8_t* f, int fn) {
+  Pad p;
+  long long have;
+  if (target < 0) target = 0;
+  p.keep = char_prefix(s, sn, target, &have);
+  p.copies = 0;
+  p.rest = 0;
+  if (have < target && fn > 0) {
+    long long fc = char_count(f, fn);
+    long long missing = target - have;
+    p.copies = missing / fc;
+    long long counted;
+    p.rest = char_prefix(f, fn, missing % fc, &counted);
+  }
+  return p;
+}
+}  // namespace gpudf_strings
+
+// REPLACE(s, from, to): each non-overlapping occurrence of `from`, left to right, replaced by `to`;
+// an empty `from` leaves s as it is (PostgreSQL and DuckDB). NULL in any argument gives NULL.
+extern "C" __global__ void replace_lengths_kernel(const int* off_s, const uint8_t* chars_s, const uint32_t* val_s,
+                                                  const int* off_f, const uint8_t* chars_f, const uint32_t* val_f,
+                                                  const int* off_t, const uint32_t* val_t, long long n,
+                                                  long long* lengths, uint32_t* validity) {
+  for (long long i = gpudf::global_thread(); i < warp_rows_end(n); i += gpudf::grid_threads()) {
+    bool valid = i < n && gpudf::is_valid(val_s, i) && gpudf::is_valid(val_f, i) && gpudf::is_valid(val_t, i);
+    long long len = 0;
+    if (valid) {
+      int sn = off_s[i + 1] - off_s[i];
+      int fn = off_f[i + 1] - off_f[i];
+      int tn = off_t[i + 1] - off_t[i];
+      long long matches = fn == 0 ? 0 : count_matches(chars_s + off_s[i], sn, chars_f + off_f[i], fn);
+      len = sn + matches * (tn - fn);
+    }
+    put_length(i, n, valid, len, lengths, validity);
+  }
+}
+
+extern "C" __global__ void replace_copy_kernel(const int* off_s, const uint8_t* chars_s, const int* off_f,
+                                               const uint8_t* chars_f, const int* off_t, const uint8_t* chars_t,
+                                               long long n, const int* out_offsets, uint8_t* out) {
+  for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) {
+    int at = out_offsets[i];
+    if (out_offsets[i + 1] == at) continue;
+    const uint8_t* s = chars_s + off_s[i];
+    const uint8_t* f = chars_f + off_f[i];
+    const uint8_t* t = chars_t + off_t[i];
+    int sn = off_s[i + 1] - off_s[i];
+    int fn = off_f[i + 1] - off_f[i];
+    int tn = off_t[i + 1] - off_t[i];
+    for (int k = 0; k < sn;) {
+      int j = 0;
+      while (fn > 0 && k + fn <= sn && j < fn && s[k + j] == f[j]) j++;
+      if (fn > 0 && j == fn) {
+        for (int m = 0; m < tn; m++) out[at++] = t[m];
+        k += fn;
+      } else {
+        out[at++] = s[k++];
+      }
+    }
+  }
+}
+
+// LPAD/RPAD(s, target, fill): s cut to its first `target` characters, or filled to `target`
+// characters with copies of fill (the last one cut) on the left (left != 0) or the right; an empty
+// fill leaves s short. NULL in any argument gives NULL.
+extern "C" __global__ void pad_lengths_kernel(const int* off_s, const uint8_t* chars_s, const uint32_t* val_s,
+                                              const long long* target, const uint32_t* val_target, const int* off_f,
+                                              const uint8_t* chars_f, const uint32_t* val_f, long long n,
+                                              long long* lengths, uint32_t* validity) {
+  for (long long i = gpudf::global_thread(); i < warp_rows_end(n); i += gpudf::grid_threads()) {
+    bool valid = i < n && gpudf::is_valid(val_s, i) && gpudf::is_valid(val_target, i) && gpudf::is_valid(val_f, i);
+    long long len = 0;
+    if (valid) {
+      int fn = off_f[i + 1] - off_f[i];
+      Pad p = pad_of(chars_s + off_s[i], off_s[i + 1] - off_s[i], target[i], chars_f + off_f[i], fn);
+      len = p.keep + p.copies * fn + p.rest;
+      // a row past 2 GiB fails the column anyway; capping it keeps the scan of many from overflowing
+      if (p.copies > 0x7fffffffLL || len > 0x7fffffffLL) len = 0x80000000LL;
+    }
+    put_length(i, n, valid, len, lengths, validity);
+  }
+}
+
+extern "C" __global__ void pad_copy_kernel(const int* off_s, const uint8_t* chars_s, const long long* target,
+                                           const int* off_f, const uint8_t* chars_f, int left, long long n,
+                                           const int* out_offsets, uint8_t* out) {
+  for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) {
+    int at = out_offsets[i];
+    if (out_offsets[i + 1] == at) continue;
+    const uint8_t* s = chars_s + off_s[i];
+    const uint8_t* f = chars_f + off_f[i];
+    int fn = off_f[i + 1] - off_f[i];
+    Pad p = pad_of(s, off_s[i + 1] - off_s[i], target[i], f, fn);
+    if (!left) {
+      for (int k = 0; k < p.keep; k++) out[at++] = s[k];
+    }
+    for (long long c = 0; c < p.copies; c++) {
+      for (int k = 0; k < fn; k++) out[at++] = f[k];
+    }
+    for (int k = 0; k < p.rest; k++) out[at++] = f[k];
+    if (left) {
+      for (int k = 0; k < p.keep; k++) out[at++] = s[k];
+    }
+  }
+}

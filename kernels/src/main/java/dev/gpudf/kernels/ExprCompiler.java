@@ -18,7 +18,7 @@ import java.util.List;
  * doubles in registers; decimals as unscaled int64, so a decimal value beyond 18 digits is not
  * supported yet (reported per row, never wrapped), nor decimal division or DECIMAL columns wider
  * than 18 digits. Strings are compared, matched (LIKE), measured, cut (SUBSTRING, TRIM) and
- * searched (POSITION); functions that make new bytes (||, UPPER, LOWER) are not there yet.
+ * searched (POSITION); functions that make new bytes (||, UPPER, LOWER, REPLACE, LPAD, RPAD) are StringBuild's.
  */
 public final class ExprCompiler {
   private final List<DataType> input;
@@ -120,7 +120,7 @@ public final class ExprCompiler {
         yield gen(Expr.call(Op.AND, Expr.call(Op.GE, args.get(0), args.get(1)), Expr.call(Op.LE, args.get(0), args.get(2))));
       }
       // Evaluate computes these ahead of the program (StringBuild): reaching here is a bug
-      case CONCAT, UPPER, LOWER -> throw new dev.gpudf.columnar.error.InternalException(call.op()
+      case CONCAT, UPPER, LOWER, REPLACE, LPAD, RPAD -> throw new dev.gpudf.columnar.error.InternalException(call.op()
           + " reached the expression compiler instead of StringBuild");
     };
   }

@@ -56,5 +56,12 @@ public enum Op {
    * Strings built anew (see {@code StringBuild}): {@code a || b} (NULL if either is), and a
    * string with each character upper- or lower-cased (Java's simple case mapping).
    */
-  CONCAT, UPPER, LOWER
+  CONCAT, UPPER, LOWER,
+  /** args: string, from, to: each non-overlapping {@code from}, left to right, replaced by {@code to} (none if it is empty). */
+  REPLACE,
+  /**
+   * args: string, length (INT64), fill: the string cut to {@code length} characters, or filled to
+   * it with copies of {@code fill} on the left (LPAD) or the right (RPAD); an empty fill adds nothing.
+   */
+  LPAD, RPAD
 }

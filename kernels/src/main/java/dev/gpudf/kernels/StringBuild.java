@@ -20,12 +20,14 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VarCharVector;
 
 /**
- * The parts of an expression that build new strings ({@code ||}, UPPER, LOWER, CAST to VARCHAR),
+ * The parts of an expression that build new strings ({@code ||}, UPPER, LOWER, REPLACE, LPAD,
+ * RPAD, CAST to VARCHAR),
  * which the register interpreter cannot hold: each is computed first, as a column of its own
  * (two launches of {@code strings.cu}, or the CPU twin here), and the rest of the expression reads
  * it like an input column. UPPER and LOWER map each code point of the Basic Multilingual Plane
  * through Java's simple case mapping ({@link Character#toUpperCase(int)}); longer code points and
- * bytes that are not well-formed UTF-8 stay as they are.
+ * bytes that are not well-formed UTF-8 stay as they are. LPAD and RPAD count characters as
+ * those do: a byte that starts no well-formed sequence is one character.
  */
 final class StringBuild {
   private StringBuild() {}
@@ -47,7 +49,10 @@ final class StringBuild {
   /** Whether {@code e} itself builds strings (its arguments evaluated over columns of {@code input}). */
   static boolean builds(Expr e, List<DataType> input) {
     if (e instanceof Expr.Call c) {
-      return c.op() == Op.CONCAT || c.op() == Op.UPPER || c.op() == Op.LOWER;
+      return switch (c.op()) {
+        case CONCAT, UPPER, LOWER, REPLACE, LPAD, RPAD -> true;
+        default -> false;
+      };
     }
     return e instanceof Expr.Cast c && c.type().id() == TypeId.STRING
         && Evaluate.typeOf(c.arg(), input).id() != TypeId.STRING;
@@ -116,17 +121,27 @@ final class StringBuild {
         return format(exec, args.get(0));
       }
       Expr.Call call = (Expr.Call) e;
-      int arity = call.op() == Op.CONCAT ? 2 : 1;
+      int arity = switch (call.op()) {
+        case CONCAT -> 2;
+        case REPLACE, LPAD, RPAD -> 3;
+        default -> 1;
+      };
       if (args.size() != arity) {
         throw new UserException(call.op() + " takes " + arity + " arguments, not " + args.size());
       }
-      for (Column a : args) {
-        if (a.type().id() != TypeId.STRING) {
-          throw new UserException(call.op() + " takes strings, not " + a.type());
+      for (int i = 0; i < arity; i++) {
+        TypeId want = i == 1 && (call.op() == Op.LPAD || call.op() == Op.RPAD) ? TypeId.INT64 : TypeId.STRING;
+        if (args.get(i).type().id() != want) {
+          throw new UserException(call.op() + " takes " + (want == TypeId.STRING ? "a string" : "a BIGINT length")
+              + " as argument " + (i + 1) + ", not " + args.get(i).type());
         }
       }
-      return call.op() == Op.CONCAT ? concat(exec, args.get(0), args.get(1))
-          : changeCase(exec, args.get(0), call.op() == Op.UPPER ? UPPER : LOWER);
+      return switch (call.op()) {
+        case CONCAT -> concat(exec, args.get(0), args.get(1));
+        case REPLACE -> replace(exec, args.get(0), args.get(1), args.get(2));
+        case LPAD, RPAD -> pad(exec, args.get(0), args.get(1), args.get(2), call.op() == Op.LPAD);
+        default -> changeCase(exec, args.get(0), call.op() == Op.UPPER ? UPPER : LOWER);
+      };
     } finally {
       args.forEach(Column::close);
     }
@@ -151,6 +166,118 @@ final class StringBuild {
       System.arraycopy(y, 0, r, x.length, y.length);
       return r;
     });
+  }
+
+  private static Column replace(Exec exec, Column s, Column from, Column to) {
+    if (s instanceof DeviceColumn ds) {
+      DeviceColumn df = (DeviceColumn) from;
+      DeviceColumn dt = (DeviceColumn) to;
+      return assemble(exec, s.rowCount(), "replace_lengths_kernel", java.util.Arrays.asList(ds.offsets(), ds.data(),
+          ds.validity(), df.offsets(), df.data(), df.validity(), dt.offsets(), dt.validity()), "replace_copy_kernel",
+          List.of(ds.offsets(), ds.data(), df.offsets(), df.data(), dt.offsets(), dt.data()));
+    }
+    VarCharVector vs = (VarCharVector) ((HostColumn) s).vector();
+    VarCharVector vf = (VarCharVector) ((HostColumn) from).vector();
+    VarCharVector vt = (VarCharVector) ((HostColumn) to).vector();
+    return hostStrings(exec, s.rowCount(), i -> {
+      byte[] x = vs.get(i);
+      byte[] f = vf.get(i);
+      byte[] t = vt.get(i);
+      return x == null || f == null || t == null ? null : replaceBytes(x, f, t);
+    });
+  }
+
+  /** The CPU twin of {@code replace_copy_kernel}. */
+  private static byte[] replaceBytes(byte[] s, byte[] f, byte[] t) {
+    if (f.length == 0) {
+      return s;
+    }
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(s.length);
+    for (int k = 0; k < s.length;) {
+      if (k + f.length <= s.length && java.util.Arrays.equals(s, k, k + f.length, f, 0, f.length)) {
+        out.write(t, 0, t.length);
+        k += f.length;
+      } else {
+        out.write(s[k++]);
+      }
+    }
+    return out.toByteArray();
+  }
+
+  private static Column pad(Exec exec, Column s, Column target, Column fill, boolean left) {
+    if (s instanceof DeviceColumn ds) {
+      DeviceColumn dn = (DeviceColumn) target;
+      DeviceColumn df = (DeviceColumn) fill;
+      return assemble(exec, s.rowCount(), "pad_lengths_kernel", java.util.Arrays.asList(ds.offsets(), ds.data(),
+          ds.validity(), dn.data(), dn.validity(), df.offsets(), df.data(), df.validity()), "pad_copy_kernel",
+          List.of(ds.offsets(), ds.data(), dn.data(), df.offsets(), df.data(), left ? 1 : 0));
+    }
+    VarCharVector vs = (VarCharVector) ((HostColumn) s).vector();
+    org.apache.arrow.vector.BigIntVector vn = (org.apache.arrow.vector.BigIntVector) ((HostColumn) target).vector();
+    VarCharVector vf = (VarCharVector) ((HostColumn) fill).vector();
+    return hostStrings(exec, s.rowCount(), i -> {
+      byte[] x = vs.get(i);
+      byte[] f = vf.get(i);
+      return x == null || f == null || vn.isNull(i) ? null : padBytes(x, vn.get(i), f, left);
+    });
+  }
+
+  /** The CPU twin of {@code pad_copy_kernel}. */
+  private static byte[] padBytes(byte[] s, long target, byte[] f, boolean left) {
+    long want = Math.max(0, target);
+    int keep = charPrefix(s, want);
+    long have = charCount(s, keep);
+    java.io.ByteArrayOutputStream pad = new java.io.ByteArrayOutputStream();
+    if (have < want && f.length > 0) {
+      long fc = charCount(f, f.length);
+      long missing = want - have;
+      long copies = missing / fc;
+      if (copies > Integer.MAX_VALUE || copies * f.length + charPrefix(f, missing % fc) + keep > Integer.MAX_VALUE) {
+        throw new UserException("a padded string of " + target + " characters is longer than a column's 2 GiB limit");
+      }
+      for (long c = 0; c < copies; c++) {
+        pad.write(f, 0, f.length);
+      }
+      pad.write(f, 0, charPrefix(f, missing % fc));
+    }
+    byte[] p = pad.toByteArray();
+    byte[] out = new byte[keep + p.length];
+    System.arraycopy(left ? p : s, 0, out, 0, left ? p.length : keep);
+    System.arraycopy(left ? s : p, 0, out, left ? p.length : keep, left ? keep : p.length);
+    return out;
+  }
+
+  /** The byte length of {@code s}'s first {@code chars} characters (all of it when shorter), as {@code decode} reads them. */
+  private static int charPrefix(byte[] s, long chars) {
+    int k = 0;
+    for (long c = 0; k < s.length && c < chars; c++) {
+      k += Math.max(1, charLength(s, k));
+    }
+    return k;
+  }
+
+  /** The characters of {@code s}'s first {@code bytes} bytes. */
+  private static long charCount(byte[] s, int bytes) {
+    long c = 0;
+    for (int k = 0; k < bytes; c++) {
+      k += Math.max(1, charLength(s, k));
+    }
+    return c;
+  }
+
+  /** The byte length of the well-formed character at {@code s[k]}, or 0 when none starts there (the twin of {@code decode}). */
+  private static int charLength(byte[] s, int k) {
+    int b = s[k] & 0xFF;
+    int len = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
+    if (len == 0 || k + len > s.length) {
+      return 0;
+    }
+    for (int j = 1; j < len; j++) {
+      if ((s[k + j] & 0xC0) != 0x80) {
+        return 0;
+      }
+    }
+    return len;
   }
 
   private static Column changeCase(Exec exec, Column a, int[] table) {

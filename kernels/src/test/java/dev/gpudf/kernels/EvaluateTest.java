@@ -459,6 +459,16 @@ class EvaluateTest {
       // Java's simple (one code point to one) case mapping: ß stays, İ lowers to i, ı uppers to I
       assertEquals(Arrays.asList("APPLE", "", null, "GRÜNE ÄPFEL STRAßE", "日本語", "Ǆ İ I"), texts(r, call(Op.UPPER, col(0))));
       assertEquals(Arrays.asList("apple", "", null, "grüne äpfel straße", "日本語", "ǆ i ı"), texts(r, call(Op.LOWER, col(0))));
+      assertEquals(Arrays.asList("a<pp><pp>le", "", null, "grüne Ä<pp>fel straße", "日本語", "ǅ İ ı"),
+          texts(r, call(Op.REPLACE, col(0), str("p"), str("<pp>"))));
+      assertEquals(Arrays.asList("apple", "", null, "grüne Äpfel straße", "日語", "ǅ İ ı"),
+          texts(r, call(Op.REPLACE, call(Op.REPLACE, col(0), str("本"), str("")), str(""), str("x"))));
+      assertEquals(Arrays.asList("日.apple", "日.日.日.日", null, "grüne Ä", "日.日.日本語", "日.ǅ İ ı"),
+          texts(r, call(Op.LPAD, col(0), lit(7L), str("日."))));
+      assertEquals(Arrays.asList("ap", "--", null, "gr", "日本", "ǅ "), texts(r, call(Op.RPAD, col(0), lit(2L), str("-"))));
+      assertEquals(Arrays.asList("", "", null, "", "", ""), texts(r, call(Op.RPAD, col(0), lit(-3L), str("-"))));
+      assertEquals(Arrays.asList("apple", "", null, "grüne Äpfel straße", "日本語", "ǅ İ ı"),
+          texts(r, call(Op.LPAD, col(0), lit(40L), str(""))), "an empty fill adds nothing (PostgreSQL)");
       // built strings feed the interpreter like columns: predicates, lengths, nesting
       assertEquals(Arrays.asList(true, false, null, false, false, false),
           eval(r, call(Op.LIKE, call(Op.UPPER, col(0)), str("A%"))));
@@ -617,6 +627,11 @@ class EvaluateTest {
         call(Op.CHAR_LENGTH, new Expr.Lit(DataType.STRING, null)),
         call(Op.TRIM, new Expr.Lit(DataType.STRING, null)),
         call(Op.CONCAT, call(Op.UPPER, col(names.indexOf("str"))), call(Op.LOWER, col(names.indexOf("str")))),
+        call(Op.REPLACE, col(names.indexOf("str")), str("a"), str("<é>")),
+        call(Op.REPLACE, col(names.indexOf("str")), col(names.indexOf("str")), str("")),
+        call(Op.LPAD, col(names.indexOf("str")), lit(7L), str("éx")),
+        call(Op.RPAD, col(names.indexOf("str")), Expr.cast(call(Op.MOD, col(i8), lit((byte) 9)), DataType.INT64),
+            col(names.indexOf("str"))),
         call(Op.CONCAT, Expr.cast(col(i32), DataType.STRING), Expr.cast(col(dec), DataType.STRING)),
         call(Op.CONCAT, Expr.cast(col(date), DataType.STRING), Expr.cast(col(b), DataType.STRING)),
         Expr.cast(col(i8), DataType.STRING),

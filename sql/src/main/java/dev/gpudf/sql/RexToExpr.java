@@ -216,6 +216,11 @@ final class RexToExpr {
                   ? Expr.call(Op.COALESCE, a[i], new Expr.Lit(dev.gpudf.columnar.DataType.STRING, "")) : a[i])
               .reduce((x, y) -> Expr.call(Op.CONCAT, x, y)).orElseThrow();
           case "UPPER" -> Expr.call(Op.UPPER, one(a, name));
+          case "REPLACE" -> Expr.call(Op.REPLACE, a);
+          // the fill is a space unless given (PostgreSQL, DuckDB)
+          case "LPAD", "RPAD" -> Expr.call(name.equals("LPAD") ? Op.LPAD : Op.RPAD, a[0],
+              Expr.cast(a[1], dev.gpudf.columnar.DataType.INT64),
+              a.length > 2 ? a[2] : new Expr.Lit(dev.gpudf.columnar.DataType.STRING, " "));
           case "ROUND" -> Expr.call(Op.ROUND, a);
           case "SIGN" -> Expr.call(Op.SIGN, one(a, name));
           case "LOWER" -> Expr.call(Op.LOWER, one(a, name));
