@@ -73,7 +73,7 @@ final class FileFunctions {
     if (exists) {
       catalog.drop(known.table());
     }
-    String table = FileTables.register(catalog, null, format, files, allocator, FileTables.chunkRows(catalog));
+    String table = FileTables.register(catalog, null, format, dir, files, allocator, FileTables.chunkRows(catalog));
     opened.put(key, new Opened(table, signature));
     return quoted(table);
   }

@@ -70,7 +70,7 @@ public final class FileTables {
           // a directory of files of one format and schema is one table, named after it
           String format = directoryFormat(f);
           if (format != null) {
-            register(catalog, file, format, dev.gpudf.sql.files.FileGlob.match(f, "**." + format), allocator, chunkRows);
+            register(catalog, file, format, f, dev.gpudf.sql.files.FileGlob.match(f, "**." + format), allocator, chunkRows);
             names.add(file);
           }
           continue;
@@ -80,7 +80,7 @@ public final class FileTables {
           continue;
         }
         String name = file.substring(0, file.lastIndexOf('.'));
-        register(catalog, name, format, List.of(f), allocator, chunkRows);
+        register(catalog, name, format, dir, List.of(f), allocator, chunkRows);
         names.add(name);
       }
     } catch (IOException e) {
@@ -109,10 +109,12 @@ public final class FileTables {
   /**
    * Registers {@code files} (one format, one schema) as table {@code name}, or under a hidden
    * name when it is null; returns the name. Parquet files stay in the files (read per query,
-   * chunk by chunk); Arrow and CSV files are read now. Nothing is registered if any file fails.
+   * chunk by chunk), with a column for each {@code key=value} directory of their paths below
+   * {@code root} (Hive partitioning, {@link dev.gpudf.sql.files.PartitionedSource}); Arrow and CSV
+   * files are read now. Nothing is registered if any file fails.
    */
-  static String register(Catalog catalog, String name, String format, List<Path> files, BufferAllocator allocator,
-      int chunkRows) {
+  static String register(Catalog catalog, String name, String format, Path root, List<Path> files,
+      BufferAllocator allocator, int chunkRows) {
     if (format.equals("parquet")) {
       List<dev.gpudf.sql.files.ChunkSource> opened = new ArrayList<>();
       try {
@@ -123,8 +125,9 @@ public final class FileTables {
         opened.forEach(dev.gpudf.sql.files.ChunkSource::close);
         throw e;
       }
-      dev.gpudf.sql.files.ChunkSource source = opened.size() == 1 ? opened.get(0)
-          : new dev.gpudf.sql.files.MultiSource(opened, files.stream().map(Path::toString).toList());
+      List<dev.gpudf.sql.files.ChunkSource> parts = dev.gpudf.sql.files.PartitionedSource.of(root, files, opened);
+      dev.gpudf.sql.files.ChunkSource source = parts.size() == 1 ? parts.get(0)
+          : new dev.gpudf.sql.files.MultiSource(parts, files.stream().map(Path::toString).toList());
       if (name == null) {
         return catalog.registerHidden(source);
       }

@@ -408,7 +408,7 @@ public final class GpuSession implements AutoCloseable {
     try {
       parsed = SqlParser.create(sql, PARSER).parseQuery();
     } catch (SqlParseException e) {
-      throw new UserException(e.getMessage(), e);
+      throw Statements.parseError(e);
     }
     if (!parsed.getKind().belongsTo(org.apache.calcite.sql.SqlKind.QUERY)) {
       throw new UserException("sql() takes a query; run DDL and DML with update()");
@@ -546,7 +546,7 @@ public final class GpuSession implements AutoCloseable {
         RelRoot root = planner.rel(validated);
         return named(optimize(root.project()), ColumnNames.of(validated, root.validatedRowType.getFieldNames()));
       } catch (SqlParseException e) {
-        throw new UserException(e.getMessage(), e);
+        throw Statements.parseError(e);
       } catch (ValidationException e) {
         throw new UserException(validationMessage(e), e);
       } catch (RelConversionException e) {

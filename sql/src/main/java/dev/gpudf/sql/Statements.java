@@ -91,6 +91,24 @@ final class Statements {
     return CREATE_INDEX.matcher(sql).matches() || DROP_INDEX.matcher(sql).matches();
   }
 
+  private static final org.apache.calcite.sql.parser.SqlAbstractParserImpl.Metadata KEYWORDS =
+      org.apache.calcite.sql.parser.ddl.SqlDdlParserImpl.FACTORY.getParser(new java.io.StringReader("")).getMetadata();
+  private static final Pattern ENCOUNTERED = Pattern.compile("Encountered \"(\\w+)");
+
+  /**
+   * A parse failure as users read it: the parser's first line (where, and what it met) without its
+   * list of every token it expected, and for a reserved word used as a name, how to use it anyway.
+   */
+  static UserException parseError(SqlParseException e) {
+    String first = e.getMessage() == null ? "a syntax error" : e.getMessage().lines().findFirst().orElse("").strip();
+    Matcher m = ENCOUNTERED.matcher(first);
+    if (m.find() && KEYWORDS.isReservedWord(m.group(1).toUpperCase(Locale.ROOT))) {
+      String word = m.group(1).toLowerCase(Locale.ROOT);
+      first += " '" + word + "' is a reserved word: quote it (\"" + word + "\") to use it as a name.";
+    }
+    return new UserException(first, e);
+  }
+
   static SqlNode parse(String sql) {
     try {
       return SqlParser.create(sql, GpuSession.PARSER).parseStmt();
@@ -104,10 +122,10 @@ final class Statements {
         try {
           return SqlParser.create(moved, GpuSession.PARSER).parseStmt();
         } catch (SqlParseException again) {
-          throw new UserException(e.getMessage(), e);
+          throw parseError(e);
         }
       }
-      throw new UserException(e.getMessage(), e);
+      throw parseError(e);
     }
   }
 

@@ -69,6 +69,35 @@ class FileFunctionsTest {
   }
 
   @Test
+  void hivePartitionDirectoriesAreColumns() throws Exception {
+    for (String part : List.of("year=2024/month=01", "year=2024/month=02", "year=2025/month=__HIVE_DEFAULT_PARTITION__")) {
+      Files.createDirectories(dir.resolve("events/" + part));
+      session.update("COPY (SELECT x AS n FROM (VALUES (1), (2)) AS t(x)) TO 'events/" + part + "/p.parquet'");
+    }
+    // year and month are reserved words: quoted
+    String q = "SELECT \"year\", \"month\", COUNT(*) AS c, SUM(n) AS s FROM %s WHERE \"year\" >= 2024"
+        + " GROUP BY \"year\", \"month\" ORDER BY \"year\", \"month\" NULLS LAST";
+    List<Object[]> want = List.of(new Object[] {2024L, 1L, 2L, 3L}, new Object[] {2024L, 2L, 2L, 3L},
+        new Object[] {2025L, null, 2L, 3L});
+    try (VectorSchemaRoot r = session.query(String.format(q, "read_parquet('events/**.parquet')"))) {
+      assertEquals(null, TpchAnswers.difference(want, TpchAnswers.rows(r)));
+    }
+    try (RootAllocator a = new RootAllocator(); GpuSession back = GpuSession.cpu(a)) {
+      FileTables.loadDirectory(back.catalog(), dir, a);
+      try (VectorSchemaRoot r = back.query(String.format(q, "events"))) {
+        assertEquals(null, TpchAnswers.difference(want, TpchAnswers.rows(r)));
+      }
+      assertEquals(1, count(back, "SELECT COUNT(*) FROM events WHERE \"year\" = 2025 AND \"month\" IS NULL AND n = 2"));
+    }
+    Files.createDirectories(dir.resolve("events/year=2026"));
+    session.update("COPY (SELECT 1 AS n) TO 'events/year=2026/p.parquet'");
+    UserException e = assertThrows(UserException.class,
+        () -> session.query("SELECT COUNT(*) FROM read_parquet('events/**.parquet')").close());
+    assertTrue(e.getMessage().contains("is partitioned by [year] where") && e.getMessage().contains("[year, month]"),
+        e.getMessage());
+  }
+
+  @Test
   void filesOfAnotherSchemaAndPathsOutsideAreRefused() throws Exception {
     session.update("COPY (SELECT 'x' AS id) TO 'sales/odd.parquet'");
     UserException mismatch = assertThrows(UserException.class,

@@ -224,6 +224,18 @@ class GpuSessionTest {
   }
 
   @Test
+  void parseErrorsSayWhereInOneLineAndHowToUseAReservedWord() {
+    try (GpuSession s = GpuSession.cpu(allocator)) {
+      assertEquals("Encountered \"year ,\" at line 1, column 8. 'year' is a reserved word: quote it (\"year\") to use it"
+          + " as a name.", assertThrows(UserException.class, () -> s.query("SELECT year, 1 FROM (VALUES (1)) t(x)")).getMessage());
+      assertEquals("Incorrect syntax near the keyword 'WHERE' at line 2, column 1.",
+          assertThrows(UserException.class, () -> s.query("SELECT 1\nWHERE")).getMessage());
+      assertEquals("Encountered \"month\" at line 1, column 24. 'month' is a reserved word: quote it (\"month\") to use it"
+          + " as a name.", assertThrows(UserException.class, () -> s.update("CREATE TABLE t (x INT, month INT)")).getMessage());
+    }
+  }
+
+  @Test
   void cpuBackend() {
     try (GpuSession s = GpuSession.cpu(allocator)) {
       check(s);
