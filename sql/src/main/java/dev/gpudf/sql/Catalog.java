@@ -6,7 +6,6 @@ import dev.gpudf.columnar.Table;
 import dev.gpudf.columnar.TypeId;
 import dev.gpudf.columnar.cuda.Gpu;
 import dev.gpudf.columnar.error.InternalException;
-import dev.gpudf.columnar.error.NotSupportedException;
 import dev.gpudf.columnar.error.UserException;
 import dev.gpudf.kernels.Exec;
 import dev.gpudf.sql.files.ChunkSource;
@@ -130,7 +129,8 @@ public final class Catalog implements AutoCloseable {
   /**
    * Registers table {@code name} kept in files: its shape comes from {@code source} now, its rows
    * when a query scans them, one chunk at a time and only the columns the query reads (they are
-   * not kept: each query reads them again). The catalog owns {@code source} from here on, and
+   * not kept: each query reads them again). Rows appended to it make it resident (read whole); its
+   * files are never written. The catalog owns {@code source} from here on, and
    * closes it when the table is dropped or replaced, or here if the name is taken.
    */
   public synchronized void register(String name, ChunkSource source) {
@@ -176,8 +176,8 @@ public final class Catalog implements AutoCloseable {
       throw new UserException("no table '" + name + "'");
     }
     if (e.source != null) {
-      throw new NotSupportedException("table '" + name + "' is read from its files, which gpudf does not write: "
-          + "CREATE TABLE ... AS SELECT a copy to add rows to");
+      // rows added to a table kept in files: it becomes resident (its files stay as they are)
+      e = resident(key, e);
     }
     Table<?> part = TableOps.load(gpu, root);
     try (Exec exec = exec()) {
@@ -208,6 +208,32 @@ public final class Catalog implements AutoCloseable {
   }
 
   /** Concatenates {@code e}'s pending parts into its last chunk, in one copy. */
+  /** Table {@code key}, kept in files by {@code e}, read whole into a resident entry that replaces it. */
+  private Entry resident(String key, Entry e) {
+    Entry made = null;
+    int[] all = java.util.stream.IntStream.range(0, e.source.names().size()).toArray();
+    try {
+      for (int c = 0; c < e.source.chunkRows().size(); c++) {
+        try (VectorSchemaRoot root = e.source.read(c, all, allocator); Table<?> chunk = TableOps.load(gpu, root)) {
+          if (made == null) {
+            chunk.retain();
+            made = new Entry(chunk);
+          } else {
+            made.chunks.add(new CatalogChunk(chunk));
+          }
+        }
+      }
+    } catch (RuntimeException ex) {
+      if (made != null) {
+        made.close();
+      }
+      throw ex;
+    }
+    tables.put(key, made);
+    e.close();
+    return made;
+  }
+
   private void mergePending(Entry e, Exec exec) {
     if (e.pending.isEmpty()) {
       return;

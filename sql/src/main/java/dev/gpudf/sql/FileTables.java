@@ -66,6 +66,10 @@ public final class FileTables {
     try (Stream<Path> files = Files.list(dir)) {
       for (Path f : files.sorted().toList()) {
         String file = f.getFileName().toString();
+        if (file.startsWith(".")) {
+          // hidden: temporary files of a write, the server's superseded files
+          continue;
+        }
         if (Files.isDirectory(f, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
           // a directory of files of one format and schema is one table, named after it
           String format = directoryFormat(f);

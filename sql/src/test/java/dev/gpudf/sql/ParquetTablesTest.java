@@ -136,6 +136,24 @@ class ParquetTablesTest {
   }
 
   @Test
+  void rowsInsertedIntoAFileTableMakeItResidentAndLeaveTheFile(@TempDir Path other) throws Exception {
+    Files.copy(dir.resolve("nation.parquet"), other.resolve("nation.parquet"));
+    Files.createDirectories(other.resolve(".superseded"));
+    Files.copy(dir.resolve("region.parquet"), other.resolve(".superseded/region.parquet"));
+    byte[] before = Files.readAllBytes(other.resolve("nation.parquet"));
+    try (GpuSession s = GpuSession.cpu(allocator)) {
+      assertEquals(List.of("nation"), FileTables.loadDirectory(s.catalog(), other, allocator), "hidden entries are no tables");
+      assertEquals(2, s.update("INSERT INTO nation SELECT * FROM nation WHERE n_nationkey < 2"));
+      assertTrue(!s.catalog().inFiles("nation"));
+      try (VectorSchemaRoot r = s.query("SELECT COUNT(*), COUNT(DISTINCT n_nationkey) FROM nation")) {
+        assertEquals(27L, ((Number) r.getVector(0).getObject(0)).longValue());
+        assertEquals(25L, ((Number) r.getVector(1).getObject(0)).longValue());
+      }
+    }
+    assertTrue(java.util.Arrays.equals(before, Files.readAllBytes(other.resolve("nation.parquet"))), "the file is not written");
+  }
+
+  @Test
   void corruptOrTruncatedFilesAreErrorsNamingThem(@TempDir Path other) throws Exception {
     byte[] whole = Files.readAllBytes(dir.resolve("orders.parquet"));
     for (byte[] bytes : List.of("not parquet".getBytes(), java.util.Arrays.copyOf(whole, whole.length / 2))) {

@@ -13,7 +13,8 @@ import java.util.stream.Stream;
 
 /**
  * The files a glob names inside a data directory ({@code *.parquet}, {@code sales/**}{@code /*.parquet},
- * {@code part-?.csv}), sorted by path. Only regular files under the directory match: links are not
+ * {@code part-?.csv}), sorted by path. Only regular files under the directory match, none under a
+ * name starting with a dot (temporary and superseded files): links are not
  * followed, the walk is bounded in depth and in files, and a pattern that is absolute or climbs
  * out with {@code ..} is refused.
  */
@@ -23,6 +24,16 @@ public final class FileGlob {
   public static final int MAX_FILES = 100_000;
 
   private FileGlob() {}
+
+  /** Whether a part of {@code rel} starts with a dot: temporary files of a write, superseded files, .git. */
+  private static boolean hidden(Path rel) {
+    for (Path part : rel) {
+      if (part.toString().startsWith(".")) {
+        return true;
+      }
+    }
+    return false;
+  }
 
   /** The matching files of {@code dir}, at least one; a {@link UserException} otherwise. */
   public static List<Path> match(Path dir, String glob) {
@@ -40,7 +51,8 @@ public final class FileGlob {
     List<Path> out = new ArrayList<>();
     try (Stream<Path> walk = Files.walk(dir, MAX_DEPTH)) {
       for (Path p : (Iterable<Path>) walk::iterator) {
-        if (Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS) && matcher.matches(dir.relativize(p))) {
+        Path rel = dir.relativize(p);
+        if (Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS) && !hidden(rel) && matcher.matches(rel)) {
           if (out.size() == MAX_FILES) {
             throw new UserException("'" + glob + "' matches more than " + MAX_FILES + " files");
           }
