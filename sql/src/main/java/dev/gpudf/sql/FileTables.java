@@ -52,8 +52,9 @@ public final class FileTables {
   private FileTables() {}
 
   /**
-   * Registers every supported file of {@code dir} in {@code catalog}: Parquet files from their
-   * footers only (read when a query scans them), Arrow and CSV files read whole; returns the table names.
+   * Registers every supported file of {@code dir} in {@code catalog}, and every subdirectory of files
+   * of one format: Parquet and Arrow IPC files from their footers only (read when a query scans
+   * them), CSV files read whole; names starting with a dot are skipped. Returns the table names.
    */
   public static List<String> loadDirectory(Catalog catalog, Path dir, BufferAllocator allocator) {
     return loadDirectory(catalog, dir, allocator, chunkRows(catalog));
@@ -112,18 +113,21 @@ public final class FileTables {
 
   /**
    * Registers {@code files} (one format, one schema) as table {@code name}, or under a hidden
-   * name when it is null; returns the name. Parquet files stay in the files (read per query,
-   * chunk by chunk), with a column for each {@code key=value} directory of their paths below
-   * {@code root} (Hive partitioning, {@link dev.gpudf.sql.files.PartitionedSource}); Arrow and CSV
-   * files are read now. Nothing is registered if any file fails.
+   * name when it is null; returns the name. Parquet and Arrow IPC files stay in the files (read
+   * per query, chunk by chunk), with a column for each {@code key=value} directory of their paths
+   * below {@code root} (Hive partitioning, {@link dev.gpudf.sql.files.PartitionedSource}); CSV files
+   * and dictionary-encoded Arrow files are read now. Nothing is registered if any file fails.
    */
   static String register(Catalog catalog, String name, String format, Path root, List<Path> files,
       BufferAllocator allocator, int chunkRows) {
-    if (format.equals("parquet")) {
+    boolean lazy = format.equals("parquet")
+        || format.equals("arrow") && files.stream().noneMatch(f -> dev.gpudf.sql.files.ArrowIpcSource.encoded(f, allocator));
+    if (lazy) {
       List<dev.gpudf.sql.files.ChunkSource> opened = new ArrayList<>();
       try {
         for (Path f : files) {
-          opened.add(dev.gpudf.sql.files.ParquetSource.open(f, allocator, chunkRows));
+          opened.add(format.equals("parquet") ? dev.gpudf.sql.files.ParquetSource.open(f, allocator, chunkRows)
+              : dev.gpudf.sql.files.ArrowIpcSource.open(f, allocator, chunkRows));
         }
       } catch (RuntimeException e) {
         opened.forEach(dev.gpudf.sql.files.ChunkSource::close);

@@ -1,0 +1,187 @@
+package dev.gpudf.sql.files;
+
+import dev.gpudf.columnar.ArrowTypes;
+import dev.gpudf.columnar.DataType;
+import dev.gpudf.columnar.error.GpudfException;
+import dev.gpudf.columnar.error.UserException;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.flatbuf.RecordBatch;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowFileReader;
+import org.apache.arrow.vector.ipc.ReadChannel;
+import org.apache.arrow.vector.ipc.message.ArrowBlock;
+import org.apache.arrow.vector.ipc.message.MessageMetadataResult;
+import org.apache.arrow.vector.ipc.message.MessageSerializer;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.arrow.vector.util.VectorBatchAppender;
+
+/**
+ * An Arrow IPC file as a {@link ChunkSource}. Opening reads the footer (schema, record batch
+ * blocks) and each batch's message header for its row count, not the batches; a chunk is a run of
+ * consecutive batches of about {@code chunkRows} rows, read by seeking to them (all of a batch's
+ * columns are read; those not asked for are dropped at once). The file's size and modification
+ * time are checked before each read. Dictionary-encoded files are not opened this way ({@link
+ * #encoded}): they are read whole.
+ */
+public final class ArrowIpcSource implements ChunkSource {
+  private final Path file;
+  private final List<String> names = new ArrayList<>();
+  private final List<DataType> types = new ArrayList<>();
+  private final List<Integer> chunkRows = new ArrayList<>();
+  private final List<Integer> firstBlock = new ArrayList<>();
+  private final long size;
+  private final FileTime modified;
+
+  private ArrowIpcSource(Path file, BufferAllocator allocator, int chunkRows) throws IOException {
+    this.file = file;
+    BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class);
+    size = attrs.size();
+    modified = attrs.lastModifiedTime();
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ);
+        ArrowFileReader reader = new ArrowFileReader(ch, allocator)) {
+      Schema schema = reader.getVectorSchemaRoot().getSchema();
+      for (Field f : schema.getFields()) {
+        names.add(f.getName());
+        types.add(ArrowTypes.fromArrow(f));
+      }
+      List<ArrowBlock> blocks = reader.getRecordBlocks();
+      int rows = 0;
+      firstBlock.add(0);
+      for (int b = 0; b < blocks.size(); b++) {
+        rows = Math.addExact(rows, batchRows(ch, blocks.get(b)));
+        if (rows >= chunkRows) {
+          this.chunkRows.add(rows);
+          firstBlock.add(b + 1);
+          rows = 0;
+        }
+      }
+      if (rows > 0 || this.chunkRows.isEmpty()) {
+        this.chunkRows.add(rows);
+        firstBlock.add(blocks.size());
+      }
+    }
+  }
+
+  /** The row count in the message header of the record batch at {@code block}, its body unread. */
+  private int batchRows(FileChannel ch, ArrowBlock block) throws IOException {
+    if (block.getOffset() < 0 || block.getOffset() >= size) {
+      throw new UserException("a record batch of " + file + " starts at " + block.getOffset() + ", outside the file");
+    }
+    ch.position(block.getOffset());
+    MessageMetadataResult m = MessageSerializer.readMessage(new ReadChannel(ch));
+    if (m == null || m.getMessage().headerType() != org.apache.arrow.flatbuf.MessageHeader.RecordBatch) {
+      throw new UserException(file + " has a block at " + block.getOffset() + " that is not a record batch");
+    }
+    long rows = ((RecordBatch) m.getMessage().header(new RecordBatch())).length();
+    if (rows < 0 || rows > Integer.MAX_VALUE) {
+      throw new UserException(file + " has a record batch of " + rows + " rows");
+    }
+    return (int) rows;
+  }
+
+  /** Whether {@code file}'s schema has dictionary-encoded columns (such a file is not opened lazily). */
+  public static boolean encoded(Path file, BufferAllocator allocator) {
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ);
+        ArrowFileReader reader = new ArrowFileReader(ch, allocator)) {
+      return reader.getVectorSchemaRoot().getSchema().getFields().stream().anyMatch(f -> f.getDictionary() != null);
+    } catch (IOException | RuntimeException e) {
+      throw new UserException("cannot read Arrow file " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Opens {@code file} (its footer and batch headers only); the caller owns the source. */
+  public static ArrowIpcSource open(Path file, BufferAllocator allocator, int chunkRows) {
+    try {
+      return new ArrowIpcSource(file, allocator, Math.max(1, chunkRows));
+    } catch (GpudfException e) {
+      throw new UserException(file + ": " + e.getMessage(), e);
+    } catch (IOException | RuntimeException e) {
+      throw new UserException("cannot read Arrow file " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public List<String> names() {
+    return names;
+  }
+
+  @Override
+  public List<DataType> types() {
+    return types;
+  }
+
+  @Override
+  public List<Integer> chunkRows() {
+    return chunkRows;
+  }
+
+  @Override
+  public VectorSchemaRoot read(int chunk, int[] columns, BufferAllocator into) {
+    if (chunk < 0 || chunk >= chunkRows.size()) {
+      throw new UserException(file + " has " + chunkRows.size() + " chunks, not " + (chunk + 1));
+    }
+    if (columns.length == 0) {
+      VectorSchemaRoot none = VectorSchemaRoot.create(new Schema(List.of()), into);
+      none.setRowCount(chunkRows.get(chunk));
+      return none;
+    }
+    try {
+      BasicFileAttributes now = Files.readAttributes(file, BasicFileAttributes.class);
+      if (now.size() != size || !now.lastModifiedTime().equals(modified)) {
+        throw new UserException(file + " changed since it was opened: reopen the table to read it again");
+      }
+      List<FieldVector> out = new ArrayList<>();
+      try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ);
+          ArrowFileReader reader = new ArrowFileReader(ch, into)) {
+        VectorSchemaRoot batch = reader.getVectorSchemaRoot();
+        for (int c : columns) {
+          out.add(batch.getVector(c).getField().createVector(into));
+        }
+        for (FieldVector v : out) {
+          v.allocateNew();
+        }
+        int rows = 0;
+        List<ArrowBlock> blocks = reader.getRecordBlocks();
+        for (int b = firstBlock.get(chunk); b < firstBlock.get(chunk + 1); b++) {
+          if (!reader.loadRecordBatch(blocks.get(b))) {
+            throw new UserException(file + " lost record batch " + b + ": it changed since it was opened");
+          }
+          for (int i = 0; i < columns.length; i++) {
+            VectorBatchAppender.batchAppend(out.get(i), batch.getVector(columns[i]));
+          }
+          rows += batch.getRowCount();
+        }
+        if (rows != chunkRows.get(chunk)) {
+          throw new UserException(file + " chunk " + chunk + " holds " + rows + " rows where its headers said "
+              + chunkRows.get(chunk) + ": it changed since it was opened");
+        }
+        VectorSchemaRoot root = new VectorSchemaRoot(out);
+        root.setRowCount(rows);
+        return root;
+      } catch (IOException | RuntimeException e) {
+        out.forEach(FieldVector::close);
+        throw e;
+      }
+    } catch (UserException e) {
+      throw e;
+    } catch (IOException | RuntimeException e) {
+      throw new UserException("cannot read Arrow file " + file + " (chunk " + chunk + "): " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public void close() {
+    // nothing is held open between reads
+  }
+}

@@ -1,0 +1,86 @@
+package dev.gpudf.sql;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.gpudf.columnar.error.UserException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowFileWriter;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Arrow IPC files as tables kept in their files ({@link dev.gpudf.sql.files.ArrowIpcSource}). */
+class ArrowIpcTablesTest {
+  /** Writes {@code batches} record batches of {@code rows} rows: k = 0, 1, 2, ... and s = 'v' + k, every 7th NULL. */
+  private static void write(Path file, int batches, int rows) throws Exception {
+    try (RootAllocator a = new RootAllocator(); BigIntVector k = new BigIntVector("k", a);
+        VarCharVector s = new VarCharVector("s", a); VectorSchemaRoot root = VectorSchemaRoot.of(k, s);
+        FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        ArrowFileWriter w = new ArrowFileWriter(root, null, ch)) {
+      w.start();
+      for (int b = 0; b < batches; b++) {
+        k.allocateNew(rows);
+        s.allocateNew(rows);
+        for (int r = 0; r < rows; r++) {
+          long v = (long) b * rows + r;
+          k.set(r, v);
+          if (v % 7 == 0) {
+            s.setNull(r);
+          } else {
+            s.setSafe(r, ("v" + v).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+          }
+        }
+        root.setRowCount(rows);
+        w.writeBatch();
+      }
+      w.end();
+    }
+  }
+
+  @Test
+  void batchesAreReadPerChunkOnlyWhenScanned(@TempDir Path dir) throws Exception {
+    write(dir.resolve("t.arrow"), 9, 1000);
+    try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
+      FileTables.loadDirectory(s.catalog(), dir, a, 2500);
+      assertEquals(0, a.getAllocatedMemory(), "nothing is read at open");
+      assertTrue(s.catalog().inFiles("t"));
+      assertEquals(List.of(3000, 3000, 3000), s.catalog().shape("t").chunkRows());
+      try (VectorSchemaRoot r = s.query("SELECT COUNT(*), COUNT(s), SUM(k), MAX(s) FROM t WHERE k >= 10")) {
+        assertEquals(8990L, ((Number) r.getVector(0).getObject(0)).longValue());
+        long nulls = java.util.stream.LongStream.range(10, 9000).filter(v -> v % 7 == 0).count();
+        assertEquals(8990L - nulls, ((Number) r.getVector(1).getObject(0)).longValue());
+        assertEquals(java.util.stream.LongStream.range(10, 9000).sum(), ((Number) r.getVector(2).getObject(0)).longValue());
+        assertEquals("v999", r.getVector(3).getObject(0).toString());
+      }
+      try (VectorSchemaRoot r = s.query("SELECT COUNT(*) FROM t")) {
+        assertEquals(9000L, ((Number) r.getVector(0).getObject(0)).longValue());
+      }
+      Files.delete(dir.resolve("t.arrow"));
+      write(dir.resolve("t.arrow"), 2, 10);
+      UserException e = assertThrows(UserException.class, () -> s.query("SELECT MAX(k) FROM t").close());
+      assertTrue(e.getMessage().contains("t.arrow") && e.getMessage().contains("changed"), e.getMessage());
+    }
+  }
+
+  @Test
+  void aTruncatedFileIsAnErrorNamingIt(@TempDir Path dir) throws Exception {
+    Path whole = dir.resolve("whole.bin");
+    write(whole, 3, 100);
+    byte[] bytes = Files.readAllBytes(whole);
+    Files.delete(whole);
+    Files.write(dir.resolve("cut.arrow"), java.util.Arrays.copyOf(bytes, bytes.length - 20));
+    try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
+      UserException e = assertThrows(UserException.class, () -> FileTables.loadDirectory(s.catalog(), dir, a));
+      assertTrue(e.getMessage().contains("cut.arrow"), e.getMessage());
+    }
+  }
+}
