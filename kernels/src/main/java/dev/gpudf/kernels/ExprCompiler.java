@@ -428,6 +428,10 @@ public final class ExprCompiler {
       // a DATE's register is its day number already (SQL has no such CAST; date functions use it)
       return new Value(v.reg, to);
     }
+    if (from.id() == TypeId.TIMESTAMP && to.id() == TypeId.INT64) {
+      // a TIMESTAMP's register is its count of units since the epoch (no SQL CAST; time-of-day parts use it)
+      return new Value(v.reg, to);
+    }
     if (from.id() == TypeId.DATE && to.id() == TypeId.TIMESTAMP) {
       return emit(Opcode.SCALE_UP, to, v.reg, constant(unitsPerDay(to)), 0, v);
     }

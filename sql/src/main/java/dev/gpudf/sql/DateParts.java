@@ -28,9 +28,29 @@ final class DateParts {
   static final SqlFunction DATE_TRUNC = new SqlFunction("DATE_TRUNC", SqlKind.OTHER_FUNCTION, ReturnTypes.ARG1_NULLABLE, null,
       OperandTypes.family(SqlTypeFamily.CHARACTER, SqlTypeFamily.DATE), SqlFunctionCategory.TIMEDATE);
 
-  /** EXTRACT({@code unit} FROM {@code value}); {@code date}: the value is a DATE (else a TIMESTAMP). */
-  static Expr extract(TimeUnitRange unit, Expr value, boolean date) {
+  /** EXTRACT({@code unit} FROM {@code value}) of a {@code type} (DATE or TIMESTAMP) value. */
+  static Expr extract(TimeUnitRange unit, Expr value, DataType type) {
+    boolean date = type.id() != dev.gpudf.columnar.TypeId.TIMESTAMP;
     return switch (unit) {
+      // of a TIMESTAMP: the time of day in its units, then whole hours, minutes and seconds (as DuckDB)
+      case HOUR, MINUTE, SECOND -> {
+        if (date) {
+          throw new UserException("EXTRACT(" + unit + ") takes a TIMESTAMP, not a DATE");
+        }
+        long perSecond = switch (type.timeUnit()) {
+          case SECOND -> 1L;
+          case MILLISECOND -> 1_000L;
+          case MICROSECOND -> 1_000_000L;
+          case NANOSECOND -> 1_000_000_000L;
+        };
+        Expr timeOfDay = Expr.call(Op.SUB, Expr.cast(value, DataType.INT64),
+            Expr.call(Op.MUL, days(value, false), Expr.lit(86_400L * perSecond)));
+        yield switch (unit) {
+          case HOUR -> Expr.call(Op.DIV, timeOfDay, Expr.lit(3_600L * perSecond));
+          case MINUTE -> Expr.call(Op.MOD, Expr.call(Op.DIV, timeOfDay, Expr.lit(60L * perSecond)), Expr.lit(60L));
+          default -> Expr.call(Op.MOD, Expr.call(Op.DIV, timeOfDay, Expr.lit(perSecond)), Expr.lit(60L));
+        };
+      }
       case YEAR -> Expr.call(Op.EXTRACT_YEAR, value);
       case MONTH -> Expr.call(Op.EXTRACT_MONTH, value);
       case DAY -> Expr.call(Op.EXTRACT_DAY, value);

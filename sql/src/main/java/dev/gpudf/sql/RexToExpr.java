@@ -108,7 +108,7 @@ final class RexToExpr {
       switch (call.getKind()) {
         case EXTRACT -> {
           return DateParts.extract(timeUnit(operands.get(0)), walk(operands.get(1)),
-              operands.get(1).getType().getSqlTypeName() == org.apache.calcite.sql.type.SqlTypeName.DATE);
+              SqlTypes.fromCalcite(operands.get(1).getType()));
         }
         case TRIM -> {
           SqlTrimFunction.Flag flag = ((RexLiteral) operands.get(0)).getValueAs(SqlTrimFunction.Flag.class);
