@@ -44,14 +44,44 @@ final class FileFunctions {
       throw new UserException(m.group() + ": files are read from the data directory of a session opened over one"
           + " (path=DIR); this session has none");
     }
+    boolean[] quoted = quotedOrComment(sql);
     StringBuilder out = new StringBuilder();
     do {
+      if (quoted[m.start()]) {
+        // inside a string, a quoted name or a comment: text, not a call
+        m.appendReplacement(out, Matcher.quoteReplacement(m.group()));
+        continue;
+      }
       String format = m.group(1).toLowerCase(java.util.Locale.ROOT);
       String glob = m.group(2).replace("''", "'");
       m.appendReplacement(out, Matcher.quoteReplacement(table(dir, format, glob)));
     } while (m.find());
     m.appendTail(out);
     return out.toString();
+  }
+
+  /** For each character of {@code sql}: whether it lies inside a '...' string, a "..." name or a comment. */
+  static boolean[] quotedOrComment(String sql) {
+    boolean[] in = new boolean[sql.length() + 1];
+    for (int i = 0; i < sql.length(); i++) {
+      char c = sql.charAt(i);
+      int end = -1;
+      if (c == '\'' || c == '"') {
+        // a doubled quote inside reads as two strings back to back, which covers the same span
+        end = sql.indexOf(c, i + 1);
+      } else if (c == '-' && sql.startsWith("--", i)) {
+        end = sql.indexOf('\n', i);
+      } else if (c == '/' && sql.startsWith("/*", i)) {
+        end = sql.indexOf("*/", i + 2);
+        end = end < 0 ? -1 : end + 1;
+      }
+      if (c == '\'' || c == '"' || sql.startsWith("--", i) || sql.startsWith("/*", i)) {
+        int stop = end < 0 ? sql.length() - 1 : end;
+        java.util.Arrays.fill(in, i, stop + 1, true);
+        i = stop;
+      }
+    }
+    return in;
   }
 
   private String table(Path dir, String format, String glob) {
@@ -84,6 +114,7 @@ final class FileFunctions {
 
   /** {@code sql} with each file function call replaced by a placeholder table name, for parsing only (nothing is read). */
   static String placeholders(String sql) {
-    return CALL.matcher(sql).replaceAll("\"\\$files\"");
+    boolean[] quoted = quotedOrComment(sql);
+    return CALL.matcher(sql).replaceAll(r -> quoted[r.start()] ? Matcher.quoteReplacement(r.group()) : "\"\\$files\"");
   }
 }

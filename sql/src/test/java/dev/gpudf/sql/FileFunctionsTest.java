@@ -61,6 +61,11 @@ class FileFunctionsTest {
     session.update("CREATE TABLE copied AS SELECT * FROM read_parquet('sales/part-0.parquet')");
     assertEquals(3, count(session, "SELECT COUNT(*) FROM copied"));
     assertTrue(session.returnsRows("SELECT * FROM read_csv('kv-0.csv')"));
+    // the same text inside a string or a comment is text: no file is read, nothing is rewritten
+    try (VectorSchemaRoot r = session.query("SELECT 'read_parquet(''nothing-*.parquet'')' AS t -- read_csv('none.csv')\n"
+        + "/* read_arrow('none.arrow') */")) {
+      assertEquals("read_parquet('nothing-*.parquet')", r.getVector(0).getObject(0).toString());
+    }
     // reopened, the directory is a table named after it
     try (RootAllocator a = new RootAllocator(); GpuSession back = GpuSession.cpu(a)) {
       assertTrue(FileTables.loadDirectory(back.catalog(), dir, a).contains("sales"));
