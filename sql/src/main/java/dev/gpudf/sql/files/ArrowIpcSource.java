@@ -6,11 +6,8 @@ import dev.gpudf.columnar.error.GpudfException;
 import dev.gpudf.columnar.error.UserException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.flatbuf.RecordBatch;
@@ -40,14 +37,11 @@ public final class ArrowIpcSource implements ChunkSource {
   private final List<DataType> types = new ArrayList<>();
   private final List<Integer> chunkRows = new ArrayList<>();
   private final List<Integer> firstBlock = new ArrayList<>();
-  private final long size;
-  private final FileTime modified;
+  private final FileStamp stamp;
 
   private ArrowIpcSource(Path file, BufferAllocator allocator, int chunkRows) throws IOException {
     this.file = file;
-    BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class);
-    size = attrs.size();
-    modified = attrs.lastModifiedTime();
+    stamp = FileStamp.of(file);
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ);
         ArrowFileReader reader = new ArrowFileReader(ch, allocator)) {
       Schema schema = reader.getVectorSchemaRoot().getSchema();
@@ -73,13 +67,39 @@ public final class ArrowIpcSource implements ChunkSource {
     }
   }
 
-  /** The row count in the message header of the record batch at {@code block}, its body unread. */
+  /** Most bytes a record batch's message header may take: a larger claim is a damaged file. */
+  private static final int MAX_HEADER_BYTES = 16 << 20;
+
+  /**
+   * The row count in the message header of the record batch at {@code block}, its body unread. The
+   * block (from the footer) must lie inside the file, and the header's own length prefix inside the
+   * block, before anything is allocated for it.
+   */
   private int batchRows(FileChannel ch, ArrowBlock block) throws IOException {
-    if (block.getOffset() < 0 || block.getOffset() >= size) {
-      throw new UserException("a record batch of " + file + " starts at " + block.getOffset() + ", outside the file");
+    long size = stamp.size();
+    if (block.getOffset() < 0 || block.getMetadataLength() < 8 || block.getMetadataLength() > MAX_HEADER_BYTES
+        || block.getBodyLength() < 0 || block.getOffset() + block.getMetadataLength() + block.getBodyLength() > size) {
+      throw new UserException("a record batch of " + file + " (at " + block.getOffset() + ", " + block.getMetadataLength()
+          + " + " + block.getBodyLength() + " bytes) does not lie inside the file");
     }
+    java.nio.ByteBuffer header = java.nio.ByteBuffer.allocate(block.getMetadataLength())
+        .order(java.nio.ByteOrder.LITTLE_ENDIAN);
     ch.position(block.getOffset());
-    MessageMetadataResult m = MessageSerializer.readMessage(new ReadChannel(ch));
+    while (header.hasRemaining() && ch.read(header) >= 0) {
+      // a file channel reads what it can; the loop ends when the header is full or the file ends
+    }
+    if (header.hasRemaining()) {
+      throw new UserException(file + " ends inside a record batch header at " + block.getOffset());
+    }
+    header.flip();
+    // the IPC prefix: 0xFFFFFFFF, then the header's length (older files: the length alone)
+    int claimed = header.getInt(0) == -1 ? header.getInt(4) : header.getInt(0);
+    if (claimed < 0 || claimed > block.getMetadataLength()) {
+      throw new UserException(file + " has a record batch header of " + claimed + " bytes in a block of "
+          + block.getMetadataLength());
+    }
+    MessageMetadataResult m = MessageSerializer.readMessage(new ReadChannel(
+        java.nio.channels.Channels.newChannel(new java.io.ByteArrayInputStream(header.array()))));
     if (m == null || m.getMessage().headerType() != org.apache.arrow.flatbuf.MessageHeader.RecordBatch) {
       throw new UserException(file + " has a block at " + block.getOffset() + " that is not a record batch");
     }
@@ -128,19 +148,12 @@ public final class ArrowIpcSource implements ChunkSource {
 
   @Override
   public VectorSchemaRoot read(int chunk, int[] columns, BufferAllocator into) {
-    if (chunk < 0 || chunk >= chunkRows.size()) {
-      throw new UserException(file + " has " + chunkRows.size() + " chunks, not " + (chunk + 1));
-    }
+    ChunkSource.checkChunk(file, chunkRows, chunk);
     if (columns.length == 0) {
-      VectorSchemaRoot none = VectorSchemaRoot.create(new Schema(List.of()), into);
-      none.setRowCount(chunkRows.get(chunk));
-      return none;
+      return ChunkSource.rowsOnly(chunkRows.get(chunk), into);
     }
+    stamp.check();
     try {
-      BasicFileAttributes now = Files.readAttributes(file, BasicFileAttributes.class);
-      if (now.size() != size || !now.lastModifiedTime().equals(modified)) {
-        throw new UserException(file + " changed since it was opened: reopen the table to read it again");
-      }
       List<FieldVector> out = new ArrayList<>();
       try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ);
           ArrowFileReader reader = new ArrowFileReader(ch, into)) {

@@ -31,4 +31,21 @@ public interface ChunkSource extends AutoCloseable {
 
   @Override
   void close();
+
+  /**
+   * The check every read starts with: {@code chunk} is one of {@code chunkRows}; a read of no
+   * columns (COUNT(*)) needs no file access and gets {@link #rowsOnly}.
+   */
+  static void checkChunk(Object what, List<Integer> chunkRows, int chunk) {
+    if (chunk < 0 || chunk >= chunkRows.size()) {
+      throw new dev.gpudf.columnar.error.UserException(what + " has " + chunkRows.size() + " chunks, not " + (chunk + 1));
+    }
+  }
+
+  /** A root of no columns and {@code rows} rows, from {@code allocator}; the caller closes it. */
+  static VectorSchemaRoot rowsOnly(int rows, BufferAllocator allocator) {
+    VectorSchemaRoot none = VectorSchemaRoot.create(new org.apache.arrow.vector.types.pojo.Schema(List.of()), allocator);
+    none.setRowCount(rows);
+    return none;
+  }
 }

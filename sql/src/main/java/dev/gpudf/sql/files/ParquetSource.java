@@ -7,7 +7,6 @@ import dev.gpudf.columnar.error.UserException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -47,8 +46,7 @@ public final class ParquetSource implements ChunkSource {
   private final List<Integer> chunkRows = new ArrayList<>();
   // the batches of each chunk (chunk i is batches firstBatch[i] .. firstBatch[i + 1] - 1)
   private final List<Integer> firstBatch = new ArrayList<>();
-  private final long size;
-  private final java.nio.file.attribute.FileTime modified;
+  private final FileStamp stamp;
   private final Map<List<Integer>, Stream> streams = new HashMap<>();
 
   /** An open scan over some columns, positioned at the start of chunk {@code next}. */
@@ -75,9 +73,7 @@ public final class ParquetSource implements ChunkSource {
   private ParquetSource(Path file, BufferAllocator allocator, int chunkRows) throws Exception {
     this.file = file;
     this.allocator = allocator;
-    BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class);
-    size = attrs.size();
-    modified = attrs.lastModifiedTime();
+    stamp = FileStamp.of(file);
     factory = new FileSystemDatasetFactory(allocator, NativeMemoryPool.getDefault(), FileFormat.PARQUET,
         file.toAbsolutePath().toUri().toString());
     Dataset d = null;
@@ -156,16 +152,12 @@ public final class ParquetSource implements ChunkSource {
 
   @Override
   public VectorSchemaRoot read(int chunk, int[] columns, BufferAllocator into) {
-    if (chunk < 0 || chunk >= chunkRows.size()) {
-      throw new UserException(file + " has " + chunkRows.size() + " chunks, not " + (chunk + 1));
-    }
-    checkUnchanged();
-    List<Integer> key = java.util.Arrays.stream(columns).boxed().toList();
+    ChunkSource.checkChunk(file, chunkRows, chunk);
     if (columns.length == 0) {
-      VectorSchemaRoot none = VectorSchemaRoot.create(new Schema(List.of()), into);
-      none.setRowCount(chunkRows.get(chunk));
-      return none;
+      return ChunkSource.rowsOnly(chunkRows.get(chunk), into);
     }
+    stamp.check();
+    List<Integer> key = java.util.Arrays.stream(columns).boxed().toList();
     try {
       Stream s = streams.get(key);
       if (s != null && s.next != chunk) {
@@ -218,18 +210,6 @@ public final class ParquetSource implements ChunkSource {
     Stream s = streams.remove(key);
     if (s != null) {
       s.close();
-    }
-  }
-
-  private void checkUnchanged() {
-    try {
-      BasicFileAttributes now = Files.readAttributes(file, BasicFileAttributes.class);
-      if (now.size() != size || !now.lastModifiedTime().equals(modified)) {
-        throw new UserException(file + " changed since it was opened (size " + size + " -> " + now.size()
-            + "): reopen the table to read it again");
-      }
-    } catch (IOException e) {
-      throw new UserException("cannot read " + file + ": " + e.getMessage(), e);
     }
   }
 
