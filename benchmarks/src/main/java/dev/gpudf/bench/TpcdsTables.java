@@ -49,6 +49,12 @@ public final class TpcdsTables {
    */
   public static void generate(BufferAllocator a, double scale, int threads, BiConsumer<String, Long> progress,
       BiConsumer<String, VectorSchemaRoot> sink) {
+    generate(a, scale, threads, 50_000, progress, sink);
+  }
+
+  /** {@link #generate(BufferAllocator, double, int, BiConsumer, BiConsumer)} in parts of at least {@code partRows} rows. */
+  static void generate(BufferAllocator a, double scale, int threads, long partRows, BiConsumer<String, Long> progress,
+      BiConsumer<String, VectorSchemaRoot> sink) {
     Session session = Session.getDefaultSession().withScale(scale).withNoSexism(false);
     java.util.concurrent.ForkJoinPool pool = new java.util.concurrent.ForkJoinPool(Math.max(1, threads));
     try {
@@ -57,7 +63,8 @@ public final class TpcdsTables {
           continue;
         }
         long rows = session.getScaling().getRowCount(t);
-        int parts = (int) Math.max(1, Math.min(4L * threads, rows / 50_000));
+        // a table that keeps history (item, store, ...) makes a row from the one before it: one part
+        int parts = t.keepsHistory() ? 1 : (int) Math.max(1, Math.min(4L * threads, rows / partRows));
         // part p's rows of the table (and of its child); whatever is here when this ends is closed
         VectorSchemaRoot[][] made = new VectorSchemaRoot[parts][];
         try {
@@ -115,7 +122,8 @@ public final class TpcdsTables {
       out[1] = table.hasChild() ? empty(a, table.getChild()) : null;
       int[] made = new int[2];
       if (count > 0) {
-        for (List<List<String>> rows : Results.constructResults(table, first, count, session)) {
+        // the generator takes the first and the last row number of the part (not a count)
+        for (List<List<String>> rows : Results.constructResults(table, first, first + count - 1, session)) {
           for (int k = 0; k < rows.size(); k++) {
             VectorSchemaRoot root = out[k];
             Column[] columns = (k == 0 ? table : table.getChild()).getColumns();
