@@ -1,6 +1,7 @@
 package dev.gpudf.flight;
 
 import dev.gpudf.columnar.ArrowDictionaries;
+import dev.gpudf.columnar.ArrowInput;
 import dev.gpudf.columnar.error.NotSupportedException;
 import dev.gpudf.columnar.error.UserException;
 import dev.gpudf.sql.GpuSession;
@@ -44,7 +45,8 @@ final class Ingest {
     long rows = 0;
     // a pandas categorical arrives dictionary-encoded: its values are stored, not its codes
     boolean encoded = ArrowDictionaries.encoded(stream.getSchema());
-    while (stream.next()) {
+    for (long b = 1; stream.next(); b++) {
+      ArrowInput.check(stream.getRoot(), stream.getDictionaryProvider(), "ingest into '" + table + "', batch " + b);
       // a host table shares the buffers it is made from: copy the stream's into the session's memory
       try (VectorSchemaRoot in = encoded ? ArrowDictionaries.decode(stream.getRoot(), stream.getDictionaryProvider(),
               session.allocator()) : null;

@@ -1,6 +1,7 @@
 package dev.gpudf.flight;
 
 import dev.gpudf.columnar.ArrowDictionaries;
+import dev.gpudf.columnar.ArrowInput;
 import dev.gpudf.columnar.error.UserException;
 import java.math.BigDecimal;
 import java.time.LocalDateTime;
@@ -86,11 +87,12 @@ final class Parameters {
    */
   private static void eachBatch(FlightStream stream, Schema expected, BufferAllocator allocator,
       java.util.function.Consumer<VectorSchemaRoot> use) {
-    while (stream.next()) {
+    for (long b = 1; stream.next(); b++) {
       VectorSchemaRoot root = stream.getRoot();
       if (root.getRowCount() == 0) {
         continue;
       }
+      ArrowInput.check(root, stream.getDictionaryProvider(), "bound parameters, batch " + b);
       if (root.getFieldVectors().size() != expected.getFields().size()) {
         throw new UserException("the statement has " + expected.getFields().size() + " parameters, "
             + root.getFieldVectors().size() + " were bound");

@@ -9,6 +9,7 @@ import dev.gpudf.columnar.error.InternalException;
 import dev.gpudf.columnar.error.UserException;
 import dev.gpudf.kernels.Exec;
 import dev.gpudf.sql.files.ChunkSource;
+import dev.gpudf.sql.files.TableNames;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -117,6 +118,7 @@ public final class Catalog implements AutoCloseable {
 
   /** Loads {@code root} as table {@code name} (copied to the device for a GPU session); the caller keeps {@code root}. */
   public synchronized void register(String name, VectorSchemaRoot root) {
+    TableNames.check(name);
     String key = name.toLowerCase(Locale.ROOT);
     if (tables.containsKey(key)) {
       throw new UserException("table '" + name + "' already exists");
@@ -135,6 +137,12 @@ public final class Catalog implements AutoCloseable {
    */
   public synchronized void register(String name, ChunkSource source) {
     String key = name.toLowerCase(Locale.ROOT);
+    try {
+      TableNames.check(name);
+    } catch (UserException e) {
+      source.close();
+      throw e;
+    }
     if (tables.containsKey(key)) {
       source.close();
       throw new UserException("table '" + name + "' already exists");

@@ -54,7 +54,8 @@ public final class FileTables {
   /**
    * Registers every supported file of {@code dir} in {@code catalog}, and every subdirectory of files
    * of one format: Parquet and Arrow IPC files from their footers only (read when a query scans
-   * them), CSV files read whole; names starting with a dot are skipped. Returns the table names.
+   * them), CSV files read whole; names starting with a dot are skipped, {@code %XX} in a name is
+   * decoded ({@link dev.gpudf.sql.files.TableNames}). Returns the table names.
    */
   public static List<String> loadDirectory(Catalog catalog, Path dir, BufferAllocator allocator) {
     return loadDirectory(catalog, dir, allocator, chunkRows(catalog));
@@ -75,8 +76,9 @@ public final class FileTables {
           // a directory of files of one format and schema is one table, named after it
           String format = directoryFormat(f);
           if (format != null) {
-            register(catalog, file, format, f, dev.gpudf.sql.files.FileGlob.match(f, "**." + format), allocator, chunkRows);
-            names.add(file);
+            String name = dev.gpudf.sql.files.TableNames.tableName(file);
+            register(catalog, name, format, f, dev.gpudf.sql.files.FileGlob.match(f, "**." + format), allocator, chunkRows);
+            names.add(name);
           }
           continue;
         }
@@ -84,7 +86,7 @@ public final class FileTables {
         if (format == null) {
           continue;
         }
-        String name = file.substring(0, file.lastIndexOf('.'));
+        String name = dev.gpudf.sql.files.TableNames.tableName(file.substring(0, file.lastIndexOf('.')));
         register(catalog, name, format, dir, List.of(f), allocator, chunkRows);
         names.add(name);
       }
@@ -181,7 +183,7 @@ public final class FileTables {
       case "arrow":
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ);
             ArrowFileReader reader = new ArrowFileReader(ch, allocator)) {
-          return allBatches(reader, allocator);
+          return allBatches(reader, allocator, file.toString());
         }
       case "csv":
         return csv(file, allocator);
@@ -193,8 +195,8 @@ public final class FileTables {
   }
 
   /** Every batch of {@code reader} in one root; the caller closes it. */
-  static VectorSchemaRoot allBatches(ArrowReader reader, BufferAllocator allocator) throws IOException {
-    return dev.gpudf.sql.files.Batches.append(reader, allocator, Long.MAX_VALUE);
+  static VectorSchemaRoot allBatches(ArrowReader reader, BufferAllocator allocator, String source) throws IOException {
+    return dev.gpudf.sql.files.Batches.append(reader, allocator, Long.MAX_VALUE, source);
   }
 
 

@@ -31,7 +31,7 @@ final class ParquetFiles {
         Dataset dataset = factory.finish();
         Scanner scanner = dataset.newScan(new ScanOptions(1 << 16));
         ArrowReader reader = scanner.scanBatches()) {
-      return FileTables.allBatches(reader, allocator);
+      return FileTables.allBatches(reader, allocator, file.toString());
     } catch (UserException e) {
       throw e;
     } catch (Exception e) {

@@ -1,5 +1,6 @@
 package dev.gpudf.sql.files;
 
+import dev.gpudf.columnar.ArrowInput;
 import dev.gpudf.columnar.ArrowTypes;
 import dev.gpudf.columnar.DataType;
 import dev.gpudf.columnar.error.GpudfException;
@@ -170,6 +171,7 @@ public final class ArrowIpcSource implements ChunkSource {
           if (!reader.loadRecordBatch(blocks.get(b))) {
             throw new UserException(file + " lost record batch " + b + ": it changed since it was opened");
           }
+          ArrowInput.check(batch, reader, file + ", record batch " + b);
           for (int i = 0; i < columns.length; i++) {
             VectorBatchAppender.batchAppend(out.get(i), batch.getVector(columns[i]));
           }

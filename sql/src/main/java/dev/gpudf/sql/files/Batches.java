@@ -1,6 +1,7 @@
 package dev.gpudf.sql.files;
 
 import dev.gpudf.columnar.ArrowDictionaries;
+import dev.gpudf.columnar.ArrowInput;
 import java.io.IOException;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -14,9 +15,10 @@ public final class Batches {
   /**
    * The rows of the next {@code maxBatches} batches of {@code reader} (fewer at its end) in one
    * root from {@code allocator}, dictionary-encoded columns decoded to their values; the caller
-   * closes it.
+   * closes it. Each batch is checked first ({@link ArrowInput}); {@code source} names the input
+   * in the error for a malformed one.
    */
-  public static VectorSchemaRoot append(ArrowReader reader, BufferAllocator allocator, long maxBatches)
+  public static VectorSchemaRoot append(ArrowReader reader, BufferAllocator allocator, long maxBatches, String source)
       throws IOException {
     VectorSchemaRoot read = reader.getVectorSchemaRoot();
     boolean encoded = ArrowDictionaries.encoded(read.getSchema());
@@ -27,6 +29,7 @@ public final class Batches {
       out.allocateNew();
       int rows = 0;
       for (long b = 0; b < maxBatches && reader.loadNextBatch(); b++) {
+        ArrowInput.check(read, reader, source + ", record batch " + (b + 1));
         try (VectorSchemaRoot decoded = encoded ? ArrowDictionaries.decode(read, reader, allocator) : null) {
           VectorSchemaRoot in = decoded == null ? read : decoded;
           // Arrow appends buffers in bulk (a copy of a row at a time was per value)

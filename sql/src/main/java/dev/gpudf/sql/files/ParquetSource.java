@@ -185,7 +185,8 @@ public final class ParquetSource implements ChunkSource {
         }
         s.next = chunk;
       }
-      VectorSchemaRoot root = Batches.append(s.reader, into, firstBatch.get(chunk + 1) - firstBatch.get(chunk));
+      VectorSchemaRoot root = Batches.append(s.reader, into, firstBatch.get(chunk + 1) - firstBatch.get(chunk),
+          file.toString());
       s.next = chunk + 1;
       if (s.next == chunkRows.size()) {
         streams.remove(key).close();

@@ -1,0 +1,76 @@
+package dev.gpudf.columnar;
+
+import dev.gpudf.columnar.error.UserException;
+import org.apache.arrow.vector.BaseIntVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.dictionary.Dictionary;
+import org.apache.arrow.vector.dictionary.DictionaryProvider;
+import org.apache.arrow.vector.validate.ValidateUtil;
+
+/**
+ * Arrow batches from outside the process (a client's DoPut, bound parameters, an IPC file) are
+ * checked here before anything copies or reads them: the bulk copies gpudf uses trust offsets and
+ * lengths, so a batch whose string offsets point past its data would copy the server's own memory
+ * into a table, or fault. Arrow's full validation checks buffer sizes against the row count,
+ * offsets monotonic and inside their data, and nested children; this adds the row counts of the
+ * columns and the range of dictionary codes.
+ */
+public final class ArrowInput {
+  private ArrowInput() {}
+
+  /**
+   * Throws a {@link UserException} naming {@code source} and the column when {@code root} (with
+   * the dictionaries of {@code provider}, which may be null when no column is encoded) is not a
+   * well-formed batch.
+   */
+  public static void check(VectorSchemaRoot root, DictionaryProvider provider, String source) {
+    int rows = root.getRowCount();
+    if (rows < 0) {
+      throw new UserException(source + ": a batch with " + rows + " rows");
+    }
+    for (FieldVector v : root.getFieldVectors()) {
+      String column = source + ": column '" + v.getName() + "'";
+      if (v.getValueCount() != rows) {
+        throw new UserException(column + " has " + v.getValueCount() + " values in a batch of " + rows + " rows");
+      }
+      validate(v, column);
+      if (v.getField().getDictionary() != null) {
+        codes(v, provider, column);
+      }
+    }
+  }
+
+  private static void validate(FieldVector v, String column) {
+    try {
+      v.validateFull();
+    } catch (ValidateUtil.ValidateException | IndexOutOfBoundsException | IllegalArgumentException e) {
+      throw new UserException(column + " is malformed: " + e.getMessage(), e);
+    }
+  }
+
+  /** Every code of an encoded column must index its dictionary, whose values are checked too. */
+  private static void codes(FieldVector v, DictionaryProvider provider, String column) {
+    long id = v.getField().getDictionary().getId();
+    Dictionary d = provider == null ? null : provider.lookup(id);
+    if (d == null) {
+      throw new UserException(column + " is dictionary-encoded, and its dictionary " + id + " did not come with the data");
+    }
+    FieldVector values = d.getVector();
+    validate(values, column + "'s dictionary");
+    if (!(v instanceof BaseIntVector codes)) {
+      throw new UserException(column + " is dictionary-encoded with codes of type " + v.getField().getType()
+          + " (an integer type is needed)");
+    }
+    long size = values.getValueCount();
+    for (int r = 0; r < v.getValueCount(); r++) {
+      if (!v.isNull(r)) {
+        long code = codes.getValueAsLong(r);
+        if (code < 0 || code >= size) {
+          throw new UserException(column + " row " + r + " has dictionary code " + code + ", outside its dictionary of "
+              + size + " values");
+        }
+      }
+    }
+  }
+}
