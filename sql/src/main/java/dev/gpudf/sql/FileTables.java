@@ -183,7 +183,13 @@ public final class FileTables {
       case "arrow":
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ);
             ArrowFileReader reader = new ArrowFileReader(ch, allocator)) {
+          dev.gpudf.sql.files.ArrowIpcBlocks.check(ch, reader, ch.size(), file);
           return allBatches(reader, allocator, file.toString());
+        } catch (dev.gpudf.columnar.error.GpudfException e) {
+          throw e;
+        } catch (IOException | RuntimeException e) {
+          // Arrow's reader reports a damaged footer or schema unchecked, a short read as IOException
+          throw new UserException(file + " is not a readable Arrow IPC file: " + e.getMessage(), e);
         }
       case "csv":
         return csv(file, allocator);

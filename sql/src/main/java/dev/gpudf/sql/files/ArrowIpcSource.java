@@ -11,15 +11,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.arrow.flatbuf.RecordBatch;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowFileReader;
-import org.apache.arrow.vector.ipc.ReadChannel;
 import org.apache.arrow.vector.ipc.message.ArrowBlock;
-import org.apache.arrow.vector.ipc.message.MessageMetadataResult;
-import org.apache.arrow.vector.ipc.message.MessageSerializer;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.arrow.vector.util.VectorBatchAppender;
@@ -50,11 +46,11 @@ public final class ArrowIpcSource implements ChunkSource {
         names.add(f.getName());
         types.add(ArrowTypes.fromArrow(f));
       }
-      List<ArrowBlock> blocks = reader.getRecordBlocks();
+      List<Integer> batchRows = ArrowIpcBlocks.check(ch, reader, stamp.size(), file);
       int rows = 0;
       firstBlock.add(0);
-      for (int b = 0; b < blocks.size(); b++) {
-        rows = Math.addExact(rows, batchRows(ch, blocks.get(b)));
+      for (int b = 0; b < batchRows.size(); b++) {
+        rows = Math.addExact(rows, batchRows.get(b));
         if (rows >= chunkRows) {
           this.chunkRows.add(rows);
           firstBlock.add(b + 1);
@@ -63,52 +59,9 @@ public final class ArrowIpcSource implements ChunkSource {
       }
       if (rows > 0 || this.chunkRows.isEmpty()) {
         this.chunkRows.add(rows);
-        firstBlock.add(blocks.size());
+        firstBlock.add(batchRows.size());
       }
     }
-  }
-
-  /** Most bytes a record batch's message header may take: a larger claim is a damaged file. */
-  private static final int MAX_HEADER_BYTES = 16 << 20;
-
-  /**
-   * The row count in the message header of the record batch at {@code block}, its body unread. The
-   * block (from the footer) must lie inside the file, and the header's own length prefix inside the
-   * block, before anything is allocated for it.
-   */
-  private int batchRows(FileChannel ch, ArrowBlock block) throws IOException {
-    long size = stamp.size();
-    if (block.getOffset() < 0 || block.getMetadataLength() < 8 || block.getMetadataLength() > MAX_HEADER_BYTES
-        || block.getBodyLength() < 0 || block.getOffset() + block.getMetadataLength() + block.getBodyLength() > size) {
-      throw new UserException("a record batch of " + file + " (at " + block.getOffset() + ", " + block.getMetadataLength()
-          + " + " + block.getBodyLength() + " bytes) does not lie inside the file");
-    }
-    java.nio.ByteBuffer header = java.nio.ByteBuffer.allocate(block.getMetadataLength())
-        .order(java.nio.ByteOrder.LITTLE_ENDIAN);
-    ch.position(block.getOffset());
-    while (header.hasRemaining() && ch.read(header) >= 0) {
-      // a file channel reads what it can; the loop ends when the header is full or the file ends
-    }
-    if (header.hasRemaining()) {
-      throw new UserException(file + " ends inside a record batch header at " + block.getOffset());
-    }
-    header.flip();
-    // the IPC prefix: 0xFFFFFFFF, then the header's length (older files: the length alone)
-    int claimed = header.getInt(0) == -1 ? header.getInt(4) : header.getInt(0);
-    if (claimed < 0 || claimed > block.getMetadataLength()) {
-      throw new UserException(file + " has a record batch header of " + claimed + " bytes in a block of "
-          + block.getMetadataLength());
-    }
-    MessageMetadataResult m = MessageSerializer.readMessage(new ReadChannel(
-        java.nio.channels.Channels.newChannel(new java.io.ByteArrayInputStream(header.array()))));
-    if (m == null || m.getMessage().headerType() != org.apache.arrow.flatbuf.MessageHeader.RecordBatch) {
-      throw new UserException(file + " has a block at " + block.getOffset() + " that is not a record batch");
-    }
-    long rows = ((RecordBatch) m.getMessage().header(new RecordBatch())).length();
-    if (rows < 0 || rows > Integer.MAX_VALUE) {
-      throw new UserException(file + " has a record batch of " + rows + " rows");
-    }
-    return (int) rows;
   }
 
   /** Whether {@code file}'s schema has dictionary-encoded columns (such a file is not opened lazily). */

@@ -2,6 +2,8 @@ package dev.gpudf.sql.files;
 
 import dev.gpudf.columnar.ArrowDictionaries;
 import dev.gpudf.columnar.ArrowInput;
+import dev.gpudf.columnar.error.GpudfException;
+import dev.gpudf.columnar.error.UserException;
 import java.io.IOException;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -20,6 +22,19 @@ public final class Batches {
    */
   public static VectorSchemaRoot append(ArrowReader reader, BufferAllocator allocator, long maxBatches, String source)
       throws IOException {
+    try {
+      return appendChecked(reader, allocator, maxBatches, source);
+    } catch (GpudfException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      // Arrow's reader checks each buffer against its message before slicing it, and says so with
+      // an unchecked exception: from a file or a client that is damaged input, not a bug of gpudf
+      throw new UserException(source + " is damaged: " + e.getMessage(), e);
+    }
+  }
+
+  private static VectorSchemaRoot appendChecked(ArrowReader reader, BufferAllocator allocator, long maxBatches,
+      String source) throws IOException {
     VectorSchemaRoot read = reader.getVectorSchemaRoot();
     boolean encoded = ArrowDictionaries.encoded(read.getSchema());
     VectorSchemaRoot out = VectorSchemaRoot.create(encoded ? ArrowDictionaries.decoded(read.getSchema(), reader)
