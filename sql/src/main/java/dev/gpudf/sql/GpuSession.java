@@ -405,8 +405,9 @@ public final class GpuSession implements AutoCloseable {
   public synchronized DataFrame sql(String sql) {
     RelOptCluster cluster = frames().getCluster();
     SqlNode parsed;
+    StatementLimits.checkText(sql);
     try {
-      parsed = SqlParser.create(sql, PARSER).parseQuery();
+      parsed = StatementLimits.check(SqlParser.create(sql, PARSER).parseQuery());
     } catch (SqlParseException e) {
       throw Statements.parseError(e);
     }
@@ -526,11 +527,22 @@ public final class GpuSession implements AutoCloseable {
   }
 
   private GpuRel plan(String sql) {
+    StatementLimits.checkText(sql);
+    try {
+      return planChecked(sql);
+    } catch (StackOverflowError e) {
+      // the limits keep real statements well inside the stack; this is the last guard, so that
+      // an unforeseen shape is a refused statement and not a dead thread
+      throw new UserException("the statement is nested too deeply to plan; simplify it", e);
+    }
+  }
+
+  private GpuRel planChecked(String sql) {
     plansMade.incrementAndGet();
     List<DateArithmetic.Fix> fixes = new ArrayList<>();
     while (true) {
       try (Planner planner = Frameworks.getPlanner(config())) {
-        SqlNode parsed = DateArithmetic.apply(planner.parse(sql), fixes);
+        SqlNode parsed = DateArithmetic.apply(StatementLimits.check(planner.parse(sql)), fixes);
         SqlNode validated;
         try {
           validated = planner.validate(parsed);

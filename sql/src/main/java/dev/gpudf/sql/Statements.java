@@ -38,8 +38,10 @@ final class Statements {
   private static final Pattern DROP_INDEX = Pattern.compile("\\s*DROP\\s+INDEX\\s+(IF\\s+EXISTS\\s+)?(\\w+)\\s*;?\\s*",
       Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
   // a column declared "name TYPE PRIMARY KEY", which Calcite's grammar takes only as a table constraint
+  // (possessive, from a word's start: linear in the statement, where a failed match once retried
+  // every suffix of every word, quadratic on a long word)
   private static final Pattern INLINE_KEY = Pattern.compile(
-      "(\\w+)(\\s+\\w+(?:\\s*\\(\\s*\\d+(?:\\s*,\\s*\\d+)?\\s*\\))?)\\s+PRIMARY\\s+KEY", Pattern.CASE_INSENSITIVE);
+      "\\b(\\w++)(\\s++\\w++(?:\\s*+\\(\\s*+\\d++(?:\\s*+,\\s*+\\d++)?\\s*+\\))?)\\s++PRIMARY\\s++KEY", Pattern.CASE_INSENSITIVE);
 
   /** Whether {@code sql} is an index statement (which returns no rows). */
   private static final Pattern COPY = Pattern.compile(
@@ -100,6 +102,11 @@ final class Statements {
    * list of every token it expected, and for a reserved word used as a name, how to use it anyway.
    */
   static UserException parseError(SqlParseException e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof StackOverflowError) {
+        return new UserException("the statement is nested too deeply to parse; simplify it", e);
+      }
+    }
     String first = e.getMessage() == null ? "a syntax error" : e.getMessage().lines().findFirst().orElse("").strip();
     Matcher m = ENCOUNTERED.matcher(first);
     if (m.find() && KEYWORDS.isReservedWord(m.group(1).toUpperCase(Locale.ROOT))) {
@@ -110,26 +117,30 @@ final class Statements {
   }
 
   static SqlNode parse(String sql) {
+    StatementLimits.checkText(sql);
     try {
-      return SqlParser.create(sql, GpuSession.PARSER).parseStmt();
+      return StatementLimits.check(SqlParser.create(sql, GpuSession.PARSER).parseStmt());
     } catch (SqlParseException e) {
-      Matcher inline = INLINE_KEY.matcher(sql);
       int close = sql.lastIndexOf(')');
-      if (inline.find() && close > 0 && sql.trim().regionMatches(true, 0, "CREATE", 0, 6)) {
+      Matcher inline = INLINE_KEY.matcher(sql);
+      if (close > 0 && sql.stripLeading().regionMatches(true, 0, "CREATE", 0, 6) && inline.find()) {
         // the same table with the key as a table constraint; a second inline key stays an error
         String moved = sql.substring(0, inline.start()) + inline.group(1) + inline.group(2) + " NOT NULL"
             + sql.substring(inline.end(), close) + ", PRIMARY KEY (" + inline.group(1) + ")" + sql.substring(close);
         try {
-          return SqlParser.create(moved, GpuSession.PARSER).parseStmt();
+          return StatementLimits.check(SqlParser.create(moved, GpuSession.PARSER).parseStmt());
         } catch (SqlParseException again) {
           throw parseError(e);
         }
       }
       throw parseError(e);
+    } catch (StackOverflowError e) {
+      throw new UserException("the statement is nested too deeply to parse; simplify it", e);
     }
   }
 
   static long run(GpuSession session, String sql, List<Object> parameters) {
+    StatementLimits.checkText(sql);
     if (isCopy(sql)) {
       if (!parameters.isEmpty()) {
         throw new UserException("COPY takes no parameters; this one was given " + parameters.size());
