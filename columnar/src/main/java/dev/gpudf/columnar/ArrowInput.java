@@ -1,11 +1,14 @@
 package dev.gpudf.columnar;
 
 import dev.gpudf.columnar.error.UserException;
+import java.math.BigInteger;
 import org.apache.arrow.vector.BaseIntVector;
+import org.apache.arrow.vector.DecimalVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.dictionary.Dictionary;
 import org.apache.arrow.vector.dictionary.DictionaryProvider;
+import org.apache.arrow.vector.util.ValueVectorUtility;
 import org.apache.arrow.vector.validate.ValidateUtil;
 
 /**
@@ -43,7 +46,20 @@ public final class ArrowInput {
 
   private static void validate(FieldVector v, String column) {
     try {
-      v.validateFull();
+      if (v instanceof DecimalVector d) {
+        // Arrow 18's full validation refuses a value with all the type's digits (12345.67 in
+        // DECIMAL(7, 2)): the buffers are checked by Arrow, the digits here
+        ValueVectorUtility.validate(d);
+        BigInteger limit = BigInteger.TEN.pow(d.getPrecision());
+        for (int r = 0; r < d.getValueCount(); r++) {
+          if (!d.isNull(r) && d.getObject(r).unscaledValue().abs().compareTo(limit) >= 0) {
+            throw new UserException(column + " row " + r + " holds " + d.getObject(r) + ", more digits than its type DECIMAL("
+                + d.getPrecision() + ", " + d.getScale() + ") has");
+          }
+        }
+      } else {
+        v.validateFull();
+      }
     } catch (ValidateUtil.ValidateException | IndexOutOfBoundsException | IllegalArgumentException e) {
       throw new UserException(column + " is malformed: " + e.getMessage(), e);
     }

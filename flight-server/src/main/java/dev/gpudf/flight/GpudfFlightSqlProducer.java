@@ -188,6 +188,22 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
     return Statuses.guard(() -> new SchemaResult(session.resultSchema(command.getQuery())));
   }
 
+  /**
+   * A ticket is a packed Flight SQL message this server made; bytes that are none (a client's
+   * garbage, a ticket of another server) are the client's error, not an internal one.
+   */
+  @Override
+  public void getStream(CallContext context, org.apache.arrow.flight.Ticket ticket, ServerStreamListener listener) {
+    try {
+      Any.parseFrom(ticket.getBytes());
+    } catch (InvalidProtocolBufferException e) {
+      listener.error(CallStatus.INVALID_ARGUMENT.withDescription("the ticket is not one this server issued ("
+          + ticket.getBytes().length + " bytes that are no Flight SQL message)").toRuntimeException());
+      return;
+    }
+    super.getStream(context, ticket, listener);
+  }
+
   @Override
   public void getStreamStatement(TicketStatementQuery ticket, CallContext context, ServerStreamListener listener) {
     String sql = statements.remove(ticket.getStatementHandle());

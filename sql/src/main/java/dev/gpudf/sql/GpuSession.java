@@ -409,7 +409,7 @@ public final class GpuSession implements AutoCloseable {
     try {
       parsed = StatementLimits.check(SqlParser.create(sql, PARSER).parseQuery());
     } catch (SqlParseException e) {
-      throw Statements.parseError(e);
+      throw Statements.parseError(e, sql);
     }
     if (!parsed.getKind().belongsTo(org.apache.calcite.sql.SqlKind.QUERY)) {
       throw new UserException("sql() takes a query; run DDL and DML with update()");
@@ -543,6 +543,11 @@ public final class GpuSession implements AutoCloseable {
     while (true) {
       try (Planner planner = Frameworks.getPlanner(config())) {
         SqlNode parsed = DateArithmetic.apply(StatementLimits.check(planner.parse(sql)), fixes);
+        if (parsed.getKind().belongsTo(org.apache.calcite.sql.SqlKind.DDL)
+            || parsed.getKind().belongsTo(org.apache.calcite.sql.SqlKind.DML)) {
+          throw new UserException("the statement is not a query but " + parsed.getKind().lowerName.replace('_', ' ')
+              + ": run it as an update (JDBC executeUpdate, Flight SQL CommandStatementUpdate)");
+        }
         SqlNode validated;
         try {
           validated = planner.validate(parsed);
@@ -558,7 +563,7 @@ public final class GpuSession implements AutoCloseable {
         RelRoot root = planner.rel(validated);
         return named(optimize(root.project()), ColumnNames.of(validated, root.validatedRowType.getFieldNames()));
       } catch (SqlParseException e) {
-        throw Statements.parseError(e);
+        throw Statements.parseError(e, sql);
       } catch (ValidationException e) {
         throw new UserException(validationMessage(e), e);
       } catch (RelConversionException e) {

@@ -36,12 +36,15 @@ public final class StatementLimits {
   private StatementLimits() {}
 
   /**
-   * A {@link UserException} when {@code sql} is longer than {@link #MAX_CHARS} or has more than
+   * A {@link UserException} when {@code sql} is empty, longer than {@link #MAX_CHARS} or has more than
    * {@link #MAX_TOKENS} tokens, found before the parser sees it: Calcite's parser takes time
    * quadratic in the length of a chain of operators (40,000 additions: 2.7 s on this project's CI
    * host), which the token count bounds.
    */
   public static void checkText(String sql) {
+    if (sql.replace(";", "").isBlank()) {
+      throw new UserException("the statement is empty");
+    }
     if (sql.length() > MAX_CHARS) {
       throw new UserException("the statement is " + sql.length() + " characters long; at most " + MAX_CHARS
           + " are allowed (gpudf.limits.statementChars)");

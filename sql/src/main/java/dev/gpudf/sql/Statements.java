@@ -101,13 +101,19 @@ final class Statements {
    * A parse failure as users read it: the parser's first line (where, and what it met) without its
    * list of every token it expected, and for a reserved word used as a name, how to use it anyway.
    */
-  static UserException parseError(SqlParseException e) {
+  static UserException parseError(SqlParseException e, String sql) {
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof StackOverflowError) {
         return new UserException("the statement is nested too deeply to parse; simplify it", e);
       }
     }
     String first = e.getMessage() == null ? "a syntax error" : e.getMessage().lines().findFirst().orElse("").strip();
+    if (first.startsWith("Non-query expression encountered in illegal context")) {
+      // Calcite's words for a statement that starts with no command it knows ("SELEC 1")
+      String word = sql.strip().split("[\\s(;]", 2)[0];
+      return new UserException("unknown statement '" + word + "' at line 1, column 1: a statement starts with SELECT,"
+          + " WITH, VALUES, EXPLAIN, INSERT, CREATE, DROP or COPY", e);
+    }
     Matcher m = ENCOUNTERED.matcher(first);
     if (m.find() && KEYWORDS.isReservedWord(m.group(1).toUpperCase(Locale.ROOT))) {
       String word = m.group(1).toLowerCase(Locale.ROOT);
@@ -130,10 +136,10 @@ final class Statements {
         try {
           return StatementLimits.check(SqlParser.create(moved, GpuSession.PARSER).parseStmt());
         } catch (SqlParseException again) {
-          throw parseError(e);
+          throw parseError(e, sql);
         }
       }
-      throw parseError(e);
+      throw parseError(e, sql);
     } catch (StackOverflowError e) {
       throw new UserException("the statement is nested too deeply to parse; simplify it", e);
     }

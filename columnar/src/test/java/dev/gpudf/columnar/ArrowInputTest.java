@@ -1,0 +1,103 @@
+package dev.gpudf.columnar;
+
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.gpudf.columnar.error.UserException;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.DecimalVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.dictionary.Dictionary;
+import org.apache.arrow.vector.dictionary.DictionaryProvider;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.DictionaryEncoding;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.junit.jupiter.api.Test;
+
+/** {@link ArrowInput} refuses each kind of malformed batch and takes well-formed ones, edge values included. */
+class ArrowInputTest {
+  private static VectorSchemaRoot root(FieldVector v, int rows) {
+    VectorSchemaRoot r = new VectorSchemaRoot(List.of(v));
+    r.setRowCount(rows);
+    return r;
+  }
+
+  private static String refused(VectorSchemaRoot r, DictionaryProvider p) {
+    return assertThrows(UserException.class, () -> ArrowInput.check(r, p, "test")).getMessage();
+  }
+
+  @Test
+  void decimalsWithAllTheirDigitsPassAndMoreAreRefused() {
+    try (RootAllocator a = new RootAllocator(); DecimalVector d = new DecimalVector("m", a, 7, 2)) {
+      d.allocateNew(3);
+      d.setSafe(0, new BigDecimal("12345.67"));
+      d.setSafe(1, new BigDecimal("-99999.99"));
+      d.setNull(2);
+      try (VectorSchemaRoot r = root(d, 3)) {
+        assertDoesNotThrow(() -> ArrowInput.check(r, null, "test"));
+        // the unscaled value 10^7 has 8 digits: write it around setSafe's own check
+        d.getDataBuffer().setLong(32, 10_000_000L);
+        d.getDataBuffer().setLong(40, 0L);
+        d.setIndexDefined(2);
+        String m = refused(r, null);
+        assertTrue(m.contains("row 2 holds 100000.00, more digits than its type DECIMAL(7, 2)"), m);
+      }
+    }
+  }
+
+  @Test
+  void stringOffsetsOutsideTheDataAndShortBuffersAreRefused() {
+    try (RootAllocator a = new RootAllocator(); VarCharVector v = new VarCharVector("s", a)) {
+      v.allocateNew();
+      v.setSafe(0, "åä".getBytes(StandardCharsets.UTF_8));
+      v.setSafe(1, "x".getBytes(StandardCharsets.UTF_8));
+      v.setValueCount(2);
+      try (VectorSchemaRoot r = root(v, 2)) {
+        assertDoesNotThrow(() -> ArrowInput.check(r, null, "test"));
+        v.getOffsetBuffer().setInt(4, 70_000);
+        assertTrue(refused(r, null).startsWith("test: column 's' is malformed"));
+        v.getOffsetBuffer().setInt(4, 4);
+        v.setValueCount(2);
+        r.setRowCount(2);
+        // a batch that claims more rows than its column has values
+        v.setValueCount(1);
+        assertTrue(refused(r, null).contains("has 1 values in a batch of 2 rows"));
+      }
+    }
+  }
+
+  @Test
+  void dictionaryCodesOutsideTheirDictionaryAreRefused() {
+    try (RootAllocator a = new RootAllocator(); VarCharVector values = new VarCharVector("dict", a)) {
+      values.allocateNew();
+      values.setSafe(0, "red".getBytes(StandardCharsets.UTF_8));
+      values.setSafe(1, "blue".getBytes(StandardCharsets.UTF_8));
+      values.setValueCount(2);
+      DictionaryEncoding encoding = new DictionaryEncoding(7, false, new ArrowType.Int(32, true));
+      Dictionary dictionary = new Dictionary(values, encoding);
+      DictionaryProvider.MapDictionaryProvider provider = new DictionaryProvider.MapDictionaryProvider(dictionary);
+      try (IntVector codes = new IntVector("c", new FieldType(true, new ArrowType.Int(32, true), encoding), a)) {
+        codes.allocateNew(3);
+        codes.set(0, 1);
+        codes.set(1, 0);
+        codes.setNull(2);
+        codes.setValueCount(3);
+        try (VectorSchemaRoot r = root(codes, 3)) {
+          assertDoesNotThrow(() -> ArrowInput.check(r, provider, "test"));
+          codes.set(1, 2);
+          assertTrue(refused(r, provider).contains("row 1 has dictionary code 2, outside its dictionary of 2 values"));
+          codes.set(1, -1);
+          assertTrue(refused(r, provider).contains("dictionary code -1"));
+          assertTrue(refused(r, null).contains("its dictionary 7 did not come with the data"));
+        }
+      }
+    }
+  }
+}
