@@ -6,7 +6,8 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** The {@code gpudf} command line: {@code info}, {@code sql}, {@code serve} (Flight SQL), {@code load}, {@code user} and {@code health} ({@code bench} is the launcher's, in benchmarks/). */
-@Command(name = "gpudf", mixinStandardHelpOptions = true, version = "gpudf 0.1.0-SNAPSHOT",
+// help and version options are inherited, so `gpudf serve --help` works as `gpudf --help` does
+@Command(name = "gpudf", mixinStandardHelpOptions = true, scope = CommandLine.ScopeType.INHERIT, version = "gpudf 0.1.0-SNAPSHOT",
     description = "GPU dataframe and SQL engine for the JVM on Apache Arrow",
     subcommands = {InfoCommand.class, SqlCommand.class, ServeCommand.class, LoadCommand.class, UserCommand.class,
         HealthCommand.class})

@@ -63,7 +63,7 @@ public final class GpudfFlightServer implements AutoCloseable {
   }
 
   /** Starts serving {@code session}; result batches come from a child of {@code parent}. The caller closes the server. */
-  public static GpudfFlightServer start(GpuSession session, BufferAllocator parent, Options options) throws IOException {
+  public static GpudfFlightServer start(GpuSession session, BufferAllocator parent, Options options) {
     if ((options.tlsCert() == null) != (options.tlsKey() == null)) {
       throw new UserException("TLS needs both a certificate chain and a private key");
     }
@@ -76,16 +76,34 @@ public final class GpudfFlightServer implements AutoCloseable {
       FlightServer.Builder builder = FlightServer.builder(allocator, location, producer)
           .maxInboundMessageSize(options.maxInboundBytes());
       if (tls) {
-        builder.useTls(options.tlsCert().toFile(), options.tlsKey().toFile());
+        try {
+          builder.useTls(options.tlsCert().toFile(), options.tlsKey().toFile());
+        } catch (IOException e) {
+          throw new UserException("cannot read the TLS certificate or key: " + e.getMessage(), e);
+        }
       }
       if (options.users() != null) {
         builder.headerAuthenticator(new GeneratedBearerTokenAuthenticator(
             new BasicCallHeaderAuthenticator(Users.read(options.users()))));
       }
-      FlightServer server = builder.build();
-      server.start();
+      FlightServer server;
+      try {
+        server = builder.build();
+      } catch (IllegalArgumentException e) {
+        // gRPC's words for a certificate or key it cannot use
+        throw new UserException("cannot use TLS certificate " + options.tlsCert() + " with key " + options.tlsKey() + ": "
+            + e.getMessage(), e);
+      }
+      try {
+        server.start();
+      } catch (IOException e) {
+        server.shutdown();
+        // a port in use or not ours to take: the operator's to fix, said in one line
+        throw new UserException("cannot listen on " + options.host() + ":" + options.port() + ": "
+            + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()), e);
+      }
       return new GpudfFlightServer(allocator, producer, server, tls);
-    } catch (IOException | RuntimeException e) {
+    } catch (RuntimeException e) {
       producer.close();
       allocator.close();
       throw e;

@@ -71,4 +71,27 @@ class ServeCommandTest {
     }
     assertEquals(0, status.get(), out.toString());
   }
+
+  @Test
+  void helpAndStartFailuresAreOneLineEach(@TempDir Path dir) throws Exception {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine cli = GpudfCli.commandLine();
+    cli.setOut(new PrintWriter(out, true));
+    cli.setErr(new PrintWriter(err, true));
+    assertEquals(0, cli.execute("serve", "--help"));
+    assertTrue(out.toString().startsWith("Usage: gpudf serve"), out.toString());
+    try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("localhost"))) {
+      assertEquals(1, cli.execute("serve", "--backend", "cpu", "--port", String.valueOf(taken.getLocalPort()),
+          "--tpch-scale", "0.001"));
+    }
+    assertTrue(err.toString().startsWith("error: cannot listen on localhost:"), err.toString());
+    assertEquals(1, err.toString().lines().count(), "one line, no stack trace: " + err);
+    Path key = Files.writeString(dir.resolve("key.pem"), "not a key");
+    StringWriter tlsErr = new StringWriter();
+    cli.setErr(new PrintWriter(tlsErr, true));
+    assertEquals(1, cli.execute("serve", "--backend", "cpu", "--port", "0", "--tpch-scale", "0.001", "--tls-cert",
+        dir.resolve("missing.pem").toString(), "--tls-key", key.toString()));
+    assertTrue(tlsErr.toString().startsWith("error: cannot read the TLS certificate or key"), tlsErr.toString());
+  }
 }
