@@ -216,12 +216,22 @@ public final class FileTables {
       throw new UserException(file + " has no header row");
     }
     List<String> header = rows.get(0);
-    List<List<String>> data = rows.subList(1, rows.size());
+    List<List<String>> data = new ArrayList<>();
+    for (int i = 1; i < rows.size(); i++) {
+      List<String> row = rows.get(i);
+      if (row.size() == header.size()) {
+        data.add(row);
+      } else if (!(row.size() == 1 && row.get(0).isEmpty())) {
+        // a blank line is skipped; any other row of the wrong width is refused, not padded or cut
+        throw new UserException(file + ": record " + (i + 1) + " has " + row.size() + " fields where the header has "
+            + header.size());
+      }
+    }
     List<FieldVector> vectors = new ArrayList<>();
     try {
       for (int c = 0; c < header.size(); c++) {
         final int col = c;
-        List<String> values = data.stream().map(row -> col < row.size() ? row.get(col) : "").toList();
+        List<String> values = data.stream().map(row -> row.get(col)).toList();
         int colon = header.get(c).indexOf(':');
         vectors.add(colon < 0 ? column(allocator, header.get(c), values)
             : declared(allocator, file, header.get(c).substring(0, colon).strip(), header.get(c).substring(colon + 1), values));

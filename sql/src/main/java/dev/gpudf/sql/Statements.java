@@ -249,6 +249,7 @@ final class Statements {
       List<String> columns = new ArrayList<>();
       java.util.Set<String> notNull = new java.util.LinkedHashSet<>();
       List<TableConstraints.Key> keys = new ArrayList<>();
+      java.util.Map<String, Integer> maxChars = new java.util.HashMap<>();
       for (SqlNode c : create.columnList) {
         if (c instanceof SqlKeyConstraint key) {
           List<String> keyColumns = new ArrayList<>();
@@ -271,6 +272,11 @@ final class Statements {
         if (column.expression != null) {
           throw new NotSupportedException("column defaults are not supported: " + column.name);
         }
+        if (column.dataType.getTypeNameSpec() instanceof org.apache.calcite.sql.SqlBasicTypeNameSpec basic
+            && basic.getPrecision() >= 0 && (basic.getTypeName().getSimple().equalsIgnoreCase("VARCHAR")
+                || basic.getTypeName().getSimple().equalsIgnoreCase("CHAR"))) {
+          maxChars.put(simple(column.name).toLowerCase(Locale.ROOT), basic.getPrecision());
+        }
         if (column.dataType.getTypeNameSpec() instanceof org.apache.calcite.sql.SqlUserDefinedTypeNameSpec named
             && !(named.getTypeName().isSimple()
                 && GpuSession.TYPE_ALIASES.containsKey(named.getTypeName().getSimple().toUpperCase(Locale.ROOT)))) {
@@ -289,7 +295,7 @@ final class Statements {
           }
         }
       }
-      constraints = new TableConstraints(notNull, keys);
+      constraints = new TableConstraints(notNull, keys, maxChars);
     } else {
       throw new UserException("CREATE TABLE needs a column list or AS query");
     }

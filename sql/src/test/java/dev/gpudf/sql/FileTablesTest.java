@@ -69,6 +69,24 @@ class FileTablesTest {
     }
   }
 
+  /** A record with more or fewer fields than the header is refused by its number; blank lines are skipped. */
+  @Test
+  void raggedCsvRecordsAreRefused(@TempDir Path dir) throws IOException {
+    try (RootAllocator a = new RootAllocator()) {
+      Files.writeString(dir.resolve("ok.csv"), "a,b\n1,x\n\n2,\"y,z\"\n\n");
+      try (VectorSchemaRoot r = FileTables.read(dir.resolve("ok.csv"), "csv", a)) {
+        assertEquals(2, r.getRowCount());
+        assertEquals("y,z", r.getVector(1).getObject(1).toString());
+      }
+      for (String ragged : List.of("a,b\n1,x\n2\n", "a,b\n1,x\n2,y,extra\n")) {
+        Files.writeString(dir.resolve("ragged.csv"), ragged);
+        UserException e = assertThrows(UserException.class, () -> FileTables.read(dir.resolve("ragged.csv"), "csv", a));
+        assertTrue(e.getMessage().endsWith("ragged.csv: record 3 has " + (ragged.contains("extra") ? 3 : 1)
+            + " fields where the header has 2"), e.getMessage());
+      }
+    }
+  }
+
   /** Header cells that declare a type: the column has it, and a value that is not one fails with its row. */
   @Test
   void csvHeadersDeclareTypes(@TempDir Path dir) throws IOException {
