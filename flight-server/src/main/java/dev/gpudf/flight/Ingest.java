@@ -15,9 +15,10 @@ import org.apache.arrow.vector.util.VectorSchemaRootAppender;
 
 /**
  * Bulk ingest ({@code CommandStatementIngest}): the batches of a DoPut into a table, created from
- * the first batch's schema, replacing its rows, or appended (each batch as an INSERT, so column
- * types convert and constraints hold). Defaults when the client leaves an option unset: create a
- * missing table, fail on an existing one. A failure after some batches leaves those batches in.
+ * the stream's schema, replacing its rows, or appended (as one INSERT, so column types convert
+ * and constraints hold). Defaults when the client leaves an option unset: create a missing table,
+ * fail on an existing one. All or nothing: the rows are gathered first, so a failure in any batch
+ * leaves the table as it was.
  */
 final class Ingest {
   private Ingest() {}
@@ -41,43 +42,52 @@ final class Ingest {
         || ifExists == TableExistsOption.TABLE_EXISTS_OPTION_UNSPECIFIED)) {
       throw new UserException("table '" + table + "' already exists (ingest with append or replace)");
     }
-    boolean first = true;
-    long rows = 0;
-    // a pandas categorical arrives dictionary-encoded: its values are stored, not its codes
+    try (VectorSchemaRoot all = gather(session, stream, table)) {
+      if (!exists) {
+        session.catalog().register(table, all);
+      } else if (ifExists == TableExistsOption.TABLE_EXISTS_OPTION_REPLACE) {
+        session.catalog().replace(table, all);
+      } else {
+        session.insert(table, all);
+      }
+      return all.getRowCount();
+    }
+  }
+
+  /**
+   * Every batch of {@code stream}, each checked ({@link ArrowInput}) and its dictionary-encoded
+   * columns decoded, copied into one root of the session's memory (a host table shares the buffers
+   * it is made from, and the stream reuses its own); the caller closes it. Nothing is changed
+   * until the whole stream has arrived, so an ingest that fails in its 4th batch leaves no rows.
+   */
+  private static VectorSchemaRoot gather(GpuSession session, FlightStream stream, String table) {
     boolean encoded = ArrowDictionaries.encoded(stream.getSchema());
-    for (long b = 1; stream.next(); b++) {
-      ArrowInput.check(stream.getRoot(), stream.getDictionaryProvider(), "ingest into '" + table + "', batch " + b);
-      // a host table shares the buffers it is made from: copy the stream's into the session's memory
-      try (VectorSchemaRoot in = encoded ? ArrowDictionaries.decode(stream.getRoot(), stream.getDictionaryProvider(),
-              session.allocator()) : null;
-          VectorSchemaRoot batch = VectorSchemaRoot.create((in == null ? stream.getRoot() : in).getSchema(),
-              session.allocator())) {
-        batch.allocateNew();
-        VectorSchemaRootAppender.append(batch, in == null ? stream.getRoot() : in);
-        if (first && !exists) {
-          session.catalog().register(table, batch);
-        } else if (first && ifExists == TableExistsOption.TABLE_EXISTS_OPTION_REPLACE) {
-          session.catalog().replace(table, batch);
-        } else {
-          session.insert(table, batch);
-        }
-        rows += batch.getRowCount();
-      }
-      first = false;
-    }
-    if (first) {
-      // no batches: a table of the stream's schema and no rows
-      try (VectorSchemaRoot empty = VectorSchemaRoot.create(encoded
-          ? ArrowDictionaries.decoded(stream.getSchema(), stream.getDictionaryProvider()) : stream.getSchema(),
-          session.allocator())) {
-        empty.setRowCount(0);
-        if (!exists) {
-          session.catalog().register(table, empty);
-        } else if (ifExists == TableExistsOption.TABLE_EXISTS_OPTION_REPLACE) {
-          session.catalog().replace(table, empty);
+    VectorSchemaRoot all = null;
+    try {
+      for (long b = 1; stream.next(); b++) {
+        ArrowInput.check(stream.getRoot(), stream.getDictionaryProvider(), "ingest into '" + table + "', batch " + b);
+        try (VectorSchemaRoot decoded = encoded ? ArrowDictionaries.decode(stream.getRoot(), stream.getDictionaryProvider(),
+            session.allocator()) : null) {
+          VectorSchemaRoot in = decoded == null ? stream.getRoot() : decoded;
+          if (all == null) {
+            all = VectorSchemaRoot.create(in.getSchema(), session.allocator());
+            all.allocateNew();
+          }
+          VectorSchemaRootAppender.append(all, in);
         }
       }
+      if (all == null) {
+        // no batches: a table of the stream's schema and no rows
+        all = VectorSchemaRoot.create(encoded ? ArrowDictionaries.decoded(stream.getSchema(), stream.getDictionaryProvider())
+            : stream.getSchema(), session.allocator());
+        all.setRowCount(0);
+      }
+      return all;
+    } catch (RuntimeException e) {
+      if (all != null) {
+        all.close();
+      }
+      throw e;
     }
-    return rows;
   }
 }

@@ -102,6 +102,46 @@ class HostileInputTest {
   }
 
   @Test
+  void anIngestThatFailsInItsFourthBatchLeavesNothing() throws Exception {
+    java.io.ByteArrayOutputStream ipc = new java.io.ByteArrayOutputStream();
+    try (BufferAllocator a = new RootAllocator(); VectorSchemaRoot rows = badOffsets(a, 2);
+        org.apache.arrow.vector.ipc.ArrowStreamWriter writer = new org.apache.arrow.vector.ipc.ArrowStreamWriter(rows, null,
+            java.nio.channels.Channels.newChannel(ipc))) {
+      writer.start();
+      ((VarCharVector) rows.getVector(0)).getOffsetBuffer().setInt(4, 1);
+      for (int b = 0; b < 3; b++) {
+        writer.writeBatch();
+      }
+      ((VarCharVector) rows.getVector(0)).getOffsetBuffer().setInt(4, 65_536);
+      writer.writeBatch();
+      writer.end();
+    }
+    withServer((client, jdbc) -> {
+      try (Statement s = jdbc.createStatement()) {
+        s.executeUpdate("CREATE TABLE kept (s VARCHAR)");
+        s.executeUpdate("INSERT INTO kept VALUES ('before')");
+      }
+      TableDefinitionOptions append = TableDefinitionOptions.newBuilder()
+          .setIfNotExist(TableDefinitionOptions.TableNotExistOption.TABLE_NOT_EXIST_OPTION_CREATE)
+          .setIfExists(TableDefinitionOptions.TableExistsOption.TABLE_EXISTS_OPTION_APPEND).build();
+      for (String table : List.of("kept", "fresh")) {
+        try (BufferAllocator a = new RootAllocator();
+            org.apache.arrow.vector.ipc.ArrowStreamReader reader = new org.apache.arrow.vector.ipc.ArrowStreamReader(
+                new java.io.ByteArrayInputStream(ipc.toByteArray()), a)) {
+          FlightRuntimeException e = assertThrows(FlightRuntimeException.class, () -> client.executeIngest(reader,
+              new FlightSqlClient.ExecuteIngestOptions(table, append, null, null, Map.of())));
+          assertTrue(e.getMessage().contains("batch 4: column 's' is malformed"), e.getMessage());
+        }
+      }
+      assertEquals("1", one(jdbc, "SELECT COUNT(*) FROM kept"));
+      assertThrows(SQLException.class, () -> one(jdbc, "SELECT COUNT(*) FROM fresh"));
+    });
+    try (Stream<Path> files = Files.list(dir)) {
+      assertEquals(List.of("kept.arrow"), files.map(f -> f.getFileName().toString()).toList());
+    }
+  }
+
+  @Test
   void boundParametersWithStringOffsetsOutsideTheirDataAreRefused() throws Exception {
     withServer((client, jdbc) -> {
       try (BufferAllocator a = new RootAllocator(); VectorSchemaRoot params = badOffsets(a, 65_536);
