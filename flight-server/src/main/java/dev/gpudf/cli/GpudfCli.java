@@ -20,7 +20,7 @@ public final class GpudfCli {
    * The command line with its error handling: a user error or an unsupported feature prints its
    * message and exits with status 1; anything else is a bug and keeps its stack trace.
    */
-  static CommandLine commandLine() {
+  public static CommandLine commandLine() {
     CommandLine cli = new CommandLine(new GpudfCli());
     // a statement pasted as it was written may start with a -- comment; SqlCommand still rejects
     // an unknown option that is not one

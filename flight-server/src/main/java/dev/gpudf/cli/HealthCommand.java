@@ -4,7 +4,6 @@ import java.util.concurrent.Callable;
 import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.FlightStatusCode;
-import org.apache.arrow.flight.Location;
 import org.apache.arrow.memory.RootAllocator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -26,14 +25,16 @@ final class HealthCommand implements Callable<Integer> {
   @Option(names = "--port", defaultValue = "31337", description = "Server port (default ${DEFAULT-VALUE})")
   int port;
 
-  @Option(names = "--tls", description = "Connect with TLS (without verifying the certificate)")
+  @picocli.CommandLine.Mixin
+  ClientTls trust;
+
+  @Option(names = "--tls", description = "Connect with TLS (the certificate verified: see --tls-ca, --tls-no-verify)")
   boolean tls;
 
   @Override
   public Integer call() throws Exception {
-    Location where = tls ? Location.forGrpcTls(host, port) : Location.forGrpcInsecure(host, port);
     try (RootAllocator allocator = new RootAllocator();
-        FlightClient client = FlightClient.builder(allocator, where).verifyServer(!tls).build()) {
+        FlightClient client = trust.connect(allocator, host, port, tls)) {
       client.listActions().forEach(a -> { });
       spec.commandLine().getOut().println("healthy");
       return 0;
@@ -42,7 +43,7 @@ final class HealthCommand implements Callable<Integer> {
         spec.commandLine().getOut().println("healthy (asks for credentials)");
         return 0;
       }
-      spec.commandLine().getErr().println("unhealthy: " + e.status().code() + " " + e.getMessage());
+      spec.commandLine().getErr().println("unhealthy: " + e.status().code() + " " + trust.explain(e, tls));
       return 1;
     } finally {
       spec.commandLine().getOut().flush();

@@ -14,7 +14,6 @@ import java.util.concurrent.Callable;
 import org.apache.arrow.flight.CallOption;
 import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.FlightRuntimeException;
-import org.apache.arrow.flight.Location;
 import org.apache.arrow.flight.sql.FlightSqlClient;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.TableDefinitionOptions;
 import org.apache.arrow.memory.BufferAllocator;
@@ -33,6 +32,9 @@ import picocli.CommandLine.Model.CommandSpec;
  */
 @Command(name = "load", description = "Load *.arrow, *.parquet and *.csv files into a running gpudf server")
 final class LoadCommand implements Callable<Integer> {
+  @picocli.CommandLine.Mixin
+  ClientTls trust;
+
   private static final int BATCH_ROWS = 64 * 1024;
 
   @Spec
@@ -76,8 +78,7 @@ final class LoadCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     try (BufferAllocator allocator = new RootAllocator();
-        FlightClient client = FlightClient.builder(allocator, tls ? Location.forGrpcTls(u.getHost(), u.getPort())
-            : Location.forGrpcInsecure(u.getHost(), u.getPort())).verifyServer(!tls).build();
+        FlightClient client = trust.connect(allocator, u.getHost(), u.getPort(), tls);
         FlightSqlClient sql = new FlightSqlClient(client)) {
       CallOption[] auth = user == null ? new CallOption[0]
           : new CallOption[] {client.authenticateBasicToken(user, pw).orElseThrow()};

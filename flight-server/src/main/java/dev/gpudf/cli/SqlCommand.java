@@ -28,6 +28,9 @@ import picocli.CommandLine.Model.CommandSpec;
 @Command(name = "sql", description = "Run SQL over the tables of a directory (*.arrow, *.parquet, *.csv) or against a "
     + "gpudf server; without a statement, an interactive shell")
 final class SqlCommand implements Callable<Integer> {
+  @picocli.CommandLine.Mixin
+  ClientTls trust;
+
   @Spec
   CommandSpec spec;
 
@@ -72,7 +75,7 @@ final class SqlCommand implements Callable<Integer> {
       throw new UserException("a statement and --file exclude each other");
     }
     String pw = password != null ? password : System.getenv("GPUDF_PASSWORD");
-    try (SqlTarget target = server != null ? SqlTarget.remote(server, user, pw) : SqlTarget.local(path, backend)) {
+    try (SqlTarget target = server != null ? SqlTarget.remote(server, user, pw, trust) : SqlTarget.local(path, backend)) {
       PrintWriter out = spec.commandLine().getOut();
       if (file != null) {
         return script(target, file, out);

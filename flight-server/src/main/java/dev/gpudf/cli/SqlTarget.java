@@ -13,7 +13,6 @@ import org.apache.arrow.flight.FlightEndpoint;
 import org.apache.arrow.flight.FlightInfo;
 import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.FlightStream;
-import org.apache.arrow.flight.Location;
 import org.apache.arrow.flight.sql.FlightSqlClient;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -95,15 +94,20 @@ interface SqlTarget extends AutoCloseable {
   }
 
   /** A gpudf Flight SQL server at {@code uri} ({@code grpc://host:port} or {@code grpc+tls://host:port}). */
-  static SqlTarget remote(String uri, String user, String password) {
+  static SqlTarget remote(String uri, String user, String password, ClientTls trust) {
     URI u = URI.create(uri);
     boolean tls = u.getScheme().equals("grpc+tls");
     if (!tls && !u.getScheme().equals("grpc") && !u.getScheme().equals("grpc+tcp")) {
       throw new UserException("a server is grpc://host:port or grpc+tls://host:port, not " + uri);
     }
     BufferAllocator allocator = new RootAllocator();
-    Location location = tls ? Location.forGrpcTls(u.getHost(), u.getPort()) : Location.forGrpcInsecure(u.getHost(), u.getPort());
-    FlightClient client = FlightClient.builder(allocator, location).verifyServer(!tls).build();
+    FlightClient client;
+    try {
+      client = trust.connect(allocator, u.getHost(), u.getPort(), tls);
+    } catch (RuntimeException e) {
+      allocator.close();
+      throw e;
+    }
     CallOption[] auth;
     try {
       auth = user == null ? new CallOption[0] : new CallOption[] {client.authenticateBasicToken(user, password).orElseThrow()};
@@ -114,13 +118,20 @@ interface SqlTarget extends AutoCloseable {
         Thread.currentThread().interrupt();
       }
       allocator.close();
-      throw new UserException("cannot log in to " + uri + ": " + e.getMessage(), e);
+      throw new UserException("cannot log in to " + uri + ": " + trust.explain(e, tls), e);
     }
     FlightSqlClient sql = new FlightSqlClient(client);
     return new SqlTarget() {
       @Override
       public String run(String statement) {
-        try (FlightSqlClient.PreparedStatement ps = sql.prepare(statement, auth)) {
+        // closed with the credentials too: a server with users refuses a close without them
+        FlightSqlClient.PreparedStatement ps;
+        try {
+          ps = sql.prepare(statement, auth);
+        } catch (FlightRuntimeException e) {
+          throw new UserException(e.status().code() + ": " + trust.explain(e, tls), e);
+        }
+        try {
           if (ps.getResultSetSchema().getFields().isEmpty()) {
             return "(" + ps.executeUpdate(auth) + " rows changed)\n";
           }
@@ -138,9 +149,11 @@ interface SqlTarget extends AutoCloseable {
             return ResultText.format(all) + "(" + all.getRowCount() + " rows)\n";
           }
         } catch (FlightRuntimeException e) {
-          throw new UserException(e.status().code() + ": " + e.getMessage(), e);
+          throw new UserException(e.status().code() + ": " + trust.explain(e, tls), e);
         } catch (Exception e) {
           throw new UserException("reading the result from " + uri + " failed: " + e, e);
+        } finally {
+          ps.close(auth);
         }
       }
 

@@ -17,6 +17,7 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -63,6 +64,21 @@ class ServeCommandTest {
         assertTrue(rs.getLong(1) > 0);
       }
       assertThrows(SQLException.class, () -> DriverManager.getConnection(url + "nope").createStatement().executeQuery("SELECT 1"));
+      // the command line logs in, runs each statement once and closes it with the same credentials
+      String server = "grpc://localhost:" + serve.running.port();
+      for (String statement : List.of("CREATE TABLE once (x INTEGER)", "INSERT INTO once VALUES (1)")) {
+        StringWriter sqlErr = new StringWriter();
+        CommandLine sql = GpudfCli.commandLine();
+        sql.setOut(new PrintWriter(new StringWriter(), true));
+        sql.setErr(new PrintWriter(sqlErr, true));
+        assertEquals(0, sql.execute("sql", "--server", server, "--user", "bo", "--password", "pa55word", statement),
+            sqlErr.toString());
+      }
+      try (Connection c = DriverManager.getConnection(url + "pa55word"); Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM once")) {
+        assertTrue(rs.next());
+        assertEquals(1, rs.getLong(1), "the INSERT ran once");
+      }
     } finally {
       if (serve.running != null) {
         serve.running.stop();

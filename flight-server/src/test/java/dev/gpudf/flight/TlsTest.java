@@ -54,8 +54,34 @@ class TlsTest {
         }
         assertThrows(SQLException.class, () -> DriverManager.getConnection(base + "false").createStatement()
             .executeQuery("SELECT 1"));
+        // the command line verifies the certificate unless told not to, and says how
+        String port = String.valueOf(server.port());
+        Cli unverified = cli("health", "--tls", "--port", port);
+        assertEquals(1, unverified.status, unverified.err);
+        assertTrue(unverified.err.contains("pass --tls-ca FILE"), unverified.err);
+        Cli trusted = cli("health", "--tls", "--port", port, "--tls-ca", cert.toString());
+        assertEquals(0, trusted.status, trusted.err);
+        assertEquals(0, cli("health", "--tls", "--port", port, "--tls-no-verify").status);
+        Cli sum = cli("sql", "--server", "grpc+tls://localhost:" + port, "--tls-ca", cert.toString(), "SELECT SUM(x) AS s FROM t");
+        assertEquals(0, sum.status, sum.err);
+        assertTrue(sum.out.contains("6"), sum.out);
+        Cli refused = cli("sql", "--server", "grpc+tls://localhost:" + port, "SELECT 1");
+        assertEquals(1, refused.status);
+        assertTrue(refused.err.contains("--tls-ca"), refused.err);
       }
     }
+  }
+
+  private record Cli(int status, String out, String err) {}
+
+  private static Cli cli(String... args) {
+    java.io.StringWriter out = new java.io.StringWriter();
+    java.io.StringWriter err = new java.io.StringWriter();
+    picocli.CommandLine line = dev.gpudf.cli.GpudfCli.commandLine();
+    line.setOut(new java.io.PrintWriter(out, true));
+    line.setErr(new java.io.PrintWriter(err, true));
+    int status = line.execute(args);
+    return new Cli(status, out.toString(), err.toString());
   }
 
   private static String pem(String kind, byte[] der) {
