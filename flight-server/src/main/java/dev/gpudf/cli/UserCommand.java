@@ -20,6 +20,22 @@ final class UserCommand implements Callable<Integer> {
   @Parameters(index = "0", description = "The user name")
   String name;
 
+  @picocli.CommandLine.Option(names = "--role", defaultValue = "WRITE", description = "read (queries only) or write "
+      + "(may also create, change and drop tables; default)", converter = RoleConverter.class)
+  Users.Role role;
+
+  /** {@code read} or {@code write}, in any case. */
+  static final class RoleConverter implements picocli.CommandLine.ITypeConverter<Users.Role> {
+    @Override
+    public Users.Role convert(String value) {
+      try {
+        return Users.Role.valueOf(value.toUpperCase(java.util.Locale.ROOT));
+      } catch (IllegalArgumentException e) {
+        throw new picocli.CommandLine.TypeConversionException("a role is read or write, not " + value);
+      }
+    }
+  }
+
   @Override
   public Integer call() throws Exception {
     char[] password = System.console() != null ? System.console().readPassword("password for %s: ", name)
@@ -27,7 +43,7 @@ final class UserCommand implements Callable<Integer> {
     if (password == null || password.length == 0) {
       throw new UserException("no password given on standard input");
     }
-    spec.commandLine().getOut().println(Users.line(name, password));
+    spec.commandLine().getOut().println(Users.line(name, password, role));
     spec.commandLine().getOut().flush();
     return 0;
   }

@@ -71,7 +71,8 @@ public final class GpudfFlightServer implements AutoCloseable {
     Location location = tls ? Location.forGrpcTls(options.host(), options.port())
         : Location.forGrpcInsecure(options.host(), options.port());
     BufferAllocator allocator = parent.newChildAllocator("flight-server", 0, Long.MAX_VALUE);
-    GpudfFlightSqlProducer producer = new GpudfFlightSqlProducer(session, allocator, options.dataDirectory());
+    Users users = options.users() == null ? null : Users.read(options.users());
+    GpudfFlightSqlProducer producer = new GpudfFlightSqlProducer(session, allocator, options.dataDirectory(), users);
     try {
       FlightServer.Builder builder = FlightServer.builder(allocator, location, producer)
           .maxInboundMessageSize(options.maxInboundBytes());
@@ -84,7 +85,7 @@ public final class GpudfFlightServer implements AutoCloseable {
       }
       if (options.users() != null) {
         builder.headerAuthenticator(new GeneratedBearerTokenAuthenticator(
-            new BasicCallHeaderAuthenticator(Users.read(options.users()))));
+            new BasicCallHeaderAuthenticator(users)));
       }
       FlightServer server;
       try {

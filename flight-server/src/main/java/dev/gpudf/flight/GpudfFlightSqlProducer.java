@@ -8,9 +8,6 @@ import dev.gpudf.sql.GpuSession;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 import org.apache.arrow.flight.Action;
 import org.apache.arrow.flight.ActionType;
@@ -67,8 +64,9 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
   private final BufferAllocator allocator;
   private final DataDirectory dataDirectory;
   private final DeviceExports exports;
-  private final Map<ByteString, String> statements = new ConcurrentHashMap<>();
-  private final Map<ByteString, Prepared> prepared = new ConcurrentHashMap<>();
+  private final Users users;
+  private final Handles<String> statements = new Handles<>("statement");
+  private final Handles<Prepared> prepared = new Handles<>("prepared statement");
   private final SqlInfoBuilder sqlInfo = new SqlInfoBuilder()
       .withFlightSqlServerName("gpudf")
       .withFlightSqlServerVersion("0.1.0-SNAPSHOT")
@@ -101,13 +99,25 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
   /**
    * Serves {@code session}; result batches come from {@code allocator}. Neither is closed by the
    * producer. With a {@code dataDirectory} (the one the session's tables were loaded from; may be
-   * null), every change to a table is written back there ({@link DataDirectory}).
+   * null), every change to a table is written back there ({@link DataDirectory}). With {@code users}
+   * (may be null: a server without logins, where anyone may change tables), a user whose role is
+   * read-only is refused every statement that changes tables or writes files.
    */
-  public GpudfFlightSqlProducer(GpuSession session, BufferAllocator allocator, java.nio.file.Path dataDirectory) {
+  public GpudfFlightSqlProducer(GpuSession session, BufferAllocator allocator, java.nio.file.Path dataDirectory,
+      Users users) {
     this.session = session;
     this.allocator = allocator;
     this.dataDirectory = dataDirectory == null ? null : new DataDirectory(dataDirectory, session);
     this.exports = new DeviceExports(session);
+    this.users = users;
+  }
+
+  /** UNAUTHORIZED (gRPC PERMISSION_DENIED) unless the caller may change tables. */
+  private void mayWrite(CallContext context, String what) {
+    if (users != null && users.role(user(context)) != Users.Role.WRITE) {
+      throw CallStatus.UNAUTHORIZED.withDescription("user '" + user(context) + "' may read tables only, not " + what)
+          .toRuntimeException();
+    }
   }
 
   /** Flight SQL's actions, and the device hand-off's ({@link DeviceHandOff}). */
@@ -159,12 +169,13 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
     return new FlightInfo(schema, descriptor, List.of(new FlightEndpoint(new Ticket(Any.pack(ticket).toByteArray()))), -1, -1);
   }
 
-  private static ByteString newHandle() {
-    return ByteString.copyFromUtf8(UUID.randomUUID().toString());
+  /** Who is calling: the authenticated user, or "" on a server without users. */
+  private static String user(CallContext context) {
+    return context.peerIdentity() == null ? "" : context.peerIdentity();
   }
 
-  private Prepared preparedOf(ByteString handle) {
-    Prepared p = prepared.get(handle);
+  private Prepared preparedOf(CallContext context, ByteString handle) {
+    Prepared p = prepared.get(user(context), handle);
     if (p == null) {
       throw CallStatus.NOT_FOUND.withDescription("no prepared statement " + handle.toStringUtf8()).toRuntimeException();
     }
@@ -177,8 +188,7 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
   public FlightInfo getFlightInfoStatement(CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
     return Statuses.guard(() -> {
       Schema schema = session.resultSchema(command.getQuery());
-      ByteString handle = newHandle();
-      statements.put(handle, command.getQuery());
+      ByteString handle = statements.add(user(context), command.getQuery());
       return info(schema, descriptor, TicketStatementQuery.newBuilder().setStatementHandle(handle).build());
     });
   }
@@ -206,7 +216,7 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
 
   @Override
   public void getStreamStatement(TicketStatementQuery ticket, CallContext context, ServerStreamListener listener) {
-    String sql = statements.remove(ticket.getStatementHandle());
+    String sql = statements.remove(user(context), ticket.getStatementHandle());
     if (sql == null) {
       listener.error(CallStatus.NOT_FOUND.withDescription("no statement " + ticket.getStatementHandle().toStringUtf8()
           + " (fetched already, cancelled, or never made)").toRuntimeException());
@@ -226,7 +236,7 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
       try {
         Any any = Any.parseFrom(e.getTicket().getBytes());
         if (any.is(TicketStatementQuery.class)
-            && statements.remove(any.unpack(TicketStatementQuery.class).getStatementHandle()) != null) {
+            && statements.remove(user(context), any.unpack(TicketStatementQuery.class).getStatementHandle()) != null) {
           status = CancelStatus.CANCELLED;
         }
       } catch (InvalidProtocolBufferException ex) {
@@ -249,8 +259,7 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
       // the JDBC driver takes an empty dataset schema for an update
       Schema dataset = query ? session.resultSchema(sql) : new Schema(List.of());
       Schema parameters = session.parameterSchema(sql);
-      ByteString handle = newHandle();
-      prepared.put(handle, new Prepared(sql, query, dataset, parameters));
+      ByteString handle = prepared.add(user(context), new Prepared(sql, query, dataset, parameters));
       FlightSql.ActionCreatePreparedStatementResult result = FlightSql.ActionCreatePreparedStatementResult.newBuilder()
           .setPreparedStatementHandle(handle)
           .setDatasetSchema(ByteString.copyFrom(dataset.serializeAsMessage()))
@@ -263,14 +272,14 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
   @Override
   public void closePreparedStatement(ActionClosePreparedStatementRequest request, CallContext context,
       StreamListener<Result> listener) {
-    prepared.remove(request.getPreparedStatementHandle());
+    prepared.remove(user(context), request.getPreparedStatementHandle());
     listener.onCompleted();
   }
 
   @Override
   public FlightInfo getFlightInfoPreparedStatement(CommandPreparedStatementQuery command, CallContext context,
       FlightDescriptor descriptor) {
-    Prepared p = preparedOf(command.getPreparedStatementHandle());
+    Prepared p = preparedOf(context, command.getPreparedStatementHandle());
     if (!p.query) {
       throw CallStatus.INVALID_ARGUMENT.withDescription("the prepared statement is an update, not a query: " + p.sql)
           .toRuntimeException();
@@ -281,14 +290,14 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
   @Override
   public SchemaResult getSchemaPreparedStatement(CommandPreparedStatementQuery command, CallContext context,
       FlightDescriptor descriptor) {
-    return new SchemaResult(preparedOf(command.getPreparedStatementHandle()).dataset);
+    return new SchemaResult(preparedOf(context, command.getPreparedStatementHandle()).dataset);
   }
 
   @Override
   public void getStreamPreparedStatement(CommandPreparedStatementQuery command, CallContext context,
       ServerStreamListener listener) {
     Statuses.stream(listener, () -> {
-      Prepared p = preparedOf(command.getPreparedStatementHandle());
+      Prepared p = preparedOf(context, command.getPreparedStatementHandle());
       try (VectorSchemaRoot result = session.query(p.sql, p.values)) {
         ResultSender.send(result, listener, allocator);
       }
@@ -299,7 +308,7 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
   public Runnable acceptPutPreparedStatementQuery(CommandPreparedStatementQuery command, CallContext context,
       FlightStream stream, StreamListener<PutResult> ackStream) {
     return () -> Statuses.put(ackStream, () -> {
-      Prepared p = preparedOf(command.getPreparedStatementHandle());
+      Prepared p = preparedOf(context, command.getPreparedStatementHandle());
       p.values = Parameters.read(stream, p.parameters);
     });
   }
@@ -308,7 +317,8 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
   public Runnable acceptPutPreparedStatementUpdate(CommandPreparedStatementUpdate command, CallContext context,
       FlightStream stream, StreamListener<PutResult> ackStream) {
     return () -> Statuses.put(ackStream, () -> {
-      Prepared p = preparedOf(command.getPreparedStatementHandle());
+      Prepared p = preparedOf(context, command.getPreparedStatementHandle());
+      mayWrite(context, "run an update");
       if (session.insertsBoundRows(p.sql)) {
         // INSERT ... VALUES (?, ...) with a JDBC batch bound: the rows go in as one statement
         try (VectorSchemaRoot rows = Parameters.readTable(stream, p.parameters, session.allocator())) {
@@ -331,13 +341,19 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
   @Override
   public Runnable acceptPutStatement(CommandStatementUpdate command, CallContext context, FlightStream stream,
       StreamListener<PutResult> ackStream) {
-    return () -> Statuses.put(ackStream, () -> sendCount(ackStream, changing(() -> session.update(command.getQuery()))));
+    return () -> Statuses.put(ackStream, () -> {
+      mayWrite(context, "run an update");
+      sendCount(ackStream, changing(() -> session.update(command.getQuery())));
+    });
   }
 
   @Override
   public Runnable acceptPutStatementBulkIngest(CommandStatementIngest command, CallContext context, FlightStream stream,
       StreamListener<PutResult> ackStream) {
-    return () -> Statuses.put(ackStream, () -> sendCount(ackStream, changing(() -> Ingest.run(session, command, stream))));
+    return () -> Statuses.put(ackStream, () -> {
+      mayWrite(context, "ingest rows");
+      sendCount(ackStream, changing(() -> Ingest.run(session, command, stream)));
+    });
   }
 
   private void sendCount(StreamListener<PutResult> ackStream, long rows) {
