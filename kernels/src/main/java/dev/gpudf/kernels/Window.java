@@ -323,9 +323,11 @@ public final class Window {
     int n = t.rowCount();
     FieldVector v = t.column(f.arg()).vector();
     DataType type = t.column(f.arg()).type();
-    boolean floats = type.id() == TypeId.FLOAT32 || type.id() == TypeId.FLOAT64;
-    boolean decimal = type.id() == TypeId.DECIMAL;
-    if (!floats && !decimal && !isInteger(type)) {
+    // COUNT needs only whether each value is NULL, so it takes a column of any type
+    boolean countOnly = f.kind() == Kind.COUNT;
+    boolean floats = !countOnly && (type.id() == TypeId.FLOAT32 || type.id() == TypeId.FLOAT64);
+    boolean decimal = !countOnly && type.id() == TypeId.DECIMAL;
+    if (!countOnly && !floats && !decimal && !isInteger(type)) {
       throw new NotSupportedException(f.kind() + " over " + type + " in a window is not supported");
     }
     // count[i] / sum[i]: over rows ps[i] .. i
@@ -343,7 +345,7 @@ public final class Window {
         dsum[i] = (first ? BigDecimal.ZERO.setScale(type.scale()) : dsum[i - 1]).add(x == null ? BigDecimal.ZERO : (BigDecimal) x);
       } else {
         try {
-          lsum[i] = Math.addExact(first ? 0 : lsum[i - 1], x == null ? 0 : ((Number) x).longValue());
+          lsum[i] = Math.addExact(first ? 0 : lsum[i - 1], x == null || countOnly ? 0 : ((Number) x).longValue());
         } catch (ArithmeticException e) {
           throw new dev.gpudf.columnar.error.UserException(f.kind() + " in a window overflows a 64-bit integer at row " + i, e);
         }
