@@ -1,6 +1,7 @@
 package dev.gpudf.cli;
 
 import dev.gpudf.columnar.cuda.Gpu;
+import dev.gpudf.columnar.error.UserException;
 import dev.gpudf.flight.GpudfFlightServer;
 import dev.gpudf.sql.FileTables;
 import dev.gpudf.sql.GpuSession;
@@ -52,8 +53,21 @@ final class ServeCommand implements Callable<Integer> {
   @Option(names = "--tls-key", description = "PEM private key (PKCS#8) for --tls-cert")
   Path tlsKey;
 
+  @Option(names = "--insecure", description = "Serve on an address other than loopback without --users: anyone who "
+      + "can reach the port may then read and change every table")
+  boolean insecure;
+
   @Option(names = "--max-message-mb", defaultValue = "256", description = "Largest inbound message in MiB (default ${DEFAULT-VALUE})")
   int maxMessageMb;
+
+  /** Whether {@code host} is this machine's own loopback address, which no other machine can reach. */
+  private static boolean loopback(String host) {
+    try {
+      return java.net.InetAddress.getByName(host).isLoopbackAddress();
+    } catch (java.net.UnknownHostException e) {
+      throw new UserException("unknown host '" + host + "' for --host", e);
+    }
+  }
 
   /** The running server, once started (tests stop it through this). */
   volatile GpudfFlightServer running;
@@ -61,6 +75,10 @@ final class ServeCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
+    if (users == null && !insecure && !loopback(host)) {
+      throw new UserException("serving on " + host + " without --users lets anyone who can reach the port read and change"
+          + " every table: give --users FILE (lines from `gpudf user`), or --insecure to serve so anyway");
+    }
     boolean gpu = GpuSession.usesGpu(backend);
     try (RootAllocator allocator = new RootAllocator(); Gpu device = gpu ? Gpu.open(0) : null;
         GpuSession session = gpu ? GpuSession.gpu(device, allocator) : GpuSession.cpu(allocator)) {

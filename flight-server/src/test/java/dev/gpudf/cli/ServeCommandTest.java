@@ -103,6 +103,10 @@ class ServeCommandTest {
     }
     assertTrue(err.toString().startsWith("error: cannot listen on localhost:"), err.toString());
     assertEquals(1, err.toString().lines().count(), "one line, no stack trace: " + err);
+    StringWriter openErr = new StringWriter();
+    cli.setErr(new PrintWriter(openErr, true));
+    assertEquals(1, cli.execute("serve", "--backend", "cpu", "--host", "0.0.0.0", "--port", "0", "--tpch-scale", "0.001"));
+    assertTrue(openErr.toString().startsWith("error: serving on 0.0.0.0 without --users lets anyone"), openErr.toString());
     Path key = Files.writeString(dir.resolve("key.pem"), "not a key");
     StringWriter tlsErr = new StringWriter();
     cli.setErr(new PrintWriter(tlsErr, true));

@@ -65,6 +65,7 @@ class DockerImageTest {
 
   private static GenericContainer<?> server(Path data) {
     return new GenericContainer<>(DockerImageName.parse(IMAGE))
+        .withCommand("serve", "--host", "0.0.0.0", "--port", "31337", "--path", "/data", "--backend", "cpu", "--insecure")
         .withExposedPorts(31337)
         .withFileSystemBind(data.toString(), "/data", BindMode.READ_WRITE)
         .waitingFor(Wait.forHealthcheck().withStartupTimeout(Duration.ofMinutes(3)));
