@@ -67,6 +67,10 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
   private final Users users;
   private final Handles<String> statements = new Handles<>("statement");
   private final Handles<Prepared> prepared = new Handles<>("prepared statement");
+  /** Queries running now, by the handle of their statement, so a client can cancel them. */
+  private final java.util.Map<ByteString, Running> running = new java.util.concurrent.ConcurrentHashMap<>();
+
+  private record Running(String owner, dev.gpudf.sql.Cancellation cancellation) {}
   private final SqlInfoBuilder sqlInfo = new SqlInfoBuilder()
       .withFlightSqlServerName("gpudf")
       .withFlightSqlServerVersion("0.1.0-SNAPSHOT")
@@ -223,10 +227,34 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
       return;
     }
     Statuses.stream(listener, () -> {
-      try (VectorSchemaRoot result = session.query(sql)) {
+      try (VectorSchemaRoot result = cancellable(context, ticket.getStatementHandle(), sql, List.of())) {
         ResultSender.send(result, listener, allocator);
       }
     });
+  }
+
+  /** Runs {@code sql}, cancellable by its owner through {@code handle} while it runs. */
+  private VectorSchemaRoot cancellable(CallContext context, ByteString handle, String sql, List<Object> values) {
+    dev.gpudf.sql.Cancellation cancellation = dev.gpudf.sql.Cancellation.start();
+    running.put(handle, new Running(user(context), cancellation));
+    try {
+      return session.query(sql, values, timings -> { }, cancellation);
+    } finally {
+      running.remove(handle);
+    }
+  }
+
+  /** Cancels {@code owner}'s query of {@code handle}, waiting or running; whether there was one. */
+  private boolean cancel(String owner, ByteString handle) {
+    if (statements.remove(owner, handle) != null) {
+      return true;
+    }
+    Running r = running.get(handle);
+    if (r != null && r.owner().equals(owner)) {
+      r.cancellation().cancel();
+      return true;
+    }
+    return false;
   }
 
   @Override
@@ -235,8 +263,10 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
     for (FlightEndpoint e : request.getInfo().getEndpoints()) {
       try {
         Any any = Any.parseFrom(e.getTicket().getBytes());
-        if (any.is(TicketStatementQuery.class)
-            && statements.remove(user(context), any.unpack(TicketStatementQuery.class).getStatementHandle()) != null) {
+        ByteString handle = any.is(TicketStatementQuery.class) ? any.unpack(TicketStatementQuery.class).getStatementHandle()
+            : any.is(CommandPreparedStatementQuery.class)
+                ? any.unpack(CommandPreparedStatementQuery.class).getPreparedStatementHandle() : null;
+        if (handle != null && cancel(user(context), handle)) {
           status = CancelStatus.CANCELLED;
         }
       } catch (InvalidProtocolBufferException ex) {
@@ -298,7 +328,7 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
       ServerStreamListener listener) {
     Statuses.stream(listener, () -> {
       Prepared p = preparedOf(context, command.getPreparedStatementHandle());
-      try (VectorSchemaRoot result = session.query(p.sql, p.values)) {
+      try (VectorSchemaRoot result = cancellable(context, command.getPreparedStatementHandle(), p.sql, p.values)) {
         ResultSender.send(result, listener, allocator);
       }
     });

@@ -164,6 +164,16 @@ public final class GpuSession implements AutoCloseable {
 
   /** {@link #query(String, List)} that reports its {@link QueryTimings} to {@code timings}. */
   public VectorSchemaRoot query(String sql, List<Object> parameters, java.util.function.Consumer<QueryTimings> timings) {
+    return query(sql, parameters, timings, Cancellation.start());
+  }
+
+  /**
+   * {@link #query(String, List, java.util.function.Consumer)} that stops, with a {@link
+   * dev.gpudf.columnar.error.QueryCancelledException}, when {@code cancellation} is cancelled or
+   * runs past its time limit.
+   */
+  public VectorSchemaRoot query(String sql, List<Object> parameters, java.util.function.Consumer<QueryTimings> timings,
+      Cancellation cancellation) {
     long t0 = System.nanoTime();
     GpuRel plan = planned(sql);
     int expected = parameterTypes(plan).size();
@@ -174,7 +184,7 @@ public final class GpuSession implements AutoCloseable {
     if (gpu != null) {
       gpu.pool().resetPeak();
     }
-    try (QueryContext ctx = context(parameters); Table<?> result = ctx.execute(plan)) {
+    try (QueryContext ctx = context(parameters, cancellation); Table<?> result = ctx.execute(plan)) {
       if (ctx.exec().hasGpu()) {
         ctx.exec().stream().synchronize();
       }
@@ -492,7 +502,12 @@ public final class GpuSession implements AutoCloseable {
   }
 
   private QueryContext context(List<Object> parameters) {
-    return new QueryContext(gpu == null ? Exec.onCpu(allocator) : Exec.onGpu(gpu, allocator), catalog, parameters);
+    return context(parameters, Cancellation.start());
+  }
+
+  private QueryContext context(List<Object> parameters, Cancellation cancellation) {
+    return new QueryContext(gpu == null ? Exec.onCpu(allocator) : Exec.onGpu(gpu, allocator), catalog, parameters,
+        cancellation);
   }
 
   private FrameworkConfig config() {

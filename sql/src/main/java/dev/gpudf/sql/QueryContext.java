@@ -17,14 +17,20 @@ public final class QueryContext implements AutoCloseable {
   private final Exec exec;
   private final Catalog catalog;
   private final List<Object> parameters;
+  private final Cancellation cancellation;
   // operators read by more than one parent: how many reads are still to come, and the result
   private final Map<GpuRel, Integer> readsLeft = new IdentityHashMap<>();
   private final Map<GpuRel, Table<?>> shared = new IdentityHashMap<>();
 
   QueryContext(Exec exec, Catalog catalog, List<Object> parameters) {
+    this(exec, catalog, parameters, Cancellation.start());
+  }
+
+  QueryContext(Exec exec, Catalog catalog, List<Object> parameters, Cancellation cancellation) {
     this.exec = exec;
     this.catalog = catalog;
     this.parameters = parameters;
+    this.cancellation = cancellation;
   }
 
   /** The values of the statement's {@code ?} parameters, in order (a null element is SQL NULL). */
@@ -75,6 +81,7 @@ public final class QueryContext implements AutoCloseable {
         readsLeft.put((GpuRel) node, n);
       }
     });
+    cancellation.check();
     return checked(root, root.execute(this));
   }
 
@@ -119,6 +126,7 @@ public final class QueryContext implements AutoCloseable {
 
   /** Runs {@code rel} for one of its parents (see {@link #execute}); the caller closes the result. */
   Table<?> run(GpuRel rel) {
+    cancellation.check();
     Integer left = readsLeft.get(rel);
     if (left == null) {
       return checked(rel, rel.execute(this));
