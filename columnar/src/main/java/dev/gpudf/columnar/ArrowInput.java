@@ -28,6 +28,7 @@ public final class ArrowInput {
    * well-formed batch.
    */
   public static void check(VectorSchemaRoot root, DictionaryProvider provider, String source) {
+    checkSchema(root.getSchema(), source);
     int rows = root.getRowCount();
     if (rows < 0) {
       throw new UserException(source + ": a batch with " + rows + " rows");
@@ -40,6 +41,23 @@ public final class ArrowInput {
       validate(v, column);
       if (v.getField().getDictionary() != null) {
         codes(v, provider, column);
+      }
+    }
+  }
+
+  /**
+   * Throws a {@link UserException} when a type of {@code schema} cannot be: a decimal whose
+   * precision its width cannot hold, or whose scale exceeds its precision. (A schema with no
+   * batches is never checked batch by batch, so its types are checked here.)
+   */
+  public static void checkSchema(org.apache.arrow.vector.types.pojo.Schema schema, String source) {
+    for (org.apache.arrow.vector.types.pojo.Field f : schema.getFields()) {
+      if (f.getType() instanceof org.apache.arrow.vector.types.pojo.ArrowType.Decimal d) {
+        int most = d.getBitWidth() == 256 ? 76 : 38;
+        if (d.getPrecision() < 1 || d.getPrecision() > most || d.getScale() < 0 || d.getScale() > d.getPrecision()) {
+          throw new UserException(source + ": column '" + f.getName() + "' has type DECIMAL(" + d.getPrecision() + ", "
+              + d.getScale() + ") in " + d.getBitWidth() + " bits, which cannot be");
+        }
       }
     }
   }

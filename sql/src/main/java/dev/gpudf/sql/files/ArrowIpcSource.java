@@ -42,6 +42,7 @@ public final class ArrowIpcSource implements ChunkSource {
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ);
         ArrowFileReader reader = new ArrowFileReader(ch, allocator)) {
       Schema schema = reader.getVectorSchemaRoot().getSchema();
+      ArrowInput.checkSchema(schema, file.toString());
       for (Field f : schema.getFields()) {
         names.add(f.getName());
         types.add(ArrowTypes.fromArrow(f));

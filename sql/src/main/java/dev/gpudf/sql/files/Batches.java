@@ -36,6 +36,7 @@ public final class Batches {
   private static VectorSchemaRoot appendChecked(ArrowReader reader, BufferAllocator allocator, long maxBatches,
       String source) throws IOException {
     VectorSchemaRoot read = reader.getVectorSchemaRoot();
+    ArrowInput.checkSchema(read.getSchema(), source);
     boolean encoded = ArrowDictionaries.encoded(read.getSchema());
     VectorSchemaRoot out = VectorSchemaRoot.create(encoded ? ArrowDictionaries.decoded(read.getSchema(), reader)
         : read.getSchema(), allocator);

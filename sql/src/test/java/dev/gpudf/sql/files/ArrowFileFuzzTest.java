@@ -104,7 +104,12 @@ class ArrowFileFuzzTest {
   /** A batch that was read must be whole, and every string in it must come from the input. */
   private static void check(VectorSchemaRoot root, byte[] input, String what) {
     for (FieldVector v : root.getFieldVectors()) {
-      v.validateFull();
+      if (v instanceof DecimalVector) {
+        // Arrow 18's full validation refuses a decimal with all its digits (see ArrowInput)
+        org.apache.arrow.vector.util.ValueVectorUtility.validate(v);
+      } else {
+        v.validateFull();
+      }
       if (v instanceof VarCharVector s) {
         for (int r = 0; r < s.getValueCount(); r++) {
           byte[] value = s.isNull(r) ? null : s.get(r);
