@@ -235,12 +235,13 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
 
   /** Runs {@code sql}, cancellable by its owner through {@code handle} while it runs. */
   private VectorSchemaRoot cancellable(CallContext context, ByteString handle, String sql, List<Object> values) {
-    dev.gpudf.sql.Cancellation cancellation = dev.gpudf.sql.Cancellation.start();
-    running.put(handle, new Running(user(context), cancellation));
+    Running mine = new Running(user(context), dev.gpudf.sql.Cancellation.start());
+    // a prepared statement may run on several streams at once: each removes only its own entry
+    running.put(handle, mine);
     try {
-      return session.query(sql, values, timings -> { }, cancellation);
+      return session.query(sql, values, timings -> { }, mine.cancellation());
     } finally {
-      running.remove(handle);
+      running.remove(handle, mine);
     }
   }
 

@@ -13,7 +13,6 @@ import org.apache.arrow.vector.DateDayVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.apache.arrow.vector.util.VectorSchemaRootAppender;
 import org.apache.calcite.util.DateString;
 import org.apache.calcite.util.TimestampString;
 
@@ -37,7 +36,7 @@ final class Parameters {
   /** Every bound row (a JDBC batch binds many); the wrong columns is a user error. */
   static List<List<Object>> readRows(FlightStream stream, Schema expected) {
     List<List<Object>> rows = new ArrayList<>();
-    eachBatch(stream, expected, null, root -> {
+    eachBatch(stream, expected, root -> {
       for (int r = 0; r < root.getRowCount(); r++) {
         List<Object> row = new ArrayList<>();
         for (FieldVector v : root.getFieldVectors()) {
@@ -54,25 +53,18 @@ final class Parameters {
    * once; no rows or the wrong columns is a user error. The caller closes it.
    */
   static VectorSchemaRoot readTable(FlightStream stream, Schema expected, BufferAllocator allocator) {
-    VectorSchemaRoot[] out = new VectorSchemaRoot[1];
-    try {
-      eachBatch(stream, expected, allocator, in -> {
-        if (out[0] == null) {
-          out[0] = VectorSchemaRoot.create(in.getSchema(), allocator);
-          out[0].allocateNew();
-        }
-        VectorSchemaRootAppender.append(out[0], in);
-      });
-    } catch (RuntimeException e) {
-      if (out[0] != null) {
-        out[0].close();
-      }
-      throw e;
-    }
-    if (out[0] == null) {
+    VectorSchemaRoot all = InboundBatches.gather(stream, allocator, "bound parameters");
+    // no rows first: a client that binds nothing may send no schema either
+    if (all.getRowCount() == 0) {
+      all.close();
       throw noneBound(expected);
     }
-    return out[0];
+    if (all.getFieldVectors().size() != expected.getFields().size()) {
+      all.close();
+      throw new UserException("the statement has " + expected.getFields().size() + " parameters, "
+          + all.getFieldVectors().size() + " were bound");
+    }
+    return all;
   }
 
   /** The error for a statement with markers and no rows bound to them. */
@@ -81,12 +73,11 @@ final class Parameters {
   }
 
   /**
-   * Hands each non-empty batch of {@code stream} to {@code use}, its dictionary-encoded columns
-   * decoded (a parameter binds its value, not its code; into {@code allocator}, or the batch's
-   * own when null); a batch of the wrong width is a user error.
+   * Hands each non-empty batch of {@code stream} to {@code use}, checked, its dictionary-encoded
+   * columns decoded (a parameter binds its value, not its code); a batch of the wrong width is a
+   * user error.
    */
-  private static void eachBatch(FlightStream stream, Schema expected, BufferAllocator allocator,
-      java.util.function.Consumer<VectorSchemaRoot> use) {
+  private static void eachBatch(FlightStream stream, Schema expected, java.util.function.Consumer<VectorSchemaRoot> use) {
     for (long b = 1; stream.next(); b++) {
       VectorSchemaRoot root = stream.getRoot();
       if (root.getRowCount() == 0) {
@@ -102,7 +93,7 @@ final class Parameters {
         continue;
       }
       try (VectorSchemaRoot decoded = ArrowDictionaries.decode(root, stream.getDictionaryProvider(),
-          allocator != null ? allocator : root.getFieldVectors().get(0).getAllocator())) {
+          root.getFieldVectors().get(0).getAllocator())) {
         use.accept(decoded);
       }
     }
