@@ -100,6 +100,8 @@ public final class StatementLimits {
     nodes.push(parsed);
     depths.push(1);
     long count = 0;
+    // the calls a rebalance made are balanced already: visiting them does not rebalance them again
+    java.util.Set<SqlNode> balancedCalls = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     while (!nodes.isEmpty()) {
       SqlNode node = nodes.pop();
       int depth = depths.pop();
@@ -116,8 +118,8 @@ public final class StatementLimits {
       if (node instanceof SqlNodeList list) {
         children = list.getList();
       } else if (node instanceof SqlCall call) {
-        if (associative(call)) {
-          rebalance((SqlBasicCall) call);
+        if (associative(call) && !balancedCalls.contains(call)) {
+          rebalance((SqlBasicCall) call, balancedCalls);
         }
         children = call.getOperandList();
       } else {
@@ -140,7 +142,7 @@ public final class StatementLimits {
   }
 
   /** Makes the chain of {@code root}'s operator under it a balanced tree of the same operands in the same order. */
-  private static void rebalance(SqlBasicCall root) {
+  private static void rebalance(SqlBasicCall root, java.util.Set<SqlNode> made) {
     SqlOperator op = root.getOperator();
     List<SqlNode> operands = new ArrayList<>();
     Deque<SqlNode> pending = new ArrayDeque<>();
@@ -158,16 +160,18 @@ public final class StatementLimits {
       return;
     }
     int half = operands.size() / 2;
-    root.setOperand(0, balanced(op, operands, 0, half));
-    root.setOperand(1, balanced(op, operands, half, operands.size()));
+    root.setOperand(0, balanced(op, operands, 0, half, made));
+    root.setOperand(1, balanced(op, operands, half, operands.size(), made));
   }
 
-  private static SqlNode balanced(SqlOperator op, List<SqlNode> operands, int from, int to) {
+  private static SqlNode balanced(SqlOperator op, List<SqlNode> operands, int from, int to, java.util.Set<SqlNode> made) {
     if (to - from == 1) {
       return operands.get(from);
     }
     int mid = (from + to) >>> 1;
-    return op.createCall(operands.get(from).getParserPosition(), balanced(op, operands, from, mid),
-        balanced(op, operands, mid, to));
+    SqlNode call = op.createCall(operands.get(from).getParserPosition(), balanced(op, operands, from, mid, made),
+        balanced(op, operands, mid, to, made));
+    made.add(call);
+    return call;
   }
 }
