@@ -2,6 +2,8 @@ package dev.gpudf.kernels;
 
 import dev.gpudf.columnar.ArrowTypes;
 import dev.gpudf.columnar.DataType;
+import dev.gpudf.columnar.DeviceColumn;
+import dev.gpudf.columnar.DeviceTable;
 import dev.gpudf.columnar.HostColumn;
 import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.TypeId;
@@ -25,8 +27,8 @@ import org.apache.arrow.vector.Float8Vector;
  * sparse table of the frame's widths, and value functions (LAG, LEAD, FIRST_VALUE, ...) as a
  * gather of one row per row.
  *
- * <p>This is the CPU implementation; a GPU session runs it on the host copy of its input, and
- * EXPLAIN says so ({@code backend=[cpu]}).
+ * <p>The GPU runs the same steps in {@code window.cu} ({@link GpuWindow}), except RANGE frames
+ * with an offset ({@link #runsOnGpu}), which a GPU session computes here on a host copy.
  */
 public final class Window {
   private Window() {}
@@ -58,6 +60,20 @@ public final class Window {
       Objects.requireNonNull(kind, "kind");
       Objects.requireNonNull(frame, "frame");
     }
+  }
+
+  /** Whether the GPU computes {@code f}: all but RANGE frames with an offset. */
+  public static boolean runsOnGpu(Function f) {
+    return GpuWindow.supports(f);
+  }
+
+  /**
+   * {@link #compute(Exec, HostTable, int[], List, List)} on the GPU, for functions that
+   * {@link #runsOnGpu}; the caller owns the columns.
+   */
+  public static List<DeviceColumn> compute(Exec exec, DeviceTable sorted, int[] partition, List<SortKey> order,
+      List<Function> functions) {
+    return GpuWindow.compute(exec, sorted, partition, order, functions);
   }
 
   /**
@@ -130,13 +146,21 @@ public final class Window {
     }
   }
 
-  /** Whether rows {@code i} and {@code j} of {@code v} hold the same value (NULLs alike): bytes compared in place, no boxing. */
+  /**
+   * Whether rows {@code i} and {@code j} of {@code v} hold the same value (NULLs alike): bytes
+   * compared in place, no boxing; floats as numbers, as the sort orders them (-0.0 equals 0.0, NaN NaN).
+   */
   private static boolean sameValue(FieldVector v, int i, int j, org.apache.arrow.memory.util.ArrowBufPointer x,
       org.apache.arrow.memory.util.ArrowBufPointer y) {
     boolean nullI = v.isNull(i);
     boolean nullJ = v.isNull(j);
     if (nullI || nullJ) {
       return nullI == nullJ;
+    }
+    if (v instanceof Float8Vector || v instanceof org.apache.arrow.vector.Float4Vector) {
+      double a = ((Number) v.getObject(i)).doubleValue();
+      double b = ((Number) v.getObject(j)).doubleValue();
+      return a == b || (a != a && b != b);
     }
     if (v instanceof org.apache.arrow.vector.BaseVariableWidthVector w) {
       return w.getDataPointer(i, x).equals(w.getDataPointer(j, y));

@@ -3,9 +3,14 @@ package dev.gpudf.kernels;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.gpudf.columnar.DeviceColumn;
+import dev.gpudf.columnar.DeviceTable;
 import dev.gpudf.columnar.HostColumn;
 import dev.gpudf.columnar.HostTable;
+import dev.gpudf.columnar.cuda.Gpu;
 import dev.gpudf.columnar.error.NotSupportedException;
+import dev.gpudf.columnar.testing.HeavyGpu;
+import dev.gpudf.columnar.testing.RequiresGpu;
 import dev.gpudf.kernels.Window.Frame;
 import dev.gpudf.kernels.Window.Function;
 import dev.gpudf.kernels.Window.Kind;
@@ -38,7 +43,10 @@ class WindowTest {
       new Frame(false, U, U), new Frame(false, 0, 0), new Frame(false, 2, 1), new Frame(false, 1, -1),
       new Frame(false, U, 2), new Frame(false, -1, U));
 
-  /** Columns: 0 partition (VARCHAR), 1 order (INT), 2 x (DOUBLE), 3 d (DECIMAL(9,2)), 4 s (VARCHAR), 5 i (INT). */
+  /**
+   * Columns: 0 partition (VARCHAR), 1 order (INT), 2 x (DOUBLE), 3 d (DECIMAL(9,2)), 4 s (VARCHAR),
+   * 5 i (INT), 6 w (DECIMAL(38,3), 128-bit on the device), 7 l (BIGINT), 8 f (DOUBLE with -0.0, 0.0, NaN and infinities).
+   */
   private static VectorSchemaRoot table(RootAllocator a, int rows, long seed) {
     Random r = new Random(seed);
     String[] parts = {"a", "b", "ünï", "日本", null, "z" + seed};
@@ -48,6 +56,13 @@ class WindowTest {
     DecimalVector d = new DecimalVector("d", a, 9, 2);
     VarCharVector s = new VarCharVector("s", a);
     IntVector i = new IntVector("i", a);
+    DecimalVector w = new DecimalVector("w", a, 38, 3);
+    org.apache.arrow.vector.BigIntVector l = new org.apache.arrow.vector.BigIntVector("l", a);
+    Float8Vector f = new Float8Vector("f", a);
+    double[] specials = {-0.0, 0.0, Double.NaN, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, 1.5, -2.25};
+    w.allocateNew();
+    l.allocateNew();
+    f.allocateNew();
     p.allocateNew();
     o.allocateNew();
     x.allocateNew();
@@ -77,8 +92,17 @@ class WindowTest {
         s.setSafe(k, ("v" + r.nextInt(50) + (r.nextBoolean() ? "é" : "")).getBytes(StandardCharsets.UTF_8));
       }
       i.setSafe(k, r.nextInt(1000) - 500);
+      if (r.nextInt(6) == 0) {
+        w.setNull(k);
+        l.setNull(k);
+        f.setNull(k);
+      } else {
+        w.setSafe(k, new BigDecimal(new java.math.BigInteger(100, r), 3).multiply(BigDecimal.valueOf(r.nextBoolean() ? 1 : -1)));
+        l.setSafe(k, r.nextLong() % 1_000_000_000_000L);
+        f.setSafe(k, specials[r.nextInt(specials.length)]);
+      }
     }
-    VectorSchemaRoot root = VectorSchemaRoot.of(p, o, x, d, s, i);
+    VectorSchemaRoot root = VectorSchemaRoot.of(p, o, x, d, s, i, w, l, f);
     root.setRowCount(rows);
     return root;
   }
@@ -124,6 +148,108 @@ class WindowTest {
         got.forEach(HostColumn::close);
       }
     }
+  }
+
+  /**
+   * The GPU ({@code window.cu}) against the CPU twin on the same sorted rows: every function and
+   * every frame the GPU runs, partitions of one key (NULL and non-ASCII among them), of two keys
+   * (mostly one row each) and none, order keys with ties, NULLs, -0.0 and NaN, values with NULLs,
+   * 128-bit decimals, at edge sizes and over many blocks.
+   */
+  @RequiresGpu
+  @ParameterizedTest
+  @ValueSource(ints = {0, 1, 31, 32, 33, 1000, 70_000})
+  void gpuMatchesTheCpuTwin(int rows) {
+    record Shape(int[] partition, List<SortKey> order) { }
+    List<Shape> shapes = List.of(new Shape(new int[] {0}, List.of(SortKey.asc(1))),
+        new Shape(new int[] {0, 5}, List.of(SortKey.desc(2))), new Shape(new int[] {}, List.of(SortKey.desc(8), SortKey.asc(1))),
+        new Shape(new int[] {1}, List.of()));
+    try (RootAllocator a = new RootAllocator(); Gpu gpu = Gpu.open(0, 4L << 30, 256L << 20);
+        Exec g = Exec.onGpu(gpu, a); Exec cpu = Exec.onCpu(a); VectorSchemaRoot root = table(a, rows, rows + 7);
+        HostTable unsorted = HostTable.fromArrow(root)) {
+      for (Shape shape : shapes) {
+        List<SortKey> keys = new ArrayList<>();
+        for (int k : shape.partition()) {
+          keys.add(SortKey.asc(k));
+        }
+        keys.addAll(shape.order());
+        List<Function> functions = gpuFunctions();
+        try (HostTable t = Sort.sort(cpu, unsorted, keys); VectorSchemaRoot sortedRoot = t.toArrow(a);
+            DeviceTable d = DeviceTable.fromArrow(gpu, sortedRoot, g.stream())) {
+          List<HostColumn> expected = Window.compute(cpu, t, shape.partition(), shape.order(), functions);
+          List<DeviceColumn> got = Window.compute(g, d, shape.partition(), shape.order(), functions);
+          try (HostTable wantTable = new HostTable(names(functions.size()), expected, rows);
+              DeviceTable gotTable = new DeviceTable(gpu, names(functions.size()), got, rows);
+              VectorSchemaRoot back = gotTable.toArrow(a, g.stream())) {
+            for (int f = 0; f < functions.size(); f++) {
+              assertEquals(wantTable.column(f).type(), gotTable.column(f).type(), functions.get(f).toString());
+              for (int row = 0; row < rows; row++) {
+                Object want = wantTable.column(f).vector().getObject(row);
+                Object have = back.getVector(f).getObject(row);
+                // exact: these sums are of exactly representable values, and -0.0 is not 0.0
+                assertEquals(want instanceof BigDecimal b ? b.stripTrailingZeros() : want,
+                    have instanceof BigDecimal b ? b.stripTrailingZeros() : have,
+                    functions.get(f) + " at row " + row + " of " + rows + ", " + keys);
+              }
+            }
+          }
+        }
+      }
+      // a RANGE frame with an offset is the CPU twin's alone, and says so
+      try (DeviceTable d = DeviceTable.fromArrow(gpu, root, g.stream())) {
+        List<Function> range = List.of(new Function(Kind.SUM, 2, 0, new Frame(false, 1, 0)));
+        assertThrows(NotSupportedException.class, () -> Window.compute(g, d, new int[] {}, List.of(SortKey.asc(1)), range));
+      }
+    }
+  }
+
+  /** {@link #gpuMatchesTheCpuTwin} on millions of rows, in the {@code gpu-heavy} suite. */
+  @HeavyGpu
+  @ParameterizedTest
+  @ValueSource(ints = {3_000_000})
+  void gpuMatchesTheCpuTwinOnManyRows(int rows) {
+    gpuMatchesTheCpuTwin(rows);
+  }
+
+  private static List<String> names(int n) {
+    return java.util.stream.IntStream.range(0, n).mapToObj(i -> "f" + i).toList();
+  }
+
+  private static List<Function> gpuFunctions() {
+    List<Function> functions = new ArrayList<>();
+    Frame whole = new Frame(false, U, U);
+    for (Kind k : List.of(Kind.ROW_NUMBER, Kind.RANK, Kind.DENSE_RANK, Kind.PERCENT_RANK, Kind.CUME_DIST)) {
+      functions.add(new Function(k, -1, 0, whole));
+    }
+    functions.add(new Function(Kind.NTILE, -1, 3, whole));
+    functions.add(new Function(Kind.NTILE, -1, 50, whole));
+    functions.add(new Function(Kind.LAG, 4, 1, whole));
+    functions.add(new Function(Kind.LEAD, 6, 2, whole));
+    functions.add(new Function(Kind.LAG, 3, Long.MAX_VALUE - 1, whole));
+    for (Frame f : FRAMES) {
+      if (f.rangeOffsets()) {
+        continue;
+      }
+      functions.add(new Function(Kind.COUNT_ALL, -1, 0, f));
+      functions.add(new Function(Kind.COUNT, 4, 0, f));
+      functions.add(new Function(Kind.SUM, 2, 0, f));
+      functions.add(new Function(Kind.SUM, 3, 0, f));
+      functions.add(new Function(Kind.SUM, 6, 0, f));
+      functions.add(new Function(Kind.SUM, 7, 0, f));
+      functions.add(new Function(Kind.SUM0, 5, 0, f));
+      functions.add(new Function(Kind.AVG, 3, 0, f));
+      functions.add(new Function(Kind.AVG, 7, 0, f));
+      functions.add(new Function(Kind.MIN, 2, 0, f));
+      functions.add(new Function(Kind.MAX, 4, 0, f));
+      functions.add(new Function(Kind.MIN, 6, 0, f));
+      functions.add(new Function(Kind.MAX, 8, 0, f));
+      functions.add(new Function(Kind.MIN, 8, 0, f));
+      functions.add(new Function(Kind.FIRST_VALUE, 3, 0, f));
+      functions.add(new Function(Kind.LAST_VALUE, 4, 0, f));
+      functions.add(new Function(Kind.NTH_VALUE, 6, 2, f));
+    }
+    functions.add(new Function(Kind.NTH_VALUE, 2, Long.MAX_VALUE, new Frame(true, U, U)));
+    return functions;
   }
 
   @Test

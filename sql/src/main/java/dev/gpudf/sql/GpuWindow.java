@@ -2,7 +2,6 @@ package dev.gpudf.sql;
 
 import dev.gpudf.columnar.Column;
 import dev.gpudf.columnar.DataType;
-import dev.gpudf.columnar.HostColumn;
 import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.Table;
 import dev.gpudf.columnar.error.NotSupportedException;
@@ -28,8 +27,9 @@ import org.apache.calcite.rex.RexWindowBound;
 /**
  * Window functions ({@code f(...) OVER (PARTITION BY ... ORDER BY ... frame)}): for each group of
  * functions that share a window, the rows are sorted by partition then order keys (one sort for
- * the group, none where an earlier group's order serves it) and {@link dev.gpudf.kernels.Window} computes the group's columns, which are
- * appended to the input's. Window functions run on the CPU; a GPU session copies the input to
+ * the group, none where an earlier group's order serves it) and {@link dev.gpudf.kernels.Window}
+ * computes the group's columns, which are appended to the input's, on the input's backend. A
+ * RANGE frame with an offset runs on the CPU twin only: there a GPU session copies the input to
  * the host and the result back, and EXPLAIN says {@code backend=[cpu]}.
  */
 public final class GpuWindow extends Window implements GpuRel {
@@ -50,7 +50,19 @@ public final class GpuWindow extends Window implements GpuRel {
 
   @Override
   public RelWriter explainTerms(RelWriter pw) {
-    return super.explainTerms(pw).item("backend", "cpu");
+    return super.explainTerms(pw).itemIf("backend", "cpu", !runsOnGpu());
+  }
+
+  /** Whether a GPU session computes every function on the device (RANGE frames with an offset run on the host). */
+  boolean runsOnGpu() {
+    for (Group g : groups) {
+      for (RexWinAggCall call : g.aggCalls) {
+        if (!dev.gpudf.kernels.Window.runsOnGpu(function(call, g, this))) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   /** Why this window cannot run, or null when it can. */
@@ -74,27 +86,30 @@ public final class GpuWindow extends Window implements GpuRel {
     if (why != null) {
       throw new NotSupportedException(why);
     }
-    return TableOps.inputsViaHost(ctx, this, inputs -> compute(ctx, inputs.get(0)));
+    if (!runsOnGpu()) {
+      return TableOps.inputsViaHost(ctx, this, inputs -> (HostTable) compute(ctx, inputs.get(0)));
+    }
+    try (Table<?> input = input(ctx, 0)) {
+      return compute(ctx, input);
+    }
   }
 
-  /** The input's columns and then every group's, group by group, on the host. */
-  private HostTable compute(QueryContext ctx, HostTable input) {
+  /** The input's columns and then every group's, group by group, on the input's backend. */
+  private Table<?> compute(QueryContext ctx, Table<?> input) {
     input.retain();
-    HostTable t = input;
+    Table<?> t = input;
     try {
       List<SortKey> sortedBy = List.of();
       for (Group g : groups) {
         List<SortKey> keys = sortKeys(g);
-        HostTable next = withGroup(ctx, t, g, startsWith(sortedBy, keys) ? List.of() : keys);
+        Table<?> next = withGroup(ctx, t, g, startsWith(sortedBy, keys) ? List.of() : keys);
         t.close();
         t = next;
         sortedBy = startsWith(sortedBy, keys) ? sortedBy : keys;
       }
-      return (HostTable) TableOps.renamed(ctx.exec(), t, getRowType().getFieldNames());
+      return TableOps.renamed(ctx.exec(), t, getRowType().getFieldNames());
     } finally {
-      if (t != null) {
-        t.close();
-      }
+      t.close();
     }
   }
 
@@ -125,15 +140,15 @@ public final class GpuWindow extends Window implements GpuRel {
    * {@code t} with {@code g}'s columns appended, after sorting it by {@code keys} (none where
    * {@code t}'s rows are in the order {@code g} needs already: an earlier group's sort serves it).
    */
-  private HostTable withGroup(QueryContext ctx, HostTable t, Group g, List<SortKey> keys) {
+  private Table<?> withGroup(QueryContext ctx, Table<?> t, Group g, List<SortKey> keys) {
     int[] partition = g.keys.toArray();
     List<SortKey> order = orderKeys(g);
     List<Function> functions = new ArrayList<>();
     for (RexWinAggCall call : g.aggCalls) {
       functions.add(function(call, g, this));
     }
-    try (HostTable sorted = keys.isEmpty() ? retained(t) : (HostTable) TableOps.sort(ctx.exec(), t, keys)) {
-      List<HostColumn> computed = dev.gpudf.kernels.Window.compute(ctx.exec(), sorted, partition, order, functions);
+    try (Table<?> sorted = keys.isEmpty() ? retained(t) : TableOps.sort(ctx.exec(), t, keys)) {
+      List<Column> computed = new ArrayList<>(TableOps.window(ctx.exec(), sorted, partition, order, functions));
       List<Column> columns = new ArrayList<>();
       List<String> names = new ArrayList<>(sorted.names());
       try {
@@ -142,7 +157,7 @@ public final class GpuWindow extends Window implements GpuRel {
           columns.add(sorted.column(c));
         }
         for (int i = 0; i < computed.size(); i++) {
-          Column c = typed(ctx, computed.get(i), g.aggCalls.get(i).getType());
+          Column c = typed(ctx, sorted, computed.get(i), g.aggCalls.get(i).getType());
           computed.set(i, null);
           columns.add(g.aggCalls.get(i).getOperands().size() > 2 ? withDefault(ctx, sorted, partition, order, g.aggCalls.get(i),
               functions.get(i), c) : c);
@@ -153,7 +168,7 @@ public final class GpuWindow extends Window implements GpuRel {
         computed.stream().filter(java.util.Objects::nonNull).forEach(Column::close);
         throw e;
       }
-      return (HostTable) TableOps.table(ctx.exec(), sorted, names, columns, sorted.rowCount());
+      return TableOps.table(ctx.exec(), sorted, names, columns, sorted.rowCount());
     }
   }
 
@@ -161,28 +176,28 @@ public final class GpuWindow extends Window implements GpuRel {
    * LAG or LEAD with a default: {@code shifted} (which this takes) where the row it reads lies in
    * the partition, else the default (a constant or a column of the current row).
    */
-  private Column withDefault(QueryContext ctx, HostTable sorted, int[] partition, List<SortKey> order, RexWinAggCall call,
+  private Column withDefault(QueryContext ctx, Table<?> sorted, int[] partition, List<SortKey> order, RexWinAggCall call,
       Function f, Column shifted) {
     Frame whole = new Frame(false, dev.gpudf.kernels.Window.UNBOUNDED, dev.gpudf.kernels.Window.UNBOUNDED);
-    List<HostColumn> position;
+    List<? extends Column> position;
     try {
-      position = dev.gpudf.kernels.Window.compute(ctx.exec(), sorted, partition, order,
+      position = TableOps.window(ctx.exec(), sorted, partition, order,
           List.of(new Function(Kind.ROW_NUMBER, -1, 0, whole), new Function(Kind.COUNT_ALL, -1, 0, whole)));
     } catch (RuntimeException e) {
       shifted.close();
       throw e;
     }
-    List<HostColumn> columns = new ArrayList<>();
+    List<Column> columns = new ArrayList<>();
     List<String> names = new ArrayList<>();
     for (int c = 0; c < sorted.columnCount(); c++) {
       sorted.column(c).retain();
       columns.add(sorted.column(c));
       names.add("$" + c);
     }
-    columns.add((HostColumn) shifted);
+    columns.add(shifted);
     columns.addAll(position);
     names.addAll(List.of("$shifted", "$rn", "$count"));
-    try (HostTable t = new HostTable(names, columns, sorted.rowCount())) {
+    try (Table<?> t = TableOps.table(ctx.exec(), sorted, names, columns, sorted.rowCount())) {
       int at = sorted.columnCount();
       RexNode fallback = call.getOperands().get(2);
       int inputColumns = getInput().getRowType().getFieldCount();
@@ -198,18 +213,18 @@ public final class GpuWindow extends Window implements GpuRel {
     }
   }
 
-  private static HostTable retained(HostTable t) {
+  private static Table<?> retained(Table<?> t) {
     t.retain();
     return t;
   }
 
   /** {@code c} cast to the type the planner gave the call, where the kernel's result type differs; takes {@code c}. */
-  private static Column typed(QueryContext ctx, HostColumn c, RelDataType type) {
+  private static Column typed(QueryContext ctx, Table<?> like, Column c, RelDataType type) {
     DataType want = SqlTypes.fromCalcite(type);
     if (c.type().equals(want)) {
       return c;
     }
-    try (HostTable one = new HostTable(List.of("v"), List.of(c), c.rowCount())) {
+    try (Table<?> one = TableOps.table(ctx.exec(), like, List.of("v"), List.of(c), c.rowCount())) {
       return TableOps.evaluate(ctx.exec(), one, Expr.cast(Expr.col(0), want));
     }
   }

@@ -107,6 +107,13 @@ final class TableOps {
     return new HostTable(names, cols, rows);
   }
 
+  /** {@link dev.gpudf.kernels.Window#compute} on {@code sorted}'s backend; the caller owns the columns. */
+  static List<? extends Column> window(Exec exec, Table<?> sorted, int[] partition, List<SortKey> order,
+      List<dev.gpudf.kernels.Window.Function> functions) {
+    return sorted instanceof DeviceTable d ? dev.gpudf.kernels.Window.compute(exec, d, partition, order, functions)
+        : dev.gpudf.kernels.Window.compute(exec, (HostTable) sorted, partition, order, functions);
+  }
+
   /** {@link GroupBy#aggregate} on {@code in}'s backend; the caller closes the result. */
   static Table<?> groupBy(Exec exec, Table<?> in, int[] keys, List<GroupBy.Agg> aggs, List<String> names) {
     return in instanceof DeviceTable d ? GroupBy.aggregate(exec, d, keys, aggs, names)

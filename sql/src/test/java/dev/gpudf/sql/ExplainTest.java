@@ -62,7 +62,7 @@ class ExplainTest {
         "GpuFilter(condition=[<=($1, 2)])",
         "  GpuProject(name=[$1], r=[$2], s=[CASE(>($3, 0), $4, null:BIGINT)])",
         "    GpuWindow(window#0=[window(partition {1} order by [0 DESC] aggs [RANK()])], "
-            + "window#1=[window(partition {1} aggs [COUNT($0), SUM($0)])], backend=[cpu])",
+            + "window#1=[window(partition {1} aggs [COUNT($0), SUM($0)])])",
         "      GpuTableScan(table=[[t, columns: qty, name]])");
     plan("SELECT name, id, SUM(qty) AS total FROM t GROUP BY ROLLUP(name, id)",
         "GpuAggregate(group=[{0, 1}], groups=[[{0, 1}, {0}, {}]], total=[SUM($2)])",
