@@ -11,8 +11,9 @@ import org.apache.calcite.rel.core.Intersect;
 import org.apache.calcite.rel.core.SetOp;
 
 /**
- * INTERSECT [ALL]: the rows of the first input found in every other (NULLs equal), by {@link SetOps} on the CPU; a GPU session copies the inputs to the host
- * and the result back ({@code backend=cpu} in EXPLAIN).
+ * INTERSECT [ALL]: the rows of the first input found in every other (NULLs equal). DISTINCT runs
+ * on the session's backend ({@link DistinctSetOps}); ALL by {@link SetOps} on the CPU, where a
+ * GPU session copies the inputs to the host and the result back ({@code backend=cpu} in EXPLAIN).
  */
 public final class GpuIntersect extends Intersect implements GpuRel {
   GpuIntersect(RelOptCluster cluster, RelTraitSet traits, List<RelNode> inputs, boolean all) {
@@ -26,11 +27,22 @@ public final class GpuIntersect extends Intersect implements GpuRel {
 
   @Override
   public RelWriter explainTerms(RelWriter pw) {
-    return super.explainTerms(pw).item("backend", "cpu");
+    return super.explainTerms(pw).itemIf("backend", "cpu", all);
   }
 
   @Override
   public Table<?> execute(QueryContext ctx) {
-    return TableOps.inputsViaHost(ctx, this, host -> SetOps.intersect(ctx.exec(), host, all, getRowType().getFieldNames()));
+    if (all) {
+      return TableOps.inputsViaHost(ctx, this, host -> SetOps.intersect(ctx.exec(), host, true, getRowType().getFieldNames()));
+    }
+    List<Table<?>> inputs = new java.util.ArrayList<>();
+    try {
+      for (int i = 0; i < getInputs().size(); i++) {
+        inputs.add(input(ctx, i));
+      }
+      return DistinctSetOps.apply(ctx, inputs, true, getRowType().getFieldNames());
+    } finally {
+      inputs.forEach(Table::close);
+    }
   }
 }

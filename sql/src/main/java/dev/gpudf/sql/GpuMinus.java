@@ -11,8 +11,10 @@ import org.apache.calcite.rel.core.Minus;
 import org.apache.calcite.rel.core.SetOp;
 
 /**
- * EXCEPT [ALL] (Calcite's Minus): the rows of the first input found in none of the others, or, with ALL, as many more times as they occur there (NULLs equal), by {@link SetOps} on the CPU; a GPU session copies the inputs to the host
- * and the result back ({@code backend=cpu} in EXPLAIN).
+ * EXCEPT [ALL] (Calcite's Minus): the rows of the first input found in none of the others, or,
+ * with ALL, as many more times as they occur there (NULLs equal). DISTINCT runs on the session's
+ * backend ({@link DistinctSetOps}); ALL by {@link SetOps} on the CPU, where a GPU session copies
+ * the inputs to the host and the result back ({@code backend=cpu} in EXPLAIN).
  */
 public final class GpuMinus extends Minus implements GpuRel {
   GpuMinus(RelOptCluster cluster, RelTraitSet traits, List<RelNode> inputs, boolean all) {
@@ -26,11 +28,22 @@ public final class GpuMinus extends Minus implements GpuRel {
 
   @Override
   public RelWriter explainTerms(RelWriter pw) {
-    return super.explainTerms(pw).item("backend", "cpu");
+    return super.explainTerms(pw).itemIf("backend", "cpu", all);
   }
 
   @Override
   public Table<?> execute(QueryContext ctx) {
-    return TableOps.inputsViaHost(ctx, this, host -> SetOps.except(ctx.exec(), host, all, getRowType().getFieldNames()));
+    if (all) {
+      return TableOps.inputsViaHost(ctx, this, host -> SetOps.except(ctx.exec(), host, true, getRowType().getFieldNames()));
+    }
+    List<Table<?>> inputs = new java.util.ArrayList<>();
+    try {
+      for (int i = 0; i < getInputs().size(); i++) {
+        inputs.add(input(ctx, i));
+      }
+      return DistinctSetOps.apply(ctx, inputs, false, getRowType().getFieldNames());
+    } finally {
+      inputs.forEach(Table::close);
+    }
   }
 }

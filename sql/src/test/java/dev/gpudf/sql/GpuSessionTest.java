@@ -161,7 +161,8 @@ class GpuSessionTest {
             (Double) got.getVector(3).getObject(i), 1e-12);
       }
     }
-    assertTrue(s.explain("SELECT l_returnflag FROM lineitem EXCEPT SELECT l_returnflag FROM lineitem WHERE l_orderkey < 3").contains("backend=[cpu]"));
+    assertTrue(s.explain("SELECT l_returnflag FROM lineitem EXCEPT ALL SELECT l_returnflag FROM lineitem WHERE l_orderkey < 3").contains("backend=[cpu]"));
+    assertFalse(s.explain("SELECT l_returnflag FROM lineitem EXCEPT SELECT l_returnflag FROM lineitem WHERE l_orderkey < 3").contains("backend="));
     assertFalse(s.explain("SELECT l_returnflag, COUNT(*) FROM lineitem GROUP BY l_returnflag").contains("backend="));
     try (VectorSchemaRoot got = s.query("SELECT COUNT(DISTINCT l_returnflag), COUNT(DISTINCT l_orderkey) FROM lineitem")) {
       assertEquals(rows.stream().map(Row::flag).distinct().count(), got.getVector(0).getObject(0));
