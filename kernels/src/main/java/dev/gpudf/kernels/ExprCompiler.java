@@ -268,6 +268,14 @@ public final class ExprCompiler {
         case DIV -> {
           return divide(a, b, Math.min(DataType.MAX_DECIMAL64_PRECISION, Math.max(6, da.scale() + db.precision() + 1)));
         }
+        case MOD -> {
+          // the remainder at the common scale: its magnitude is below the divisor's, its sign the dividend's
+          int s = Math.max(da.scale(), db.scale());
+          int p = Math.min(DataType.MAX_DECIMAL_PRECISION, Math.max(da.precision() - da.scale(), db.precision() - db.scale()) + s);
+          Value x = rescale(a, da.scale(), s);
+          Value y = rescale(b, db.scale(), s);
+          return emit(Opcode.I_MOD, DataType.decimal(p, s), x.reg, y.reg, 64, x, y);
+        }
         default -> throw new NotSupportedException("decimal " + op + " is not supported yet");
       }
     }

@@ -354,10 +354,21 @@ public final class GpuSession implements AutoCloseable {
     return plansMade.get();
   }
 
-  /** How every statement is parsed: unquoted names fold to lower case; DDL is part of the grammar. */
+  /**
+   * How every statement is parsed: unquoted names fold to lower case; DDL is part of the grammar;
+   * {@code a % b} is MOD, as PostgreSQL and DuckDB write it (the one rule of the parser's
+   * conformance that differs from Calcite's default; the validator keeps the default, see {@link #config}).
+   */
   static final SqlParser.Config PARSER = SqlParser.config().withCaseSensitive(false)
       .withUnquotedCasing(org.apache.calcite.avatica.util.Casing.TO_LOWER)
-      .withParserFactory(org.apache.calcite.sql.parser.ddl.SqlDdlParserImpl.FACTORY);
+      .withParserFactory(org.apache.calcite.sql.parser.ddl.SqlDdlParserImpl.FACTORY)
+      .withConformance(new org.apache.calcite.sql.validate.SqlDelegatingConformance(
+          org.apache.calcite.sql.validate.SqlConformanceEnum.DEFAULT) {
+        @Override
+        public boolean isPercentRemainderAllowed() {
+          return true;
+        }
+      });
 
   /** Whether {@code sql} is a query (it returns rows) rather than DDL or DML (see {@link #update}). */
   public boolean returnsRows(String sql) {
@@ -511,7 +522,13 @@ public final class GpuSession implements AutoCloseable {
   }
 
   private FrameworkConfig config() {
+    // the planner would name the parser's conformance as the validator's, which takes only
+    // Calcite's named ones: the validator's is set apart, to the default
+    java.util.Properties validator = new java.util.Properties();
+    validator.setProperty(CalciteConnectionProperty.CONFORMANCE.camelName(), "DEFAULT");
+    validator.setProperty(CalciteConnectionProperty.CASE_SENSITIVE.camelName(), "false");
     return Frameworks.newConfigBuilder()
+        .context(org.apache.calcite.plan.Contexts.of(new CalciteConnectionConfigImpl(validator)))
         .defaultSchema(schema())
         .parserConfig(PARSER)
         .typeSystem(GpudfTypeSystem.INSTANCE)
