@@ -40,6 +40,7 @@ public final class DeviceMemoryPool implements AutoCloseable {
   private long allocated;
   private long peak;
   private long allocationCount;
+  private long failAt;
   private boolean closed;
 
   private record Live(long size, Throwable stack) {}
@@ -72,6 +73,9 @@ public final class DeviceMemoryPool implements AutoCloseable {
     }
     if (size < 0) {
       throw new UserException("negative allocation size " + size);
+    }
+    if (failAt > 0 && --failAt == 0) {
+      throw new GpuOutOfMemoryException(size, allocated, limit, "injected for a fault test");
     }
     long rounded = blocks.round(size);
     device.makeCurrent();
@@ -110,7 +114,15 @@ public final class DeviceMemoryPool implements AutoCloseable {
     }
   }
 
-  /** Statistics at this moment. */
+  /**
+   * Fault injection for tests: the {@code k}-th allocation from now fails with
+   * {@link GpuOutOfMemoryException}, as if the device were full, and later ones succeed again;
+   * {@code k <= 0} cancels an injection not yet reached.
+   */
+  public synchronized void failAllocation(long k) {
+    failAt = Math.max(0, k);
+  }
+
   /** Starts a new peak measurement at the bytes allocated now and returns the peak before it. */
   public synchronized long resetPeak() {
     long before = peak;
@@ -118,6 +130,7 @@ public final class DeviceMemoryPool implements AutoCloseable {
     return before;
   }
 
+  /** Statistics at this moment. */
   public synchronized Stats stats() {
     return new Stats(allocated, peak, blocks.reserved(), limit, allocationCount, live.size());
   }
