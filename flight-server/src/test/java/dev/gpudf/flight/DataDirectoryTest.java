@@ -52,4 +52,67 @@ class DataDirectoryTest {
       }
     }
   }
+
+  /**
+   * An INSERT leaves the table's file as it was and adds a batch to its append log; a log that
+   * the file does not name (left by a crash after a rewrite) is never applied, and the next
+   * server removes it; a log grown past its file folds into a rewritten file.
+   */
+  @Test
+  void insertsAppendToALogAndAStaleLogIsNeverApplied(@TempDir Path dir) throws Exception {
+    StringBuilder values = new StringBuilder();
+    for (int i = 0; i < 50; i++) {
+      values.append(i == 0 ? "" : ", ").append("(").append(i).append(", '").append("p".repeat(100)).append("')");
+    }
+    Path file = dir.resolve("big.arrow");
+    byte[] before;
+    Path log;
+    try (RootAllocator allocator = new RootAllocator(); GpuSession session = GpuSession.cpu(allocator)) {
+      FileTables.loadDirectory(session.catalog(), dir, allocator);
+      try (GpudfFlightServer server = GpudfFlightServer.start(session, allocator,
+          GpudfFlightServer.Options.plain("localhost", 0).withDataDirectory(dir));
+          Connection c = DriverManager.getConnection("jdbc:arrow-flight-sql://localhost:" + server.port()
+              + "/?useEncryption=false");
+          Statement s = c.createStatement()) {
+        s.executeUpdate("CREATE TABLE big AS SELECT * FROM (VALUES " + values + ") AS v(x, pad)");
+        before = Files.readAllBytes(file);
+        for (int i = 0; i < 3; i++) {
+          s.executeUpdate("INSERT INTO big VALUES (" + (100 + i) + ", 'q')");
+        }
+        assertEquals(-1, java.util.Arrays.mismatch(before, Files.readAllBytes(file)), "an INSERT does not rewrite the file");
+        try (java.util.stream.Stream<Path> logs = Files.list(dir)) {
+          List<Path> found = logs.filter(f -> f.getFileName().toString().matches("\\.big\\.[0-9a-f]+\\.log")).toList();
+          assertEquals(1, found.size(), found.toString());
+          log = found.get(0);
+        }
+      }
+    }
+    Path stale = dir.resolve(".big.abc.log");
+    Files.copy(log, stale);
+    try (RootAllocator allocator = new RootAllocator(); GpuSession again = GpuSession.cpu(allocator)) {
+      FileTables.loadDirectory(again.catalog(), dir, allocator);
+      try (VectorSchemaRoot r = again.query("SELECT COUNT(*), SUM(x) FROM big")) {
+        assertEquals(53L, r.getVector(0).getObject(0), "the file's rows and the log's, the stale log's not");
+        assertEquals(1225L + 303L, ((Number) r.getVector(1).getObject(0)).longValue());
+      }
+      try (GpudfFlightServer server = GpudfFlightServer.start(again, allocator,
+          GpudfFlightServer.Options.plain("localhost", 0).withDataDirectory(dir));
+          Connection c = DriverManager.getConnection("jdbc:arrow-flight-sql://localhost:" + server.port()
+              + "/?useEncryption=false");
+          Statement s = c.createStatement()) {
+        assertFalse(Files.exists(stale), "the server removes a log its file does not name");
+        // enough appends to outgrow the file: it is written whole again, with a fresh log
+        for (int i = 0; i < 40; i++) {
+          s.executeUpdate("INSERT INTO big VALUES (" + (200 + i) + ", '" + "r".repeat(200) + "')");
+        }
+        assertTrue(java.util.Arrays.mismatch(before, Files.readAllBytes(file)) >= 0, "the file was rewritten");
+      }
+    }
+    try (RootAllocator allocator = new RootAllocator(); GpuSession third = GpuSession.cpu(allocator)) {
+      FileTables.loadDirectory(third.catalog(), dir, allocator);
+      try (VectorSchemaRoot r = third.query("SELECT COUNT(*) FROM big")) {
+        assertEquals(93L, r.getVector(0).getObject(0));
+      }
+    }
+  }
 }

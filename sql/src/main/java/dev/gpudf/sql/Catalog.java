@@ -46,6 +46,9 @@ public final class Catalog implements AutoCloseable {
   private final Map<String, String> indexes = new java.util.HashMap<>();
   // bumped at every change of a table's rows, so a writer of files can tell what changed
   private final Map<String, Long> versions = new java.util.HashMap<>();
+  // the version at which each table's rows were last defined whole (registered or replaced): later
+  // versions only appended rows
+  private final Map<String, Long> defined = new java.util.HashMap<>();
   private long version;
   private int hidden;
 
@@ -125,6 +128,7 @@ public final class Catalog implements AutoCloseable {
     }
     tables.put(key, new Entry(TableOps.load(gpu, root)));
     versions.put(key, ++version);
+    defined.put(key, version);
     spillToBudget(0, null);
   }
 
@@ -149,6 +153,7 @@ public final class Catalog implements AutoCloseable {
     }
     tables.put(key, new Entry(source));
     versions.put(key, ++version);
+    defined.put(key, version);
   }
 
   /** Whether the tables live on a GPU. */
@@ -215,7 +220,6 @@ public final class Catalog implements AutoCloseable {
     return gpu == null ? Exec.onCpu(allocator) : Exec.onGpu(gpu, allocator);
   }
 
-  /** Concatenates {@code e}'s pending parts into its last chunk, in one copy. */
   /** Table {@code key}, kept in files by {@code e}, read whole into a resident entry that replaces it. */
   private Entry resident(String key, Entry e) {
     Entry made = null;
@@ -242,6 +246,7 @@ public final class Catalog implements AutoCloseable {
     return made;
   }
 
+  /** Concatenates {@code e}'s pending parts into its last chunk, in one copy. */
   private void mergePending(Entry e, Exec exec) {
     if (e.pending.isEmpty()) {
       return;
@@ -312,6 +317,7 @@ public final class Catalog implements AutoCloseable {
     // load first: if that fails, the table keeps its old rows
     tables.put(key, new Entry(TableOps.load(gpu, root))).close();
     versions.put(key, ++version);
+    defined.put(key, version);
     spillToBudget(0, null);
   }
 
@@ -325,7 +331,66 @@ public final class Catalog implements AutoCloseable {
     constraints.remove(key);
     indexes.values().removeIf(key::equals);
     versions.remove(key);
+    defined.remove(key);
     t.close();
+  }
+
+  /**
+   * The version (see {@link #versions}) at which table {@code name}'s rows were last defined whole,
+   * by {@link #register} or {@link #replace}: every later version only appended rows to them.
+   */
+  public synchronized long definedAt(String name) {
+    Long v = defined.get(name.toLowerCase(Locale.ROOT));
+    if (v == null) {
+      throw new UserException("no table '" + name + "'");
+    }
+    return v;
+  }
+
+  /** How many rows table {@code name} holds. */
+  public synchronized long rowCount(String name) {
+    return shape(name).chunkRows().stream().mapToLong(Integer::longValue).sum();
+  }
+
+  /**
+   * The rows of resident table {@code name} from row {@code from} on, in the order they were
+   * added (what was appended since it held {@code from} rows), as one Arrow root the caller
+   * closes; none past its end.
+   */
+  public synchronized VectorSchemaRoot rowsFrom(String name, long from, BufferAllocator into) {
+    String key = name.toLowerCase(Locale.ROOT);
+    Entry e = tables.get(key);
+    if (e == null) {
+      throw new UserException("no table '" + name + "'");
+    }
+    if (e.source != null) {
+      throw new UserException("table '" + name + "' is kept in files: its rows are not held here");
+    }
+    List<Table<?>> parts = new ArrayList<>();
+    try (Exec exec = exec()) {
+      mergePending(e, exec);
+      long start = 0;
+      for (CatalogChunk c : e.chunks) {
+        long end = start + c.rows();
+        if (end > from || (parts.isEmpty() && c == e.last())) {
+          int skip = (int) Math.max(0, Math.min(c.rows(), from - start));
+          try (Table<?> whole = read(c, c.allColumns())) {
+            parts.add(TableOps.slice(exec, whole, skip, c.rows() - skip));
+          }
+        }
+        start = end;
+      }
+      try (Table<?> rows = parts.size() == 1 ? retained(parts.get(0)) : TableOps.concat(exec, parts, e.last().names())) {
+        return rows instanceof DeviceTable d ? d.toArrow(into, exec.stream()) : ((HostTable) rows).toArrow(into);
+      }
+    } finally {
+      parts.forEach(Table::close);
+    }
+  }
+
+  private static Table<?> retained(Table<?> t) {
+    t.retain();
+    return t;
   }
 
   /** What table {@code name} promises about its rows ({@link TableConstraints#NONE} unless declared). */

@@ -89,11 +89,31 @@ public final class FileTables {
         String name = dev.gpudf.sql.files.TableNames.tableName(file.substring(0, file.lastIndexOf('.')));
         register(catalog, name, format, dir, List.of(f), allocator, chunkRows);
         names.add(name);
+        if (format.equals("arrow")) {
+          appendLogged(catalog, name, dir, f, allocator);
+        }
       }
     } catch (IOException e) {
       throw new UserException("cannot read directory " + dir + ": " + e.getMessage(), e);
     }
     return names;
+  }
+
+  /**
+   * Applies the append log that Arrow file {@code f} (table {@code name}) names, where a server
+   * wrote one ({@link dev.gpudf.sql.files.AppendLog}): its whole batches are the rows inserted
+   * since the file was written.
+   */
+  private static void appendLogged(Catalog catalog, String name, Path dir, Path f, BufferAllocator allocator) throws IOException {
+    String id = dev.gpudf.sql.files.AppendLog.logId(f, allocator);
+    if (id == null) {
+      return;
+    }
+    String stem = f.getFileName().toString();
+    Path log = dev.gpudf.sql.files.AppendLog.path(dir, stem.substring(0, stem.length() - ".arrow".length()), id);
+    if (Files.isRegularFile(log, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      dev.gpudf.sql.files.AppendLog.replay(log, allocator, rows -> catalog.append(name, rows));
+    }
   }
 
   /** The format of a supported file's extension, or null. */
