@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import org.apache.arrow.memory.RootAllocator;
@@ -24,11 +25,8 @@ class DataDirectoryTest {
     Files.writeString(dir.resolve("seed.csv"), "k,v\n1,a\n2,b\n");
     try (RootAllocator allocator = new RootAllocator(); GpuSession session = GpuSession.cpu(allocator)) {
       FileTables.loadDirectory(session.catalog(), dir, allocator);
-      try (GpudfFlightServer server = GpudfFlightServer.start(session, allocator,
-          GpudfFlightServer.Options.plain("localhost", 0).withDataDirectory(dir));
-          Connection c = DriverManager.getConnection("jdbc:arrow-flight-sql://localhost:" + server.port()
-              + "/?useEncryption=false");
-          Statement s = c.createStatement()) {
+      try (Served served = serve(session, allocator, dir)) {
+        Statement s = served.statement();
         assertFalse(Files.exists(dir.resolve("seed.arrow")), "loading writes nothing");
         s.executeUpdate("CREATE TABLE made (x INTEGER, y VARCHAR)");
         s.executeUpdate("INSERT INTO made VALUES (1, 'one'), (2, 'två')");
@@ -69,11 +67,8 @@ class DataDirectoryTest {
     Path log;
     try (RootAllocator allocator = new RootAllocator(); GpuSession session = GpuSession.cpu(allocator)) {
       FileTables.loadDirectory(session.catalog(), dir, allocator);
-      try (GpudfFlightServer server = GpudfFlightServer.start(session, allocator,
-          GpudfFlightServer.Options.plain("localhost", 0).withDataDirectory(dir));
-          Connection c = DriverManager.getConnection("jdbc:arrow-flight-sql://localhost:" + server.port()
-              + "/?useEncryption=false");
-          Statement s = c.createStatement()) {
+      try (Served served = serve(session, allocator, dir)) {
+        Statement s = served.statement();
         s.executeUpdate("CREATE TABLE big AS SELECT * FROM (VALUES " + values + ") AS v(x, pad)");
         before = Files.readAllBytes(file);
         for (int i = 0; i < 3; i++) {
@@ -95,11 +90,8 @@ class DataDirectoryTest {
         assertEquals(53L, r.getVector(0).getObject(0), "the file's rows and the log's, the stale log's not");
         assertEquals(1225L + 303L, ((Number) r.getVector(1).getObject(0)).longValue());
       }
-      try (GpudfFlightServer server = GpudfFlightServer.start(again, allocator,
-          GpudfFlightServer.Options.plain("localhost", 0).withDataDirectory(dir));
-          Connection c = DriverManager.getConnection("jdbc:arrow-flight-sql://localhost:" + server.port()
-              + "/?useEncryption=false");
-          Statement s = c.createStatement()) {
+      try (Served served = serve(again, allocator, dir)) {
+        Statement s = served.statement();
         assertFalse(Files.exists(stale), "the server removes a log its file does not name");
         // enough appends to outgrow the file: it is written whole again, with a fresh log
         for (int i = 0; i < 40; i++) {
@@ -113,6 +105,28 @@ class DataDirectoryTest {
       try (VectorSchemaRoot r = third.query("SELECT COUNT(*) FROM big")) {
         assertEquals(93L, r.getVector(0).getObject(0));
       }
+    }
+  }
+
+  /** A server over {@code session} writing to {@code dir}, with a client connected. */
+  private record Served(GpudfFlightServer server, Connection connection, Statement statement) implements AutoCloseable {
+    @Override
+    public void close() throws Exception {
+      try (server; connection; statement) {
+        // closed in reverse order: statement, connection, server
+      }
+    }
+  }
+
+  private static Served serve(GpuSession session, RootAllocator allocator, Path dir) throws Exception {
+    GpudfFlightServer server = GpudfFlightServer.start(session, allocator,
+        GpudfFlightServer.Options.plain("localhost", 0).withDataDirectory(dir));
+    try {
+      Connection c = DriverManager.getConnection("jdbc:arrow-flight-sql://localhost:" + server.port() + "/?useEncryption=false");
+      return new Served(server, c, c.createStatement());
+    } catch (SQLException | RuntimeException e) {
+      server.close();
+      throw e;
     }
   }
 }

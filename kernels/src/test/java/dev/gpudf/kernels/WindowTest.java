@@ -112,13 +112,8 @@ class WindowTest {
     try (RootAllocator a = new RootAllocator(); Exec exec = Exec.onCpu(a);
         VectorSchemaRoot root = table(a, rows, rows); HostTable unsorted = HostTable.fromArrow(root);
         HostTable t = Sort.sort(exec, unsorted, List.of(SortKey.asc(0), SortKey.asc(1)))) {
-      List<Function> functions = new ArrayList<>();
+      List<Function> functions = rankings();
       Frame whole = new Frame(false, U, U);
-      for (Kind k : List.of(Kind.ROW_NUMBER, Kind.RANK, Kind.DENSE_RANK, Kind.PERCENT_RANK, Kind.CUME_DIST)) {
-        functions.add(new Function(k, -1, 0, whole));
-      }
-      functions.add(new Function(Kind.NTILE, -1, 3, whole));
-      functions.add(new Function(Kind.NTILE, -1, 50, whole));
       functions.add(new Function(Kind.LAG, 4, 1, whole));
       functions.add(new Function(Kind.LEAD, 2, 2, whole));
       for (Frame f : FRAMES) {
@@ -225,7 +220,8 @@ class WindowTest {
     return java.util.stream.IntStream.range(0, n).mapToObj(i -> "f" + i).toList();
   }
 
-  private static List<Function> gpuFunctions() {
+  /** The ranking functions over whole partitions, NTILE with few and with more buckets than rows. */
+  private static List<Function> rankings() {
     List<Function> functions = new ArrayList<>();
     Frame whole = new Frame(false, U, U);
     for (Kind k : List.of(Kind.ROW_NUMBER, Kind.RANK, Kind.DENSE_RANK, Kind.PERCENT_RANK, Kind.CUME_DIST)) {
@@ -233,6 +229,12 @@ class WindowTest {
     }
     functions.add(new Function(Kind.NTILE, -1, 3, whole));
     functions.add(new Function(Kind.NTILE, -1, 50, whole));
+    return functions;
+  }
+
+  private static List<Function> gpuFunctions() {
+    List<Function> functions = rankings();
+    Frame whole = new Frame(false, U, U);
     functions.add(new Function(Kind.LAG, 4, 1, whole));
     functions.add(new Function(Kind.LEAD, 6, 2, whole));
     functions.add(new Function(Kind.LAG, 3, Long.MAX_VALUE - 1, whole));

@@ -21,8 +21,21 @@ import java.util.List;
 final class DistinctSetOps {
   private DistinctSetOps() {}
 
+  /** Runs {@code rel}'s inputs and keeps their qualifying rows, under {@code rel}'s column names; the caller closes the result. */
+  static Table<?> run(QueryContext ctx, GpuRel rel, boolean intersect) {
+    List<Table<?>> inputs = new ArrayList<>();
+    try {
+      for (int i = 0; i < rel.getInputs().size(); i++) {
+        inputs.add(rel.input(ctx, i));
+      }
+      return apply(ctx, inputs, intersect, rel.getRowType().getFieldNames());
+    } finally {
+      inputs.forEach(Table::close);
+    }
+  }
+
   /** The qualifying rows of {@code inputs} (which the caller keeps), named {@code names}; the caller closes the result. */
-  static Table<?> apply(QueryContext ctx, List<Table<?>> inputs, boolean intersect, List<String> names) {
+  private static Table<?> apply(QueryContext ctx, List<Table<?>> inputs, boolean intersect, List<String> names) {
     int k = inputs.size();
     int columns = names.size();
     for (Table<?> t : inputs) {

@@ -35,14 +35,6 @@ public final class GpuIntersect extends Intersect implements GpuRel {
     if (all) {
       return TableOps.inputsViaHost(ctx, this, host -> SetOps.intersect(ctx.exec(), host, true, getRowType().getFieldNames()));
     }
-    List<Table<?>> inputs = new java.util.ArrayList<>();
-    try {
-      for (int i = 0; i < getInputs().size(); i++) {
-        inputs.add(input(ctx, i));
-      }
-      return DistinctSetOps.apply(ctx, inputs, true, getRowType().getFieldNames());
-    } finally {
-      inputs.forEach(Table::close);
-    }
+    return DistinctSetOps.run(ctx, this, true);
   }
 }

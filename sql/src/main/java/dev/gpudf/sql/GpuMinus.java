@@ -36,14 +36,6 @@ public final class GpuMinus extends Minus implements GpuRel {
     if (all) {
       return TableOps.inputsViaHost(ctx, this, host -> SetOps.except(ctx.exec(), host, true, getRowType().getFieldNames()));
     }
-    List<Table<?>> inputs = new java.util.ArrayList<>();
-    try {
-      for (int i = 0; i < getInputs().size(); i++) {
-        inputs.add(input(ctx, i));
-      }
-      return DistinctSetOps.apply(ctx, inputs, false, getRowType().getFieldNames());
-    } finally {
-      inputs.forEach(Table::close);
-    }
+    return DistinctSetOps.run(ctx, this, false);
   }
 }

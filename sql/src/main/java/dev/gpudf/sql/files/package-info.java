@@ -2,5 +2,7 @@
  * Tables that stay in their files until a query reads them: a {@link dev.gpudf.sql.files.ChunkSource}
  * describes a file's table from its metadata (names, types, rows per chunk) and reads the columns
  * a query needs one chunk at a time, so a scan holds one chunk in memory rather than the table.
+ * A server's table file may carry an {@link dev.gpudf.sql.files.AppendLog} of the rows inserted
+ * since it was written, which every loader applies.
  */
 package dev.gpudf.sql.files;
