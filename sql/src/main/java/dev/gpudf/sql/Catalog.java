@@ -102,12 +102,28 @@ public final class Catalog implements AutoCloseable {
 
     Shape shape() {
       if (source != null) {
-        return new Shape(source.names(), source.types(), source.chunkRows());
+        return new Shape(source.names(), source.types(), source.chunkRows(), ranges(source));
       }
       List<Integer> rows = new ArrayList<>(chunks.stream().map(CatalogChunk::rows).toList());
       // pending parts are rows of the last chunk
       rows.set(rows.size() - 1, rows.get(rows.size() - 1) + pending.stream().mapToInt(Table::rowCount).sum());
-      return new Shape(chunks.get(0).names(), chunks.get(0).types(), rows);
+      return new Shape(chunks.get(0).names(), chunks.get(0).types(), rows, null);
+    }
+
+    /** What {@code source}'s metadata says of each chunk's columns, or null when it says nothing. */
+    private static List<List<dev.gpudf.sql.files.ValueRange>> ranges(ChunkSource source) {
+      List<List<dev.gpudf.sql.files.ValueRange>> out = new ArrayList<>();
+      boolean any = false;
+      for (int c = 0; c < source.chunkRows().size(); c++) {
+        List<dev.gpudf.sql.files.ValueRange> chunk = new ArrayList<>();
+        for (int k = 0; k < source.names().size(); k++) {
+          dev.gpudf.sql.files.ValueRange r = source.range(c, k);
+          any |= r != null;
+          chunk.add(r);
+        }
+        out.add(java.util.Collections.unmodifiableList(chunk));
+      }
+      return any ? List.copyOf(out) : null;
     }
 
     void close() {
@@ -442,7 +458,13 @@ public final class Catalog implements AutoCloseable {
   }
 
   /** What the planner needs of a table: its columns and the rows of each of its chunks. */
-  record Shape(List<String> names, List<dev.gpudf.columnar.DataType> types, List<Integer> chunkRows) {
+  /**
+   * A table's columns and rows per chunk, and for a table kept in files what their metadata says
+   * of each chunk's columns ({@code ranges}: per chunk, per column, null entries unknown; null when
+   * nothing is known).
+   */
+  record Shape(List<String> names, List<dev.gpudf.columnar.DataType> types, List<Integer> chunkRows,
+      List<List<dev.gpudf.sql.files.ValueRange>> ranges) {
     long rows() {
       return chunkRows.stream().mapToLong(Integer::longValue).sum();
     }

@@ -62,6 +62,18 @@ final class CatalogTable extends AbstractTable {
     return shape.chunks();
   }
 
+  /**
+   * What the files' metadata says of this chunk's columns, in this table's column order (entries
+   * null where unknown), or null: nothing known, or not one chunk.
+   */
+  List<dev.gpudf.sql.files.ValueRange> ranges() {
+    if (chunk < 0 || shape.ranges() == null) {
+      return null;
+    }
+    List<dev.gpudf.sql.files.ValueRange> all = shape.ranges().get(chunk);
+    return columns == null ? all : java.util.Arrays.stream(columns).mapToObj(all::get).toList();
+  }
+
   /** Which chunk this is, or -1 for the whole table. */
   int chunk() {
     return chunk;

@@ -23,6 +23,7 @@ import org.apache.calcite.rel.logical.LogicalJoin;
 import org.apache.calcite.rel.logical.LogicalProject;
 import org.apache.calcite.rel.logical.LogicalTableScan;
 import org.apache.calcite.rel.logical.LogicalUnion;
+import org.apache.calcite.rel.logical.LogicalValues;
 import org.apache.calcite.rel.rules.AggregateReduceFunctionsRule;
 import org.apache.calcite.rel.rules.CoreRules;
 import org.apache.calcite.rel.type.RelDataType;
@@ -168,11 +169,31 @@ final class ChunkSplit {
       return LogicalUnion.create(branches, true);
     }
 
+    /**
+     * A filter runs in each branch of a split scan; a branch whose chunk the file metadata shows
+     * cannot pass it ({@link ChunkPruning}: a Hive partition's value, a column's range) is dropped.
+     */
     @Override
     public RelNode visit(LogicalFilter filter) {
       RelNode input = filter.getInput().accept(this);
-      return isUnionAll(input) ? perBranch(input, b -> filter.copy(filter.getTraitSet(), b, filter.getCondition()))
-          : filter.copy(filter.getTraitSet(), List.of(input));
+      if (!isUnionAll(input)) {
+        return filter.copy(filter.getTraitSet(), List.of(input));
+      }
+      List<RelNode> kept = new ArrayList<>();
+      for (RelNode b : input.getInputs()) {
+        CatalogTable t = b instanceof TableScan scan ? scan.getTable().unwrap(CatalogTable.class) : null;
+        List<dev.gpudf.sql.files.ValueRange> ranges = t == null ? null : t.ranges();
+        if (ranges == null || !ChunkPruning.excludes(filter.getCondition(), ranges, filter.getCluster().getRexBuilder())) {
+          kept.add(b);
+        }
+      }
+      if (kept.isEmpty()) {
+        return LogicalValues.createEmpty(filter.getCluster(), filter.getRowType());
+      }
+      RelNode pruned = kept.size() == input.getInputs().size() ? input
+          : kept.size() == 1 ? kept.get(0) : LogicalUnion.create(kept, true);
+      return isUnionAll(pruned) ? perBranch(pruned, b -> filter.copy(filter.getTraitSet(), b, filter.getCondition()))
+          : filter.copy(filter.getTraitSet(), List.of(pruned));
     }
 
     @Override

@@ -29,6 +29,14 @@ public interface ChunkSource extends AutoCloseable {
    */
   VectorSchemaRoot read(int chunk, int[] columns, BufferAllocator allocator);
 
+  /**
+   * What the files' metadata tells of column {@code column} in chunk {@code chunk}, or null when
+   * it tells nothing (then every chunk is read).
+   */
+  default ValueRange range(int chunk, int column) {
+    return null;
+  }
+
   @Override
   void close();
 

@@ -79,6 +79,11 @@ public final class MultiSource implements ChunkSource {
   }
 
   @Override
+  public ValueRange range(int chunk, int column) {
+    return parts.get(owner.get(chunk)).range(local.get(chunk), column);
+  }
+
+  @Override
   public void close() {
     RuntimeException first = null;
     for (ChunkSource s : parts) {

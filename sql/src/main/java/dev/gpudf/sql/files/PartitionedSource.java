@@ -170,6 +170,13 @@ public final class PartitionedSource implements ChunkSource {
     }
   }
 
+  /** A partition column's range is its one value; the file's own columns have what the file says. */
+  @Override
+  public ValueRange range(int chunk, int column) {
+    int own = file.names().size();
+    return column < own ? file.range(chunk, column) : ValueRange.constant((Comparable<?>) values.get(column - own));
+  }
+
   private static FieldVector constant(BufferAllocator a, String name, DataType type, Object value, int rows) {
     FieldVector v = ArrowTypes.toArrowField(name, type).createVector(a);
     try {
