@@ -641,7 +641,7 @@ public final class GpuSession implements AutoCloseable {
     if (logical.getCluster().getPlanner().getExecutor() == null) {
       logical.getCluster().getPlanner().setExecutor(RexUtil.EXECUTOR);
     }
-    RelNode rewritten = rewrite(logical);
+    RelNode rewritten = rewrite(GuardedCasts.remove(logical));
     checkSupported(rewritten);
     return GpuRules.convert(rewritten);
   }

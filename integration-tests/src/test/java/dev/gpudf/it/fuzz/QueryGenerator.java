@@ -104,15 +104,21 @@ final class QueryGenerator {
     String order = new String[] {"i", "s", "d", "n"}[random.nextInt(4)] + (desc ? " DESC" : " ASC")
         + new String[] {desc ? " NULLS LAST" : "", " NULLS FIRST", " NULLS LAST"}[random.nextInt(3)];
     String partition = random.nextBoolean() ? "PARTITION BY k " : "";
-    String f = switch (random.nextInt(5)) {
+    String f = switch (random.nextInt(10)) {
       case 0 -> "RANK()";
       case 1 -> "DENSE_RANK()";
       case 2 -> "SUM(n)";
       case 3 -> "COUNT(s)";
+      case 4 -> "PERCENT_RANK()";
+      case 5 -> "CUME_DIST()";
+      case 6 -> "MAX(n)";
+      case 7 -> "AVG(i)";
+      case 8 -> "COUNT(*)";
       default -> "MIN(i)";
     };
     String frame = f.endsWith("()") || random.nextBoolean() ? ""
-        : " RANGE BETWEEN " + (random.nextBoolean() ? "UNBOUNDED PRECEDING AND CURRENT ROW" : "CURRENT ROW AND UNBOUNDED FOLLOWING");
+        : " RANGE BETWEEN " + new String[] {"UNBOUNDED PRECEDING AND CURRENT ROW", "CURRENT ROW AND UNBOUNDED FOLLOWING",
+            "UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING", "CURRENT ROW AND CURRENT ROW"}[random.nextInt(4)];
     String select = "k, " + order.split(" ")[0] + ", " + f + " OVER (" + partition + "ORDER BY " + order + frame + ")";
     return new Query("SELECT " + select + " FROM t1 WHERE " + predicate(List.of("t1"), 2).replace("t1.", ""), null, null, null);
   }
