@@ -158,12 +158,13 @@ class WindowTest {
   }
 
   /**
-   * {@link #gpuMatchesTheCpuTwin} on millions of rows (chunks of many tiles in the segmented scan,
-   * deep sparse tables) for one function of each kind and frame shape, in the {@code gpu-heavy} suite.
+   * {@link #gpuMatchesTheCpuTwin} on 600,000 rows (past 270,000 a scan chunk holds several tiles;
+   * deep sparse tables) for one function of each kind and frame shape, in the {@code gpu-heavy}
+   * suite (3 million rows did not finish in 200 s: the CPU twin and the per-value check are slow).
    */
   @HeavyGpu
   @ParameterizedTest
-  @ValueSource(ints = {3_000_000})
+  @ValueSource(ints = {600_000})
   void gpuMatchesTheCpuTwinOnManyRows(int rows) {
     List<Function> some = new ArrayList<>();
     List<Function> all = gpuFunctions();

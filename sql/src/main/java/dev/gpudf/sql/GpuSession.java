@@ -695,6 +695,19 @@ public final class GpuSession implements AutoCloseable {
         return filter.copy(filter.getTraitSet(), input,
             RexUtil.pullFactors(filter.getCluster().getRexBuilder(), filter.getCondition()));
       }
+
+      // a decorrelated sub-query's condition lands on a join (TPC-DS q41: without this, its join
+      // on i_manufact stayed inside an OR and paired every row with every row)
+      @Override
+      public RelNode visit(org.apache.calcite.rel.logical.LogicalJoin join) {
+        RelNode visited = super.visit(join);
+        if (!(visited instanceof org.apache.calcite.rel.logical.LogicalJoin j)) {
+          return visited;
+        }
+        RexNode factored = RexUtil.pullFactors(j.getCluster().getRexBuilder(), j.getCondition());
+        return factored.equals(j.getCondition()) ? j
+            : j.copy(j.getTraitSet(), factored, j.getLeft(), j.getRight(), j.getJoinType(), j.isSemiJoinDone());
+      }
     });
     rel = hep(rel, List.of(CoreRules.EXPAND_FILTER_DISJUNCTION_GLOBAL));
     rel = hep(rel, List.of(CoreRules.FILTER_REDUCE_EXPRESSIONS, CoreRules.PROJECT_REDUCE_EXPRESSIONS,

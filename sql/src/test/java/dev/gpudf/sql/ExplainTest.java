@@ -54,6 +54,24 @@ class ExplainTest {
         "      GpuTableScan(table=[[t]])");
   }
 
+  /**
+   * A correlated sub-query whose correlation sits in every branch of an OR (TPC-DS q41's shape)
+   * joins on that key: the factor is pulled out of the OR, not left in a condition that pairs
+   * every row with every row.
+   */
+  @Test
+  void aKeyRepeatedInEveryBranchOfAnOrIsAJoinKey() {
+    String plan = session.explain("SELECT DISTINCT name FROM t WHERE id BETWEEN 1 AND 10 AND (SELECT COUNT(*) FROM u"
+        + " WHERE (u.name = t.name AND u.qty = 1) OR (u.name = t.name AND u.qty = 2)) > 0");
+    java.util.regex.Matcher joins = java.util.regex.Pattern.compile("GpuJoin\\(condition=\\[([A-Z ]+)\\(").matcher(plan);
+    int found = 0;
+    while (joins.find()) {
+      found++;
+      org.junit.jupiter.api.Assertions.assertNotEquals("OR", joins.group(1), plan);
+    }
+    org.junit.jupiter.api.Assertions.assertTrue(found > 0 && plan.contains("GpuJoin(condition=[=("), plan);
+  }
+
   @Test
   void windowsAndGroupingSets() {
     // two windows of one partition: one Window operator, run on the CPU twin (the plan says so)
