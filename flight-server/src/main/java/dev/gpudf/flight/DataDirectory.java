@@ -92,6 +92,9 @@ final class DataDirectory {
       }
       try (DirectoryStream<Path> logs = Files.newDirectoryStream(dir, ".*.log")) {
         for (Path log : logs) {
+          if (!Files.isRegularFile(log, LinkOption.NOFOLLOW_LINKS)) {
+            continue; // a link is never followed, to be cut or removed outside the directory
+          }
           String name = log.getFileName().toString();
           String stemAndId = name.substring(1, name.length() - ".log".length());
           int dot = stemAndId.lastIndexOf('.');

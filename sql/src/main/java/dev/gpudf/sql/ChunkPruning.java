@@ -100,6 +100,14 @@ final class ChunkPruning {
     if (lit.isNull()) {
       return null;
     }
+    // only a literal of the range's own family converts (getValueAs throws across families)
+    org.apache.calcite.sql.type.SqlTypeFamily family = lit.getType().getSqlTypeName().getFamily();
+    boolean fits = like instanceof Long ? family == org.apache.calcite.sql.type.SqlTypeFamily.NUMERIC
+        : like instanceof Integer ? family == org.apache.calcite.sql.type.SqlTypeFamily.DATE
+        : like instanceof String && family == org.apache.calcite.sql.type.SqlTypeFamily.CHARACTER;
+    if (!fits) {
+      return null;
+    }
     if (like instanceof Long) {
       java.math.BigDecimal d = lit.getValueAs(java.math.BigDecimal.class);
       if (d == null || d.stripTrailingZeros().scale() > 0 || d.toBigInteger().bitLength() > 63) {
