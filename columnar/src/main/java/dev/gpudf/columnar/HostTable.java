@@ -7,6 +7,7 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
+import org.apache.arrow.vector.util.TransferPair;
 
 /**
  * A table in host memory over Arrow vectors: the CPU backend's table, and the staging point for
@@ -43,13 +44,30 @@ public final class HostTable extends Table<HostColumn> {
     return new HostTable(names, columns, rows);
   }
 
-  /** A root sharing this table's buffers; {@code allocator} is unused since nothing is copied. */
+  /**
+   * A root sharing this table's buffers (nothing is copied), accounted from now on to {@code
+   * allocator}: a query's own allocator can then close with the query while its rows live on.
+   */
   @Override
   public VectorSchemaRoot toArrow(BufferAllocator allocator) {
     List<FieldVector> vectors = new ArrayList<>();
-    for (int i = 0; i < columns().size(); i++) {
-      HostColumn c = columns().get(i);
-      vectors.add(share(names().get(i), c.vector(), c.nullCount()));
+    try {
+      for (int i = 0; i < columns().size(); i++) {
+        HostColumn c = columns().get(i);
+        FieldVector shared = share(names().get(i), c.vector(), c.nullCount());
+        if (shared.getAllocator() != allocator) {
+          // a transfer moves every buffer's accounting (a split at 0 would leave the validity buffer behind)
+          try (FieldVector from = shared) {
+            TransferPair move = from.getTransferPair(allocator);
+            move.transfer();
+            shared = (FieldVector) move.getTo();
+          }
+        }
+        vectors.add(shared);
+      }
+    } catch (RuntimeException e) {
+      vectors.forEach(FieldVector::close);
+      throw e;
     }
     return new VectorSchemaRoot(vectors);
   }

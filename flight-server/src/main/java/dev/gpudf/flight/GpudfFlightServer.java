@@ -75,7 +75,10 @@ public final class GpudfFlightServer implements AutoCloseable {
     GpudfFlightSqlProducer producer = new GpudfFlightSqlProducer(session, allocator, options.dataDirectory(), users);
     try {
       FlightServer.Builder builder = FlightServer.builder(allocator, location, producer)
-          .maxInboundMessageSize(options.maxInboundBytes());
+          .maxInboundMessageSize(options.maxInboundBytes())
+          .transportHint("grpc.builderConsumer", (java.util.function.Consumer<io.grpc.netty.NettyServerBuilder>)
+              netty -> netty.intercept(new org.apache.arrow.flight.InboundMessageCheck())
+                  .addStreamTracerFactory(org.apache.arrow.flight.InboundMessageCheck.TRACER));
       if (tls) {
         try {
           builder.useTls(options.tlsCert().toFile(), options.tlsKey().toFile());

@@ -227,15 +227,21 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
       return;
     }
     Statuses.stream(listener, () -> {
-      try (VectorSchemaRoot result = cancellable(context, ticket.getStatementHandle(), sql, List.of())) {
+      try (VectorSchemaRoot result = cancellable(context, listener, ticket.getStatementHandle(), sql, List.of())) {
         ResultSender.send(result, listener, allocator);
       }
     });
   }
 
-  /** Runs {@code sql}, cancellable by its owner through {@code handle} while it runs. */
-  private VectorSchemaRoot cancellable(CallContext context, ByteString handle, String sql, List<Object> values) {
-    Running mine = new Running(user(context), dev.gpudf.sql.Cancellation.start());
+  /**
+   * Runs {@code sql}, cancellable by its owner through {@code handle} while it runs, and stopped
+   * when the client cancels the call that waits for its rows (a JDBC driver's {@code
+   * Statement.cancel} that only drops its call, a client that left). gRPC keeps {@code
+   * isCancelled} current while this call's own cancel callback would wait behind it.
+   */
+  private VectorSchemaRoot cancellable(CallContext context, ServerStreamListener listener, ByteString handle, String sql,
+      List<Object> values) {
+    Running mine = new Running(user(context), dev.gpudf.sql.Cancellation.following(listener::isCancelled, 0));
     // a prepared statement may run on several streams at once: each removes only its own entry
     running.put(handle, mine);
     try {
@@ -329,7 +335,8 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
       ServerStreamListener listener) {
     Statuses.stream(listener, () -> {
       Prepared p = preparedOf(context, command.getPreparedStatementHandle());
-      try (VectorSchemaRoot result = cancellable(context, command.getPreparedStatementHandle(), p.sql, p.values)) {
+      try (VectorSchemaRoot result = cancellable(context, listener, command.getPreparedStatementHandle(), p.sql,
+          p.values)) {
         ResultSender.send(result, listener, allocator);
       }
     });

@@ -3,6 +3,7 @@ package dev.gpudf.flight;
 import dev.gpudf.columnar.error.GpuOutOfMemoryException;
 import dev.gpudf.columnar.error.NotSupportedException;
 import dev.gpudf.columnar.error.QueryCancelledException;
+import dev.gpudf.columnar.error.QueryMemoryLimitException;
 import dev.gpudf.columnar.error.UserException;
 import java.util.function.Supplier;
 import org.apache.arrow.flight.CallStatus;
@@ -14,8 +15,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * gpudf's typed errors as Flight statuses: a user error is INVALID_ARGUMENT, an unsupported
- * feature UNIMPLEMENTED, device memory exhaustion and a query past its time limit
- * RESOURCE_EXHAUSTED, a cancelled query CANCELLED, anything else INTERNAL
+ * feature UNIMPLEMENTED, device or host memory exhaustion and a query past its time or memory
+ * limit RESOURCE_EXHAUSTED, a cancelled query CANCELLED, anything else INTERNAL
  * (logged with its stack trace). The wrappers run a call's work and send its failure to the
  * client, so no request can take the server down.
  */
@@ -39,7 +40,8 @@ final class Statuses {
       status = CallStatus.INVALID_ARGUMENT;
     } else if (e instanceof NotSupportedException) {
       status = CallStatus.UNIMPLEMENTED;
-    } else if (e instanceof GpuOutOfMemoryException) {
+    } else if (e instanceof GpuOutOfMemoryException || e instanceof QueryMemoryLimitException
+        || e instanceof org.apache.arrow.memory.OutOfMemoryException) {
       status = CallStatus.RESOURCE_EXHAUSTED;
     } else if (e instanceof QueryCancelledException c) {
       status = c.timedOut() ? CallStatus.RESOURCE_EXHAUSTED : CallStatus.CANCELLED;

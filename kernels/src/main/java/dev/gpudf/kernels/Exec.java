@@ -43,6 +43,18 @@ public final class Exec implements AutoCloseable {
     return new Exec(null, allocator);
   }
 
+  /**
+   * Bounds the device memory this query's stream may hold at once ({@link CudaStream#limitMemory}):
+   * {@code bytes} (0: no bound), {@code source} being the setting named in the error. No effect
+   * on the CPU backend.
+   */
+  public Exec limitDeviceMemory(long bytes, String source) {
+    if (stream != null) {
+      stream.limitMemory(bytes, source);
+    }
+    return this;
+  }
+
   /** Whether this state runs kernels on a GPU (the CPU twins otherwise). */
   public boolean hasGpu() {
     return gpu != null;

@@ -15,23 +15,35 @@ public final class Cancellation {
   private final long limitNanos;
   private final long deadline;
   private volatile boolean cancelled;
+  private final java.util.function.BooleanSupplier elsewhere;
 
-  private Cancellation(long limitSeconds) {
+  private Cancellation(long limitSeconds, java.util.function.BooleanSupplier elsewhere) {
+    if (limitSeconds < 0) {
+      throw new IllegalArgumentException("a time limit is not negative: " + limitSeconds);
+    }
     this.limitNanos = limitSeconds * 1_000_000_000L;
     this.deadline = limitSeconds > 0 ? System.nanoTime() + limitNanos : Long.MAX_VALUE;
+    this.elsewhere = elsewhere;
   }
 
   /** A query's cancellation with the default time limit, its clock started now. */
   public static Cancellation start() {
-    return new Cancellation(DEFAULT_LIMIT_SECONDS);
+    return new Cancellation(DEFAULT_LIMIT_SECONDS, () -> false);
   }
 
   /** A query's cancellation with a time limit of {@code seconds} (0: none), its clock started now. */
   public static Cancellation withLimit(long seconds) {
-    if (seconds < 0) {
-      throw new IllegalArgumentException("a time limit is not negative: " + seconds);
-    }
-    return new Cancellation(seconds);
+    return new Cancellation(seconds, () -> false);
+  }
+
+  /**
+   * A query's cancellation that also stops it once {@code cancelledElsewhere} says so (the flag
+   * JDBC's {@code Statement.cancel} sets, a Flight call its client cancelled), with a time limit of
+   * {@code seconds} (0: the default limit), its clock started now. {@code cancelledElsewhere} is
+   * read before each operator, from the query's thread.
+   */
+  public static Cancellation following(java.util.function.BooleanSupplier cancelledElsewhere, long seconds) {
+    return new Cancellation(seconds == 0 ? DEFAULT_LIMIT_SECONDS : seconds, cancelledElsewhere);
   }
 
   /** Asks the query to stop at its next operator. */
@@ -41,7 +53,7 @@ public final class Cancellation {
 
   /** Throws {@link QueryCancelledException} when the query was cancelled or is past its limit. */
   public void check() {
-    if (cancelled) {
+    if (cancelled || elsewhere.getAsBoolean()) {
       throw new QueryCancelledException("the query was cancelled", false);
     }
     if (deadline != Long.MAX_VALUE && System.nanoTime() - deadline > 0) {

@@ -93,6 +93,7 @@ public final class GpuSession implements AutoCloseable {
   private RelBuilder frames;
   private final JoinOrder joinOrder;
   private String jdbcId;
+  private volatile MemoryLimits memoryLimits = MemoryLimits.fromSettings();
   private static final Map<String, GpuSession> JDBC_SESSIONS = new java.util.concurrent.ConcurrentHashMap<>();
 
   private GpuSession(Gpu gpu, BufferAllocator allocator) {
@@ -180,20 +181,54 @@ public final class GpuSession implements AutoCloseable {
     if (parameters.size() != expected) {
       throw new UserException("the statement has " + expected + " parameters, " + parameters.size() + " were given");
     }
-    long t1 = System.nanoTime();
-    if (gpu != null) {
-      gpu.pool().resetPeak();
-    }
-    try (QueryContext ctx = context(parameters, cancellation); Table<?> result = ctx.execute(plan)) {
-      if (ctx.exec().hasGpu()) {
-        ctx.exec().stream().synchronize();
+    return rows(plan, parameters, cancellation, System.nanoTime() - t0, timings);
+  }
+
+  /**
+   * Runs {@code plan} within the session's {@link MemoryLimits}: its host buffers come from an
+   * allocator of the query's own, bounded by the host limit, and the rows it returns are accounted
+   * to the session's allocator, so the query's allocator closes with the query (and fails it if
+   * anything else of it was left behind). The caller closes the result.
+   */
+  private VectorSchemaRoot rows(GpuRel plan, List<Object> parameters, Cancellation cancellation, long planNanos,
+      java.util.function.Consumer<QueryTimings> timings) {
+    MemoryLimits limits = memoryLimits;
+    BufferAllocator host = allocator.newChildAllocator("query", 0,
+        limits.hostBytes() == 0 ? allocator.getLimit() : limits.hostBytes());
+    try (host) {
+      long t1 = System.nanoTime();
+      if (gpu != null) {
+        gpu.pool().resetPeak();
       }
-      long t2 = System.nanoTime();
-      VectorSchemaRoot out = result.toArrow(allocator);
-      timings.accept(new QueryTimings(t1 - t0, t2 - t1, System.nanoTime() - t2, gpu == null ? 0 : gpu.pool().stats().peak()));
-      return out;
+      try (QueryContext ctx = context(parameters, cancellation, host, limits); Table<?> result = ctx.execute(plan)) {
+        if (ctx.exec().hasGpu()) {
+          ctx.exec().stream().synchronize();
+        }
+        long t2 = System.nanoTime();
+        VectorSchemaRoot out = result.toArrow(allocator);
+        timings.accept(new QueryTimings(planNanos, t2 - t1, System.nanoTime() - t2,
+            gpu == null ? 0 : gpu.pool().stats().peak()));
+        return out;
+      }
+    } catch (org.apache.arrow.memory.OutOfMemoryException e) {
+      if (limits.hostBytes() == 0) {
+        throw e;
+      }
+      throw new dev.gpudf.columnar.error.QueryMemoryLimitException(dev.gpudf.columnar.error.QueryMemoryLimitException.Kind.HOST,
+          0, host.getPeakMemoryAllocation(), limits.hostBytes(), MemoryLimits.HOST_SETTING);
     }
   }
+
+  /** The memory each query of this session may hold ({@link MemoryLimits#fromSettings} until set). */
+  public MemoryLimits memoryLimits() {
+    return memoryLimits;
+  }
+
+  /** Sets the memory each later query of this session may hold. */
+  public void limitQueryMemory(MemoryLimits limits) {
+    memoryLimits = java.util.Objects.requireNonNull(limits);
+  }
+
 
   /**
    * Runs {@code sql} and keeps its result on the device, for a consumer that reads it there (a
@@ -507,9 +542,7 @@ public final class GpuSession implements AutoCloseable {
   }
 
   VectorSchemaRoot execute(GpuRel plan, List<Object> parameters) {
-    try (QueryContext ctx = context(parameters); Table<?> result = ctx.execute(plan)) {
-      return result.toArrow(allocator);
-    }
+    return rows(plan, parameters, Cancellation.start(), 0, timings -> { });
   }
 
   private QueryContext context(List<Object> parameters) {
@@ -517,8 +550,14 @@ public final class GpuSession implements AutoCloseable {
   }
 
   private QueryContext context(List<Object> parameters, Cancellation cancellation) {
-    return new QueryContext(gpu == null ? Exec.onCpu(allocator) : Exec.onGpu(gpu, allocator), catalog, parameters,
-        cancellation);
+    return context(parameters, cancellation, allocator, MemoryLimits.NONE);
+  }
+
+  private QueryContext context(List<Object> parameters, Cancellation cancellation, BufferAllocator host,
+      MemoryLimits limits) {
+    Exec exec = gpu == null ? Exec.onCpu(host)
+        : Exec.onGpu(gpu, host).limitDeviceMemory(limits.deviceBytes(), MemoryLimits.DEVICE_SETTING);
+    return new QueryContext(exec, catalog, parameters, cancellation);
   }
 
   private FrameworkConfig config() {

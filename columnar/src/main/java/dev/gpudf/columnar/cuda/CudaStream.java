@@ -9,11 +9,17 @@ import jcuda.driver.JCudaDriver;
 
 /**
  * A non-blocking CUDA stream: work queued on it runs in order, concurrently with other streams.
- * Whoever creates it closes it; closing waits for the queued work first.
+ * Whoever creates it closes it; closing waits for the queued work first. A stream may bound the
+ * device memory allocated on it ({@link #limitMemory}): each query runs on a stream of its own,
+ * so that bound is the query's memory limit.
  */
 public final class CudaStream extends RefCounted {
   private final CudaDevice device;
   private final CUstream stream = new CUstream();
+  // kept by the DeviceMemoryPool, under its lock: the live bytes allocated on this stream and their bound (0: none)
+  long memoryLimit;
+  long memoryUsed;
+  String memoryLimitSource;
 
   public CudaStream(CudaDevice device) {
     this.device = device;
@@ -29,6 +35,20 @@ public final class CudaStream extends RefCounted {
 
   public CudaDevice device() {
     return device;
+  }
+
+  /**
+   * Bounds the device memory live on this stream at once to {@code bytes} (0: no bound); an
+   * allocation past it fails with {@link dev.gpudf.columnar.error.QueryMemoryLimitException},
+   * whose message names {@code source} (the setting a user changes). Set before the first
+   * allocation on the stream.
+   */
+  public void limitMemory(long bytes, String source) {
+    if (bytes < 0) {
+      throw new IllegalArgumentException("a memory limit is not negative: " + bytes);
+    }
+    memoryLimit = bytes;
+    memoryLimitSource = source;
   }
 
   /** Blocks until all work queued so far has finished. */

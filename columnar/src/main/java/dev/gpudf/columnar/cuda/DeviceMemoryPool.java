@@ -3,6 +3,7 @@ package dev.gpudf.columnar.cuda;
 import static dev.gpudf.columnar.cuda.Cuda.check;
 
 import dev.gpudf.columnar.error.GpuOutOfMemoryException;
+import dev.gpudf.columnar.error.QueryMemoryLimitException;
 import dev.gpudf.columnar.error.UserException;
 import java.util.ArrayDeque;
 import java.util.HashMap;
@@ -20,7 +21,9 @@ import jcuda.driver.JCudaDriver;
  * an event on the stream that used it and becomes reusable only once that event has passed.
  * Blocks are best-fit and coalesce with free neighbours of the same chunk. Chunks grow on demand
  * up to the limit; fully free chunks go back to the driver when an allocation would otherwise
- * fail. Allocation failure throws {@link GpuOutOfMemoryException} and leaves the pool usable.
+ * fail. Allocation failure throws {@link GpuOutOfMemoryException} and leaves the pool usable; an
+ * allocation past its stream's own bound ({@link CudaStream#limitMemory}) throws {@link
+ * QueryMemoryLimitException}.
  *
  * <p>The owner closes the pool; closing with live buffers frees the memory anyway and throws,
  * naming each leaked buffer (with its allocation stack when {@code -Dgpudf.debug.allocations=true}).
@@ -78,12 +81,17 @@ public final class DeviceMemoryPool implements AutoCloseable {
       throw new GpuOutOfMemoryException(size, allocated, limit, "injected for a fault test");
     }
     long rounded = blocks.round(size);
+    if (stream.memoryLimit > 0 && rounded > stream.memoryLimit - stream.memoryUsed) {
+      throw new QueryMemoryLimitException(QueryMemoryLimitException.Kind.DEVICE, size, stream.memoryUsed,
+          stream.memoryLimit, stream.memoryLimitSource);
+    }
     device.makeCurrent();
     reclaimFinished(false);
     Long free = blocks.take(rounded);
     long address = free != null ? free : grow(rounded, size);
     live.put(address, new Live(rounded, RECORD_STACKS ? new Throwable("allocated here") : null));
     allocated += rounded;
+    stream.memoryUsed += rounded;
     peak = Math.max(peak, allocated);
     allocationCount++;
     // the buffer keeps its stream alive: its free is ordered on that stream
@@ -97,6 +105,7 @@ public final class DeviceMemoryPool implements AutoCloseable {
       throw new IllegalStateException(String.format("free of unknown device address 0x%x", address));
     }
     allocated -= l.size;
+    stream.memoryUsed -= l.size;
     try {
       if (closed) {
         return;

@@ -3,6 +3,7 @@ package dev.gpudf.sql.jdbc;
 import dev.gpudf.columnar.cuda.Gpu;
 import dev.gpudf.columnar.error.NotSupportedException;
 import dev.gpudf.columnar.error.UserException;
+import dev.gpudf.sql.Cancellation;
 import dev.gpudf.sql.FileTables;
 import dev.gpudf.sql.GpuSession;
 import java.nio.file.Path;
@@ -118,7 +119,7 @@ final class GpudfMeta extends MetaImpl {
         return new ExecuteResult(List.of(MetaResultSet.count(h.connectionId, h.id, count)));
       }
       h.signature = signature(sql, session().resultType(sql));
-      Frame frame = run(sql, List.of(), maxRowCount);
+      Frame frame = run(h, sql, List.of(), maxRowCount);
       synchronized (callback.getMonitor()) {
         callback.clear();
         callback.assign(h.signature, frame, -1);
@@ -153,7 +154,7 @@ final class GpudfMeta extends MetaImpl {
       }
       return new ExecuteResult(List.of(MetaResultSet.count(h.connectionId, h.id, session().update(signature.sql))));
     }
-    Frame frame = run(signature.sql, values, maxRows(h));
+    Frame frame = run(h, signature.sql, values, maxRows(h));
     return new ExecuteResult(List.of(MetaResultSet.create(h.connectionId, h.id, false, signature, frame)));
   }
 
@@ -183,10 +184,26 @@ final class GpudfMeta extends MetaImpl {
     return Signature.create(ArrowRows.columns(type), sql, parameters, CursorFactory.ARRAY, StatementType.SELECT);
   }
 
-  private Frame run(String sql, List<Object> parameters, long maxRowCount) {
+  /**
+   * Runs {@code sql} for statement {@code h}: JDBC's {@code Statement.cancel} (Avatica's cancel
+   * flag) stops it at its next operator, and {@code setQueryTimeout} is its time limit. Avatica
+   * never clears the flag: each execution starts it afresh, so one cancel stops one execution.
+   */
+  private Frame run(StatementHandle h, String sql, List<Object> parameters, long maxRowCount) {
     GpuSession s = session();
     RelDataType type = s.resultType(sql);
-    try (VectorSchemaRoot result = s.query(sql, parameters)) {
+    java.util.concurrent.atomic.AtomicBoolean cancelled;
+    int timeout;
+    try {
+      cancelled = connection.getCancelFlag(h);
+      cancelled.set(false);
+      AvaticaStatement statement = connection.statementMap.get(h.id);
+      timeout = statement == null ? 0 : statement.getQueryTimeout();
+    } catch (java.sql.SQLException | NoSuchStatementException e) {
+      throw new UserException(e.getMessage(), e);
+    }
+    Cancellation cancellation = Cancellation.following(cancelled::get, timeout);
+    try (VectorSchemaRoot result = s.query(sql, parameters, timings -> { }, cancellation)) {
       return Frame.create(0, true, ArrowRows.rows(result, type, maxRowCount));
     }
   }

@@ -40,6 +40,54 @@ class GpudfDriverTest {
     url = "jdbc:gpudf:path=" + dir + ";backend=cpu";
   }
 
+  /**
+   * {@code Statement.cancel} from another thread stops the statement's running query at its next
+   * operator, the statement then runs the next query, and {@code setQueryTimeout} stops a query
+   * past it. The slow query is 40 cross joins of 2,000 rows, about 15 s on a 2-core host.
+   */
+  @Test
+  void cancelAndQueryTimeoutStopARunningQuery() throws Exception {
+    StringBuilder csv = new StringBuilder("x\n");
+    for (int i = 0; i < 2_000; i++) {
+      csv.append(i).append('\n');
+    }
+    Files.writeString(dir.resolve("t.csv"), csv);
+    StringBuilder slow = new StringBuilder("SELECT COUNT(*) FROM (");
+    for (int i = 0; i < 40; i++) {
+      slow.append(i == 0 ? "" : " UNION ALL ").append("SELECT a.x FROM t a, t b WHERE MOD(a.x * b.x + ").append(i)
+          .append(", 97) = 1");
+    }
+    String query = slow.append(") AS u").toString();
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newSingleThreadExecutor();
+    try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+      java.util.concurrent.Future<Boolean> run = pool.submit(() -> {
+        try (ResultSet rs = s.executeQuery(query)) {
+          return rs.next();
+        }
+      });
+      Thread.sleep(1_500);
+      long cancelled = System.nanoTime();
+      s.cancel();
+      java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
+          () -> run.get(60, java.util.concurrent.TimeUnit.SECONDS));
+      long ms = (System.nanoTime() - cancelled) / 1_000_000;
+      assertTrue(ms < 5_000, "stopped " + ms + " ms after the cancel");
+      assertTrue(e.getCause() instanceof SQLException && e.getCause().getMessage().contains("the query was cancelled"),
+          String.valueOf(e.getCause()));
+      try (ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM t")) {
+        assertTrue(rs.next());
+        assertEquals(2_000, rs.getLong(1));
+      }
+      s.setQueryTimeout(1);
+      long started = System.nanoTime();
+      SQLException late = assertThrows(SQLException.class, () -> s.executeQuery(query).close());
+      assertTrue(late.getMessage().contains("time limit of 1 s"), late.getMessage());
+      assertTrue(System.nanoTime() - started < 6_000_000_000L, "the timed-out query ran on");
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
   @Test
   void driverIsFoundThroughServiceLoading() throws SQLException {
     assertTrue(DriverManager.getDriver(url) instanceof GpudfDriver);
