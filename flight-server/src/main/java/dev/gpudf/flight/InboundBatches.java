@@ -26,7 +26,7 @@ final class InboundBatches {
     boolean encoded = ArrowDictionaries.encoded(stream.getSchema());
     VectorSchemaRoot all = null;
     try {
-      for (long b = 1; stream.next(); b++) {
+      for (long b = 1; next(stream, source + ", batch " + b); b++) {
         ArrowInput.check(stream.getRoot(), stream.getDictionaryProvider(), source + ", batch " + b);
         try (VectorSchemaRoot decoded = encoded ? ArrowDictionaries.decode(stream.getRoot(), stream.getDictionaryProvider(),
             allocator) : null) {
@@ -49,6 +49,21 @@ final class InboundBatches {
         all.close();
       }
       throw e;
+    }
+  }
+
+  /**
+   * {@link FlightStream#next}, whose failures to decode what the client sent (a metadata version
+   * that changes mid-stream, a batch before its schema) are the client's error, not the server's;
+   * a Flight status (the client cancelled) stays as it is.
+   */
+  private static boolean next(FlightStream stream, String where) {
+    try {
+      return stream.next();
+    } catch (org.apache.arrow.flight.FlightRuntimeException e) {
+      throw e;
+    } catch (IllegalStateException | IllegalArgumentException | IndexOutOfBoundsException | UnsupportedOperationException e) {
+      throw new dev.gpudf.columnar.error.UserException(where + ": the stream is malformed: " + e.getMessage(), e);
     }
   }
 }

@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * and never releases it when decoding fails, so each such message would keep its body (up to the
  * largest message allowed) on the server for good. Here the same decoding runs on the body without
  * that retain; a message that fails is closed and never reaches the stream, which hears a
- * cancellation, and the call's status is replaced by the reason.
+ * cancellation, and the call's status is replaced by the reason. A stream whose first message
+ * names no command is refused the same way: Flight's server would wait for that name forever.
  *
  * <p>A message Flight cannot parse at all fails inside gRPC, before any listener hears of it, and
  * gRPC then still delivers the client's half-close: the stream would end as if whole and an
@@ -31,6 +32,7 @@ import org.slf4j.LoggerFactory;
  * ({@link #TRACER}) is compared at half-close with the messages that arrived here, and a stream
  * that lost one is refused instead.
  */
+@SuppressWarnings("unchecked")
 public final class InboundMessageCheck implements ServerInterceptor {
   private static final Logger LOG = LoggerFactory.getLogger(InboundMessageCheck.class);
   private static final io.grpc.Context.Key<java.util.concurrent.atomic.AtomicLong> RECEIVED =
@@ -71,12 +73,14 @@ public final class InboundMessageCheck implements ServerInterceptor {
     };
     return new ForwardingServerCallListener.SimpleForwardingServerCallListener<>(next.startCall(reporting, headers)) {
       private long messages;
+      private boolean named;
 
       @Override
       public void onMessage(Q message) {
         messages++;
-        String problem = refused.get() != null ? "" : problem(message);
+        String problem = refused.get() != null ? "" : messages == 1 ? first(message) : problem(message);
         if (problem == null) {
+          named = true;
           super.onMessage(message);
           return;
         }
@@ -97,6 +101,10 @@ public final class InboundMessageCheck implements ServerInterceptor {
       private void refuse(long message, String problem) {
         if (refused.compareAndSet(null, "message " + message + " of the stream is malformed: " + problem)) {
           LOG.warn("refused a client's Arrow stream: message {}: {}", message, problem);
+          if (!named) {
+            // the server's handler waits for a descriptor before anything else: an empty one ends that wait
+            super.onMessage((Q) new ArrowMessage(org.apache.arrow.flight.impl.Flight.FlightDescriptor.getDefaultInstance()));
+          }
           super.onCancel();
         }
       }
@@ -108,6 +116,18 @@ public final class InboundMessageCheck implements ServerInterceptor {
         }
       }
     };
+  }
+
+  /**
+   * What is wrong with the first message of a stream, or null: it must name the stream's command
+   * (Flight's server waits for a descriptor that never comes, holding a thread for good, when the
+   * first message has none).
+   */
+  private static String first(Object message) {
+    if (message instanceof ArrowMessage m && m.getDescriptor() == null) {
+      return "the first message carries no FlightDescriptor";
+    }
+    return problem(message);
   }
 
   /** What is wrong with {@code message}, or null when Flight can decode it safely. */
