@@ -46,12 +46,17 @@ public final class ArrowInput {
   }
 
   /**
-   * Throws a {@link UserException} when a type of {@code schema} cannot be: a decimal whose
-   * precision its width cannot hold, or whose scale exceeds its precision. (A schema with no
+   * Throws a {@link UserException} when a column of {@code schema} cannot be: one without a name,
+   * a decimal whose precision its width cannot hold, or whose scale exceeds its precision. (A schema with no
    * batches is never checked batch by batch, so its types are checked here.)
    */
   public static void checkSchema(org.apache.arrow.vector.types.pojo.Schema schema, String source) {
+    int position = 0;
     for (org.apache.arrow.vector.types.pojo.Field f : schema.getFields()) {
+      position++;
+      if (f.getName() == null || f.getName().isEmpty()) {
+        throw new UserException(source + ": column " + position + " has no name");
+      }
       if (f.getType() instanceof org.apache.arrow.vector.types.pojo.ArrowType.Decimal d) {
         int most = d.getBitWidth() == 256 ? 76 : 38;
         if (d.getPrecision() < 1 || d.getPrecision() > most || d.getScale() < 0 || d.getScale() > d.getPrecision()) {
@@ -78,7 +83,9 @@ public final class ArrowInput {
       } else {
         v.validateFull();
       }
-    } catch (ValidateUtil.ValidateException | IndexOutOfBoundsException | IllegalArgumentException e) {
+    } catch (ValidateUtil.ValidateException | IndexOutOfBoundsException | IllegalArgumentException
+        | NegativeArraySizeException e) {
+      // Arrow's own validation reads a string whose offsets run backwards before it refuses them
       throw new UserException(column + " is malformed: " + e.getMessage(), e);
     }
   }

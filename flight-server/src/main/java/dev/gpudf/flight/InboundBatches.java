@@ -23,6 +23,7 @@ final class InboundBatches {
    * caller closes it.
    */
   static VectorSchemaRoot gather(FlightStream stream, BufferAllocator allocator, String source) {
+    ArrowInput.checkSchema(stream.getSchema(), source);
     boolean encoded = ArrowDictionaries.encoded(stream.getSchema());
     VectorSchemaRoot all = null;
     try {
@@ -64,6 +65,9 @@ final class InboundBatches {
       throw e;
     } catch (IllegalStateException | IllegalArgumentException | IndexOutOfBoundsException | UnsupportedOperationException e) {
       throw new dev.gpudf.columnar.error.UserException(where + ": the stream is malformed: " + e.getMessage(), e);
+    } catch (AssertionError e) {
+      // with -ea, Arrow's loader asserts what its bounds checks refuse otherwise: buffers too small for the rows
+      throw new dev.gpudf.columnar.error.UserException(where + ": the stream is malformed: its buffers do not hold its rows", e);
     }
   }
 }
