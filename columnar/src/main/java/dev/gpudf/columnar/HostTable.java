@@ -46,7 +46,8 @@ public final class HostTable extends Table<HostColumn> {
 
   /**
    * A root sharing this table's buffers (nothing is copied), accounted from now on to {@code
-   * allocator}: a query's own allocator can then close with the query while its rows live on.
+   * allocator} when it shares the buffers' root allocator (a query's own allocator can then close
+   * with the query while its rows live on), to the buffers' own allocator otherwise.
    */
   @Override
   public VectorSchemaRoot toArrow(BufferAllocator allocator) {
@@ -55,7 +56,7 @@ public final class HostTable extends Table<HostColumn> {
       for (int i = 0; i < columns().size(); i++) {
         HostColumn c = columns().get(i);
         FieldVector shared = share(names().get(i), c.vector(), c.nullCount());
-        if (shared.getAllocator() != allocator) {
+        if (shared.getAllocator() != allocator && shared.getAllocator().getRoot() == allocator.getRoot()) {
           // a transfer moves every buffer's accounting (a split at 0 would leave the validity buffer behind)
           try (FieldVector from = shared) {
             TransferPair move = from.getTransferPair(allocator);

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.gpudf.columnar.error.UserException;
+import dev.gpudf.columnar.testing.Bytes;
 import dev.gpudf.sql.FileTables;
 import java.io.ByteArrayOutputStream;
 import java.nio.channels.Channels;
@@ -113,25 +114,12 @@ class ArrowFileFuzzTest {
       if (v instanceof VarCharVector s) {
         for (int r = 0; r < s.getValueCount(); r++) {
           byte[] value = s.isNull(r) ? null : s.get(r);
-          if (value != null && value.length > 0 && indexOf(input, value) < 0) {
+          if (value != null && value.length > 0 && !Bytes.contains(input, value)) {
             fail(what + ": row " + r + " holds " + value.length + " bytes that are not in the input");
           }
         }
       }
     }
-  }
-
-  private static int indexOf(byte[] haystack, byte[] needle) {
-    outer:
-    for (int i = 0; i + needle.length <= haystack.length; i++) {
-      for (int j = 0; j < needle.length; j++) {
-        if (haystack[i + j] != needle[j]) {
-          continue outer;
-        }
-      }
-      return i;
-    }
-    return -1;
   }
 
   private static final long[] EDGES = {0, 1, -1, 7, 8, 2048, 65_536, Integer.MAX_VALUE, Integer.MIN_VALUE,
