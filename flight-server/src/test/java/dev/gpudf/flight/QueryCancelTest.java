@@ -101,15 +101,17 @@ class QueryCancelTest {
   }
 
   /**
-   * The server's memory is back to {@code memoryBefore} within {@link #STOP_MS} (a query that was
+   * The server's memory is back to {@code memoryBefore} or below within {@link #STOP_MS} (a query that was
    * not stopped holds its joins' rows for seconds more), and it answers a query.
    */
   private void answersAfterwards(long memoryBefore) throws Exception {
     long deadline = System.nanoTime() + STOP_MS * 1_000_000;
-    while (allocator.getAllocatedMemory() != memoryBefore && System.nanoTime() < deadline) {
+    // at most: what an earlier call left to be freed may go meanwhile
+    while (allocator.getAllocatedMemory() > memoryBefore && System.nanoTime() < deadline) {
       Thread.sleep(20);
     }
-    assertEquals(memoryBefore, allocator.getAllocatedMemory(), "server memory after the stopped query");
+    long after = allocator.getAllocatedMemory();
+    assertTrue(after <= memoryBefore, "server memory after the stopped query: " + after + " bytes, before it " + memoryBefore);
     assertEquals(1, drain(client.execute("SELECT COUNT(*) FROM t WHERE x < 10")));
   }
 
