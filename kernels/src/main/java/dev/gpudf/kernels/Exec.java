@@ -26,6 +26,7 @@ public final class Exec implements AutoCloseable {
   private final BufferAllocator allocator;
   /** Taken from the pinned pool on the first small read-back; returned at close. */
   private PinnedScratch scratch;
+  private volatile Runnable checkpoint = () -> { };
 
   private Exec(Gpu gpu, BufferAllocator allocator) {
     this.gpu = gpu;
@@ -55,6 +56,22 @@ public final class Exec implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Runs {@code check} at each checkpoint of this query's work from now on: every device
+   * allocation, and the long loops of the CPU twins. A check that throws (a cancelled query, one
+   * past its time limit) stops the query there; operators release what they hold on any
+   * exception, as for an out-of-memory. It may run on any thread of the query's work.
+   */
+  public Exec checkpoints(Runnable check) {
+    checkpoint = java.util.Objects.requireNonNull(check);
+    return this;
+  }
+
+  /** Runs the query's check ({@link #checkpoints}); nothing unless one was set. */
+  public void checkpoint() {
+    checkpoint.run();
+  }
+
   /** Whether this state runs kernels on a GPU (the CPU twins otherwise). */
   public boolean hasGpu() {
     return gpu != null;
@@ -79,6 +96,7 @@ public final class Exec implements AutoCloseable {
 
   /** A device buffer on this query's stream; the caller owns it. */
   public DeviceBuffer allocate(long bytes) {
+    checkpoint();
     return gpu().allocate(bytes, stream());
   }
 

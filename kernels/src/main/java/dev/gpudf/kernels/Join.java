@@ -53,7 +53,7 @@ public final class Join {
     if (kind == Kind.NULL_AWARE_ANTI && right.rowCount() > 0 && right.column(rightKeys[0]).nullCount() > 0) {
       maps = new int[][] {{}, {}};
     } else if (leftKeys.length > 0 && residual == null) {
-      maps = maps(left, right, leftKeys, rightKeys, kind);
+      maps = maps(exec::checkpoint, left, right, leftKeys, rightKeys, kind);
     } else {
       long pairs = leftKeys.length == 0 ? (long) left.rowCount() * right.rowCount() : 0;
       if (pairs * (left.columnCount() + right.columnCount()) > MAX_CROSS_CELLS) {
@@ -62,7 +62,7 @@ public final class Join {
             + " columns, more than this CPU join holds (" + MAX_CROSS_CELLS + " cells)");
       }
       int[][] candidates = leftKeys.length == 0 ? cross(left.rowCount(), right.rowCount())
-          : maps(left, right, leftKeys, rightKeys, Kind.INNER);
+          : maps(exec::checkpoint, left, right, leftKeys, rightKeys, Kind.INNER);
       maps = decide(candidates, residual == null ? null : holds(exec, left, right, candidates, residual),
           left.rowCount(), right.rowCount(), kind);
     }
@@ -236,8 +236,12 @@ public final class Join {
     return new int[][] {l.toArray(), r.toArray()};
   }
 
-  /** The gather maps of the join: left rows and right rows, -1 where a side has no row. */
-  static int[][] maps(HostTable left, HostTable right, int[] leftKeys, int[] rightKeys, Kind kind) {
+  /**
+   * The gather maps of the join: left rows and right rows, -1 where a side has no row.
+   * {@code checkpoint} runs before each chunk of left rows is probed (a join whose keys repeat
+   * can run long in one operator; a checkpoint that throws stops it).
+   */
+  static int[][] maps(Runnable checkpoint, HostTable left, HostTable right, int[] leftKeys, int[] rightKeys, Kind kind) {
     HostKeys lk = keys(left, leftKeys);
     HostKeys rk = keys(right, rightKeys);
     int m = right.rowCount();
@@ -264,6 +268,7 @@ public final class Join {
     // parallel stream's completion publishes them
     boolean[] matched = kind == Kind.RIGHT || kind == Kind.FULL ? new boolean[m] : null;
     IntStream.range(0, chunks).parallel().forEach(c -> {
+      checkpoint.run();
       IntList ls = new IntList();
       IntList rs = new IntList();
       for (int i = c * CHUNK; i < Math.min(n, (c + 1) * CHUNK); i++) {

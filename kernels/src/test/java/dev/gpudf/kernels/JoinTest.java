@@ -96,7 +96,7 @@ class JoinTest {
                 continue;
               }
               int[][] want = oracle(l, r, keys, keys, kind);
-              int[][] got = Join.maps(lt, rt, keys, keys, kind);
+              int[][] got = Join.maps(() -> { }, lt, rt, keys, keys, kind);
               assertArrayEquals(want[0], got[0], kind + " left rows");
               assertArrayEquals(want[1], got[1], kind + " right rows");
             }
@@ -121,6 +121,39 @@ class JoinTest {
           assertThrows(UserException.class, () -> Join.join(exec, lt, rt, new int[] {i8}, new int[] {str}, Join.Kind.INNER, names));
         }
       }
+    }
+  }
+
+  /**
+   * The CPU join runs its query's checkpoint before each chunk of probe rows: a join of many
+   * chunks reaches it several times, and a checkpoint that throws stops the join there with
+   * nothing left allocated (the allocator closes clean).
+   */
+  @org.junit.jupiter.api.Test
+  void theProbeLoopStopsAtACheckpointThatThrows() {
+    int rows = 100_000;
+    try (RootAllocator a = new RootAllocator(); Exec exec = Exec.onCpu(a);
+        VectorSchemaRoot l = TestTables.allTypes(a, rows, Nulls.NONE, 5); VectorSchemaRoot r = TestTables.allTypes(a, 50, Nulls.NONE, 6);
+        HostTable lt = HostTable.fromArrow(l); HostTable rt = HostTable.fromArrow(r)) {
+      int[] keys = {lt.names().indexOf("i8")};
+      List<String> names = new ArrayList<>(lt.names());
+      names.addAll(rt.names().stream().map(n -> "r_" + n).toList());
+      java.util.concurrent.atomic.AtomicInteger checks = new java.util.concurrent.atomic.AtomicInteger();
+      exec.checkpoints(checks::incrementAndGet);
+      try (HostTable joined = Join.join(exec, lt, rt, keys, keys, Join.Kind.LEFT, names)) {
+        org.junit.jupiter.api.Assertions.assertTrue(joined.rowCount() >= rows, "every left row, once or more");
+      }
+      assertEquals((rows + (1 << 14) - 1) >> 14, checks.get(), "one checkpoint per chunk of 16,384 probe rows");
+      checks.set(0);
+      exec.checkpoints(() -> {
+        if (checks.incrementAndGet() == 3) {
+          throw new IllegalStateException("stopped at the third chunk");
+        }
+      });
+      // a probe worker's exception comes back through the fork-join pool, maybe wrapped in one of its type
+      String message = assertThrows(IllegalStateException.class,
+          () -> Join.join(exec, lt, rt, keys, keys, Join.Kind.LEFT, names).close()).getMessage();
+      org.junit.jupiter.api.Assertions.assertTrue(message.contains("stopped at the third chunk"), message);
     }
   }
 

@@ -5,8 +5,10 @@ import dev.gpudf.columnar.error.QueryCancelledException;
 /**
  * How one query can be stopped: by {@link #cancel} from another thread (a client's
  * CancelFlightInfo, JDBC's {@code Statement.cancel}), or by its time limit. The query checks it
- * before each operator runs ({@link QueryContext}), so it stops within one operator's time and
- * releases what it holds as any failed query does.
+ * before each operator runs ({@link QueryContext}) and inside operators at each device allocation,
+ * each host allocation of a query run for rows, and the CPU join's probe chunks
+ * ({@code Exec#checkpoints}), from any of the query's threads; it releases what it holds as any
+ * failed query does.
  */
 public final class Cancellation {
   /** Every query's time limit unless its caller sets one: {@code -Dgpudf.limits.querySeconds} (0, the default: none). */
@@ -40,7 +42,7 @@ public final class Cancellation {
    * A query's cancellation that also stops it once {@code cancelledElsewhere} says so (the flag
    * JDBC's {@code Statement.cancel} sets, a Flight call its client cancelled), with a time limit of
    * {@code seconds} (0: the default limit), its clock started now. {@code cancelledElsewhere} is
-   * read before each operator, from the query's thread.
+   * read at each check, from any of the query's threads.
    */
   public static Cancellation following(java.util.function.BooleanSupplier cancelledElsewhere, long seconds) {
     return new Cancellation(seconds == 0 ? DEFAULT_LIMIT_SECONDS : seconds, cancelledElsewhere);

@@ -193,7 +193,14 @@ public final class GpuSession implements AutoCloseable {
   private VectorSchemaRoot rows(GpuRel plan, List<Object> parameters, Cancellation cancellation, long planNanos,
       java.util.function.Consumer<QueryTimings> timings) {
     MemoryLimits limits = memoryLimits;
-    BufferAllocator host = allocator.newChildAllocator("query", 0,
+    // a cancelled query stops at its next host allocation too (a CPU operator between its loops)
+    org.apache.arrow.memory.AllocationListener stopping = new org.apache.arrow.memory.AllocationListener() {
+      @Override
+      public void onPreAllocation(long size) {
+        cancellation.check();
+      }
+    };
+    BufferAllocator host = allocator.newChildAllocator("query", stopping, 0,
         limits.hostBytes() == 0 ? allocator.getLimit() : limits.hostBytes());
     try (host) {
       long t1 = System.nanoTime();
@@ -214,8 +221,7 @@ public final class GpuSession implements AutoCloseable {
       if (limits.hostBytes() == 0) {
         throw e;
       }
-      throw new dev.gpudf.columnar.error.QueryMemoryLimitException(dev.gpudf.columnar.error.QueryMemoryLimitException.Kind.HOST,
-          0, host.getPeakMemoryAllocation(), limits.hostBytes(), MemoryLimits.HOST_SETTING);
+      throw dev.gpudf.columnar.error.QueryMemoryLimitException.host(host.getPeakMemoryAllocation(), limits.hostBytes(), MemoryLimits.HOST_SETTING);
     }
   }
 
@@ -243,7 +249,7 @@ public final class GpuSession implements AutoCloseable {
     if (!parameterTypes(plan).isEmpty()) {
       throw new UserException("a statement kept on the device takes no parameters");
     }
-    try (QueryContext ctx = context(List.of())) {
+    try (QueryContext ctx = resultContext()) {
       Table<?> result = ctx.execute(plan);
       if (result instanceof DeviceTable d) {
         ctx.exec().stream().synchronize();
@@ -534,15 +540,24 @@ public final class GpuSession implements AutoCloseable {
     return frames;
   }
 
-  /** Runs {@code plan}; the caller closes the result, a device table on a GPU session. */
+  /**
+   * Runs {@code plan}; the caller closes the result, a device table on a GPU session. The
+   * session's device limit bounds it; its host buffers are the caller's result, so they come
+   * from the session's allocator, not one bounded by the host limit.
+   */
   Table<?> collect(GpuRel plan) {
-    try (QueryContext ctx = context(List.of())) {
+    try (QueryContext ctx = resultContext()) {
       return ctx.execute(plan);
     }
   }
 
   VectorSchemaRoot execute(GpuRel plan, List<Object> parameters) {
     return rows(plan, parameters, Cancellation.start(), 0, timings -> { });
+  }
+
+  /** A context for a query whose result outlives it: the device limit applies, host memory is the session's. */
+  private QueryContext resultContext() {
+    return context(List.of(), Cancellation.start(), allocator, new MemoryLimits(memoryLimits.deviceBytes(), 0));
   }
 
   private QueryContext context(List<Object> parameters) {

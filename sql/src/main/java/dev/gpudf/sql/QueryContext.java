@@ -27,7 +27,8 @@ public final class QueryContext implements AutoCloseable {
   }
 
   QueryContext(Exec exec, Catalog catalog, List<Object> parameters, Cancellation cancellation) {
-    this.exec = exec;
+    // checked before each operator here, and inside operators at each device allocation and CPU-twin loop
+    this.exec = exec.checkpoints(cancellation::check);
     this.catalog = catalog;
     this.parameters = parameters;
     this.cancellation = cancellation;

@@ -32,7 +32,7 @@ class MemoryLimitsTest {
       QueryMemoryLimitException e = assertThrows(QueryMemoryLimitException.class, () -> s.query(BIG).close());
       assertEquals(QueryMemoryLimitException.Kind.HOST, e.kind());
       assertTrue(e.getMessage().contains("host memory than its limit of 1,048,576 bytes")
-          && e.getMessage().contains(MemoryLimits.HOST_SETTING), e.getMessage());
+          && e.getMessage().contains(MemoryLimits.HOST_SETTING) && e.getMessage().contains("it held up to"), e.getMessage());
       assertEquals(tables, a.getAllocatedMemory(), "the failed query left nothing behind");
       checkSmall(s);
       s.limitQueryMemory(new MemoryLimits(0, 64L << 20));
@@ -54,9 +54,18 @@ class MemoryLimitsTest {
       assertTrue(e.getMessage().contains("device memory than its limit of 1,048,576 bytes")
           && e.getMessage().contains(MemoryLimits.DEVICE_SETTING), e.getMessage());
       assertEquals(buffers, gpu.pool().stats().liveBuffers(), "the failed query left no device buffer");
+      // results kept on the device are bounded the same way
+      assertEquals(QueryMemoryLimitException.Kind.DEVICE,
+          assertThrows(QueryMemoryLimitException.class, () -> s.sql(BIG).collect().close()).kind());
+      assertEquals(QueryMemoryLimitException.Kind.DEVICE,
+          assertThrows(QueryMemoryLimitException.class, () -> s.queryOnDevice(BIG).close()).kind());
+      assertEquals(buffers, gpu.pool().stats().liveBuffers(), "the failed device results left no buffer");
       checkSmall(s);
       s.limitQueryMemory(new MemoryLimits(256L << 20, 0));
       checkBig(s);
+      try (var d = s.queryOnDevice(BIG)) {
+        assertEquals(ROWS, d.rowCount());
+      }
       assertEquals(buffers, gpu.pool().stats().liveBuffers());
     }
   }

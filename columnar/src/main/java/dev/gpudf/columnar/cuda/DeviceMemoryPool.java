@@ -82,7 +82,7 @@ public final class DeviceMemoryPool implements AutoCloseable {
     }
     long rounded = blocks.round(size);
     if (stream.memoryLimit > 0 && rounded > stream.memoryLimit - stream.memoryUsed) {
-      throw new QueryMemoryLimitException(QueryMemoryLimitException.Kind.DEVICE, size, stream.memoryUsed,
+      throw QueryMemoryLimitException.device(size, stream.memoryUsed,
           stream.memoryLimit, stream.memoryLimitSource);
     }
     device.makeCurrent();

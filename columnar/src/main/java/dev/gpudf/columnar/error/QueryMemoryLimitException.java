@@ -15,11 +15,27 @@ public final class QueryMemoryLimitException extends GpudfException {
   private final Kind kind;
   private final long limitBytes;
 
-  public QueryMemoryLimitException(Kind kind, long requestedBytes, long usedBytes, long limitBytes, String setting) {
-    super(String.format("the query needs more %s memory than its limit of %,d bytes: %,d more bytes were asked for with %,d"
-        + " in use (%s)", kind == Kind.DEVICE ? "device" : "host", limitBytes, requestedBytes, usedBytes, setting), null);
+  private QueryMemoryLimitException(Kind kind, long limitBytes, String message) {
+    super(message, null);
     this.kind = kind;
     this.limitBytes = limitBytes;
+  }
+
+  /** An allocation of {@code requestedBytes} on a query's stream that already held {@code usedBytes}. */
+  public static QueryMemoryLimitException device(long requestedBytes, long usedBytes, long limitBytes, String setting) {
+    return new QueryMemoryLimitException(Kind.DEVICE, limitBytes, String.format("the query needs more device memory than"
+        + " its limit of %,d bytes: %,d more bytes were asked for with %,d in use (%s)", limitBytes, requestedBytes,
+        usedBytes, setting));
+  }
+
+  /**
+   * Host memory past the limit; Arrow's allocator does not say how much the failed request was,
+   * so the message gives the most the query held before it.
+   */
+  public static QueryMemoryLimitException host(long peakBytes, long limitBytes, String setting) {
+    return new QueryMemoryLimitException(Kind.HOST, limitBytes, String.format("the query needs more host memory than its"
+        + " limit of %,d bytes: it held up to %,d bytes when an allocation did not fit (%s)", limitBytes, peakBytes,
+        setting));
   }
 
   public Kind kind() {
