@@ -7,7 +7,7 @@
 # (KERNEL_ARGS passes rows, reps and cpu=0|1 to KernelBenchmark, HASH_ARGS the same to HashBenchmark
 # and peer_hash.py; EXPR_ARGS to ExprBenchmark)
 # (fuzz: FUZZ_PROCS SqlFuzzTest processes on the GPU backend at once, FUZZ_SECONDS each, each its own
-# fresh seed, sharing the device; their summaries and a total go to fuzz-summary.txt)
+# fresh seed, sharing the device; a total, then each one's output, go to fuzz.txt)
 set -uo pipefail
 what=${1:-all}
 OUT=${OUT:-gpu-out}
@@ -61,19 +61,21 @@ fi
 if [ "$what" = fuzz ]; then
   procs=${FUZZ_PROCS:-4}
   base=$(date +%s%N)
+  logs=$(mktemp -d)
   for i in $(seq 1 "$procs"); do
     # each process its own share of device memory, pinned memory and its own seed
     JAVA_OPTS="-Xmx8g --sun-misc-unsafe-memory-access=allow -Dgpudf.fuzz.backend=gpu -Dgpudf.fuzz.sqlSeconds=${FUZZ_SECONDS:-300}
       -Dgpudf.fuzz.sqlQueries=10000000 -Dgpudf.fuzz.sqlSeed=$((base / 1000 + i)) -Dgpudf.gpu.memoryLimit=$((8 << 30))
       -Dgpudf.gpu.chunkBytes=$((256 << 20)) -Dgpudf.gpu.pinnedLimit=$((1 << 30))" bash .gpu-bundle/run \
       org.junit.platform.console.ConsoleLauncher execute --select-class dev.gpudf.it.fuzz.SqlFuzzTest --disable-banner \
-      --details=summary > "$OUT/fuzz-$i.txt" 2>&1 &
+      --details=summary > "$logs/$i.txt" 2>&1 &
   done
   wait
-  { grep -h "SqlFuzzTest" "$OUT"/fuzz-*.txt; grep -h "tests failed\|tests successful" "$OUT"/fuzz-*.txt;
-    grep -h "(gpu backend)" "$OUT"/fuzz-*.txt | awk '{q += $4; w += $(NF-1)} END {print "total: " q " queries, " w " wrong, '"$procs"' processes"}'; } \
-    | tee "$OUT/fuzz-summary.txt"
-  for f in "$OUT"/fuzz-*.txt; do grep -q " 1 tests successful" "$f" || rc=1; done
+  # one file: the device hands back only a few
+  { grep -h "(gpu backend)" "$logs"/*.txt | awk '{q += $4; w += $(NF-1)} END {print "total: " q " queries, " w " wrong, '"$procs"' processes"}'
+    for i in $(seq 1 "$procs"); do echo; echo "## process $i"; cat "$logs/$i.txt"; done; } > "$OUT/fuzz.txt"
+  head -1 "$OUT/fuzz.txt"
+  for f in "$logs"/*.txt; do grep -q " 1 tests successful" "$f" || rc=1; done
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   bash .gpu-bundle/run dev.gpudf.cli.GpudfCli info 2>&1 | tee "$OUT/info.txt"
