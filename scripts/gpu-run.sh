@@ -62,6 +62,8 @@ if [ "$what" = fuzz ]; then
   procs=${FUZZ_PROCS:-4}
   base=$(date +%s%N)
   logs=$(mktemp -d)
+  # unpack the bundle once, before the processes start at once (each would unpack over the others)
+  bash .gpu-bundle/run -version > /dev/null 2>&1
   for i in $(seq 1 "$procs"); do
     # each process its own share of device memory, pinned memory and its own seed
     JAVA_OPTS="-Xmx8g --sun-misc-unsafe-memory-access=allow -Dgpudf.fuzz.backend=gpu -Dgpudf.fuzz.sqlSeconds=${FUZZ_SECONDS:-300}

@@ -1,8 +1,6 @@
 package dev.gpudf.sql;
 
 import dev.gpudf.sql.files.ValueRange;
-import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.List;
 import org.apache.calcite.rex.RexBuilder;
 import org.apache.calcite.rex.RexCall;
@@ -78,8 +76,8 @@ final class ChunkPruning {
     if (v == null || r.min() == null || r.max() == null) {
       return lit.isNull(); // comparing with NULL is never true
     }
-    int vsMin = compare(v, r.min());
-    int vsMax = compare(v, r.max());
+    int vsMin = ValueRange.compare(v, r.min());
+    int vsMax = ValueRange.compare(v, r.max());
     return switch (kind) {
       case EQUALS -> vsMin < 0 || vsMax > 0;
       case NOT_EQUALS -> vsMin == 0 && vsMax == 0;
@@ -124,19 +122,5 @@ final class ChunkPruning {
       return s == null ? null : s.getValue();
     }
     return null;
-  }
-
-  /** Values of one kind compared as the engine does (strings by unsigned UTF-8 bytes). */
-  private static int compare(Comparable<?> x, Comparable<?> y) {
-    if (x instanceof String a && y instanceof String b) {
-      return Arrays.compareUnsigned(a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8));
-    }
-    if (x instanceof Long a && y instanceof Long b) {
-      return Long.compare(a, b);
-    }
-    if (x instanceof Integer a && y instanceof Integer b) {
-      return Integer.compare(a, b);
-    }
-    throw new IllegalArgumentException("values of different kinds: " + x + ", " + y);
   }
 }

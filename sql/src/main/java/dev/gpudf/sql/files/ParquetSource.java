@@ -31,7 +31,9 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * chunkRows} rows. Chunks are read in order by one scanner per set of columns, so a query that
  * scans chunk 0, 1, 2 ... decodes each row group once; asking for an earlier chunk starts a new
  * scan. The file's size and modification time are checked before each read: a file that changed
- * since it was opened is an error, never a mix of old and new rows.
+ * since it was opened is an error, never a mix of old and new rows. Each chunk's column ranges come
+ * from the row groups' statistics in the footer ({@link ParquetFooter}), for skipping chunks a
+ * filter cannot match.
  */
 public final class ParquetSource implements ChunkSource {
   /** Rows a batch of the scanner holds at most. */
@@ -48,6 +50,9 @@ public final class ParquetSource implements ChunkSource {
   private final List<Integer> firstBatch = new ArrayList<>();
   private final FileStamp stamp;
   private final Map<List<Integer>, Stream> streams = new HashMap<>();
+  // per chunk, per column: the row groups' statistics merged (null: the footer tells nothing)
+  private final List<List<ValueRange>> ranges;
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ParquetSource.class);
 
   /** An open scan over some columns, positioned at the start of chunk {@code next}. */
   private static final class Stream implements AutoCloseable {
@@ -111,6 +116,45 @@ public final class ParquetSource implements ChunkSource {
       throw e;
     }
     dataset = d;
+    ranges = chunkRanges(file, names, types, this.chunkRows);
+  }
+
+  /**
+   * Each chunk's column ranges: the ranges of the row groups its rows come from, merged; null
+   * (nothing skipped) when the footer's statistics cannot be read or do not add up to the rows the
+   * reader found. Statistics only ever skip work, so a footer they cannot be taken from is logged
+   * and the file is still read.
+   */
+  private static List<List<ValueRange>> chunkRanges(Path file, List<String> names, List<DataType> types,
+      List<Integer> chunkRows) {
+    List<ParquetFooter.RowGroup> groups;
+    try {
+      groups = ParquetFooter.read(file, names, types);
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("{}: no row-group statistics ({}); every chunk is read", file, e.toString());
+      return null;
+    }
+    long total = chunkRows.stream().mapToLong(Integer::longValue).sum();
+    if (groups == null || groups.stream().mapToLong(ParquetFooter.RowGroup::rows).sum() != total) {
+      return null;
+    }
+    List<List<ValueRange>> out = new ArrayList<>();
+    long start = 0;
+    for (int rows : chunkRows) {
+      long end = start + rows;
+      List<ValueRange> merged = null;
+      long groupStart = 0;
+      for (ParquetFooter.RowGroup group : groups) {
+        // every row group with a row in [start, end): a group may span chunks, a chunk groups
+        if (groupStart < end && groupStart + group.rows() > start) {
+          merged = merged == null ? group.ranges() : union(merged, group.ranges());
+        }
+        groupStart += group.rows();
+      }
+      out.add(merged == null ? java.util.Collections.nCopies(names.size(), (ValueRange) null) : merged);
+      start = end;
+    }
+    return out;
   }
 
   /**
@@ -129,6 +173,19 @@ public final class ParquetSource implements ChunkSource {
       // the native reader reports a damaged or foreign file as a RuntimeException
       throw new UserException("cannot read Parquet file " + file + ": " + e.getMessage(), e);
     }
+  }
+
+  private static List<ValueRange> union(List<ValueRange> a, List<ValueRange> b) {
+    List<ValueRange> out = new ArrayList<>();
+    for (int c = 0; c < a.size(); c++) {
+      out.add(a.get(c) == null || b.get(c) == null ? null : a.get(c).union(b.get(c)));
+    }
+    return out;
+  }
+
+  @Override
+  public ValueRange range(int chunk, int column) {
+    return ranges == null ? null : ranges.get(chunk).get(column);
   }
 
   private static ScanOptions options(String[] columns) {

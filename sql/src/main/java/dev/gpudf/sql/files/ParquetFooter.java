@@ -1,0 +1,168 @@
+package dev.gpudf.sql.files;
+
+import dev.gpudf.columnar.DataType;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.parquet.format.ColumnChunk;
+import org.apache.parquet.format.ColumnMetaData;
+import org.apache.parquet.format.ColumnOrder;
+import org.apache.parquet.format.ConvertedType;
+import org.apache.parquet.format.FileMetaData;
+import org.apache.parquet.format.SchemaElement;
+import org.apache.parquet.format.Statistics;
+import org.apache.parquet.format.Type;
+import org.apache.parquet.format.Util;
+
+/**
+ * What a Parquet file's footer says of its row groups, for skipping chunks: each row group's row
+ * count and each column's {@link ValueRange}, read with the format's own Thrift structures. Only
+ * bounds whose order is the engine's are used: {@code min_value}/{@code max_value} under the
+ * type-defined column order, of signed integer, DATE and UTF-8 string columns (strings compare by
+ * unsigned bytes in both). Anything else (floating point, decimals, unsigned integers, the legacy
+ * {@code min}/{@code max}, encrypted columns, a bound that is not valid UTF-8) is no range, which
+ * skips nothing; so is every column of a footer that does not describe the flat columns the file
+ * was opened with.
+ */
+final class ParquetFooter {
+  /** A footer larger than this is not read for statistics (a real one is kilobytes to megabytes). */
+  private static final int MAX_FOOTER_BYTES = 64 << 20;
+  private static final byte[] MAGIC = "PAR1".getBytes(StandardCharsets.US_ASCII);
+
+  private ParquetFooter() {}
+
+  /** One row group: its rows, and per column (the file's order) its range, null where unknown. */
+  record RowGroup(long rows, List<ValueRange> ranges) {}
+
+  /**
+   * The row groups of {@code file}, whose columns are {@code names} of {@code types}; null when
+   * the footer's schema is not those flat columns. A footer that cannot be read is an
+   * {@link IOException} (or the Thrift reader's runtime exception); the caller decides.
+   */
+  static List<RowGroup> read(Path file, List<String> names, List<DataType> types) throws IOException {
+    FileMetaData meta;
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+      long size = ch.size();
+      if (size < 12) {
+        throw new IOException("too short for Parquet (" + size + " bytes)");
+      }
+      ByteBuffer tail = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
+      readFully(ch, tail, size - 8);
+      byte[] magic = new byte[4];
+      tail.get(4, magic);
+      int length = tail.getInt(0);
+      if (!java.util.Arrays.equals(magic, MAGIC) || length <= 0 || length > size - 12 || length > MAX_FOOTER_BYTES) {
+        throw new IOException("no Parquet footer of a readable length at its end");
+      }
+      ByteBuffer footer = ByteBuffer.allocate(length);
+      readFully(ch, footer, size - 8 - length);
+      meta = Util.readFileMetaData(new ByteArrayInputStream(footer.array()));
+    }
+    List<SchemaElement> schema = meta.getSchema();
+    if (schema == null || schema.size() != names.size() + 1) {
+      return null;
+    }
+    for (int c = 0; c < names.size(); c++) {
+      SchemaElement e = schema.get(c + 1);
+      if (e.getNum_children() > 0 || !names.get(c).equals(e.getName())) {
+        return null;
+      }
+    }
+    List<ColumnOrder> orders = meta.getColumn_orders();
+    List<RowGroup> groups = new ArrayList<>();
+    for (org.apache.parquet.format.RowGroup g : meta.getRow_groups() == null ? List.<org.apache.parquet.format.RowGroup>of()
+        : meta.getRow_groups()) {
+      if (g.getColumnsSize() != names.size() || g.getNum_rows() < 0) {
+        return null;
+      }
+      List<ValueRange> ranges = new ArrayList<>();
+      for (int c = 0; c < names.size(); c++) {
+        boolean typeOrder = orders != null && orders.size() == names.size() && orders.get(c).isSetTYPE_ORDER();
+        ranges.add(range(g.getColumns().get(c), schema.get(c + 1), typeOrder, types.get(c), g.getNum_rows()));
+      }
+      groups.add(new RowGroup(g.getNum_rows(), ranges));
+    }
+    return groups;
+  }
+
+  private static void readFully(FileChannel ch, ByteBuffer into, long position) throws IOException {
+    while (into.hasRemaining()) {
+      if (ch.read(into, position + into.position()) < 0) {
+        throw new IOException("ended while its footer was read");
+      }
+    }
+  }
+
+  private static ValueRange range(ColumnChunk chunk, SchemaElement element, boolean typeOrder, DataType type, long rows) {
+    if (!chunk.isSetMeta_data() || chunk.isSetCrypto_metadata() || !chunk.getMeta_data().isSetStatistics()) {
+      return null;
+    }
+    ColumnMetaData m = chunk.getMeta_data();
+    Statistics st = m.getStatistics();
+    // a flat column has one value (or NULL) a row
+    if (m.getNum_values() != rows) {
+      return null;
+    }
+    boolean nullsKnown = st.isSetNull_count() && st.getNull_count() >= 0 && st.getNull_count() <= rows;
+    if (nullsKnown && st.getNull_count() == rows) {
+      return new ValueRange(null, null, rows > 0, false);
+    }
+    if (!typeOrder || !st.isSetMin_value() || !st.isSetMax_value()) {
+      return null;
+    }
+    Comparable<?> min = value(st.getMin_value(), m.getType(), element, type);
+    Comparable<?> max = value(st.getMax_value(), m.getType(), element, type);
+    if (min == null || max == null || ValueRange.compare(min, max) > 0) {
+      return null;
+    }
+    return new ValueRange(min, max, !nullsKnown || st.getNull_count() > 0, true);
+  }
+
+  /** A statistics bound as the engine's value of {@code type}, or null where it is not one gpudf orders the same way. */
+  private static Comparable<?> value(byte[] bytes, Type physical, SchemaElement element, DataType type) {
+    ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+    switch (type.id()) {
+      case INT8, INT16, INT32 -> {
+        return physical == Type.INT32 && bytes.length == 4 && signed(element) ? (Comparable<?>) (long) b.getInt() : null;
+      }
+      case INT64 -> {
+        return physical == Type.INT64 && bytes.length == 8 && signed(element) ? (Comparable<?>) b.getLong() : null;
+      }
+      case DATE -> {
+        return physical == Type.INT32 && bytes.length == 4 ? (Comparable<?>) b.getInt() : null;
+      }
+      case STRING -> {
+        if (physical != Type.BYTE_ARRAY) {
+          return null;
+        }
+        try {
+          return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+              .onUnmappableCharacter(CodingErrorAction.REPORT).decode(b).toString();
+        } catch (CharacterCodingException e) {
+          // a bound cut inside a character: no range rather than a wrong one
+          return null;
+        }
+      }
+      default -> {
+        return null;
+      }
+    }
+  }
+
+  private static boolean signed(SchemaElement e) {
+    if (e.isSetLogicalType() && e.getLogicalType().isSetINTEGER()) {
+      return e.getLogicalType().getINTEGER().isIsSigned();
+    }
+    ConvertedType c = e.isSetConverted_type() ? e.getConverted_type() : null;
+    return c != ConvertedType.UINT_8 && c != ConvertedType.UINT_16 && c != ConvertedType.UINT_32 && c != ConvertedType.UINT_64;
+  }
+}
