@@ -25,7 +25,12 @@ final class CpuSort {
     int compare(int a, int b);
   }
 
-  static int[] argsort(HostTable table, List<SortKey> keys) {
+  /**
+   * The permutation that sorts {@code table} by {@code keys} (stable); {@code checkpoint} runs
+   * before each merge pass (a sort of many rows is one long operator; a checkpoint that throws
+   * stops it).
+   */
+  static int[] argsort(Runnable checkpoint, HostTable table, List<SortKey> keys) {
     RowOrder order = order(table, keys);
     int n = table.rowCount();
     int[] a = new int[n];
@@ -35,6 +40,7 @@ final class CpuSort {
     IntStream.range(0, (n + first - 1) / first).parallel()
         .forEach(r -> insertionSort(a, r * first, Math.min(n, (r + 1) * first), order));
     for (int run = first; run < n; run *= 2) {
+      checkpoint.run();
       final int width = run;
       IntStream.range(0, (n + 2 * width - 1) / (2 * width)).parallel().forEach(r -> {
         int lo = r * 2 * width;

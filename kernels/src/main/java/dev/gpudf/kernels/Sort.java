@@ -56,7 +56,7 @@ public final class Sort {
   /** CPU twin of {@link #argsort(Exec, DeviceTable, List)}. */
   public static HostColumn argsort(Exec exec, HostTable table, List<SortKey> keys) {
     check(table, keys);
-    int[] perm = CpuSort.argsort(table, keys);
+    int[] perm = CpuSort.argsort(exec::checkpoint, table, keys);
     IntVector v = new IntVector("row", exec.allocator());
     v.allocateNew(perm.length);
     for (int i = 0; i < perm.length; i++) {
@@ -69,7 +69,7 @@ public final class Sort {
   /** CPU twin of {@link #sort(Exec, DeviceTable, List)}. */
   public static HostTable sort(Exec exec, HostTable table, List<SortKey> keys) {
     check(table, keys);
-    return CpuGather.table(exec.allocator(), table, CpuSort.argsort(table, keys));
+    return CpuGather.table(exec.allocator(), table, CpuSort.argsort(exec::checkpoint, table, keys));
   }
 
   /** CPU twin of {@link #topN(Exec, DeviceTable, List, int)}: bounded heaps per chunk, then a merge. */

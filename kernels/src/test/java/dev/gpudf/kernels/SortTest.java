@@ -122,7 +122,7 @@ class SortTest {
         try (VectorSchemaRoot root = TestTables.allTypes(a, rows, nulls, rows + 11L); HostTable h = HostTable.fromArrow(root);
             DeviceTable d = DeviceTable.fromArrow(gpu, root, g.stream())) {
           for (List<SortKey> keys : keySets(root)) {
-            int[] want = CpuSort.argsort(h, keys);
+            int[] want = CpuSort.argsort(() -> { }, h, keys);
             try (DeviceColumn perm = Sort.argsort(g, d, keys);
                 DeviceTable pt = new DeviceTable(gpu, List.of("p"), List.of(retain(perm)), rows);
                 VectorSchemaRoot back = pt.toArrow(a, g.stream())) {

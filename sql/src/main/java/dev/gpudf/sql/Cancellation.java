@@ -6,8 +6,9 @@ import dev.gpudf.columnar.error.QueryCancelledException;
  * How one query can be stopped: by {@link #cancel} from another thread (a client's
  * CancelFlightInfo, JDBC's {@code Statement.cancel}), or by its time limit. The query checks it
  * before each operator runs ({@link QueryContext}) and inside operators at each device allocation,
- * each host allocation of a query run for rows, and the CPU join's probe chunks
- * ({@code Exec#checkpoints}), from any of the query's threads; it releases what it holds as any
+ * each host allocation of a query run for rows, and the long loops of the CPU twins (join probe
+ * chunks, sort merge passes, group-by partitions: {@code Exec#checkpoints}), from any of the
+ * query's threads; it releases what it holds as any
  * failed query does.
  */
 public final class Cancellation {
