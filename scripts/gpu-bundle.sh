@@ -4,25 +4,36 @@
 #   scripts/gpu-bundle.sh            (then, on the GPU host, from the repository root:)
 #   bash .gpu-bundle/run org.junit.platform.console.ConsoleLauncher execute --scan-classpath --include-tag gpu
 #   bash .gpu-bundle/run dev.gpudf.bench.TransferBenchmark
+# scripts/gpu-bundle.sh --files packs the benchmarks over Parquet files instead, in two parts, as
+# Arrow Dataset's native reader does not fit the device's 64 MiB carry with the rest:
+# .gpu-bundle (no tests, no server, Arrow Dataset without its library) and .gpu-bundle-natives
+# (that library, Linux x86-64, stripped). Carry .gpu-bundle-natives in one call and .gpu-bundle in
+# the next, on the same warm machine: `bash scripts/gpu-run.sh files` puts the library in place.
 # GPUDF_SHARED points at the shared/ folder holding gpu-bundle/pack.sh (default ../shared).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SHARED=${GPUDF_SHARED:-../shared}
 JUNIT_CONSOLE=org.junit.platform:junit-platform-console-standalone:1.14.1
+profile=${1:-tests}
+case "$profile" in
+  tests) modules=columnar,kernels,sql,flight-server,benchmarks,integration-tests; scope=test ;;
+  --files) modules=columnar,kernels,sql,benchmarks; scope=runtime ;;
+  *) echo "usage: scripts/gpu-bundle.sh [--files]" >&2; exit 2 ;;
+esac
 mvn -q -B -DskipTests install -DskipTests
-mvn -q -B dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/cp.txt \
-  -pl columnar,kernels,sql,flight-server,benchmarks,integration-tests
+rm -f */target/cp.txt
+mvn -q -B dependency:build-classpath -Dmdep.includeScope=$scope -Dmdep.outputFile=target/cp.txt -pl $modules
 mvn -q -B dependency:copy -Dartifact=$JUNIT_CONSOLE -DoutputDirectory=target/junit
 # modules resolve some artifacts to different versions (jackson 2.18.3 and 2.18.4): one
 # classpath keeps the highest of each, as a mix of versions fails at run time
 cp=$(for f in */target/cp.txt; do cat "$f"; echo; done | tr ':' '\n' | grep -v -E '/(gpudf-[a-z-]+|junit-[a-z-]+|opentest4j|apiguardian-api)-[^/]*\.jar$' \
   | grep . | sort -u | awk -F/ '{v=$(NF-1); f=$NF; sub(v, "", f); k=$0; sub("/" v "/[^/]*$", "", k); print k "/" f "\t" v "\t" $0}' \
   | sort -t$'\t' -k1,1 -k2,2V | awk -F'\t' '{last[$1]=$3} END {for (k in last) print last[k]}' | sort | paste -sd:)
-for m in columnar kernels sql flight-server benchmarks integration-tests; do
+for m in ${modules//,/ }; do
   [ -d "$m/target/classes" ] && cp="$m/target/classes:$cp"
-  [ -d "$m/target/test-classes" ] && cp="$m/target/test-classes:$cp"
+  [ "$scope" = test ] && [ -d "$m/target/test-classes" ] && cp="$m/target/test-classes:$cp"
 done
-cp="$cp:$(ls target/junit/*.jar)"
+[ "$scope" = test ] && cp="$cp:$(ls target/junit/*.jar)"
 # pack.sh re-creates each jar with a fresh manifest, which breaks signed jars (Janino's): their
 # signature files are dropped from a copy. DuckDB (the TPC-H peer of the sql tests) ships
 # natives for four platforms in one 84 MB jar; the GPU host needs only linux_amd64. The SQLite
@@ -31,16 +42,47 @@ mkdir -p target/slim
 # Left out, as no GPU test or benchmark needs them and the bundle must stay under the device's
 # 64 MiB carry limit: Arrow Dataset (Parquet, 78 MB of natives), the Flight SQL JDBC driver
 # (43 MB, CPU tests only), Testcontainers with its Docker client, other platforms' TLS natives.
-cp=$(echo "$cp" | tr ':' '\n' | grep -v -E '/(arrow-dataset|flight-sql-jdbc-driver|testcontainers|docker-java-[a-z-]+)-[^/]*\.jar$|/netty-tcnative-boringssl-static-[^/]*-(osx|windows|linux-aarch_64)[^/]*\.jar$' | paste -sd:)
+# The --files profile keeps Arrow Dataset's classes (its library goes into the second part) and
+# leaves out the Flight server's stack (gRPC, Netty's HTTP/2 and TLS, protobuf) and the CLI's
+# shell, which a benchmark in one process does not load; DuckDB's library loses its symbol table.
+out='arrow-dataset|flight-sql-jdbc-driver|testcontainers|docker-java-[a-z-]+'
+if [ "$profile" = --files ]; then
+  out='flight-sql-jdbc-driver|testcontainers|docker-java-[a-z-]+|flight-core|flight-sql|grpc-[a-z-]+|protobuf-java(-util)?'
+  out="$out|proto-google-common-protos|netty-codec-http2?|netty-codec-socks|netty-handler-proxy|netty-tcnative-[a-z-]+"
+  out="$out|httpclient5|httpcore5(-h2)?|jline|picocli"
+  # the folder the second part's library is unpacked into on the GPU host: first on the classpath,
+  # so pack.sh names it 001-gpu-natives
+  rm -rf target/gpu-natives && mkdir -p target/gpu-natives
+  echo "Arrow Dataset's native library goes here (scripts/gpu-run.sh files)" > target/gpu-natives/README
+  cp="$(pwd)/target/gpu-natives:$cp"
+fi
+cp=$(echo "$cp" | tr ':' '\n' | grep -v -E "/($out)-[^/]*\\.jar\$|/netty-tcnative-boringssl-static-[^/]*-(osx|windows|linux-aarch_64)[^/]*\\.jar\$" | paste -sd:)
+rm -rf .gpu-bundle-natives
 for jar in $(echo "$cp" | tr ':' '\n' | grep '\.jar$'); do
-  drop=$(unzip -Z1 "$jar" | grep -E '^META-INF/[^/]*\.(SF|RSA|DSA|EC)$|^libduckdb_java\.so_(osx|windows|linux_arm64)|^test/(random|index|evidence)/' || true)
+  drop=$(unzip -Z1 "$jar" | grep -E '^META-INF/[^/]*\.(SF|RSA|DSA|EC)$|^libduckdb_java\.so_(osx|windows|linux_arm64)|^test/(random|index|evidence)/|^arrow_dataset_jni/.*\.(so|dylib)$' || true)
   [ -n "$drop" ] || continue
   slim=$(pwd)/target/slim/$(basename "$jar")
   cp "$jar" "$slim" && echo "$drop" | xargs zip -q -d "$slim"
+  if [ "$profile" = --files ]; then
+    tmp=$(mktemp -d)
+    if unzip -Z1 "$jar" | grep -q '^arrow_dataset_jni/x86_64/libarrow_dataset_jni\.so$'; then
+      (cd "$tmp" && unzip -q "$jar" arrow_dataset_jni/x86_64/libarrow_dataset_jni.so \
+        && strip --strip-unneeded arrow_dataset_jni/x86_64/libarrow_dataset_jni.so)
+      mkdir -p .gpu-bundle-natives && tar -C "$tmp" -cf - arrow_dataset_jni | xz -6 -T0 > .gpu-bundle-natives/arrow-dataset.tar.xz
+    elif unzip -Z1 "$slim" | grep -q '^libduckdb_java\.so_linux_amd64$'; then
+      (cd "$tmp" && unzip -q "$slim" libduckdb_java.so_linux_amd64 && strip --strip-unneeded libduckdb_java.so_linux_amd64 \
+        && zip -q "$slim" libduckdb_java.so_linux_amd64)
+    fi
+    rm -rf "$tmp"
+  fi
   cp=${cp//$jar/$slim}
 done
+if [ "$profile" = --files ] && [ ! -f .gpu-bundle-natives/arrow-dataset.tar.xz ]; then
+  echo "no Arrow Dataset library for Linux x86-64 was found on the classpath" >&2; exit 1
+fi
 rm -rf .gpu-bundle
 bash "$SHARED/gpu-bundle/pack.sh" .gpu-bundle "$cp"
 du -sh .gpu-bundle
+[ -d .gpu-bundle-natives ] && du -sh .gpu-bundle-natives
 # the GPU host has no git, and a .git it keeps from an earlier call can be stale: the bundle says what it was built from
 { git rev-parse HEAD; git diff --quiet HEAD || echo "(with uncommitted changes)"; } | paste -sd' ' > .gpu-bundle/COMMIT

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Runs on the GPU host from the repository root, after scripts/gpu-bundle.sh packed .gpu-bundle:
 # the gpu-tagged tests, `gpudf info`, the transfer benchmark and its PyTorch peer, each output
-# saved under $OUT (or ./gpu-out). Usage: bash scripts/gpu-run.sh [tests|heavy|kernels|hash|tpch|handoff|expr|fuzz|bench|all]
+# saved under $OUT (or ./gpu-out). Usage: bash scripts/gpu-run.sh [tests|heavy|kernels|hash|tpch|handoff|expr|fuzz|files|bench|all]
 # (tests: the gpu-tagged suite, which must finish within one device call; heavy: the gpu-heavy
 # tag, GPU-versus-twin checks on millions of rows; both check every operator's output layout)
 # (KERNEL_ARGS passes rows, reps and cpu=0|1 to KernelBenchmark, HASH_ARGS the same to HashBenchmark
 # and peer_hash.py; EXPR_ARGS to ExprBenchmark)
 # (fuzz: FUZZ_PROCS SqlFuzzTest processes on the GPU backend at once, FUZZ_SECONDS each, each its own
 # fresh seed, sharing the device; a total, then each one's output, go to fuzz.txt)
+# (files: with the two-part bundle of `scripts/gpu-bundle.sh --files`, .gpu-bundle-natives carried
+# in an earlier call on this machine: TPC-H at FILES_SF (default 10) written as Parquet on the
+# host's disk, then queried in place by gpudf and DuckDB; FILES_ARGS passes harness options)
 set -uo pipefail
 what=${1:-all}
 OUT=${OUT:-gpu-out}
@@ -78,6 +81,24 @@ if [ "$what" = fuzz ]; then
     for i in $(seq 1 "$procs"); do echo; echo "## process $i"; cat "$logs/$i.txt"; done; } > "$OUT/fuzz.txt"
   head -1 "$OUT/fuzz.txt"
   for f in "$logs"/*.txt; do grep -q " 1 tests successful" "$f" || rc=1; done
+fi
+if [ "$what" = files ]; then
+  bash .gpu-bundle/run -version > /dev/null 2>&1
+  natives=${GPU_BUNDLE_DIR:-/tmp/gpu-bundle}/app/001-gpu-natives
+  if [ ! -f .gpu-bundle-natives/arrow-dataset.tar.xz ] || [ ! -d "$natives" ]; then
+    echo "files: no .gpu-bundle-natives here (carry it in a call before this one, on the same machine)" \
+      "or .gpu-bundle is not a --files bundle" | tee "$OUT/files-log.txt"
+    rc=1
+  else
+    tar -xJf .gpu-bundle-natives/arrow-dataset.tar.xz -C "$natives"
+    sf=${FILES_SF:-10}
+    data=/tmp/tpch-parquet-sf$sf
+    [ -f "$data/region.parquet" ] || JAVA_OPTS="-Xmx96g --sun-misc-unsafe-memory-access=allow" bash .gpu-bundle/run \
+      dev.gpudf.bench.TpchFiles --sf "$sf" --out "$data" 2>&1 | tee "$OUT/files-write.txt"
+    JAVA_OPTS="-Xmx64g --sun-misc-unsafe-memory-access=allow" bash .gpu-bundle/run dev.gpudf.bench.TpchBenchmark \
+      --sf "$sf" --data "$data" --in-place ${FILES_ARGS:---engines gpu,duckdb --reps 3} --out "$OUT" 2>&1 | tee "$OUT/files-log.txt"
+    rc=${PIPESTATUS[0]}
+  fi
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   bash .gpu-bundle/run dev.gpudf.cli.GpudfCli info 2>&1 | tee "$OUT/info.txt"
