@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
  * A cancelled query, and one past its time limit, stop at their next check with a typed error
  * and leave nothing behind (the allocator closes clean); the session answers the next query. A
  * cancel that arrives at any of a TPC-H query's checks (before operators, and inside them at
- * allocations and the CPU join's probe chunks) stops it the same way.
+ * allocations and the CPU twins' loops, which every query reaches) stops it the same way.
  */
 class CancellationTest {
   private static final String QUERY = "SELECT g, COUNT(*) FROM (SELECT MOD(x, 7) AS g FROM t WHERE x > 1) GROUP BY g ORDER BY g";
@@ -85,7 +85,11 @@ class CancellationTest {
       long held = a.getAllocatedMemory();
       int buffers = gpu == null ? 0 : gpu.pool().stats().liveBuffers();
       long n = checks.get();
-      assertTrue(n > 1, q.getKey() + " made " + n + " checks");
+      // one check before each operator of the plan (one line of EXPLAIN each); the rest are the
+      // checks inside operators, at allocations and in the CPU twins' loops
+      long operators = s.explain(q.getValue()).lines().filter(l -> !l.isBlank()).count();
+      assertTrue(n > operators, q.getKey() + " made " + n + " checks for " + operators + " operators: none inside them");
+      System.out.printf("CANCEL %s %s: %d checks, %d operators%n", gpu == null ? "cpu" : "gpu", q.getKey(), n, operators);
       java.util.Set<Long> at = new java.util.TreeSet<>();
       for (int i = 0; i < CANCELS_PER_QUERY; i++) {
         at.add(1 + (n - 1) * i / (CANCELS_PER_QUERY - 1));
