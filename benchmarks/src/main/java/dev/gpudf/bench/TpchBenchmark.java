@@ -421,17 +421,21 @@ public final class TpchBenchmark {
     return s.duckdbFile() == null ? "jdbc:duckdb:" : "jdbc:duckdb:" + s.duckdbFile().toAbsolutePath();
   }
 
+  /** Table {@code name}'s file in {@code dir}: {@code name.<format>} of the first of {@code formats} there is. */
+  private static Path tableFile(Path dir, String name, List<String> formats) {
+    return formats.stream().map(f -> dir.resolve(name + "." + f)).filter(Files::exists).findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no " + name + "." + String.join(" or .", formats) + " in " + dir));
+  }
+
   /** The eight tables from {@code dir}: {@code <table>.parquet}, {@code .arrow} or {@code .csv} each (see {@link FileTables}). */
   private static Map<String, VectorSchemaRoot> read(BufferAllocator a, Path dir, TpchReport report) throws IOException {
     Map<String, VectorSchemaRoot> tables = new LinkedHashMap<>();
     long t0 = System.nanoTime();
     try {
       for (TpchTable<?> t : TpchTable.getTables()) {
-        String name = t.getTableName();
-        String format = java.util.stream.Stream.of("parquet", "arrow", "csv")
-            .filter(f -> Files.exists(dir.resolve(name + "." + f))).findFirst()
-            .orElseThrow(() -> new IllegalArgumentException("no " + name + ".parquet, .arrow or .csv in " + dir));
-        tables.put(name, FileTables.read(dir.resolve(name + "." + format), format, a));
+        Path file = tableFile(dir, t.getTableName(), List.of("parquet", "arrow", "csv"));
+        String name = file.getFileName().toString();
+        tables.put(t.getTableName(), FileTables.read(file, name.substring(name.lastIndexOf('.') + 1), a));
       }
     } catch (IOException | RuntimeException e) {
       tables.values().forEach(VectorSchemaRoot::close);
@@ -547,14 +551,11 @@ public final class TpchBenchmark {
       case "duckdb" -> {
         try (Connection duck = DriverManager.getConnection(duckDbUrl(s)); Statement st = duck.createStatement()) {
           for (TpchTable<?> t : TpchTable.getTables()) {
-            String name = t.getTableName();
-            String reader = Files.exists(s.data().resolve(name + ".parquet")) ? "read_parquet"
-                : Files.exists(s.data().resolve(name + ".csv")) ? "read_csv" : null;
-            if (reader == null) {
-              throw new IllegalArgumentException("no " + name + ".parquet or .csv in " + s.data() + " for DuckDB to read in place");
-            }
-            String file = s.data().resolve(name + (reader.equals("read_parquet") ? ".parquet" : ".csv")).toString();
-            st.execute("CREATE VIEW " + name + " AS SELECT * FROM " + reader + "('" + file.replace("'", "''") + "')");
+            // DuckDB reads Arrow IPC files only through an extension this host cannot fetch
+            Path file = tableFile(s.data(), t.getTableName(), List.of("parquet", "csv"));
+            String reader = file.toString().endsWith(".parquet") ? "read_parquet" : "read_csv";
+            st.execute("CREATE VIEW " + t.getTableName() + " AS SELECT * FROM " + reader + "('"
+                + file.toString().replace("'", "''") + "')");
           }
           report.loaded(engine, (System.nanoTime() - t0) / 1e6, 0, 0);
           runDuckDbQueries(duck, s, queries, report);

@@ -8,8 +8,7 @@ import dev.gpudf.columnar.error.QueryCancelledException;
  * before each operator runs ({@link QueryContext}) and inside operators at each device allocation,
  * each host allocation of a query run for rows, and the long loops of the CPU twins (join probe
  * chunks, sort merge passes, group-by partitions: {@code Exec#checkpoints}), from any of the
- * query's threads; it releases what it holds as any
- * failed query does.
+ * query's threads; it releases what it holds as any failed query does.
  */
 public final class Cancellation {
   /** Every query's time limit unless its caller sets one: {@code -Dgpudf.limits.querySeconds} (0, the default: none). */

@@ -14,12 +14,13 @@ import org.apache.calcite.sql.type.SqlTypeUtil;
 /**
  * Removes the NOT NULL casts that SQL-to-relational conversion puts into CASE branches guarded
  * by {@code IS NOT NULL} ({@code COALESCE(i, -2)} becomes {@code CASE WHEN i IS NOT NULL THEN
- * CAST(i AS INTEGER NOT NULL) ELSE -2 END}; a cast to a wider type is kept, nullable), before
- * any simplification. Calcite's simplifier
- * lets such a cast out of the branch that guarded it and then treats the value as never NULL:
- * {@code WHERE 4 < CASE WHEN COALESCE(i, -2) > 3 THEN i ELSE n END} became a condition with
- * {@code CAST(i AS INTEGER NOT NULL) <= 3} in it, which drops the rows where i is NULL (found by
- * the SQL fuzzer against DuckDB). The CASE keeps its type, which the guard makes true.
+ * CAST(i AS INTEGER NOT NULL) ELSE -2 END}; a cast that widens as well is kept, nullable), before
+ * any simplification. Calcite's simplifier lets such a cast out of the branch that guarded it and
+ * then treats the value as never NULL: {@code WHERE 4 < CASE WHEN COALESCE(i, -2) > 3 THEN i ELSE
+ * n END} became a condition with {@code CAST(i AS INTEGER NOT NULL) <= 3} in it, which drops the
+ * rows where i is NULL (found by the SQL fuzzer against DuckDB). A CASE that is NOT NULL by its
+ * guard becomes a nullable CASE inside a cast to its NOT NULL type: typed NOT NULL over a
+ * nullable branch, the simplifier negated its condition as if never NULL.
  */
 final class GuardedCasts {
   private GuardedCasts() {}
