@@ -67,6 +67,32 @@ public final class Exec implements AutoCloseable {
     return this;
   }
 
+  /**
+   * {@code body} for each of 0 .. n - 1 on the common fork-join pool, {@code checkpoint} before
+   * each. A checkpoint that throws is never thrown from a worker: the items not yet begun are
+   * skipped, and it is rethrown here once every item that began has ended. (A worker's exception
+   * would reach the caller while other workers still read the inputs, which the caller then
+   * frees: native memory read after its release.)
+   */
+  static void parallelChecked(Runnable checkpoint, int n, java.util.function.IntConsumer body) {
+    java.util.concurrent.atomic.AtomicReference<RuntimeException> stopped = new java.util.concurrent.atomic.AtomicReference<>();
+    java.util.stream.IntStream.range(0, n).parallel().forEach(i -> {
+      if (stopped.get() != null) {
+        return;
+      }
+      try {
+        checkpoint.run();
+      } catch (RuntimeException e) {
+        stopped.compareAndSet(null, e);
+        return;
+      }
+      body.accept(i);
+    });
+    if (stopped.get() != null) {
+      throw stopped.get();
+    }
+  }
+
   /** Runs the query's check ({@link #checkpoints}); nothing unless one was set. */
   public void checkpoint() {
     checkpoint.run();

@@ -121,11 +121,8 @@ public final class GroupBy {
     // group[i] = the first row of row i's group
     int[] first = new int[n];
     int[][] parts = partition(hashes);
-    IntStream.range(0, PARTITIONS).parallel().forEach(p -> {
-      // a grouping of many rows is one long operator: the query's checkpoint runs per partition
-      exec.checkpoint();
-      groupPartition(parts[p], hashes, rk, first);
-    });
+    // a grouping of many rows is one long operator: the query's checkpoint runs per partition
+    Exec.parallelChecked(exec::checkpoint, PARTITIONS, p -> groupPartition(parts[p], hashes, rk, first));
     int[] leaders = IntStream.range(0, n).filter(i -> first[i] == i).toArray();
     int[] groupOf = new int[n];
     int[] slot = new int[n];

@@ -9,7 +9,6 @@ import dev.gpudf.columnar.error.UserException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.stream.IntStream;
 
 /**
  * Joins: equality keys of any type, with SQL's null semantics (a NULL key matches nothing), and
@@ -267,8 +266,7 @@ public final class Join {
     // probes only ever set entries to true, so the unsynchronised writes are benign; the
     // parallel stream's completion publishes them
     boolean[] matched = kind == Kind.RIGHT || kind == Kind.FULL ? new boolean[m] : null;
-    IntStream.range(0, chunks).parallel().forEach(c -> {
-      checkpoint.run();
+    Exec.parallelChecked(checkpoint, chunks, c -> {
       IntList ls = new IntList();
       IntList rs = new IntList();
       for (int i = c * CHUNK; i < Math.min(n, (c + 1) * CHUNK); i++) {
