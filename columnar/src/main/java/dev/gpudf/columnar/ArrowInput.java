@@ -73,13 +73,7 @@ public final class ArrowInput {
         // Arrow 18's full validation refuses a value with all the type's digits (12345.67 in
         // DECIMAL(7, 2)): the buffers are checked by Arrow, the digits here
         ValueVectorUtility.validate(d);
-        BigInteger limit = BigInteger.TEN.pow(d.getPrecision());
-        for (int r = 0; r < d.getValueCount(); r++) {
-          if (!d.isNull(r) && d.getObject(r).unscaledValue().abs().compareTo(limit) >= 0) {
-            throw new UserException(column + " row " + r + " holds " + d.getObject(r) + ", more digits than its type DECIMAL("
-                + d.getPrecision() + ", " + d.getScale() + ") has");
-          }
-        }
+        digits(d, column);
       } else {
         v.validateFull();
       }
@@ -89,6 +83,32 @@ public final class ArrowInput {
       throw new UserException(column + " is malformed: " + e.getMessage(), e);
     }
   }
+
+  /**
+   * Every value of {@code d} within its precision. The 128-bit values are read as two longs (Arrow
+   * keeps them little-endian, as every platform gpudf runs on is): a value whose high word only
+   * extends the low word's sign is below 2^63, so for precisions of 19 and more it fits, and for
+   * smaller ones one comparison of the low word decides. Only the rest take a BigInteger (a
+   * BigDecimal a value made this check a third of a Parquet scan's time).
+   */
+  private static void digits(DecimalVector d, String column) {
+    int precision = d.getPrecision();
+    long limit = precision <= 18 ? LONG_POWERS[precision] : Long.MAX_VALUE;
+    BigInteger wide = BigInteger.TEN.pow(precision);
+    org.apache.arrow.memory.ArrowBuf data = d.getDataBuffer();
+    for (int r = 0; r < d.getValueCount(); r++) {
+      long low = data.getLong(r * 16L);
+      long high = data.getLong(r * 16L + 8);
+      boolean fits = high == low >> 63 && (precision > 18 || (low < limit && low > -limit));
+      if (!fits && !d.isNull(r) && d.getObject(r).unscaledValue().abs().compareTo(wide) >= 0) {
+        throw new UserException(column + " row " + r + " holds " + d.getObject(r) + ", more digits than its type DECIMAL("
+            + precision + ", " + d.getScale() + ") has");
+      }
+    }
+  }
+
+  /** 10^0 .. 10^18. */
+  private static final long[] LONG_POWERS = java.util.stream.LongStream.iterate(1, p -> p * 10).limit(19).toArray();
 
   /** Every code of an encoded column must index its dictionary, whose values are checked too. */
   private static void codes(FieldVector v, DictionaryProvider provider, String column) {

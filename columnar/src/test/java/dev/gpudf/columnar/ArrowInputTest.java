@@ -52,6 +52,41 @@ class ArrowInputTest {
     }
   }
 
+  /**
+   * The check reads the 128-bit words itself: at each precision around the 64-bit boundary (1, 18,
+   * 19, 38), the largest value with the type's digits passes and the next one is refused, both
+   * signs, with a NULL slot holding an out-of-range value in between (NULLs are never checked).
+   */
+  @Test
+  void everyPrecisionTakesExactlyItsDigits() {
+    for (int precision : new int[] {1, 9, 18, 19, 20, 38}) {
+      java.math.BigInteger most = java.math.BigInteger.TEN.pow(precision).subtract(java.math.BigInteger.ONE);
+      for (java.math.BigInteger sign : List.of(java.math.BigInteger.ONE, java.math.BigInteger.ONE.negate())) {
+        try (RootAllocator a = new RootAllocator(); DecimalVector d = new DecimalVector("m", a, precision, 0)) {
+          d.allocateNew(3);
+          d.setSafe(0, new BigDecimal(most.multiply(sign)));
+          d.setNull(1);
+          d.setSafe(2, BigDecimal.ZERO);
+          raw(d, 1, java.math.BigInteger.TEN.pow(precision).multiply(sign));
+          d.setNull(1);
+          try (VectorSchemaRoot r = root(d, 3)) {
+            assertDoesNotThrow(() -> ArrowInput.check(r, null, "test"), precision + " digits, " + sign);
+            raw(d, 2, most.add(java.math.BigInteger.ONE).multiply(sign));
+            String m = refused(r, null);
+            assertTrue(m.contains("row 2 holds") && m.contains("more digits than its type DECIMAL(" + precision + ", 0)"), m);
+          }
+        }
+      }
+    }
+  }
+
+  /** Writes {@code value} into slot {@code row} of {@code d} around setSafe's own precision check, as valid. */
+  private static void raw(DecimalVector d, int row, java.math.BigInteger value) {
+    d.getDataBuffer().setLong(row * 16L, value.longValue());
+    d.getDataBuffer().setLong(row * 16L + 8, value.shiftRight(64).longValue());
+    d.setIndexDefined(row);
+  }
+
   @Test
   void stringOffsetsOutsideTheDataAndShortBuffersAreRefused() {
     try (RootAllocator a = new RootAllocator(); VarCharVector v = new VarCharVector("s", a)) {
