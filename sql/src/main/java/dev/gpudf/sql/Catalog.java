@@ -82,10 +82,14 @@ public final class Catalog implements AutoCloseable {
     final List<Table<?>> pending = new ArrayList<>();
     // a table kept in its files: no chunks here, each scan reads its chunk from the source
     final ChunkSource source;
+    // a table kept in its files, on a GPU catalog: per chunk, the columns read so far (null
+    // until one is), kept on the device for later scans within the budget
+    final CatalogChunk[] read;
 
     /** Takes {@code first}, which it closes. */
     Entry(Table<?> first) {
       source = null;
+      read = new CatalogChunk[0];
       try (first) {
         chunks.add(new CatalogChunk(first));
       }
@@ -94,6 +98,15 @@ public final class Catalog implements AutoCloseable {
     /** Takes {@code source}, which it closes. */
     Entry(ChunkSource source) {
       this.source = source;
+      read = new CatalogChunk[source.chunkRows().size()];
+    }
+
+    /** The chunks holding columns now: a resident table's, or those read of a file table's. */
+    List<CatalogChunk> held() {
+      if (source == null) {
+        return chunks;
+      }
+      return java.util.Arrays.stream(read).filter(java.util.Objects::nonNull).toList();
     }
 
     CatalogChunk last() {
@@ -127,7 +140,7 @@ public final class Catalog implements AutoCloseable {
     }
 
     void close() {
-      chunks.forEach(CatalogChunk::close);
+      held().forEach(CatalogChunk::close);
       pending.forEach(Table::close);
       if (source != null) {
         source.close();
@@ -501,9 +514,13 @@ public final class Catalog implements AutoCloseable {
     }
     if (e.source != null) {
       int[] read = columns != null ? columns : java.util.stream.IntStream.range(0, e.source.names().size()).toArray();
-      try (VectorSchemaRoot root = e.source.read(chunk, read, allocator)) {
-        return TableOps.load(gpu, root);
+      if (gpu == null) {
+        // the host backend reads each scan anew: its memory holds only what queries run on
+        try (VectorSchemaRoot root = e.source.read(chunk, read, allocator)) {
+          return TableOps.load(gpu, root);
+        }
       }
+      return fromFile(e, chunk, read);
     }
     List<CatalogChunk> chunks = e.chunks;
     if (chunk == chunks.size() - 1 && !e.pending.isEmpty()) {
@@ -517,6 +534,29 @@ public final class Catalog implements AutoCloseable {
     }
     CatalogChunk c = chunks.get(chunk);
     return read(c, columns != null ? columns : c.allColumns());
+  }
+
+  /**
+   * Columns {@code columns} of chunk {@code chunk} of file table {@code e} on the device: those
+   * read before, if their file has not changed since (else the source's error), and the others
+   * read now and kept; the caller closes the table.
+   */
+  private Table<?> fromFile(Entry e, int chunk, int[] columns) {
+    e.source.check(chunk);
+    if (e.read[chunk] == null) {
+      e.read[chunk] = CatalogChunk.ofFile(e.source.names(), e.source.types(), e.source.chunkRows().get(chunk));
+    }
+    CatalogChunk c = e.read[chunk];
+    int[] absent = c.absent(columns);
+    if (absent.length > 0) {
+      int[] again = java.util.Arrays.stream(absent).filter(c::dropped).toArray();
+      try (VectorSchemaRoot root = e.source.read(chunk, absent, allocator); Table<?> t = TableOps.load(gpu, root)) {
+        c.fill(absent, t);
+      }
+      fileReads = new FileReads(fileReads.columnChunks() + absent.length, fileReads.bytes() + c.deviceBytes(absent),
+          fileReads.rereadColumnChunks() + again.length, fileReads.rereadBytes() + c.deviceBytes(again));
+    }
+    return read(c, columns);
   }
 
   /** Columns {@code columns} of {@code c} for a reader, who closes the table, after making room for those spilled. */
@@ -578,7 +618,7 @@ public final class Catalog implements AutoCloseable {
   /** Calls {@code f} with each column of each chunk of the tables of {@code entries}. */
   private static void eachColumn(java.util.Collection<Entry> entries, java.util.function.ObjIntConsumer<CatalogChunk> f) {
     for (Entry e : entries) {
-      for (CatalogChunk c : e.chunks) {
+      for (CatalogChunk c : e.held()) {
         for (int i = 0; i < c.columnCount(); i++) {
           f.accept(c, i);
         }
@@ -618,6 +658,21 @@ public final class Catalog implements AutoCloseable {
 
   /** Where the catalog's table columns are: bytes on the device, and bytes spilled to host memory. */
   public record Residency(long deviceBytes, long spilledBytes) {}
+
+  /**
+   * What the scans of tables kept in files read from them since the catalog was made, on a GPU
+   * catalog (which keeps what it read): column chunks and their device bytes, and of those the
+   * ones read again after the device budget had dropped them. A host catalog reads every scan
+   * anew and counts nothing here.
+   */
+  public record FileReads(long columnChunks, long bytes, long rereadColumnChunks, long rereadBytes) {}
+
+  private FileReads fileReads = new FileReads(0, 0, 0, 0);
+
+  /** {@link FileReads} so far. */
+  public synchronized FileReads fileReads() {
+    return fileReads;
+  }
 
   /**
    * Spills columns until the resident ones and {@code incoming} more bytes fit the budget, or

@@ -17,9 +17,11 @@ import org.apache.arrow.vector.BaseVariableWidthVector;
 
 /**
  * One chunk of a {@link Catalog} table: its columns, each resident in the backend's memory or,
- * for a GPU catalog, spilled to host memory and brought back when a query reads it. The chunk
- * holds one reference to each resident column and owns its spilled copies; {@link #close} drops
- * them. Not thread-safe: the catalog's lock guards it.
+ * for a GPU catalog, spilled to host memory and brought back when a query reads it. A chunk of a
+ * table kept in files ({@link #ofFile}) starts with no column: each is read into it when a query
+ * first needs it ({@link #fill}) and, past the device budget, dropped rather than spilled, since
+ * its file holds it. The chunk holds one reference to each resident column and owns its spilled
+ * copies; {@link #close} drops them. Not thread-safe: the catalog's lock guards it.
  */
 final class CatalogChunk {
   private final List<String> names;
@@ -30,20 +32,65 @@ final class CatalogChunk {
   // the device bytes of each spilled column, which it takes again when it comes back
   private final long[] spilledBytes;
   private final long[] lastUse;
+  // a chunk of a file: a column not resident is read again from the file, never spilled
+  private final boolean ofFile;
+  // columns of a file chunk that the budget dropped after they were read
+  private final boolean[] dropped;
+
+  private CatalogChunk(List<String> names, List<DataType> types, int rows, boolean ofFile) {
+    this.names = names;
+    this.types = types;
+    this.rows = rows;
+    this.ofFile = ofFile;
+    resident = new Column[names.size()];
+    spilled = new HostTable[names.size()];
+    spilledBytes = new long[names.size()];
+    lastUse = new long[names.size()];
+    dropped = new boolean[names.size()];
+  }
+
+  /** A chunk of {@code rows} rows of a table kept in files, holding none of its columns yet. */
+  static CatalogChunk ofFile(List<String> names, List<DataType> types, int rows) {
+    return new CatalogChunk(names, types, rows, true);
+  }
 
   /** The columns of {@code t}, retained: the caller still closes {@code t}. */
   CatalogChunk(Table<?> t) {
-    names = t.names();
-    types = t.types();
-    rows = t.rowCount();
-    resident = new Column[t.columnCount()];
-    spilled = new HostTable[t.columnCount()];
-    spilledBytes = new long[t.columnCount()];
-    lastUse = new long[t.columnCount()];
+    this(t.names(), t.types(), t.rowCount(), false);
     for (int c = 0; c < resident.length; c++) {
       t.column(c).retain();
       resident[c] = t.column(c);
     }
+  }
+
+  /** Those of {@code columns} that this chunk of a file does not hold now (neither resident nor spilled). */
+  int[] absent(int[] columns) {
+    return java.util.Arrays.stream(columns).filter(c -> resident[c] == null && spilled[c] == null).toArray();
+  }
+
+  /**
+   * Takes column {@code i} of {@code t} (retained; the caller still closes {@code t}) as column
+   * {@code columns[i]}, each one of {@link #absent}.
+   */
+  void fill(int[] columns, Table<?> t) {
+    if (t.rowCount() != rows || t.columnCount() != columns.length) {
+      throw new dev.gpudf.columnar.error.InternalException("a chunk of " + rows + " rows was filled with " + t.rowCount()
+          + " rows of " + t.columnCount() + " columns for " + columns.length);
+    }
+    for (int i = 0; i < columns.length; i++) {
+      t.column(i).retain();
+      resident[columns[i]] = t.column(i);
+    }
+  }
+
+  /** Whether column {@code c} of this file chunk was read before and dropped since. */
+  boolean dropped(int c) {
+    return dropped[c];
+  }
+
+  /** Device bytes columns {@code columns} hold while resident. */
+  long deviceBytes(int[] columns) {
+    return java.util.Arrays.stream(columns).mapToLong(this::deviceBytes).sum();
   }
 
   List<String> names() {
@@ -81,6 +128,10 @@ final class CatalogChunk {
     List<Column> cols = new ArrayList<>();
     try {
       for (int c : columns) {
+        if (resident[c] == null && spilled[c] == null) {
+          throw new dev.gpudf.columnar.error.InternalException("column " + names.get(c) + " of a file chunk was used before"
+              + " it was read");
+        }
         if (resident[c] == null) {
           restore(gpu, c);
         }
@@ -147,9 +198,16 @@ final class CatalogChunk {
 
   /**
    * Copies device column {@code c} to host memory from {@code allocator} and frees its device
-   * memory; when the copy fails (the host is full too), the column stays as it was.
+   * memory; when the copy fails (the host is full too), the column stays as it was. A column of a
+   * file is only freed: its file is its copy.
    */
   void spill(Gpu gpu, int c, BufferAllocator allocator) {
+    if (ofFile) {
+      resident[c].close();
+      resident[c] = null;
+      dropped[c] = true;
+      return;
+    }
     DeviceColumn d = (DeviceColumn) resident[c];
     d.retain();
     try (DeviceTable one = new DeviceTable(gpu, List.of(names.get(c)), List.of(d), rows)) {

@@ -87,6 +87,12 @@ public final class ArrowIpcSource implements ChunkSource {
   }
 
   @Override
+  public void check(int chunk) {
+    ChunkSource.checkChunk(file, chunkRows, chunk);
+    stamp.check();
+  }
+
+  @Override
   public List<String> names() {
     return names;
   }

@@ -30,6 +30,13 @@ public interface ChunkSource extends AutoCloseable {
   VectorSchemaRoot read(int chunk, int[] columns, BufferAllocator allocator);
 
   /**
+   * A {@link dev.gpudf.columnar.error.UserException} naming the file when the file that chunk
+   * {@code chunk} comes from changed since it was opened: a GPU catalog keeps columns it read on
+   * the device and checks before each use that they are still the file's.
+   */
+  void check(int chunk);
+
+  /**
    * What the files' metadata tells of column {@code column} in chunk {@code chunk}, or null when
    * it tells nothing (then every chunk is read).
    */

@@ -79,6 +79,14 @@ public final class MultiSource implements ChunkSource {
   }
 
   @Override
+  public void check(int chunk) {
+    if (chunk < 0 || chunk >= chunkRows.size()) {
+      throw new UserException("the table has " + chunkRows.size() + " chunks, not " + (chunk + 1));
+    }
+    parts.get(owner.get(chunk)).check(local.get(chunk));
+  }
+
+  @Override
   public ValueRange range(int chunk, int column) {
     return parts.get(owner.get(chunk)).range(local.get(chunk), column);
   }

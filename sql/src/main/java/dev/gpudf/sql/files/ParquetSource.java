@@ -193,6 +193,12 @@ public final class ParquetSource implements ChunkSource {
   }
 
   @Override
+  public void check(int chunk) {
+    ChunkSource.checkChunk(file, chunkRows, chunk);
+    stamp.check();
+  }
+
+  @Override
   public List<String> names() {
     return names;
   }

@@ -143,6 +143,11 @@ public final class PartitionedSource implements ChunkSource {
   }
 
   @Override
+  public void check(int chunk) {
+    file.check(chunk);
+  }
+
+  @Override
   public VectorSchemaRoot read(int chunk, int[] columns, BufferAllocator allocator) {
     int own = file.names().size();
     int[] fromFile = java.util.Arrays.stream(columns).filter(c -> c < own).toArray();
