@@ -569,9 +569,24 @@ public final class TpchBenchmark {
   private static void runGpudfQueries(String engine, GpuSession session, Settings s, Map<String, String> queries,
       TpchReport report) throws IOException {
     long start = System.nanoTime();
+    dev.gpudf.sql.Catalog catalog = session.catalog();
     for (String q : s.queries()) {
       if (!overBudget(engine, q, start, s, report)) {
+        dev.gpudf.sql.Catalog.FileReads before = catalog.fileReads();
+        if (s.inPlace()) {
+          // a cold run reads its files: what earlier queries left on the device is dropped first
+          long budget = catalog.deviceBudget();
+          catalog.deviceBudget(0);
+          catalog.deviceBudget(budget);
+        }
         runGpudf(engine, session, q, queries.get(q), s.reps(), report);
+        dev.gpudf.sql.Catalog.FileReads after = catalog.fileReads();
+        if (after.columnChunks() > before.columnChunks()) {
+          System.out.printf(java.util.Locale.ROOT, "%s %s read from files: %,d column chunks, %,d MiB on the device (read"
+              + " again after the budget dropped them: %,d, %,d MiB)%n", engine, q, after.columnChunks() - before.columnChunks(),
+              (after.bytes() - before.bytes()) >> 20, after.rereadColumnChunks() - before.rereadColumnChunks(),
+              (after.rereadBytes() - before.rereadBytes()) >> 20);
+        }
       }
       checkpoint(report, s);
     }
