@@ -10,7 +10,8 @@
 # fresh seed, sharing the device; a total, then each one's output, go to fuzz.txt)
 # (files: with the two-part bundle of `scripts/gpu-bundle.sh --files`, .gpu-bundle-natives carried
 # in an earlier call on this machine: TPC-H at FILES_SF (default 10) written as Parquet on the
-# host's disk, then queried in place by gpudf and DuckDB; FILES_ARGS passes harness options)
+# host's disk, then queried in place by gpudf and DuckDB; FILES_ARGS passes harness options; then
+# ScanBenchmark over its lineitem file, SCAN_ARGS its options after the file)
 set -uo pipefail
 what=${1:-all}
 OUT=${OUT:-gpu-out}
@@ -98,6 +99,9 @@ if [ "$what" = files ]; then
     JAVA_OPTS="-Xmx64g --sun-misc-unsafe-memory-access=allow" bash .gpu-bundle/run dev.gpudf.bench.TpchBenchmark \
       --sf "$sf" --data "$data" --in-place ${FILES_ARGS:---engines gpu,duckdb --reps 3} --out "$OUT" 2>&1 | tee "$OUT/files-log.txt"
     rc=${PIPESTATUS[0]}
+    # where a cold scan's time goes: Arrow's reader, gpudf's chunks, the upload; DuckDB as the peer
+    JAVA_OPTS="-Xmx64g --sun-misc-unsafe-memory-access=allow" bash .gpu-bundle/run dev.gpudf.bench.ScanBenchmark \
+      "$data/lineitem.parquet" ${SCAN_ARGS:-3} 2>&1 | tee "$OUT/files-scan.txt"
   fi
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then

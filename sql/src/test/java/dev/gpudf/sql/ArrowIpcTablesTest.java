@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.gpudf.columnar.cuda.Gpu;
 import dev.gpudf.columnar.error.UserException;
+import dev.gpudf.columnar.testing.RequiresGpu;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -68,6 +70,59 @@ class ArrowIpcTablesTest {
       write(dir.resolve("t.arrow"), 2, 10);
       UserException e = assertThrows(UserException.class, () -> s.query("SELECT MAX(k) FROM t").close());
       assertTrue(e.getMessage().contains("t.arrow") && e.getMessage().contains("changed"), e.getMessage());
+    }
+  }
+
+  /**
+   * A GPU catalog keeps the columns a scan read from the files on the device: the same query
+   * again reads nothing; with the budget at 0 every column chunk is dropped and read again (and
+   * counted as re-read), with the same answer; a file changed after its columns were kept is an
+   * error naming it, not the old rows.
+   */
+  @RequiresGpu
+  @Test
+  void aGpuCatalogKeepsWhatItReadWithinItsBudgetAndReadsTheRestAgain(@TempDir Path dir) throws Exception {
+    write(dir.resolve("t.arrow"), 9, 1000);
+    String q = "SELECT COUNT(*), COUNT(s), SUM(k), MAX(s) FROM t WHERE k >= 10";
+    long nulls = java.util.stream.LongStream.range(10, 9000).filter(v -> v % 7 == 0).count();
+    List<Object> want = List.of(8990L, 8990L - nulls, java.util.stream.LongStream.range(10, 9000).sum(), "v999");
+    try (RootAllocator a = new RootAllocator(); Gpu gpu = Gpu.open(0, 1L << 30, 64L << 20);
+        GpuSession s = GpuSession.gpu(gpu, a)) {
+      FileTables.loadDirectory(s.catalog(), dir, a, 2500);
+      for (int run = 0; run < 2; run++) {
+        assertEquals(want, answer(s, q), "run " + run);
+        Catalog.FileReads reads = s.catalog().fileReads();
+        assertEquals(6, reads.columnChunks(), "two columns of each of three chunks, read once: run " + run);
+        assertEquals(reads.bytes(), s.catalog().residency("t").deviceBytes());
+        assertEquals(0, reads.rereadColumnChunks());
+      }
+      s.catalog().deviceBudget(0);
+      assertEquals(0, s.catalog().residency().deviceBytes(), "nothing held past a budget of 0 bytes");
+      long before = s.catalog().fileReads().bytes();
+      assertEquals(want, answer(s, q), "read again");
+      Catalog.FileReads reads = s.catalog().fileReads();
+      assertEquals(6, reads.rereadColumnChunks());
+      assertEquals(before, reads.rereadBytes());
+      assertTrue(s.catalog().residency().deviceBytes() < before, "the budget holds between scans");
+      s.catalog().deviceBudget(Long.MAX_VALUE);
+      assertEquals(want, answer(s, q), "kept again");
+      Files.delete(dir.resolve("t.arrow"));
+      write(dir.resolve("t.arrow"), 9, 1000);
+      Files.setLastModifiedTime(dir.resolve("t.arrow"), java.nio.file.attribute.FileTime.fromMillis(0));
+      UserException e = assertThrows(UserException.class, () -> s.query(q).close());
+      assertTrue(e.getMessage().contains("t.arrow") && e.getMessage().contains("changed"), e.getMessage());
+    }
+  }
+
+  /** The one row of {@code q}'s answer, strings as strings. */
+  private static List<Object> answer(GpuSession s, String q) {
+    try (VectorSchemaRoot r = s.query(q)) {
+      List<Object> row = new java.util.ArrayList<>();
+      for (int c = 0; c < r.getFieldVectors().size(); c++) {
+        Object v = r.getVector(c).getObject(0);
+        row.add(v instanceof Number n ? (Object) n.longValue() : v.toString());
+      }
+      return row;
     }
   }
 

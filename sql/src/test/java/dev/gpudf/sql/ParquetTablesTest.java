@@ -5,9 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.gpudf.columnar.cuda.Gpu;
 import dev.gpudf.columnar.error.UserException;
-import dev.gpudf.columnar.testing.RequiresGpu;
 import io.trino.tpch.TpchTable;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -164,54 +162,6 @@ class ParquetTablesTest {
       Files.copy(dir.resolve("region.parquet"), other.resolve("nation.parquet"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
       UserException e = assertThrows(UserException.class, () -> s.query("SELECT MAX(n_name) FROM nation").close());
       assertTrue(e.getMessage().contains("nation.parquet") && e.getMessage().contains("changed"), e.getMessage());
-    }
-  }
-
-  /**
-   * A GPU catalog keeps the columns a scan read from the files on the device: the same query
-   * again reads nothing; with the budget at 0 every column chunk is dropped and read again (and
-   * counted as re-read), with the same answer; a file changed after its columns were kept is an
-   * error naming it, not the old rows.
-   */
-  @RequiresGpu
-  @Test
-  void aGpuCatalogKeepsWhatItReadWithinItsBudgetAndReadsTheRestAgain(@TempDir Path other) throws Exception {
-    String q = "SELECT l_returnflag, SUM(l_quantity), COUNT(*) FROM lineitem WHERE l_shipdate <= DATE '1998-09-01'"
-        + " GROUP BY l_returnflag ORDER BY l_returnflag";
-    List<Object[]> want;
-    try (Statement st = duck.createStatement(); ResultSet rs = st.executeQuery(q)) {
-      want = TpchAnswers.rows(rs);
-    }
-    Files.copy(dir.resolve("lineitem.parquet"), other.resolve("lineitem.parquet"));
-    try (Gpu gpu = Gpu.open(0, 1L << 30, 64L << 20); GpuSession s = GpuSession.gpu(gpu, allocator)) {
-      FileTables.loadDirectory(s.catalog(), other, allocator, CHUNK_ROWS);
-      int chunks = s.catalog().shape("lineitem").chunks();
-      for (int run = 0; run < 2; run++) {
-        try (VectorSchemaRoot got = s.query(q)) {
-          assertNull(TpchAnswers.difference(want, TpchAnswers.rows(got)), "run " + run);
-        }
-        Catalog.FileReads reads = s.catalog().fileReads();
-        assertEquals(3L * chunks, reads.columnChunks(), "three columns of each chunk, read once: run " + run);
-        assertEquals(reads.bytes(), s.catalog().residency("lineitem").deviceBytes());
-        assertEquals(0, reads.rereadColumnChunks());
-      }
-      s.catalog().deviceBudget(0);
-      assertEquals(0, s.catalog().residency().deviceBytes(), "nothing held past a budget of 0 bytes");
-      long before = s.catalog().fileReads().bytes();
-      try (VectorSchemaRoot got = s.query(q)) {
-        assertNull(TpchAnswers.difference(want, TpchAnswers.rows(got)), "read again");
-      }
-      Catalog.FileReads reads = s.catalog().fileReads();
-      assertEquals(3L * chunks, reads.rereadColumnChunks());
-      assertEquals(before, reads.rereadBytes());
-      assertTrue(s.catalog().residency().deviceBytes() < before, "the budget holds between scans");
-      s.catalog().deviceBudget(Long.MAX_VALUE);
-      try (VectorSchemaRoot got = s.query(q)) {
-        assertNull(TpchAnswers.difference(want, TpchAnswers.rows(got)), "kept again");
-      }
-      Files.copy(dir.resolve("orders.parquet"), other.resolve("lineitem.parquet"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-      UserException e = assertThrows(UserException.class, () -> s.query(q).close());
-      assertTrue(e.getMessage().contains("lineitem.parquet") && e.getMessage().contains("changed"), e.getMessage());
     }
   }
 

@@ -22,8 +22,18 @@ public final class Batches {
    */
   public static VectorSchemaRoot append(ArrowReader reader, BufferAllocator allocator, long maxBatches, String source)
       throws IOException {
+    return append(reader, allocator, maxBatches, 0, source);
+  }
+
+  /**
+   * {@link #append(ArrowReader, BufferAllocator, long, String)} into columns sized for {@code
+   * expectedRows} rows up front (a hint: more rows still fit), so that fixed-width columns are
+   * copied once instead of grown batch by batch.
+   */
+  public static VectorSchemaRoot append(ArrowReader reader, BufferAllocator allocator, long maxBatches, int expectedRows,
+      String source) throws IOException {
     try {
-      return appendChecked(reader, allocator, maxBatches, source);
+      return appendChecked(reader, allocator, maxBatches, expectedRows, source);
     } catch (GpudfException e) {
       throw e;
     } catch (RuntimeException e) {
@@ -34,7 +44,7 @@ public final class Batches {
   }
 
   private static VectorSchemaRoot appendChecked(ArrowReader reader, BufferAllocator allocator, long maxBatches,
-      String source) throws IOException {
+      int expectedRows, String source) throws IOException {
     VectorSchemaRoot read = reader.getVectorSchemaRoot();
     ArrowInput.checkSchema(read.getSchema(), source);
     boolean encoded = ArrowDictionaries.encoded(read.getSchema());
@@ -42,6 +52,9 @@ public final class Batches {
         : read.getSchema(), allocator);
     try {
       // the appender reads the target's offsets, which an unallocated string vector lacks
+      if (expectedRows > 0) {
+        out.getFieldVectors().forEach(v -> v.setInitialCapacity(expectedRows));
+      }
       out.allocateNew();
       int rows = 0;
       for (long b = 0; b < maxBatches && reader.loadNextBatch(); b++) {

@@ -40,8 +40,11 @@ final class ParquetFooter {
 
   private ParquetFooter() {}
 
-  /** One row group: its rows, and per column (the file's order) its range, null where unknown. */
-  record RowGroup(long rows, List<ValueRange> ranges) {}
+  /**
+   * One row group: its rows, per column (the file's order) its range (null where unknown) and the
+   * bytes its column chunk takes in the file (compressed, as stored; 0 where the footer says none).
+   */
+  record RowGroup(long rows, List<ValueRange> ranges, long[] storedBytes) {}
 
   /**
    * The row groups of {@code file}, whose columns are {@code names} of {@code types}; null when
@@ -85,11 +88,14 @@ final class ParquetFooter {
         return null;
       }
       List<ValueRange> ranges = new ArrayList<>();
+      long[] stored = new long[names.size()];
       for (int c = 0; c < names.size(); c++) {
         boolean typeOrder = orders != null && orders.size() == names.size() && orders.get(c).isSetTYPE_ORDER();
-        ranges.add(range(g.getColumns().get(c), schema.get(c + 1), typeOrder, types.get(c), g.getNum_rows()));
+        ColumnChunk chunk = g.getColumns().get(c);
+        ranges.add(range(chunk, schema.get(c + 1), typeOrder, types.get(c), g.getNum_rows()));
+        stored[c] = chunk.isSetMeta_data() ? Math.max(0, chunk.getMeta_data().getTotal_compressed_size()) : 0;
       }
-      groups.add(new RowGroup(g.getNum_rows(), ranges));
+      groups.add(new RowGroup(g.getNum_rows(), ranges, stored));
     }
     return groups;
   }

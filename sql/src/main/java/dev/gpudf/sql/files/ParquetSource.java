@@ -52,6 +52,8 @@ public final class ParquetSource implements ChunkSource {
   private final Map<List<Integer>, Stream> streams = new HashMap<>();
   // per chunk, per column: the row groups' statistics merged (null: the footer tells nothing)
   private final List<List<ValueRange>> ranges;
+  // per column, the bytes its chunks take in the file (0 where the footer cannot be read)
+  private final long[] storedBytes;
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ParquetSource.class);
 
   /** An open scan over some columns, positioned at the start of chunk {@code next}. */
@@ -116,24 +118,41 @@ public final class ParquetSource implements ChunkSource {
       throw e;
     }
     dataset = d;
-    ranges = chunkRanges(file, names, types, this.chunkRows);
+    List<ParquetFooter.RowGroup> groups = footer(file, names, types);
+    ranges = chunkRanges(groups, names, this.chunkRows);
+    storedBytes = new long[names.size()];
+    for (ParquetFooter.RowGroup g : groups == null ? List.<ParquetFooter.RowGroup>of() : groups) {
+      for (int c = 0; c < storedBytes.length; c++) {
+        storedBytes[c] += g.storedBytes()[c];
+      }
+    }
   }
 
   /**
-   * Each chunk's column ranges: the ranges of the row groups its rows come from, merged; null
-   * (nothing skipped) when the footer's statistics cannot be read or do not add up to the rows the
-   * reader found. Statistics only ever skip work, so a footer they cannot be taken from is logged
-   * and the file is still read.
+   * The row groups of {@code file}'s footer, or null when it cannot be read: statistics only ever
+   * skip work, so such a footer is logged and the file is still read.
    */
-  private static List<List<ValueRange>> chunkRanges(Path file, List<String> names, List<DataType> types,
-      List<Integer> chunkRows) {
-    List<ParquetFooter.RowGroup> groups;
+  private static List<ParquetFooter.RowGroup> footer(Path file, List<String> names, List<DataType> types) {
     try {
-      groups = ParquetFooter.read(file, names, types);
+      return ParquetFooter.read(file, names, types);
     } catch (IOException | RuntimeException e) {
       LOG.warn("{}: no row-group statistics ({}); every chunk is read", file, e.toString());
       return null;
     }
+  }
+
+  /** The bytes column {@code column} takes in the file, compressed as stored (0 when the footer does not say). */
+  public long storedBytes(int column) {
+    return storedBytes[column];
+  }
+
+  /**
+   * Each chunk's column ranges: the ranges of the row groups its rows come from, merged; null
+   * (nothing skipped) when the footer could not be read ({@code groups} null) or its row groups do
+   * not add up to the rows the reader found.
+   */
+  private static List<List<ValueRange>> chunkRanges(List<ParquetFooter.RowGroup> groups, List<String> names,
+      List<Integer> chunkRows) {
     long total = chunkRows.stream().mapToLong(Integer::longValue).sum();
     if (groups == null || groups.stream().mapToLong(ParquetFooter.RowGroup::rows).sum() != total) {
       return null;
@@ -249,7 +268,7 @@ public final class ParquetSource implements ChunkSource {
         s.next = chunk;
       }
       VectorSchemaRoot root = Batches.append(s.reader, into, firstBatch.get(chunk + 1) - firstBatch.get(chunk),
-          file.toString());
+          chunkRows.get(chunk), file.toString());
       s.next = chunk + 1;
       if (s.next == chunkRows.size()) {
         streams.remove(key).close();
