@@ -87,6 +87,58 @@ class ArrowInputTest {
     d.setIndexDefined(row);
   }
 
+  /**
+   * Every non-NULL string must be UTF-8, judged value by value: a cut sequence, a stray
+   * continuation byte, overlong forms, surrogates, code points past U+10FFFF and 5-byte forms are
+   * refused, the same bytes under a NULL pass, and a character split across two values is refused
+   * though their concatenation is UTF-8.
+   */
+  @Test
+  void stringsAreUtf8WhereTheyAreNotNull() {
+    byte[][] bad = {{(byte) 0xc3}, {(byte) 0x80}, {(byte) 0xc0, (byte) 0xaf}, {(byte) 0xe0, (byte) 0x80, (byte) 0xaf},
+        {(byte) 0xed, (byte) 0xa0, (byte) 0x80}, {(byte) 0xf4, (byte) 0x90, (byte) 0x80, (byte) 0x80},
+        {(byte) 0xf8, (byte) 0x88, (byte) 0x80, (byte) 0x80, (byte) 0x80}, {'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', (byte) 0xe2, (byte) 0x82}};
+    List<String> good = List.of("å", "😀", "€", "abcdefghijklmnop", "\u0080", "\u07ff", "\uffff", "\udbff\udfff", "");
+    for (byte[] b : bad) {
+      for (boolean isNull : new boolean[] {false, true}) {
+        try (RootAllocator a = new RootAllocator(); VarCharVector v = new VarCharVector("s", a)) {
+          v.allocateNew();
+          v.setSafe(0, "ok".getBytes(StandardCharsets.UTF_8));
+          v.setSafe(1, b);
+          v.setSafe(2, "x".getBytes(StandardCharsets.UTF_8));
+          if (isNull) {
+            v.setNull(1);
+          }
+          v.setValueCount(3);
+          try (VectorSchemaRoot r = root(v, 3)) {
+            if (isNull) {
+              assertDoesNotThrow(() -> ArrowInput.check(r, null, "test"), java.util.Arrays.toString(b));
+            } else {
+              String m = refused(r, null);
+              assertTrue(m.equals("test: column 's' row 1 is not UTF-8"), m);
+            }
+          }
+        }
+      }
+    }
+    try (RootAllocator a = new RootAllocator(); VarCharVector v = new VarCharVector("s", a)) {
+      v.allocateNew();
+      for (int i = 0; i < good.size(); i++) {
+        v.setSafe(i, good.get(i).getBytes(StandardCharsets.UTF_8));
+      }
+      v.setValueCount(good.size());
+      try (VectorSchemaRoot r = root(v, good.size())) {
+        assertDoesNotThrow(() -> ArrowInput.check(r, null, "test"));
+      }
+      v.setSafe(0, new byte[] {(byte) 0xc3});
+      v.setSafe(1, new byte[] {(byte) 0xa5});
+      v.setValueCount(2);
+      try (VectorSchemaRoot r = root(v, 2)) {
+        assertTrue(refused(r, null).equals("test: column 's' row 0 is not UTF-8"));
+      }
+    }
+  }
+
   @Test
   void stringOffsetsOutsideTheDataAndShortBuffersAreRefused() {
     try (RootAllocator a = new RootAllocator(); VarCharVector v = new VarCharVector("s", a)) {

@@ -69,10 +69,10 @@ public final class Exec implements AutoCloseable {
 
   /**
    * {@code body} for each of 0 .. n - 1 on the common fork-join pool, {@code checkpoint} before
-   * each. A checkpoint that throws is never thrown from a worker: the items not yet begun are
-   * skipped, and it is rethrown here once every item that began has ended. (A worker's exception
-   * would reach the caller while other workers still read the inputs, which the caller then
-   * frees: native memory read after its release.)
+   * each. Neither a checkpoint nor the body that throws is thrown from a worker: the items not yet
+   * begun are skipped, and the first exception is rethrown here once every item that began has
+   * ended. (A worker's exception would reach the caller while other workers still read the inputs,
+   * which the caller then frees: native memory read after its release.)
    */
   static void parallelChecked(Runnable checkpoint, int n, java.util.function.IntConsumer body) {
     java.util.concurrent.atomic.AtomicReference<RuntimeException> stopped = new java.util.concurrent.atomic.AtomicReference<>();
@@ -82,11 +82,10 @@ public final class Exec implements AutoCloseable {
       }
       try {
         checkpoint.run();
+        body.accept(i);
       } catch (RuntimeException e) {
         stopped.compareAndSet(null, e);
-        return;
       }
-      body.accept(i);
     });
     if (stopped.get() != null) {
       throw stopped.get();

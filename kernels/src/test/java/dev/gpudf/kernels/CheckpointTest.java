@@ -56,6 +56,32 @@ class CheckpointTest {
     }
   }
 
+  /**
+   * A body that throws on a worker comes back to the caller only after every item that began has
+   * ended, and the items not begun are skipped: the caller may free what the workers read.
+   */
+  @Test
+  void aBodyThatThrowsReturnsOnlyAfterTheRunningItemsEnded() {
+    AtomicInteger running = new AtomicInteger();
+    AtomicInteger begun = new AtomicInteger();
+    int n = 10_000;
+    IllegalStateException e = assertThrows(IllegalStateException.class, () -> Exec.parallelChecked(() -> { }, n, i -> {
+      begun.incrementAndGet();
+      running.incrementAndGet();
+      try {
+        if (i == 3) {
+          throw new IllegalStateException("item 3");
+        }
+        java.util.concurrent.locks.LockSupport.parkNanos(200_000);
+      } finally {
+        running.decrementAndGet();
+      }
+    }));
+    assertEquals("item 3", e.getMessage());
+    assertEquals(0, running.get(), "no item still running when the caller got the exception");
+    assertTrue(begun.get() < n, "items after the failure were skipped: " + begun.get());
+  }
+
   /** {@code op} with a checkpoint that throws at its {@code k}-th call fails with that exception. */
   private static void stopsAt(Exec exec, int k, Runnable op) {
     AtomicInteger calls = new AtomicInteger();
