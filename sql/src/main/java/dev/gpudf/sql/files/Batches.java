@@ -8,7 +8,6 @@ import java.io.IOException;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
-import org.apache.arrow.vector.util.VectorBatchAppender;
 
 /** Record batches of an Arrow reader gathered into one root. */
 public final class Batches {
@@ -51,7 +50,7 @@ public final class Batches {
     VectorSchemaRoot out = VectorSchemaRoot.create(encoded ? ArrowDictionaries.decoded(read.getSchema(), reader)
         : read.getSchema(), allocator);
     try {
-      // the appender reads the target's offsets, which an unallocated string vector lacks
+      // appending reads the target's offsets, which an unallocated string vector lacks
       if (expectedRows > 0) {
         out.getFieldVectors().forEach(v -> v.setInitialCapacity(expectedRows));
       }
@@ -61,9 +60,8 @@ public final class Batches {
         ArrowInput.check(read, reader, source + ", record batch " + (b + 1));
         try (VectorSchemaRoot decoded = encoded ? ArrowDictionaries.decode(read, reader, allocator) : null) {
           VectorSchemaRoot in = decoded == null ? read : decoded;
-          // Arrow appends buffers in bulk (a copy of a row at a time was per value)
           for (int c = 0; c < in.getFieldVectors().size(); c++) {
-            VectorBatchAppender.batchAppend(out.getVector(c), in.getVector(c));
+            ColumnAppend.append(out.getVector(c), rows, in.getVector(c));
           }
           rows += in.getRowCount();
         }
