@@ -96,7 +96,7 @@ public final class ArrowInput {
    * keeps them little-endian, as every platform gpudf runs on is): a value whose high word only
    * extends the low word's sign is below 2^63, so for precisions of 19 and more it fits, and for
    * smaller ones one comparison of the low word decides. Only the rest take a BigInteger (a
-   * BigDecimal a value made this check a third of a Parquet scan's time).
+   * BigDecimal a value made this check more than half of a Parquet scan's time).
    */
   private static void digits(DecimalVector d, String column) {
     int precision = d.getPrecision();

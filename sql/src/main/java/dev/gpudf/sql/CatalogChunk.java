@@ -63,9 +63,12 @@ final class CatalogChunk {
     }
   }
 
-  /** Those of {@code columns} that this chunk of a file does not hold now (neither resident nor spilled). */
+  /**
+   * Those of {@code columns} that this chunk of a file does not hold now (neither resident nor
+   * spilled), each once: a column named twice must not be filled twice (the first would leak).
+   */
   int[] absent(int[] columns) {
-    return java.util.Arrays.stream(columns).filter(c -> resident[c] == null && spilled[c] == null).toArray();
+    return java.util.Arrays.stream(columns).distinct().filter(c -> resident[c] == null && spilled[c] == null).toArray();
   }
 
   /**

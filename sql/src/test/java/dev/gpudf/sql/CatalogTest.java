@@ -243,4 +243,12 @@ class CatalogTest {
       assertTrue(e.getMessage().contains("2 GiB"), e.getMessage());
     }
   }
+
+  /** A file chunk's absent columns are named once each, however often a scan lists them, so none is filled twice. */
+  @Test
+  void aFileChunkListsEachAbsentColumnOnce() {
+    CatalogChunk c = CatalogChunk.ofFile(List.of("a", "b", "c"), List.of(dev.gpudf.columnar.DataType.INT64,
+        dev.gpudf.columnar.DataType.INT64, dev.gpudf.columnar.DataType.INT64), 3);
+    assertEquals(List.of(1, 0, 2), Arrays.stream(c.absent(new int[] {1, 1, 0, 2, 0})).boxed().toList());
+  }
 }
