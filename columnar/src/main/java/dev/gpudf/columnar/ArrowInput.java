@@ -36,14 +36,22 @@ public final class ArrowInput {
       throw new UserException(source + ": a batch with " + rows + " rows");
     }
     for (FieldVector v : root.getFieldVectors()) {
-      String column = source + ": column '" + v.getName() + "'";
-      if (v.getValueCount() != rows) {
-        throw new UserException(column + " has " + v.getValueCount() + " values in a batch of " + rows + " rows");
-      }
-      validate(v, column);
-      if (v.getField().getDictionary() != null) {
-        codes(v, provider, column);
-      }
+      checkColumn(v, rows, provider, source);
+    }
+  }
+
+  /**
+   * {@link #check}'s checks of one column {@code v} of a batch of {@code rows} rows, whose schema
+   * was checked ({@link #checkSchema}); columns of one batch may be checked on several threads.
+   */
+  public static void checkColumn(FieldVector v, int rows, DictionaryProvider provider, String source) {
+    String column = source + ": column '" + v.getName() + "'";
+    if (v.getValueCount() != rows) {
+      throw new UserException(column + " has " + v.getValueCount() + " values in a batch of " + rows + " rows");
+    }
+    validate(v, column);
+    if (v.getField().getDictionary() != null) {
+      codes(v, provider, column);
     }
   }
 

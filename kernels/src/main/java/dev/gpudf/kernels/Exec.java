@@ -74,7 +74,7 @@ public final class Exec implements AutoCloseable {
    * ended. (A worker's exception would reach the caller while other workers still read the inputs,
    * which the caller then frees: native memory read after its release.)
    */
-  static void parallelChecked(Runnable checkpoint, int n, java.util.function.IntConsumer body) {
+  public static void parallelChecked(Runnable checkpoint, int n, java.util.function.IntConsumer body) {
     java.util.concurrent.atomic.AtomicReference<RuntimeException> stopped = new java.util.concurrent.atomic.AtomicReference<>();
     java.util.stream.IntStream.range(0, n).parallel().forEach(i -> {
       if (stopped.get() != null) {

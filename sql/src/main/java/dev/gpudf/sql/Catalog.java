@@ -550,7 +550,10 @@ public final class Catalog implements AutoCloseable {
     int[] absent = c.absent(columns);
     if (absent.length > 0) {
       int[] again = java.util.Arrays.stream(absent).filter(c::dropped).toArray();
-      try (VectorSchemaRoot root = e.source.read(chunk, absent, allocator); Table<?> t = TableOps.load(gpu, root)) {
+      // into pinned memory: its pool is touched once, not page by page per chunk as fresh host
+      // memory is (most of a scan's time), and it goes to the device with no staging copy
+      try (VectorSchemaRoot root = e.source.read(chunk, absent, gpu.pinnedAllocator());
+          Table<?> t = TableOps.load(gpu, root)) {
         c.fill(absent, t);
       }
       fileReads = new FileReads(fileReads.columnChunks() + absent.length, fileReads.bytes() + c.deviceBytes(absent),

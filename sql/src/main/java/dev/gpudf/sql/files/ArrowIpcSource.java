@@ -23,7 +23,7 @@ import org.apache.arrow.vector.util.VectorBatchAppender;
 /**
  * An Arrow IPC file as a {@link ChunkSource}. Opening reads the footer (schema, record batch
  * blocks) and each batch's message header for its row count, not the batches; a chunk is a run of
- * consecutive batches of about {@code chunkRows} rows, read by seeking to them (all of a batch's
+ * consecutive batches ({@link ChunkSource#group}), read by seeking to them (all of a batch's
  * columns are read; those not asked for are dropped at once). The file's size and modification
  * time are checked before each read. Dictionary-encoded files are not opened this way ({@link
  * #encoded}): they are read whole.
@@ -48,20 +48,7 @@ public final class ArrowIpcSource implements ChunkSource {
         types.add(ArrowTypes.fromArrow(f));
       }
       List<Integer> batchRows = ArrowIpcBlocks.check(ch, reader, stamp.size(), file);
-      int rows = 0;
-      firstBlock.add(0);
-      for (int b = 0; b < batchRows.size(); b++) {
-        rows = Math.addExact(rows, batchRows.get(b));
-        if (rows >= chunkRows) {
-          this.chunkRows.add(rows);
-          firstBlock.add(b + 1);
-          rows = 0;
-        }
-      }
-      if (rows > 0 || this.chunkRows.isEmpty()) {
-        this.chunkRows.add(rows);
-        firstBlock.add(batchRows.size());
-      }
+      ChunkSource.group(batchRows, chunkRows, this.chunkRows, firstBlock);
     }
   }
 

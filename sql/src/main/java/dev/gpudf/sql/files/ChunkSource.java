@@ -63,4 +63,26 @@ public interface ChunkSource extends AutoCloseable {
     none.setRowCount(rows);
     return none;
   }
+
+  /**
+   * Groups batches of {@code batchRows} rows into chunks of at most {@code chunkRows} rows (one
+   * batch where a batch alone holds more); adds each chunk's rows to {@code rowsOut} and the
+   * index of its first batch to {@code firstOut}, then the batch count (so chunk i is batches
+   * firstOut[i] .. firstOut[i + 1] - 1). No batch gives one chunk of 0 rows.
+   */
+  static void group(List<Integer> batchRows, int chunkRows, List<Integer> rowsOut, List<Integer> firstOut) {
+    int rows = 0;
+    firstOut.add(0);
+    for (int b = 0; b < batchRows.size(); b++) {
+      int n = batchRows.get(b);
+      if (b > firstOut.get(firstOut.size() - 1) && rows + (long) n > chunkRows) {
+        rowsOut.add(rows);
+        firstOut.add(b);
+        rows = 0;
+      }
+      rows += n;
+    }
+    rowsOut.add(rows);
+    firstOut.add(batchRows.size());
+  }
 }

@@ -27,8 +27,9 @@ import org.apache.arrow.vector.types.pojo.Schema;
 /**
  * A Parquet file as a {@link ChunkSource}, through Arrow Dataset's native reader. Opening reads the
  * footer only (the schema, and each batch's row count from a scan of no columns); a chunk is a run
- * of consecutive batches (whole row groups while they fit the batch size) of about {@code
- * chunkRows} rows. Chunks are read in order by one scanner per set of columns, so a query that
+ * of consecutive batches (whole row groups while they fit the batch size) of at most {@code
+ * chunkRows} rows, or one batch where a batch alone holds more (a chunk of one batch takes the
+ * batch's buffers as they are, with no copy). Chunks are read in order by one scanner per set of columns, so a query that
  * scans chunk 0, 1, 2 ... decodes each row group once; asking for an earlier chunk starts a new
  * scan. The file's size and modification time are checked before each read: a file that changed
  * since it was opened is an error, never a mix of old and new rows. Each chunk's column ranges come
@@ -91,24 +92,13 @@ public final class ParquetSource implements ChunkSource {
         types.add(ArrowTypes.fromArrow(f));
       }
       d = factory.finish();
-      int rows = 0;
-      int batch = 0;
-      firstBatch.add(0);
+      List<Integer> batchRows = new ArrayList<>();
       try (Scanner s = d.newScan(options(new String[0])); ArrowReader r = s.scanBatches()) {
         while (r.loadNextBatch()) {
-          rows += r.getVectorSchemaRoot().getRowCount();
-          batch++;
-          if (rows >= chunkRows) {
-            this.chunkRows.add(rows);
-            firstBatch.add(batch);
-            rows = 0;
-          }
+          batchRows.add(r.getVectorSchemaRoot().getRowCount());
         }
       }
-      if (rows > 0 || this.chunkRows.isEmpty()) {
-        this.chunkRows.add(rows);
-        firstBatch.add(batch);
-      }
+      ChunkSource.group(batchRows, chunkRows, this.chunkRows, firstBatch);
     } catch (Exception e) {
       try (factory) {
         if (d != null) {
