@@ -52,10 +52,10 @@ class ArrowIpcTablesTest {
   void batchesAreReadPerChunkOnlyWhenScanned(@TempDir Path dir) throws Exception {
     write(dir.resolve("t.arrow"), 9, 1000);
     try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
-      FileTables.loadDirectory(s.catalog(), dir, a, 2500);
+      FileTables.loadDirectory(s.catalog(), dir, a, 3000);
       assertEquals(0, a.getAllocatedMemory(), "nothing is read at open");
       assertTrue(s.catalog().inFiles("t"));
-      assertEquals(List.of(2000, 2000, 2000, 2000, 1000), s.catalog().shape("t").chunkRows(), "at most 2,500 rows a chunk");
+      assertEquals(List.of(3000, 3000, 3000), s.catalog().shape("t").chunkRows());
       try (VectorSchemaRoot r = s.query("SELECT COUNT(*), COUNT(s), SUM(k), MAX(s) FROM t WHERE k >= 10")) {
         assertEquals(8990L, ((Number) r.getVector(0).getObject(0)).longValue());
         long nulls = java.util.stream.LongStream.range(10, 9000).filter(v -> v % 7 == 0).count();
@@ -88,7 +88,7 @@ class ArrowIpcTablesTest {
     List<Object> want = List.of(8990L, 8990L - nulls, java.util.stream.LongStream.range(10, 9000).sum(), "v999");
     try (RootAllocator a = new RootAllocator(); Gpu gpu = Gpu.open(0, 1L << 30, 64L << 20);
         GpuSession s = GpuSession.gpu(gpu, a)) {
-      FileTables.loadDirectory(s.catalog(), dir, a, 2500);
+      FileTables.loadDirectory(s.catalog(), dir, a, 3000);
       for (int run = 0; run < 2; run++) {
         assertEquals(want, answer(s, q), "run " + run);
         Catalog.FileReads reads = s.catalog().fileReads();

@@ -24,7 +24,7 @@ import org.apache.arrow.vector.util.TransferPair;
  */
 public final class Batches {
   /** Batches a group holds at most: enough to give every core a column check. */
-  private static final int GROUP = Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
+  static final int GROUP = Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
 
   private Batches() {}
 
