@@ -11,7 +11,8 @@
 # (files: with the two-part bundle of `scripts/gpu-bundle.sh --files`, .gpu-bundle-natives carried
 # in an earlier call on this machine: TPC-H at FILES_SF (default 10) written as Parquet on the
 # host's disk, then queried in place by gpudf and DuckDB; FILES_ARGS passes harness options; then
-# ScanBenchmark over its lineitem file, SCAN_ARGS its options after the file)
+# ScanBenchmark over its lineitem file, SCAN_ARGS its options after the file; FILES_TPCH=0 skips
+# the TPC-H run)
 set -uo pipefail
 what=${1:-all}
 OUT=${OUT:-gpu-out}
@@ -96,11 +97,14 @@ if [ "$what" = files ]; then
     data=/tmp/tpch-parquet-sf$sf
     [ -f "$data/region.parquet" ] || JAVA_OPTS="-Xmx96g --sun-misc-unsafe-memory-access=allow" bash .gpu-bundle/run \
       dev.gpudf.bench.TpchFiles --sf "$sf" --out "$data" 2>&1 | tee "$OUT/files-write.txt"
-    JAVA_OPTS="-Xmx64g --sun-misc-unsafe-memory-access=allow" bash .gpu-bundle/run dev.gpudf.bench.TpchBenchmark \
-      --sf "$sf" --data "$data" --in-place ${FILES_ARGS:---engines gpu,duckdb --reps 3} --out "$OUT" 2>&1 | tee "$OUT/files-log.txt"
-    rc=${PIPESTATUS[0]}
+    if [ "${FILES_TPCH:-1}" = 1 ]; then
+      JAVA_OPTS="-Xmx64g --sun-misc-unsafe-memory-access=allow" bash .gpu-bundle/run dev.gpudf.bench.TpchBenchmark \
+        --sf "$sf" --data "$data" --in-place ${FILES_ARGS:---engines gpu,duckdb --reps 3} --out "$OUT" 2>&1 | tee "$OUT/files-log.txt"
+      rc=${PIPESTATUS[0]}
+    fi
     # where a cold scan's time goes: Arrow's reader, gpudf's chunks, the upload; DuckDB as the peer
-    JAVA_OPTS="-Xmx64g --sun-misc-unsafe-memory-access=allow" bash .gpu-bundle/run dev.gpudf.bench.ScanBenchmark \
+    # (SCAN_JAVA_OPTS adds JVM flags, a flight recording into $OUT say)
+    JAVA_OPTS="-Xmx64g --sun-misc-unsafe-memory-access=allow ${SCAN_JAVA_OPTS:-}" bash .gpu-bundle/run dev.gpudf.bench.ScanBenchmark \
       "$data/lineitem.parquet" ${SCAN_ARGS:-3} 2>&1 | tee "$OUT/files-scan.txt"
   fi
 fi

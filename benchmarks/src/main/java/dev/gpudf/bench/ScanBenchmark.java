@@ -68,6 +68,7 @@ public final class ScanBenchmark {
         stages.add(new String[] {"Arrow Dataset reader", "raw"});
         stages.add(new String[] {"ParquetSource chunks", "source"});
         if (gpu) {
+          stages.add(new String[] {"ParquetSource into pinned memory", "pinned"});
           stages.add(new String[] {"ParquetSource into pinned memory + upload (as the GPU catalog reads)", "device"});
         }
         stages.add(new String[] {"DuckDB (sum of a hash of each value)", "duckdb"});
@@ -78,6 +79,7 @@ public final class ScanBenchmark {
             switch (stage[1]) {
               case "raw" -> raw(file, allocator, names);
               case "source" -> chunks(source, columns, allocator, null);
+              case "pinned" -> chunks(source, columns, device.pinnedAllocator(), null);
               case "device" -> chunks(source, columns, device.pinnedAllocator(), device);
               default -> duckdb(duck, file, names);
             }

@@ -67,29 +67,9 @@ public final class Exec implements AutoCloseable {
     return this;
   }
 
-  /**
-   * {@code body} for each of 0 .. n - 1 on the common fork-join pool, {@code checkpoint} before
-   * each. Neither a checkpoint nor the body that throws is thrown from a worker: the items not yet
-   * begun are skipped, and the first exception is rethrown here once every item that began has
-   * ended. (A worker's exception would reach the caller while other workers still read the inputs,
-   * which the caller then frees: native memory read after its release.)
-   */
-  public static void parallelChecked(Runnable checkpoint, int n, java.util.function.IntConsumer body) {
-    java.util.concurrent.atomic.AtomicReference<RuntimeException> stopped = new java.util.concurrent.atomic.AtomicReference<>();
-    java.util.stream.IntStream.range(0, n).parallel().forEach(i -> {
-      if (stopped.get() != null) {
-        return;
-      }
-      try {
-        checkpoint.run();
-        body.accept(i);
-      } catch (RuntimeException e) {
-        stopped.compareAndSet(null, e);
-      }
-    });
-    if (stopped.get() != null) {
-      throw stopped.get();
-    }
+  /** {@link dev.gpudf.columnar.Parallel#forEach}: {@code body} for each of 0 .. n - 1, {@code checkpoint} before each. */
+  static void parallelChecked(Runnable checkpoint, int n, java.util.function.IntConsumer body) {
+    dev.gpudf.columnar.Parallel.forEach(n, checkpoint, body);
   }
 
   /** Runs the query's check ({@link #checkpoints}); nothing unless one was set. */

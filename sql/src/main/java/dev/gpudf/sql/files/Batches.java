@@ -2,9 +2,9 @@ package dev.gpudf.sql.files;
 
 import dev.gpudf.columnar.ArrowDictionaries;
 import dev.gpudf.columnar.ArrowInput;
+import dev.gpudf.columnar.Parallel;
 import dev.gpudf.columnar.error.GpudfException;
 import dev.gpudf.columnar.error.UserException;
-import dev.gpudf.kernels.Exec;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -96,7 +96,7 @@ public final class Batches {
           rows += group.get(b).getRowCount();
         }
         // a column's batches go in order (each starts where the last ended); columns are apart
-        Exec.parallelChecked(() -> { }, out.getFieldVectors().size(), c -> {
+        Parallel.forEach(out.getFieldVectors().size(), () -> { }, c -> {
           for (int b = 0; b < group.size(); b++) {
             ColumnAppend.append(out.getVector(c), at[b], group.get(b).getVector(c));
           }
@@ -140,7 +140,7 @@ public final class Batches {
   /** Checks every column of every batch of {@code group} (batches {@code before} + 1 ... of the read) on all cores. */
   private static void check(List<VectorSchemaRoot> group, ArrowReader reader, long before, String source) {
     int columns = group.get(0).getFieldVectors().size();
-    Exec.parallelChecked(() -> { }, group.size() * columns, i -> {
+    Parallel.forEach(group.size() * columns, () -> { }, i -> {
       VectorSchemaRoot batch = group.get(i / columns);
       ArrowInput.checkColumn(batch.getVector(i % columns), batch.getRowCount(), reader,
           source + ", record batch " + (before + 1 + i / columns));
