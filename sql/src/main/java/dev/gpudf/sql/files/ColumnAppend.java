@@ -33,13 +33,10 @@ final class ColumnAppend {
       fallback(out, at, in);
       return;
     }
-    if (out instanceof BaseFixedWidthVector o && !(out instanceof BitVector)) {
-      while (o.getValueCapacity() < at + n) {
-        o.reAlloc();
-      }
-      long width = o.getTypeWidth();
-      MemoryUtil.copyMemory(in.getDataBuffer().memoryAddress(), o.getDataBuffer().memoryAddress() + at * width, n * width);
-      bits(in.getValidityBuffer(), o.getValidityBuffer(), at, n);
+    if (fixedWidth(out, in)) {
+      reserve(out, at + n);
+      values(out, at, in);
+      validity(out, at, in);
     } else if (out instanceof BaseVariableWidthVector o) {
       BaseVariableWidthVector v = (BaseVariableWidthVector) in;
       while (o.getValueCapacity() < at + n) {
@@ -70,6 +67,44 @@ final class ColumnAppend {
       o.setLastSet(at + n - 1);
     } else {
       fallback(out, at, in);
+    }
+  }
+
+  /**
+   * Whether {@code in} can be appended to {@code out} in the three steps {@link #reserve}, {@link
+   * #values} and {@link #validity}: both of one fixed-width class (not bits), {@code in}'s validity
+   * covering its rows.
+   */
+  static boolean fixedWidth(FieldVector out, FieldVector in) {
+    return out instanceof BaseFixedWidthVector && !(out instanceof BitVector) && in.getClass() == out.getClass()
+        && in.getValidityBuffer().capacity() >= (in.getValueCount() + 7) / 8;
+  }
+
+  /** Grows {@code out} (fixed width) to hold at least {@code rows} rows, before {@link #values} copies into it. */
+  static void reserve(FieldVector out, int rows) {
+    while (out.getValueCapacity() < rows) {
+      ((BaseFixedWidthVector) out).reAlloc();
+    }
+  }
+
+  /**
+   * The values of {@code in} to rows {@code at} ... of {@code out} ({@link #fixedWidth}, room
+   * {@link #reserve reserved}); copies of other batches into other rows of {@code out} may run
+   * at the same time.
+   */
+  static void values(FieldVector out, int at, FieldVector in) {
+    long width = ((BaseFixedWidthVector) out).getTypeWidth();
+    MemoryUtil.copyMemory(in.getDataBuffer().memoryAddress(), out.getDataBuffer().memoryAddress() + at * width,
+        in.getValueCount() * width);
+  }
+
+  /**
+   * The validity bits of {@code in} to rows {@code at} ... of {@code out} ({@link #fixedWidth},
+   * room reserved); a column's batches in order, one at a time (bits of two batches may share a byte).
+   */
+  static void validity(FieldVector out, int at, FieldVector in) {
+    if (in.getValueCount() > 0) {
+      bits(in.getValidityBuffer(), out.getValidityBuffer(), at, in.getValueCount());
     }
   }
 

@@ -91,6 +91,15 @@ class BatchesTest {
     for (Nulls nulls : List.of(Nulls.NONE, Nulls.every(3))) {
       // whole, in chunks of one batch, of a group and one, and of a group and a half
       for (int perChunk : new int[] {sizes.length, 1, Batches.GROUP + 1, Batches.GROUP * 3 / 2}) {
+        // columns sized by the gather, sized up front for each chunk's rows, and for half of them
+        for (int sizing = 0; sizing < 3; sizing++) {
+          gather(sizes, nulls, perChunk, sizing);
+        }
+      }
+    }
+  }
+
+  private static void gather(int[] sizes, Nulls nulls, int perChunk, int sizing) throws Exception {
         try (RootAllocator a = new RootAllocator()) {
           List<VectorSchemaRoot> batches = new ArrayList<>();
           try {
@@ -100,8 +109,11 @@ class BatchesTest {
             try (ListReader reader = new ListReader(a, batches)) {
               for (int from = 0; from < sizes.length; from += perChunk) {
                 int to = Math.min(sizes.length, from + perChunk);
+                int rows = java.util.Arrays.stream(sizes, from, to).sum();
+                int expectedRows = sizing == 0 ? 0 : sizing == 1 ? rows : rows / 2;
+                dirty(a);
                 try (VectorSchemaRoot expected = appended(a, batches.subList(from, to));
-                    VectorSchemaRoot got = Batches.append(reader, a, perChunk, "test")) {
+                    VectorSchemaRoot got = Batches.append(reader, a, perChunk, expectedRows, "test")) {
                   TestTables.assertSameData(expected, got);
                 }
               }
@@ -110,6 +122,16 @@ class BatchesTest {
             batches.forEach(VectorSchemaRoot::close);
           }
         }
+  }
+
+  /**
+   * Leaves ones in memory the allocator will hand out again (its pool keeps freed memory), so that
+   * a gather that relied on memory it did not clear would show it.
+   */
+  private static void dirty(BufferAllocator a) {
+    for (long bytes = 1 << 10; bytes <= 1 << 22; bytes *= 4) {
+      try (org.apache.arrow.memory.ArrowBuf b = a.buffer(bytes)) {
+        b.setOne(0, b.capacity());
       }
     }
   }
