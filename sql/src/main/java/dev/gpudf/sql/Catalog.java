@@ -51,6 +51,8 @@ public final class Catalog implements AutoCloseable {
   private final Map<String, Long> defined = new java.util.HashMap<>();
   private long version;
   private int hidden;
+  // reads chunks of file tables ahead of their scans (readAhead), one at a time: started lazily
+  private java.util.concurrent.ExecutorService reader;
 
   /** A catalog whose tables live on {@code gpu}, or on the host when it is null; chunks are joined with {@code allocator}'s memory. */
   Catalog(Gpu gpu, BufferAllocator allocator) {
@@ -85,6 +87,9 @@ public final class Catalog implements AutoCloseable {
     // a table kept in its files, on a GPU catalog: per chunk, the columns read so far (null
     // until one is), kept on the device for later scans within the budget
     final CatalogChunk[] read;
+    // set when the entry is closed, under the source's lock: a read ahead queued before then finds
+    // its source gone and fails instead of reading a closed file
+    private boolean closed;
 
     /** Takes {@code first}, which it closes. */
     Entry(Table<?> first) {
@@ -139,11 +144,28 @@ public final class Catalog implements AutoCloseable {
       return any ? List.copyOf(out) : null;
     }
 
+    /**
+     * Columns {@code columns} of chunk {@code chunk} from the source, into {@code into}; the caller
+     * closes the root. One read at a time: the catalog's reader thread reads ahead (see {@link
+     * #readAhead}) while scans read under the catalog's lock.
+     */
+    VectorSchemaRoot readRows(int chunk, int[] columns, BufferAllocator into) {
+      synchronized (source) {
+        if (closed) {
+          throw new UserException("a table kept in files was dropped or replaced while its chunk " + chunk + " was read");
+        }
+        return source.read(chunk, columns, into);
+      }
+    }
+
     void close() {
       held().forEach(CatalogChunk::close);
       pending.forEach(Table::close);
       if (source != null) {
-        source.close();
+        synchronized (source) {
+          closed = true;
+          source.close();
+        }
       }
     }
   }
@@ -255,7 +277,7 @@ public final class Catalog implements AutoCloseable {
     int[] all = java.util.stream.IntStream.range(0, e.source.names().size()).toArray();
     try {
       for (int c = 0; c < e.source.chunkRows().size(); c++) {
-        try (VectorSchemaRoot root = e.source.read(c, all, allocator); Table<?> chunk = TableOps.load(gpu, root)) {
+        try (VectorSchemaRoot root = e.readRows(c, all, allocator); Table<?> chunk = TableOps.load(gpu, root)) {
           if (made == null) {
             chunk.retain();
             made = new Entry(chunk);
@@ -508,20 +530,81 @@ public final class Catalog implements AutoCloseable {
    * for the caller, who closes the table; spilled columns come back to the device first.
    */
   synchronized Table<?> acquire(String name, int chunk, int[] columns) {
-    Entry e = tables.get(name.toLowerCase(Locale.ROOT));
-    if (e == null) {
-      throw new UserException("no table '" + name + "'");
-    }
-    if (e.source != null) {
-      int[] read = columns != null ? columns : java.util.stream.IntStream.range(0, e.source.names().size()).toArray();
-      if (gpu == null) {
-        // the host backend reads each scan anew: its memory holds only what queries run on
-        try (VectorSchemaRoot root = e.source.read(chunk, read, allocator)) {
-          return TableOps.load(gpu, root);
-        }
+    return acquire(name, chunk, columns, null);
+  }
+
+  /**
+   * {@link #acquire(String, int, int[])}, taking the rows of {@code ahead} (null: none) when it
+   * read the columns the chunk lacks now; closes {@code ahead} either way.
+   */
+  synchronized Table<?> acquire(String name, int chunk, int[] columns, ChunkRead ahead) {
+    try (ahead) {
+      Entry e = tables.get(name.toLowerCase(Locale.ROOT));
+      if (e == null) {
+        throw new UserException("no table '" + name + "'");
       }
-      return fromFile(e, chunk, read);
+      if (e.source != null) {
+        int[] read = columns != null ? columns : allColumns(e);
+        if (gpu == null) {
+          // the host backend reads each scan anew: its memory holds only what queries run on
+          try (VectorSchemaRoot root = rows(e, chunk, read, allocator, ahead)) {
+            return TableOps.load(gpu, root);
+          }
+        }
+        return fromFile(e, chunk, read, ahead);
+      }
+      return fromResident(e, name, chunk, columns);
     }
+  }
+
+  /**
+   * Starts reading, on the catalog's reader thread, the columns {@code columns} (all when null)
+   * of chunk {@code chunk} of table {@code name} that a scan will need: those not on the device
+   * for a GPU catalog, all of them for a CPU one. Null when there is nothing to read: the table
+   * is resident, or every column is. The caller owns the read and hands it to {@link #acquire}.
+   */
+  synchronized ChunkRead readAhead(String name, int chunk, int[] columns) {
+    Entry e = tables.get(name.toLowerCase(Locale.ROOT));
+    if (e == null || e.source == null || chunk < 0 || chunk >= e.read.length) {
+      return null;
+    }
+    int[] read = columns != null ? columns : allColumns(e);
+    int[] wanted = gpu == null ? read : absent(e, chunk, read);
+    if (wanted.length == 0) {
+      return null;
+    }
+    BufferAllocator into = gpu == null ? allocator : gpu.pinnedAllocator();
+    if (reader == null) {
+      reader = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "gpudf-chunk-reader");
+        t.setDaemon(true);
+        return t;
+      });
+    }
+    return new ChunkRead(e, chunk, wanted,
+        java.util.concurrent.CompletableFuture.supplyAsync(() -> e.readRows(chunk, wanted, into), reader));
+  }
+
+  private static int[] allColumns(Entry e) {
+    return java.util.stream.IntStream.range(0, e.source.names().size()).toArray();
+  }
+
+  /** Those of {@code columns} that chunk {@code chunk} of file table {@code e} does not hold on the device now, each once. */
+  private static int[] absent(Entry e, int chunk, int[] columns) {
+    CatalogChunk c = e.read[chunk];
+    return c == null ? java.util.Arrays.stream(columns).distinct().toArray() : c.absent(columns);
+  }
+
+  /** Columns {@code wanted} of chunk {@code chunk} of {@code e}: {@code ahead}'s rows when it read them, else read now. */
+  private static VectorSchemaRoot rows(Entry e, int chunk, int[] wanted, BufferAllocator into, ChunkRead ahead) {
+    if (ahead != null && ahead.reads(e, chunk, wanted)) {
+      return ahead.take();
+    }
+    return e.readRows(chunk, wanted, into);
+  }
+
+  /** {@link #acquire} of resident table {@code e}. */
+  private Table<?> fromResident(Entry e, String name, int chunk, int[] columns) {
     List<CatalogChunk> chunks = e.chunks;
     if (chunk == chunks.size() - 1 && !e.pending.isEmpty()) {
       try (Exec exec = exec()) {
@@ -541,18 +624,18 @@ public final class Catalog implements AutoCloseable {
    * read before, if their file has not changed since (else the source's error), and the others
    * read now and kept; the caller closes the table.
    */
-  private Table<?> fromFile(Entry e, int chunk, int[] columns) {
+  private Table<?> fromFile(Entry e, int chunk, int[] columns, ChunkRead ahead) {
     e.source.check(chunk);
+    int[] absent = absent(e, chunk, columns);
     if (e.read[chunk] == null) {
       e.read[chunk] = CatalogChunk.ofFile(e.source.names(), e.source.types(), e.source.chunkRows().get(chunk));
     }
     CatalogChunk c = e.read[chunk];
-    int[] absent = c.absent(columns);
     if (absent.length > 0) {
       int[] again = java.util.Arrays.stream(absent).filter(c::dropped).toArray();
       // into pinned memory: its pool is touched once, not page by page per chunk as fresh host
       // memory is (most of a scan's time), and it goes to the device with no staging copy
-      try (VectorSchemaRoot root = e.source.read(chunk, absent, gpu.pinnedAllocator());
+      try (VectorSchemaRoot root = rows(e, chunk, absent, gpu.pinnedAllocator(), ahead);
           Table<?> t = TableOps.load(gpu, root)) {
         c.fill(absent, t);
       }
@@ -715,5 +798,9 @@ public final class Catalog implements AutoCloseable {
   public synchronized void close() {
     tables.values().forEach(Entry::close);
     tables.clear();
+    if (reader != null) {
+      // reads still queued find their tables closed and end at once
+      reader.shutdown();
+    }
   }
 }

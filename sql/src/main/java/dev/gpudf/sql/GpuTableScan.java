@@ -29,6 +29,6 @@ public final class GpuTableScan extends TableScan implements GpuRel {
     if (t.chunk() < 0 && t.chunks() != 1) {
       throw new dev.gpudf.columnar.error.InternalException("a scan of chunked table '" + t.name() + "' was not split into its chunks");
     }
-    return ctx.catalog().acquire(t.name(), Math.max(0, t.chunk()), t.columns());
+    return ctx.catalog().acquire(t.name(), Math.max(0, t.chunk()), t.columns(), ctx.readAheadFor(this));
   }
 }

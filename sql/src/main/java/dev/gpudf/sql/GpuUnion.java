@@ -11,7 +11,8 @@ import org.apache.calcite.rel.core.Union;
 
 /**
  * UNION ALL concatenates the inputs on the session's backend; UNION then keeps one row of each
- * group of equal rows (NULLs equal), by the backend's hash group-by.
+ * group of equal rows (NULLs equal), by the backend's hash group-by. While an input runs, the
+ * file chunks the next one scans are read ahead ({@link QueryContext#readAhead}).
  */
 public final class GpuUnion extends Union implements GpuRel {
   GpuUnion(RelOptCluster cluster, RelTraitSet traits, List<RelNode> inputs, boolean all) {
@@ -28,6 +29,9 @@ public final class GpuUnion extends Union implements GpuRel {
     List<Table<?>> parts = new ArrayList<>();
     try {
       for (int i = 0; i < getInputs().size(); i++) {
+        if (i + 1 < getInputs().size()) {
+          ctx.readAhead(getInput(i + 1));
+        }
         parts.add(input(ctx, i));
       }
       // inputs may differ in nullability only; names come from the union's row type

@@ -21,6 +21,8 @@ public final class QueryContext implements AutoCloseable {
   // operators read by more than one parent: how many reads are still to come, and the result
   private final Map<GpuRel, Integer> readsLeft = new IdentityHashMap<>();
   private final Map<GpuRel, Table<?>> shared = new IdentityHashMap<>();
+  // chunks of file tables being read ahead of their scans, by scan
+  private final Map<GpuTableScan, ChunkRead> readAhead = new IdentityHashMap<>();
 
   QueryContext(Exec exec, Catalog catalog, List<Object> parameters) {
     this(exec, catalog, parameters, Cancellation.start());
@@ -147,6 +149,31 @@ public final class QueryContext implements AutoCloseable {
     return t;
   }
 
+  /**
+   * Starts reading the chunks of file tables that {@code branch} scans (see {@link ChunkRead}):
+   * a union of a table's chunks calls this for the branch after the one it runs, so one chunk is
+   * decoded on the host while the one before it is uploaded and worked on. A union inside {@code
+   * branch} is left alone: it reads ahead its own branches, one at a time.
+   */
+  void readAhead(RelNode branch) {
+    if (branch instanceof GpuTableScan scan) {
+      CatalogTable t = scan.getTable().unwrap(CatalogTable.class);
+      if (t.chunk() >= 0 && !readAhead.containsKey(scan)) {
+        ChunkRead read = catalog.readAhead(t.name(), t.chunk(), t.columns());
+        if (read != null) {
+          readAhead.put(scan, read);
+        }
+      }
+    } else if (!(branch instanceof GpuUnion)) {
+      branch.getInputs().forEach(this::readAhead);
+    }
+  }
+
+  /** The read started ahead for {@code scan}, or null; the caller hands it to {@link Catalog#acquire}. */
+  ChunkRead readAheadFor(GpuTableScan scan) {
+    return readAhead.remove(scan);
+  }
+
   /** Closes the results of shared operators that a failed attempt left for readers that never took them. */
   private void dropShared() {
     shared.values().forEach(Table::close);
@@ -155,7 +182,13 @@ public final class QueryContext implements AutoCloseable {
 
   @Override
   public void close() {
-    dropShared();
-    exec.close();
+    try {
+      // each waits for its read to end: nothing read for this query outlives it
+      readAhead.values().forEach(ChunkRead::close);
+      readAhead.clear();
+      dropShared();
+    } finally {
+      exec.close();
+    }
   }
 }

@@ -25,9 +25,22 @@ import org.apache.calcite.util.mapping.Mappings;
 final class ScanColumns {
   private ScanColumns() {}
 
-  /** {@code logical} with the scans below projections narrowed. */
+  /** {@code logical} with the scans below projections narrowed, and those below aggregates that read no column emptied. */
   static RelNode apply(RelNode logical) {
     return logical.accept(new RelShuttleImpl() {
+      @Override
+      public RelNode visit(org.apache.calcite.rel.logical.LogicalAggregate aggregate) {
+        RelNode input = aggregate.getInput();
+        CatalogTable t = input instanceof TableScan scan ? scan.getTable().unwrap(CatalogTable.class) : null;
+        boolean readsNothing = aggregate.getGroupSet().isEmpty()
+            && aggregate.getAggCallList().stream().allMatch(c -> c.getArgList().isEmpty() && c.filterArg < 0);
+        if (t == null || t.columns() != null || !readsNothing) {
+          return super.visit(aggregate);
+        }
+        // COUNT(*): a scan of no columns, only its rows; a table kept in files answers from metadata
+        return aggregate.copy(aggregate.getTraitSet(), List.of(narrowed((TableScan) input, t, new int[0])));
+      }
+
       @Override
       public RelNode visit(LogicalProject project) {
         RelNode input = project.getInput();
@@ -46,15 +59,7 @@ final class ScanColumns {
         for (int i = 0; i < read.length; i++) {
           mapping.set(read[i], i);
         }
-        RelOptTable table = input.getTable();
-        CatalogTable narrowed = t.project(read);
-        org.apache.calcite.rel.type.RelDataType rowType = narrowed.getRowType(input.getCluster().getTypeFactory());
-        // the columns are part of the name: planners tell scans apart by their table's name alone
-        List<String> name = new java.util.ArrayList<>(table.getQualifiedName());
-        name.add("columns: " + String.join(", ", rowType.getFieldNames()));
-        RelOptTable narrowedTable = RelOptTableImpl.create(table.getRelOptSchema(), rowType, name, narrowed,
-            (org.apache.calcite.linq4j.tree.Expression) null);
-        RelNode scan = LogicalTableScan.create(input.getCluster(), narrowedTable, ((TableScan) input).getHints());
+        RelNode scan = narrowed((TableScan) input, t, read);
         RexPermuteInputsShuttle permute = new RexPermuteInputsShuttle(mapping, scan);
         List<RexNode> exprs = project.getProjects().stream().map(e -> e.accept(permute)).toList();
         if (RexUtil.isIdentity(exprs, scan.getRowType())
@@ -64,5 +69,18 @@ final class ScanColumns {
         return project.copy(project.getTraitSet(), scan, exprs, project.getRowType());
       }
     });
+  }
+
+  /** A scan of columns {@code read} of {@code scan}'s catalog table {@code t}. */
+  private static RelNode narrowed(TableScan scan, CatalogTable t, int[] read) {
+    RelOptTable table = scan.getTable();
+    CatalogTable narrowed = t.project(read);
+    org.apache.calcite.rel.type.RelDataType rowType = narrowed.getRowType(scan.getCluster().getTypeFactory());
+    // the columns are part of the name: planners tell scans apart by their table's name alone
+    List<String> name = new java.util.ArrayList<>(table.getQualifiedName());
+    name.add("columns: " + String.join(", ", rowType.getFieldNames()));
+    RelOptTable narrowedTable = RelOptTableImpl.create(table.getRelOptSchema(), rowType, name, narrowed,
+        (org.apache.calcite.linq4j.tree.Expression) null);
+    return LogicalTableScan.create(scan.getCluster(), narrowedTable, scan.getHints());
   }
 }

@@ -114,6 +114,28 @@ class ArrowIpcTablesTest {
     }
   }
 
+  /**
+   * A count of rows reads no column of a table kept in files (the chunks' row counts come from
+   * the metadata), on a chunked and a one-chunk table, and with other counts beside it.
+   */
+  @Test
+  void aCountOfRowsReadsNoColumn(@TempDir Path dir) throws Exception {
+    write(dir.resolve("t.arrow"), 9, 1000);
+    try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
+      RecordingSource chunked = new RecordingSource(dev.gpudf.sql.files.ArrowIpcSource.open(dir.resolve("t.arrow"), a, 3000));
+      RecordingSource whole = new RecordingSource(dev.gpudf.sql.files.ArrowIpcSource.open(dir.resolve("t.arrow"), a, 9000));
+      s.catalog().register("t", chunked);
+      s.catalog().register("w", whole);
+      assertEquals(List.of(9000L), answer(s, "SELECT COUNT(*) FROM t"));
+      assertEquals(List.of(9000L, 1L), answer(s, "SELECT COUNT(*), COUNT(*) / 9000 FROM w"));
+      assertTrue(s.explain("SELECT COUNT(*) FROM t").contains("columns: ]]"), s.explain("SELECT COUNT(*) FROM t"));
+      assertEquals(List.of(0, 0, 0), chunked.widths);
+      assertEquals(List.of(0), whole.widths);
+      assertEquals(List.of(9000L - 1286), answer(s, "SELECT COUNT(s) FROM t"));
+      assertEquals(List.of(0, 0, 0, 1, 1, 1), chunked.widths, "a count of values reads their column");
+    }
+  }
+
   /** The one row of {@code q}'s answer, strings as strings. */
   private static List<Object> answer(GpuSession s, String q) {
     try (VectorSchemaRoot r = s.query(q)) {

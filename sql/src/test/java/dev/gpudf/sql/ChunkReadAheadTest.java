@@ -1,0 +1,124 @@
+package dev.gpudf.sql;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.gpudf.columnar.error.UserException;
+import dev.gpudf.sql.files.ArrowIpcSource;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowFileWriter;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A union of a file table's chunks reads the next chunk on the catalog's reader thread while the
+ * one before it runs ({@link ChunkRead}): same answers, each chunk read once, and nothing read
+ * ahead outlives its query, its table or a failure.
+ */
+class ChunkReadAheadTest {
+  /** Writes {@code batches} batches of 1,000 rows of k = 0, 1, 2, ... */
+  private static Path write(Path dir, int batches) throws Exception {
+    Path file = dir.resolve("t.arrow");
+    try (RootAllocator a = new RootAllocator(); BigIntVector k = new BigIntVector("k", a);
+        VectorSchemaRoot root = VectorSchemaRoot.of(k);
+        FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        ArrowFileWriter w = new ArrowFileWriter(root, null, ch)) {
+      w.start();
+      for (int b = 0; b < batches; b++) {
+        k.allocateNew(1000);
+        for (int r = 0; r < 1000; r++) {
+          k.set(r, b * 1000L + r);
+        }
+        root.setRowCount(1000);
+        w.writeBatch();
+      }
+      w.end();
+    }
+    return file;
+  }
+
+  @Test
+  void chunksAfterTheFirstAreReadAheadOnTheReaderThreadOnceEach(@TempDir Path dir) throws Exception {
+    Path file = write(dir, 8);
+    try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
+      RecordingSource src = new RecordingSource(ArrowIpcSource.open(file, a, 2000));
+      s.catalog().register("t", src);
+      try (VectorSchemaRoot r = s.query("SELECT SUM(k), COUNT(*) FROM t WHERE k % 3 = 0")) {
+        assertEquals(java.util.stream.LongStream.range(0, 8000).filter(v -> v % 3 == 0).sum(),
+            ((Number) r.getVector(0).getObject(0)).longValue());
+        assertEquals(2667L, ((Number) r.getVector(1).getObject(0)).longValue());
+      }
+      String caller = Thread.currentThread().getName();
+      List<String> want = List.of("0 " + caller, "1 gpudf-chunk-reader", "2 gpudf-chunk-reader", "3 gpudf-chunk-reader");
+      assertEquals(want, src.reads.stream().sorted().toList());
+      assertEquals(0, a.getAllocatedMemory(), "nothing read ahead is left after the query");
+    }
+  }
+
+  /** Chunk 0's branch fails while chunk 1 is read ahead: the query's error, and chunk 1's rows freed with it. */
+  @Test
+  void aReadNobodyTakesIsFreedWhenItsQueryFails(@TempDir Path dir) throws Exception {
+    Path file = write(dir, 4);
+    try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
+      RecordingSource src = new RecordingSource(ArrowIpcSource.open(file, a, 2000));
+      s.catalog().register("t", src);
+      UserException e = assertThrows(UserException.class, () -> s.query("SELECT SUM(10 / (k - 5)) FROM t").close());
+      assertTrue(e.getMessage().toLowerCase(java.util.Locale.ROOT).contains("zero"), e.getMessage());
+      assertTrue(src.reads.contains("1 gpudf-chunk-reader"), src.reads.toString());
+      assertEquals(0, a.getAllocatedMemory(), "the unused read ahead was freed");
+    }
+  }
+
+  /**
+   * A table dropped while a chunk of it is being read ahead: the drop waits for the read, which
+   * completes; closing the unused read frees its rows; a read queued behind it either ran before
+   * the drop or finds the table gone and fails, never touching the closed file.
+   */
+  @Test
+  void aTableDroppedDuringAReadAheadLeavesNothing(@TempDir Path dir) throws Exception {
+    Path file = write(dir, 6);
+    try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
+      RecordingSource src = new RecordingSource(ArrowIpcSource.open(file, a, 2000));
+      s.catalog().register("t", src);
+      CountDownLatch hold = new CountDownLatch(1);
+      src.hold = hold;
+      ChunkRead first = s.catalog().readAhead("t", 1, null);
+      ChunkRead queued = s.catalog().readAhead("t", 2, null);
+      assertNotNull(first);
+      assertTrue(src.reading.await(30, TimeUnit.SECONDS), "the first read started");
+      Thread release = new Thread(() -> {
+        try {
+          Thread.sleep(200);
+        } catch (InterruptedException ex) {
+          Thread.currentThread().interrupt();
+        }
+        hold.countDown();
+      });
+      release.start();
+      s.catalog().drop("t");
+      release.join();
+      assertNull(s.catalog().readAhead("t", 1, null), "no read ahead of a table that is gone");
+      try (VectorSchemaRoot before = queued.take()) {
+        assertEquals(2000, before.getRowCount(), "the queued read ran before the drop");
+      } catch (UserException gone) {
+        assertTrue(gone.getMessage().contains("dropped or replaced"), gone.getMessage());
+      }
+      queued.close();
+      first.close();
+      assertEquals("1 gpudf-chunk-reader", src.reads.get(0));
+      assertTrue(src.reads.stream().noneMatch(r -> r.endsWith("after close")), src.reads.toString());
+      assertEquals(0, a.getAllocatedMemory());
+    }
+  }
+}
