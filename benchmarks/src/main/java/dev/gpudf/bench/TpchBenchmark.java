@@ -674,6 +674,10 @@ public final class TpchBenchmark {
         }
         if (r == 0) {
           cold = (System.nanoTime() - t0) / 1e6;
+          // for the log: how a cold run divides (planning includes the JIT's first pass over the planner)
+          GpuSession.QueryTimings c = runs.get(0);
+          System.out.printf(java.util.Locale.ROOT, "%s %s cold: %.1f ms = plan %.1f + execute %.1f + transfer %.1f%n", engine,
+              name, cold, c.planNanos() / 1e6, c.executeNanos() / 1e6, c.transferNanos() / 1e6);
           runs.clear();
         }
       }
