@@ -12,7 +12,7 @@
 # in an earlier call on this machine: TPC-H at FILES_SF (default 10) written as Parquet on the
 # host's disk, then queried in place by gpudf and DuckDB; FILES_ARGS passes harness options; then
 # ScanBenchmark over its lineitem file, SCAN_ARGS its options after the file; FILES_TPCH=0 skips
-# the TPC-H run)
+# the TPC-H run, FILES_SCAN=0 the scan one; FILES_JAVA_OPTS adds JVM flags to the TPC-H run)
 set -uo pipefail
 what=${1:-all}
 OUT=${OUT:-gpu-out}
@@ -98,13 +98,13 @@ if [ "$what" = files ]; then
     [ -f "$data/region.parquet" ] || JAVA_OPTS="-Xmx96g --sun-misc-unsafe-memory-access=allow" bash .gpu-bundle/run \
       dev.gpudf.bench.TpchFiles --sf "$sf" --out "$data" 2>&1 | tee "$OUT/files-write.txt"
     if [ "${FILES_TPCH:-1}" = 1 ]; then
-      JAVA_OPTS="-Xmx64g --sun-misc-unsafe-memory-access=allow" bash .gpu-bundle/run dev.gpudf.bench.TpchBenchmark \
+      JAVA_OPTS="-Xmx64g --sun-misc-unsafe-memory-access=allow ${FILES_JAVA_OPTS:-}" bash .gpu-bundle/run dev.gpudf.bench.TpchBenchmark \
         --sf "$sf" --data "$data" --in-place ${FILES_ARGS:---engines gpu,duckdb --reps 3} --out "$OUT" 2>&1 | tee "$OUT/files-log.txt"
       rc=${PIPESTATUS[0]}
     fi
     # where a cold scan's time goes: Arrow's reader, gpudf's chunks, the upload; DuckDB as the peer
     # (SCAN_JAVA_OPTS adds JVM flags, a flight recording into $OUT say)
-    JAVA_OPTS="-Xmx64g --sun-misc-unsafe-memory-access=allow ${SCAN_JAVA_OPTS:-}" bash .gpu-bundle/run dev.gpudf.bench.ScanBenchmark \
+    [ "${FILES_SCAN:-1}" = 0 ] || JAVA_OPTS="-Xmx64g --sun-misc-unsafe-memory-access=allow ${SCAN_JAVA_OPTS:-}" bash .gpu-bundle/run dev.gpudf.bench.ScanBenchmark \
       "$data/lineitem.parquet" ${SCAN_ARGS:-3} 2>&1 | tee "$OUT/files-scan.txt"
   fi
 fi

@@ -573,6 +573,7 @@ public final class TpchBenchmark {
     for (String q : s.queries()) {
       if (!overBudget(engine, q, start, s, report)) {
         dev.gpudf.sql.Catalog.FileReads before = catalog.fileReads();
+        dev.gpudf.sql.Catalog.ReadsAhead aheadBefore = catalog.readsAhead();
         if (s.inPlace()) {
           // a cold run reads its files: what earlier queries left on the device is dropped first
           long budget = catalog.deviceBudget();
@@ -586,6 +587,12 @@ public final class TpchBenchmark {
               + " again after the budget dropped them: %,d, %,d MiB)%n", engine, q, after.columnChunks() - before.columnChunks(),
               (after.bytes() - before.bytes()) >> 20, after.rereadColumnChunks() - before.rereadColumnChunks(),
               (after.rereadBytes() - before.rereadBytes()) >> 20);
+        }
+        dev.gpudf.sql.Catalog.ReadsAhead ahead = catalog.readsAhead();
+        if (after.columnChunks() > before.columnChunks() || ahead.started() > aheadBefore.started()) {
+          System.out.printf("%s %s chunks read ahead: %d, taken by their scans: %d; pinned pool after it: %,d MiB%n", engine, q,
+              ahead.started() - aheadBefore.started(), ahead.taken() - aheadBefore.taken(),
+              session.gpu() == null ? 0 : session.gpu().pinnedReserved() >> 20);
         }
       }
       checkpoint(report, s);

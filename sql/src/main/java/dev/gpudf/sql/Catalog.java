@@ -565,7 +565,7 @@ public final class Catalog implements AutoCloseable {
    */
   synchronized ChunkRead readAhead(String name, int chunk, int[] columns) {
     Entry e = tables.get(name.toLowerCase(Locale.ROOT));
-    if (e == null || e.source == null || chunk < 0 || chunk >= e.read.length) {
+    if (!READ_AHEAD || e == null || e.source == null || chunk < 0 || chunk >= e.read.length) {
       return null;
     }
     int[] read = columns != null ? columns : allColumns(e);
@@ -581,6 +581,7 @@ public final class Catalog implements AutoCloseable {
         return t;
       });
     }
+    readsAheadStarted++;
     return new ChunkRead(e, chunk, wanted,
         java.util.concurrent.CompletableFuture.supplyAsync(() -> e.readRows(chunk, wanted, into), reader));
   }
@@ -596,8 +597,9 @@ public final class Catalog implements AutoCloseable {
   }
 
   /** Columns {@code wanted} of chunk {@code chunk} of {@code e}: {@code ahead}'s rows when it read them, else read now. */
-  private static VectorSchemaRoot rows(Entry e, int chunk, int[] wanted, BufferAllocator into, ChunkRead ahead) {
+  private VectorSchemaRoot rows(Entry e, int chunk, int[] wanted, BufferAllocator into, ChunkRead ahead) {
     if (ahead != null && ahead.reads(e, chunk, wanted)) {
+      readsAheadTaken++;
       return ahead.take();
     }
     return e.readRows(chunk, wanted, into);
@@ -754,6 +756,24 @@ public final class Catalog implements AutoCloseable {
   public record FileReads(long columnChunks, long bytes, long rereadColumnChunks, long rereadBytes) {}
 
   private FileReads fileReads = new FileReads(0, 0, 0, 0);
+
+  /**
+   * Chunk reads started ahead of their scans ({@link #readAhead}) since the catalog was made, on
+   * either backend, and how many of them a scan took: the rest were read for nothing (the query
+   * ended first, or the chunk's missing columns changed meanwhile).
+   */
+  public record ReadsAhead(long started, long taken) {}
+
+  private long readsAheadStarted;
+  private long readsAheadTaken;
+
+  /** See {@link ReadsAhead}. */
+  public synchronized ReadsAhead readsAhead() {
+    return new ReadsAhead(readsAheadStarted, readsAheadTaken);
+  }
+
+  // -Dgpudf.files.readAhead=false reads each chunk only when its scan runs
+  private static final boolean READ_AHEAD = Boolean.parseBoolean(System.getProperty("gpudf.files.readAhead", "true"));
 
   /** {@link FileReads} so far. */
   public synchronized FileReads fileReads() {

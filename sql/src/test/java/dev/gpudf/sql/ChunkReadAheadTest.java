@@ -62,6 +62,7 @@ class ChunkReadAheadTest {
       String caller = Thread.currentThread().getName();
       List<String> want = List.of("0 " + caller, "1 gpudf-chunk-reader", "2 gpudf-chunk-reader", "3 gpudf-chunk-reader");
       assertEquals(want, src.reads.stream().sorted().toList());
+      assertEquals(new Catalog.ReadsAhead(3, 3), s.catalog().readsAhead());
       assertEquals(0, a.getAllocatedMemory(), "nothing read ahead is left after the query");
     }
   }
@@ -76,6 +77,7 @@ class ChunkReadAheadTest {
       UserException e = assertThrows(UserException.class, () -> s.query("SELECT SUM(10 / (k - 5)) FROM t").close());
       assertTrue(e.getMessage().toLowerCase(java.util.Locale.ROOT).contains("zero"), e.getMessage());
       assertTrue(src.reads.contains("1 gpudf-chunk-reader"), src.reads.toString());
+      assertEquals(new Catalog.ReadsAhead(1, 0), s.catalog().readsAhead(), "read ahead, never taken");
       assertEquals(0, a.getAllocatedMemory(), "the unused read ahead was freed");
     }
   }

@@ -94,6 +94,11 @@ public final class Gpu implements AutoCloseable {
     return pinnedAllocator;
   }
 
+  /** Bytes of host memory the pinned pool has pinned so far (it keeps them until close: pinning is slow). */
+  public long pinnedReserved() {
+    return pinnedPool.reserved();
+  }
+
   /** A {@code bytes}-byte pinned block for small read-backs, from the pinned pool; the caller closes it. */
   public PinnedScratch newPinnedScratch(long bytes) {
     return new PinnedScratch(pinnedPool, bytes);
