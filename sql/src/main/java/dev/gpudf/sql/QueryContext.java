@@ -151,8 +151,9 @@ public final class QueryContext implements AutoCloseable {
 
   /**
    * Starts reading the chunks of file tables that {@code branch} scans (see {@link ChunkRead}):
-   * a union of a table's chunks calls this for the branch after the one it runs, so one chunk is
-   * decoded on the host while the one before it is uploaded and worked on. A union inside {@code
+   * a union of a table's chunks calls this for its first branch and then, as each runs, for the
+   * branch after it, so one chunk is decoded on the host while the one before it is uploaded and
+   * worked on, and each file is read in order by one thread. A union inside {@code
    * branch} is left alone: it reads ahead its own branches, one at a time.
    */
   void readAhead(RelNode branch) {
