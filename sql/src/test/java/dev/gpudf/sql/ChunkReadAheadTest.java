@@ -48,12 +48,18 @@ class ChunkReadAheadTest {
     return file;
   }
 
+  /** {@code file} as table t of {@code s}, in chunks of 2,000 rows, its reads recorded. */
+  private static RecordingSource register(GpuSession s, Path file, org.apache.arrow.memory.BufferAllocator a) {
+    RecordingSource src = new RecordingSource(ArrowIpcSource.open(file, a, 2000));
+    s.catalog().register("t", src);
+    return src;
+  }
+
   @Test
   void chunksAreReadAheadOnTheReaderThreadInOrderOnceEach(@TempDir Path dir) throws Exception {
     Path file = write(dir, 8);
     try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
-      RecordingSource src = new RecordingSource(ArrowIpcSource.open(file, a, 2000));
-      s.catalog().register("t", src);
+      RecordingSource src = register(s, file, a);
       try (VectorSchemaRoot r = s.query("SELECT SUM(k), COUNT(*) FROM t WHERE k % 3 = 0")) {
         assertEquals(java.util.stream.LongStream.range(0, 8000).filter(v -> v % 3 == 0).sum(),
             ((Number) r.getVector(0).getObject(0)).longValue());
@@ -72,8 +78,7 @@ class ChunkReadAheadTest {
   void aReadNobodyTakesIsFreedWhenItsQueryFails(@TempDir Path dir) throws Exception {
     Path file = write(dir, 4);
     try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
-      RecordingSource src = new RecordingSource(ArrowIpcSource.open(file, a, 2000));
-      s.catalog().register("t", src);
+      RecordingSource src = register(s, file, a);
       UserException e = assertThrows(UserException.class, () -> s.query("SELECT SUM(10 / (k - 5)) FROM t").close());
       assertTrue(e.getMessage().toLowerCase(java.util.Locale.ROOT).contains("zero"), e.getMessage());
       assertTrue(src.reads.contains("1 gpudf-chunk-reader"), src.reads.toString());
@@ -91,8 +96,7 @@ class ChunkReadAheadTest {
   void aTableDroppedDuringAReadAheadLeavesNothing(@TempDir Path dir) throws Exception {
     Path file = write(dir, 6);
     try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
-      RecordingSource src = new RecordingSource(ArrowIpcSource.open(file, a, 2000));
-      s.catalog().register("t", src);
+      RecordingSource src = register(s, file, a);
       CountDownLatch hold = new CountDownLatch(1);
       src.hold = hold;
       ChunkRead first = s.catalog().readAhead("t", 1, null);
