@@ -232,7 +232,8 @@ public final class ParquetSource implements ChunkSource {
     List<Integer> key = java.util.Arrays.stream(columns).boxed().toList();
     try {
       Stream s = streams.get(key);
-      if (s != null && s.next != chunk) {
+      if (s != null && s.next > chunk) {
+        // a stream only goes forward: an earlier chunk starts a new one
         streams.remove(key).close();
         s = null;
       }
@@ -250,13 +251,15 @@ public final class ParquetSource implements ChunkSource {
           throw e;
         }
         streams.put(key, s);
-        for (int b = 0; b < firstBatch.get(chunk); b++) {
-          if (!s.reader.loadNextBatch()) {
-            throw new UserException(file + " ended before chunk " + chunk + ": it changed since it was opened");
-          }
-        }
-        s.next = chunk;
       }
+      // a later chunk than the stream's next (chunks that statistics skipped, say) is reached by
+      // reading on, not by starting over: each batch of the file is decoded at most once per stream
+      for (int b = firstBatch.get(s.next); b < firstBatch.get(chunk); b++) {
+        if (!s.reader.loadNextBatch()) {
+          throw new UserException(file + " ended before chunk " + chunk + ": it changed since it was opened");
+        }
+      }
+      s.next = chunk;
       VectorSchemaRoot root = Batches.append(s.reader, into, firstBatch.get(chunk + 1) - firstBatch.get(chunk),
           chunkRows.get(chunk), file.toString());
       s.next = chunk + 1;
