@@ -47,12 +47,71 @@ public final class Join {
    */
   public static HostTable join(Exec exec, HostTable left, HostTable right, int[] leftKeys, int[] rightKeys, Kind kind,
       List<String> names, Expr residual) {
+    return join(exec, left, right, leftKeys, rightKeys, kind, names, residual, null);
+  }
+
+  /**
+   * A hash index over some key columns of a table (the build side of a join), made once by
+   * {@link #index} and probed by every join of that table on those keys: a table that each chunk
+   * of another is joined to is indexed once, not once a chunk. It refers to the table's columns
+   * without holding them, so it is valid only while the table is open, which its user sees to.
+   */
+  public static final class Index {
+    private final HostTable table;
+    private final int[] keys;
+    private final HostKeys rk;
+    private final long[] hash;
+    private final int[] head;
+    private final int[] next;
+
+    private Index(HostTable table, int[] keys) {
+      this.table = table;
+      this.keys = keys.clone();
+      rk = keys(table, keys);
+      int m = table.rowCount();
+      hash = new long[m];
+      head = new int[Integer.highestOneBit(Math.max(4, m * 2 - 1)) << 1];
+      Arrays.fill(head, -1);
+      next = new int[m];
+      // rows pushed in reverse so each chain runs in row order
+      for (int j = m - 1; j >= 0; j--) {
+        if (rk.anyNull(j)) {
+          continue;
+        }
+        hash[j] = rk.hash(j);
+        int s = slot(hash[j], head.length);
+        next[j] = head[s];
+        head[s] = j;
+      }
+    }
+  }
+
+  /** The {@link Index} of {@code right} on key columns {@code rightKeys}, for {@link #join(Exec, HostTable, HostTable, int[], int[], Kind, List, Expr, Index)}. */
+  public static Index index(HostTable right, int[] rightKeys) {
+    for (int k : rightKeys) {
+      if (k < 0 || k >= right.columnCount()) {
+        throw new UserException("join key column " + k + " is not among the " + right.columnCount() + " columns");
+      }
+    }
+    return new Index(right, rightKeys);
+  }
+
+  /**
+   * {@link #join(Exec, HostTable, HostTable, int[], int[], Kind, List, Expr)} probing {@code index}
+   * (null: one is made for this join), which must be {@code right}'s on {@code rightKeys}.
+   */
+  public static HostTable join(Exec exec, HostTable left, HostTable right, int[] leftKeys, int[] rightKeys, Kind kind,
+      List<String> names, Expr residual, Index index) {
     check(left, right, leftKeys, rightKeys, kind, names, residual);
+    if (index != null && (index.table != right || !Arrays.equals(index.keys, rightKeys))) {
+      throw new dev.gpudf.columnar.error.InternalException("a join index of another table or other keys was given: keys "
+          + Arrays.toString(index.keys) + ", not " + Arrays.toString(rightKeys));
+    }
     int[][] maps;
     if (kind == Kind.NULL_AWARE_ANTI && right.rowCount() > 0 && right.column(rightKeys[0]).nullCount() > 0) {
       maps = new int[][] {{}, {}};
     } else if (leftKeys.length > 0 && residual == null) {
-      maps = maps(exec::checkpoint, left, right, leftKeys, rightKeys, kind);
+      maps = maps(exec::checkpoint, left, index != null ? index : index(right, rightKeys), leftKeys, kind);
     } else {
       long pairs = leftKeys.length == 0 ? (long) left.rowCount() * right.rowCount() : 0;
       if (pairs * (left.columnCount() + right.columnCount()) > MAX_CROSS_CELLS) {
@@ -61,7 +120,7 @@ public final class Join {
             + " columns, more than this CPU join holds (" + MAX_CROSS_CELLS + " cells)");
       }
       int[][] candidates = leftKeys.length == 0 ? cross(left.rowCount(), right.rowCount())
-          : maps(exec::checkpoint, left, right, leftKeys, rightKeys, Kind.INNER);
+          : maps(exec::checkpoint, left, index != null ? index : index(right, rightKeys), leftKeys, Kind.INNER);
       maps = decide(candidates, residual == null ? null : holds(exec, left, right, candidates, residual),
           left.rowCount(), right.rowCount(), kind);
     }
@@ -240,25 +299,14 @@ public final class Join {
    * {@code checkpoint} runs before each chunk of left rows is probed (a join whose keys repeat
    * can run long in one operator; a checkpoint that throws stops it).
    */
-  static int[][] maps(Runnable checkpoint, HostTable left, HostTable right, int[] leftKeys, int[] rightKeys, Kind kind) {
+  static int[][] maps(Runnable checkpoint, HostTable left, Index index, int[] leftKeys, Kind kind) {
     HostKeys lk = keys(left, leftKeys);
-    HostKeys rk = keys(right, rightKeys);
-    int m = right.rowCount();
-    long[] rHash = new long[m];
-    int cap = Integer.highestOneBit(Math.max(4, m * 2 - 1)) << 1;
-    int[] head = new int[cap];
-    Arrays.fill(head, -1);
-    int[] next = new int[m];
-    // rows pushed in reverse so each chain runs in row order
-    for (int j = m - 1; j >= 0; j--) {
-      if (rk.anyNull(j)) {
-        continue;
-      }
-      rHash[j] = rk.hash(j);
-      int s = slot(rHash[j], cap);
-      next[j] = head[s];
-      head[s] = j;
-    }
+    HostKeys rk = index.rk;
+    int m = index.table.rowCount();
+    long[] rHash = index.hash;
+    int cap = index.head.length;
+    int[] head = index.head;
+    int[] next = index.next;
     int n = left.rowCount();
     int chunks = (n + CHUNK - 1) / CHUNK;
     int[][] chunkLeft = new int[chunks][];

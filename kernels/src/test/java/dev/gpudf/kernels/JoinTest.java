@@ -91,12 +91,14 @@ class JoinTest {
           int bool = lt.names().indexOf("bool");
           int str = lt.names().indexOf("str");
           for (int[] keys : new int[][] {{bool}, {str}, {bool, str}, {i8}}) {
+            // one index of the right side, probed by every kind of join
+            Join.Index index = Join.index(rt, keys);
             for (Join.Kind kind : Join.Kind.values()) {
               if (kind == Join.Kind.CROSS || kind == Join.Kind.NULL_AWARE_ANTI) {
                 continue;
               }
               int[][] want = oracle(l, r, keys, keys, kind);
-              int[][] got = Join.maps(() -> { }, lt, rt, keys, keys, kind);
+              int[][] got = Join.maps(() -> { }, lt, index, keys, kind);
               assertArrayEquals(want[0], got[0], kind + " left rows");
               assertArrayEquals(want[1], got[1], kind + " right rows");
             }
@@ -119,6 +121,12 @@ class JoinTest {
             assertEquals((long) rows * (rows / 2 + 1), cross.rowCount());
           }
           assertThrows(UserException.class, () -> Join.join(exec, lt, rt, new int[] {i8}, new int[] {str}, Join.Kind.INNER, names));
+          // an index is of one table on some keys: another's is refused, not probed
+          int[] s1 = {str};
+          assertThrows(dev.gpudf.columnar.error.InternalException.class,
+              () -> Join.join(exec, lt, rt, s1, s1, Join.Kind.INNER, names, null, Join.index(lt, s1)));
+          assertThrows(dev.gpudf.columnar.error.InternalException.class,
+              () -> Join.join(exec, lt, rt, s1, s1, Join.Kind.INNER, names, null, Join.index(rt, new int[] {i8})));
         }
       }
     }

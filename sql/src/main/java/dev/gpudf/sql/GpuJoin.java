@@ -66,6 +66,10 @@ public final class GpuJoin extends org.apache.calcite.rel.core.Join implements G
       if (left instanceof DeviceTable l && right instanceof DeviceTable r) {
         return Join.join(ctx.exec(), l, r, lk, rk, kind, names, residual);
       }
+      if (left instanceof dev.gpudf.columnar.HostTable l && right instanceof dev.gpudf.columnar.HostTable r && lk.length > 0) {
+        // a right side that every chunk of a split table is joined to is indexed once for all of them
+        return Join.join(ctx.exec(), l, r, lk, rk, kind, names, residual, ctx.joinIndex((GpuRel) getInput(1), r, rk));
+      }
       return TableOps.viaHost(ctx, java.util.List.of(left, right),
           host -> Join.join(ctx.exec(), host.get(0), host.get(1), lk, rk, kind, names, residual));
     }

@@ -21,6 +21,9 @@ public final class QueryContext implements AutoCloseable {
   // operators read by more than one parent: how many reads are still to come, and the result
   private final Map<GpuRel, Integer> readsLeft = new IdentityHashMap<>();
   private final Map<GpuRel, Table<?>> shared = new IdentityHashMap<>();
+  // hash indexes of shared operators' results, made by the first join that probes one and kept
+  // for the parents still to read it: by operator, then by key columns
+  private final Map<GpuRel, Map<List<Integer>, dev.gpudf.kernels.Join.Index>> joinIndexes = new IdentityHashMap<>();
   // chunks of file tables being read ahead of their scans, by scan
   private final Map<GpuTableScan, ChunkRead> readAhead = new IdentityHashMap<>();
 
@@ -175,8 +178,30 @@ public final class QueryContext implements AutoCloseable {
     return readAhead.remove(scan);
   }
 
+  /**
+   * The hash index on key columns {@code keys} of {@code right}, the result of operator {@code
+   * rel} that a join probes: made once and kept while other parents of {@code rel} are still to
+   * read it (each chunk of a split table joined to one table), else made for this join alone.
+   * Valid while {@code right} is open: the caller's join uses it at once.
+   */
+  dev.gpudf.kernels.Join.Index joinIndex(GpuRel rel, dev.gpudf.columnar.HostTable right, int[] keys) {
+    boolean more = readsLeft.containsKey(rel);
+    Map<List<Integer>, dev.gpudf.kernels.Join.Index> byKeys = more
+        ? joinIndexes.computeIfAbsent(rel, r -> new java.util.HashMap<>()) : joinIndexes.remove(rel);
+    List<Integer> k = java.util.Arrays.stream(keys).boxed().toList();
+    dev.gpudf.kernels.Join.Index index = byKeys == null ? null : byKeys.get(k);
+    if (index == null) {
+      index = dev.gpudf.kernels.Join.index(right, keys);
+      if (more) {
+        byKeys.put(k, index);
+      }
+    }
+    return index;
+  }
+
   /** Closes the results of shared operators that a failed attempt left for readers that never took them. */
   private void dropShared() {
+    joinIndexes.clear();
     shared.values().forEach(Table::close);
     shared.clear();
   }
