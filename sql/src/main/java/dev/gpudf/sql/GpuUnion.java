@@ -28,12 +28,10 @@ public final class GpuUnion extends Union implements GpuRel {
   public Table<?> execute(QueryContext ctx) {
     List<Table<?>> parts = new ArrayList<>();
     try {
+      // the first branch's chunks too: the reader thread then reads a file's chunks in order, and
+      // a file read in order is decoded once (read out of order, its stream starts over)
+      ctx.readAhead(getInput(0));
       for (int i = 0; i < getInputs().size(); i++) {
-        if (i == 0) {
-          // the first branch's chunks too: the reader thread then reads a file's chunks in order,
-          // and a file read in order is decoded once (read out of order, its stream starts over)
-          ctx.readAhead(getInput(0));
-        }
         if (i + 1 < getInputs().size()) {
           ctx.readAhead(getInput(i + 1));
         }
