@@ -4,6 +4,10 @@ import dev.gpudf.columnar.error.UserException;
 import dev.gpudf.sql.GpuSession;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.flight.FlightServer;
 import org.apache.arrow.flight.Location;
 import org.apache.arrow.flight.auth2.BasicCallHeaderAuthenticator;
@@ -15,7 +19,7 @@ import org.apache.arrow.memory.BufferAllocator;
  * chain and key (PEM) are given; basic auth exchanged for bearer tokens when a users file is
  * given ({@link Users}), otherwise open to whoever reaches the port. Inbound messages are capped
  * (a client cannot make the server buffer an arbitrarily large batch). Closing stops the server
- * and frees its memory; the session stays the caller's.
+ * and frees its memory, after every call's handler has ended; the session stays the caller's.
  */
 public final class GpudfFlightServer implements AutoCloseable {
   /** Inbound message cap when none is given: 256 MiB. */
@@ -50,16 +54,34 @@ public final class GpudfFlightServer implements AutoCloseable {
     }
   }
 
+  /** How long calls in flight may run on once the server is asked to close, before they are interrupted. */
+  private static final long CLOSE_GRACE_MS = 3_000;
+  /** How long a stopped handler may take to end (a query stops at its next check). */
+  private static final long HANDLER_END_MS = 60_000;
+
   private final BufferAllocator allocator;
   private final GpudfFlightSqlProducer producer;
   private final FlightServer server;
+  private final ExecutorService handlers;
   private final boolean tls;
 
-  private GpudfFlightServer(BufferAllocator allocator, GpudfFlightSqlProducer producer, FlightServer server, boolean tls) {
+  private GpudfFlightServer(BufferAllocator allocator, GpudfFlightSqlProducer producer, FlightServer server,
+      ExecutorService handlers, boolean tls) {
     this.allocator = allocator;
     this.producer = producer;
     this.server = server;
+    this.handlers = handlers;
     this.tls = tls;
+  }
+
+  /** The threads that run calls: the server's own, so that closing it can wait for them. */
+  private static ExecutorService handlerThreads() {
+    AtomicInteger count = new AtomicInteger();
+    return Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r, "gpudf-flight-" + count.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
   }
 
   /** Starts serving {@code session}; result batches come from a child of {@code parent}. The caller closes the server. */
@@ -73,8 +95,10 @@ public final class GpudfFlightServer implements AutoCloseable {
     BufferAllocator allocator = parent.newChildAllocator("flight-server", 0, Long.MAX_VALUE);
     Users users = options.users() == null ? null : Users.read(options.users());
     GpudfFlightSqlProducer producer = new GpudfFlightSqlProducer(session, allocator, options.dataDirectory(), users);
+    ExecutorService handlers = handlerThreads();
     try {
       FlightServer.Builder builder = FlightServer.builder(allocator, location, producer)
+          .executor(handlers)
           .maxInboundMessageSize(options.maxInboundBytes())
           .transportHint("grpc.builderConsumer", (java.util.function.Consumer<io.grpc.netty.NettyServerBuilder>)
               netty -> netty.intercept(new org.apache.arrow.flight.InboundMessageCheck())
@@ -106,8 +130,9 @@ public final class GpudfFlightServer implements AutoCloseable {
         throw new UserException("cannot listen on " + options.host() + ":" + options.port() + ": "
             + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()), e);
       }
-      return new GpudfFlightServer(allocator, producer, server, tls);
+      return new GpudfFlightServer(allocator, producer, server, handlers, tls);
     } catch (RuntimeException e) {
+      handlers.shutdown();
       producer.close();
       allocator.close();
       throw e;
@@ -149,10 +174,26 @@ public final class GpudfFlightServer implements AutoCloseable {
     server.awaitTermination();
   }
 
+  /**
+   * Stops the server: calls in flight get {@value #CLOSE_GRACE_MS} ms to end, then result streams
+   * still sending (to a client that stopped reading) and queries still running are stopped, and the
+   * server's memory is freed only once every call's handler has ended. gRPC reports a server
+   * terminated once its connections are closed, while a handler may still run on the call threads
+   * and hold result batches: closing the allocator then fails on memory about to be freed.
+   */
   @Override
   public void close() throws InterruptedException {
     try {
+      server.shutdown();
+      if (!server.awaitTermination(CLOSE_GRACE_MS, TimeUnit.MILLISECONDS)) {
+        producer.stopCalls();
+      }
       server.close();
+      handlers.shutdown();
+      if (!handlers.awaitTermination(HANDLER_END_MS, TimeUnit.MILLISECONDS)) {
+        throw new IllegalStateException("a Flight call's handler did not end within " + HANDLER_END_MS / 1000
+            + " s of the server closing; its memory cannot be freed");
+      }
     } finally {
       producer.close();
       allocator.close();

@@ -71,6 +71,9 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
   private final java.util.Map<ByteString, Running> running = new java.util.concurrent.ConcurrentHashMap<>();
 
   private record Running(String owner, dev.gpudf.sql.Cancellation cancellation) {}
+  /** Set once the server closes: streams and queries in flight end at their next check. */
+  private volatile boolean closing;
+  private final ResultSender sender;
   private final SqlInfoBuilder sqlInfo = new SqlInfoBuilder()
       .withFlightSqlServerName("gpudf")
       .withFlightSqlServerVersion("0.1.0-SNAPSHOT")
@@ -111,6 +114,7 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
       Users users) {
     this.session = session;
     this.allocator = allocator;
+    this.sender = new ResultSender(allocator, () -> closing);
     this.dataDirectory = dataDirectory == null ? null : new DataDirectory(dataDirectory, session);
     this.exports = new DeviceExports(session);
     this.users = users;
@@ -228,7 +232,7 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
     }
     Statuses.stream(listener, () -> {
       try (VectorSchemaRoot result = cancellable(context, listener, ticket.getStatementHandle(), sql, List.of())) {
-        ResultSender.send(result, listener, allocator);
+        sender.send(result, listener);
       }
     });
   }
@@ -241,7 +245,8 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
    */
   private VectorSchemaRoot cancellable(CallContext context, ServerStreamListener listener, ByteString handle, String sql,
       List<Object> values) {
-    Running mine = new Running(user(context), dev.gpudf.sql.Cancellation.following(listener::isCancelled, 0));
+    Running mine = new Running(user(context),
+        dev.gpudf.sql.Cancellation.following(() -> closing || listener.isCancelled(), 0));
     // a prepared statement may run on several streams at once: each removes only its own entry
     running.put(handle, mine);
     try {
@@ -337,7 +342,7 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
       Prepared p = preparedOf(context, command.getPreparedStatementHandle());
       try (VectorSchemaRoot result = cancellable(context, listener, command.getPreparedStatementHandle(), p.sql,
           p.values)) {
-        ResultSender.send(result, listener, allocator);
+        sender.send(result, listener);
       }
     });
   }
@@ -425,7 +430,7 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
       try (VectorSchemaRoot root = VectorSchemaRoot.create(Schemas.GET_TABLE_TYPES_SCHEMA, allocator)) {
         ((VarCharVector) root.getVector(0)).setSafe(0, "TABLE".getBytes(StandardCharsets.UTF_8));
         root.setRowCount(1);
-        ResultSender.send(root, listener, allocator);
+        sender.send(root, listener);
       }
     });
   }
@@ -456,7 +461,7 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
           }
         }
         root.setRowCount(names.size());
-        ResultSender.send(root, listener, allocator);
+        sender.send(root, listener);
       }
     });
   }
@@ -508,7 +513,7 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
           row++;
         }
         root.setRowCount(row);
-        ResultSender.send(root, listener, allocator);
+        sender.send(root, listener);
       }
     });
   }
@@ -539,8 +544,13 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
   private void sendEmpty(Schema schema, ServerStreamListener listener) {
     try (VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
       root.setRowCount(0);
-      ResultSender.send(root, listener, allocator);
+      sender.send(root, listener);
     }
+  }
+
+  /** Ends the calls in flight: result streams stop at their next batch, running queries are cancelled. */
+  void stopCalls() {
+    closing = true;
   }
 
   @Override

@@ -1,6 +1,7 @@
 package dev.gpudf.flight;
 
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.apache.arrow.flight.BackpressureStrategy;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.FlightProducer.ServerStreamListener;
@@ -13,7 +14,7 @@ import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 /**
  * Streams a result to a Flight client in batches, waiting for the client to take each one (gRPC
  * flow control), so a slow reader holds back the sender instead of queueing the whole result in
- * memory; a client that goes away ends the stream at the next batch.
+ * memory; a client that goes away, or the server closing, ends the stream at the next batch.
  */
 final class ResultSender {
   /** Rows per record batch. */
@@ -29,10 +30,20 @@ final class ResultSender {
    */
   private static final long POLL_MS = 50;
 
-  private ResultSender() {}
+  /** What a wait for the client came to. */
+  private enum Wait { READY, CANCELLED, TIMED_OUT, SERVER_CLOSING }
+
+  private final BufferAllocator allocator;
+  private final BooleanSupplier serverClosing;
+
+  /** Sends batches from {@code allocator}; a stream ends early once {@code serverClosing} says so. */
+  ResultSender(BufferAllocator allocator, BooleanSupplier serverClosing) {
+    this.allocator = allocator;
+    this.serverClosing = serverClosing;
+  }
 
   /** Sends every row of {@code result} (which the caller keeps) and completes the stream. */
-  static void send(VectorSchemaRoot result, ServerStreamListener listener, BufferAllocator allocator) {
+  void send(VectorSchemaRoot result, ServerStreamListener listener) {
     BackpressureStrategy backpressure = new BackpressureStrategy.CallbackBackpressureStrategy();
     backpressure.register(listener);
     try (VectorSchemaRoot out = VectorSchemaRoot.create(result.getSchema(), allocator)) {
@@ -40,15 +51,16 @@ final class ResultSender {
       VectorLoader loader = new VectorLoader(out);
       int rows = result.getRowCount();
       for (int from = 0; from < rows; from += BATCH_ROWS) {
-        BackpressureStrategy.WaitResult ready = awaitClient(backpressure);
-        if (ready == BackpressureStrategy.WaitResult.CANCELLED) {
-          // end the call, so gRPC drops the batches it still holds for the departed client
-          listener.error(CallStatus.CANCELLED.withDescription("the client cancelled the stream").toRuntimeException());
-          return;
-        }
-        if (ready != BackpressureStrategy.WaitResult.READY) {
-          listener.error(CallStatus.TIMED_OUT.withDescription("the client did not read a batch for "
-              + READ_TIMEOUT_MS / 1000 + " s").toRuntimeException());
+        Wait ready = awaitClient(backpressure);
+        if (ready != Wait.READY) {
+          // end the call, so gRPC drops the batches it still holds for a departed client
+          CallStatus why = switch (ready) {
+            case CANCELLED -> CallStatus.CANCELLED.withDescription("the client cancelled the stream");
+            case SERVER_CLOSING -> CallStatus.UNAVAILABLE.withDescription("the server is shutting down");
+            default -> CallStatus.TIMED_OUT.withDescription("the client did not read a batch for "
+                + READ_TIMEOUT_MS / 1000 + " s");
+          };
+          listener.error(why.toRuntimeException());
           return;
         }
         try (VectorSchemaRoot slice = result.slice(from, Math.min(BATCH_ROWS, rows - from));
@@ -61,14 +73,21 @@ final class ResultSender {
     }
   }
 
-  private static BackpressureStrategy.WaitResult awaitClient(BackpressureStrategy backpressure) {
+  private Wait awaitClient(BackpressureStrategy backpressure) {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(READ_TIMEOUT_MS);
-    while (true) {
+    while (!serverClosing.getAsBoolean()) {
       // each wait starts by reading isReady and isCancelled, which gRPC keeps current itself
       BackpressureStrategy.WaitResult ready = backpressure.waitForListener(POLL_MS);
+      if (ready == BackpressureStrategy.WaitResult.READY) {
+        return Wait.READY;
+      }
+      if (ready == BackpressureStrategy.WaitResult.CANCELLED) {
+        return Wait.CANCELLED;
+      }
       if (ready != BackpressureStrategy.WaitResult.TIMEOUT || System.nanoTime() >= deadline) {
-        return ready;
+        return Wait.TIMED_OUT;
       }
     }
+    return Wait.SERVER_CLOSING;
   }
 }

@@ -301,7 +301,8 @@ class FlightSqlServerTest {
     }
   }
 
-  private static VectorSchemaRoot people(BufferAllocator a, int n) {
+  /** {@code n} rows of (name VARCHAR, age INT): "person i", i. */
+  static VectorSchemaRoot people(BufferAllocator a, int n) {
     VarCharVector name = new VarCharVector("name", a);
     IntVector age = new IntVector("age", a);
     name.allocateNew();
