@@ -36,7 +36,8 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * median of {@code reps} calls after a JIT warm-up, timed two ways: CUDA events on the query's
  * stream around the call (the GPU timeline, as the CuPy peer is timed) and wall time from the
  * Java call until its stream is idle. Lines starting {@code RESULT} (event time first) are read
- * by {@code benchmarks/compare.py}.
+ * by {@code benchmarks/compare.py}, with the {@code ROOFLINE} lines: each kernel's least traffic
+ * (inputs read once, output written once) over the device copy bandwidth measured first.
  *
  * <p>{@code KernelBenchmark [rows] [reps] [cpu]}: cpu = 0 skips the CPU twins.
  */
@@ -60,6 +61,15 @@ public final class KernelBenchmark {
       double copyMs = copyMillis(gpu, g, 8L * rows, reps);
       double copyGBs = 2.0 * 8 * rows / (copyMs * 1e6);
       result("device_copy_f64", copyMs, String.format("%.0f GB/s counting bytes read + written", copyGBs));
+      // each kernel's least traffic (its inputs read once, its output written once) at the copy's bandwidth
+      long n = rows;
+      roofline("sum_f64", 8 * n, copyGBs);
+      roofline("sum_f64_kernel_only", 8 * n, copyGBs);
+      roofline("filter_f64_50pct", 8 * n + n / 8 + 4 * n, copyGBs);
+      roofline("sort_i32", 8 * n, copyGBs);
+      roofline("argsort_i32", 8 * n, copyGBs);
+      roofline("sort_i32_f64", 24 * n, copyGBs);
+      roofline("topn_100_f64", 8 * n, copyGBs);
       try (VectorSchemaRoot x = doubles(a, "x", rows, 1); VectorSchemaRoot mask = mask(a, rows, 2);
           VectorSchemaRoot keys = ints(a, rows, 3); VectorSchemaRoot twoKeys = twoKeys(keys, x);
           DeviceTable dx = DeviceTable.fromArrow(gpu, x, g.stream());
@@ -123,6 +133,11 @@ public final class KernelBenchmark {
       throw new IllegalStateException(e);
     }
     return null;
+  }
+
+  /** A {@code ROOFLINE} line: {@code bytes} of least traffic at {@code gbps}, read by {@code benchmarks/compare.py}. */
+  private static void roofline(String name, long bytes, double gbps) {
+    System.out.printf("ROOFLINE %s %.3f ms (%,d bytes read + written at least)%n", name, bytes / (gbps * 1e6), bytes);
   }
 
   static void result(String name, double ms, String note) {
@@ -216,6 +231,16 @@ public final class KernelBenchmark {
     }
     Arrays.sort(ms);
     return ms[reps / 2];
+  }
+
+  /**
+   * The device's memory bandwidth as a copy of {@code bytes} within it measures it (GB/s, bytes read
+   * plus bytes written, median of {@code reps}): what a roofline divides a query's bytes by.
+   */
+  static double copyGBps(Gpu gpu, BufferAllocator a, long bytes, int reps) {
+    try (Exec g = Exec.onGpu(gpu, a)) {
+      return 2.0 * bytes / (copyMillis(gpu, g, bytes, reps) * 1e6);
+    }
   }
 
   private static double copyMillis(Gpu gpu, Exec g, long bytes, int reps) {

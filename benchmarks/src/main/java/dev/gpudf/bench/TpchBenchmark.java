@@ -568,6 +568,10 @@ public final class TpchBenchmark {
   /** The queries on gpudf (each checked and the report rewritten), then planning without the cache. */
   private static void runGpudfQueries(String engine, GpuSession session, Settings s, Map<String, String> queries,
       TpchReport report) throws IOException {
+    if (session.gpu() != null) {
+      // the roofline's bandwidth, measured in this run (the machines are shared)
+      report.deviceBandwidth(KernelBenchmark.copyGBps(session.gpu(), session.allocator(), BANDWIDTH_COPY_BYTES, 5));
+    }
     long start = System.nanoTime();
     dev.gpudf.sql.Catalog catalog = session.catalog();
     for (String q : s.queries()) {
@@ -619,6 +623,9 @@ public final class TpchBenchmark {
       checkpoint(report, s);
     }
   }
+
+  /** Bytes of the device copy that measures the roofline's bandwidth: 1 GiB, far past any cache. */
+  private static final long BANDWIDTH_COPY_BYTES = 1L << 30;
 
   /** Planning rounds over every query before the timed ones: the planner's code is compiled by the JIT by then. */
   static final int PLANNING_WARM_UP_ROUNDS = 20;
@@ -689,6 +696,7 @@ public final class TpchBenchmark {
         }
       }
       report.gpudfQuery(engine, name, cold, runs, rows);
+      report.scanned(engine, name, session.scanBytes(sql));
       if (PROFILE) {
         profile(session, name, sql);
       }

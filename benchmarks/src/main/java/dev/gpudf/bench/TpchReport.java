@@ -15,7 +15,9 @@ import java.util.Map;
 /**
  * What a {@link TpchBenchmark} run measured, and its Markdown (with an SVG chart of per-query hot
  * times, three bars per query on a log scale) and JSON renderings. Speedups are DuckDB's hot time
- * over gpudf's; the geometric mean covers the queries every engine answered.
+ * over gpudf's; the geometric mean covers the queries every engine answered. A GPU run's roofline
+ * for a query is the least it must read ({@link GpuSession#scanBytes}) over the device bandwidth
+ * measured in the same run; "% of roofline" is that time over the hot time.
  */
 final class TpchReport {
   private static final List<String> ENGINES = List.of("gpu", "cpu", "duckdb");
@@ -26,6 +28,8 @@ final class TpchReport {
   private long generatedRows;
   private String input = "generation";
   private long arrowBytes;
+  // GB/s (read + written) of a device copy in this run; 0 without a GPU
+  private double deviceGBps;
   private final Map<String, double[]> loads = new LinkedHashMap<>();
   private final Map<String, Map<String, Result>> results = new LinkedHashMap<>();
 
@@ -38,6 +42,7 @@ final class TpchReport {
     double transferMs;
     double uncachedPlanMs;
     long peakDeviceBytes;
+    long scanBytes;
     int rows;
     List<Object[]> answer;
     String error;
@@ -95,6 +100,36 @@ final class TpchReport {
     r.transferMs = TpchBenchmark.median(transfer);
     r.answer = answer;
     r.rows = answer.size();
+  }
+
+  /** The device's bandwidth measured in this run, in GB/s counting bytes read and written. */
+  void deviceBandwidth(double gbps) {
+    deviceGBps = gbps;
+    System.out.printf(Locale.ROOT, "device copy bandwidth %.0f GB/s (read + written)%n", gbps);
+  }
+
+  /** {@code engine}'s plan of {@code query} reads at least {@code bytes}. */
+  void scanned(String engine, String query, long bytes) {
+    result(engine, query).scanBytes = bytes;
+  }
+
+  /** The least time {@code r}'s reads take at the measured bandwidth, in ms; 0 when unknown. */
+  private double rooflineMs(Result r) {
+    return deviceGBps <= 0 ? 0 : r.scanBytes / (deviceGBps * 1e6);
+  }
+
+  /** Geometric mean over the GPU's answered queries of roofline / hot time, or null. */
+  private Double rooflineGeomean() {
+    double logs = 0;
+    int n = 0;
+    for (Map<String, Result> m : results.values()) {
+      Result r = m.get("gpu");
+      if (r != null && r.error == null && r.hotMs > 0 && rooflineMs(r) > 0) {
+        logs += Math.log(rooflineMs(r) / r.hotMs);
+        n++;
+      }
+    }
+    return n == 0 ? null : Math.exp(logs / n);
   }
 
   void duckdbQuery(String query, double coldMs, double hotMs, List<Object[]> answer) {
@@ -252,10 +287,10 @@ final class TpchReport {
       b.append(" gpu speedup |");
     }
     if (gpu) {
-      b.append(" gpu execute / transfer ms | uncached plan ms | peak device MiB |");
+      b.append(" gpu execute / transfer ms | uncached plan ms | peak device MiB | least read MiB | roofline ms | % of roofline |");
     }
     b.append(" answers |\n|");
-    int cols = 2 + 2 * engines().size() + (gpu && duck ? 1 : 0) + (gpu ? 3 : 0) + 1;
+    int cols = 2 + 2 * engines().size() + (gpu && duck ? 1 : 0) + (gpu ? 6 : 0) + 1;
     b.append(" --- |".repeat(cols)).append('\n');
     for (String q : results.keySet()) {
       Map<String, Result> m = results.get(q);
@@ -282,8 +317,9 @@ final class TpchReport {
       }
       if (gpu) {
         Result r = m.get("gpu");
-        b.append(r == null || r.error != null ? " - | - | - |" : String.format(Locale.ROOT, " %.2f / %.2f | %.1f | %,d |",
-            r.executeMs, r.transferMs, r.uncachedPlanMs, r.peakDeviceBytes >> 20));
+        b.append(r == null || r.error != null ? " - | - | - | - | - | - |" : String.format(Locale.ROOT,
+            " %.2f / %.2f | %.1f | %,d | %,.0f | %.3f | %.1f%% |", r.executeMs, r.transferMs, r.uncachedPlanMs,
+            r.peakDeviceBytes >> 20, r.scanBytes / 1048576.0, rooflineMs(r), 100 * rooflineMs(r) / r.hotMs));
       }
       b.append(' ').append(checks.isEmpty() ? "agree" : String.join("; ", checks).replace('|', '/')).append(" |\n");
     }
@@ -310,6 +346,12 @@ final class TpchReport {
             results.get(slowest).get(e).uncachedPlanMs, slowest, over.isEmpty() ? "none" : String.join(", ", over)));
       }
     }
+    Double roof = engines().contains("gpu") ? rooflineGeomean() : null;
+    if (roof != null) {
+      b.append(String.format(Locale.ROOT, "- roofline: the least bytes each query reads (every column of every table chunk its"
+          + " plan scans, once, as stored on the device) over the device copy bandwidth measured in this run, %.0f GB/s"
+          + " (read + written); geometric mean of roofline / gpu hot time: %.2f%%%n", deviceGBps, 100 * roof));
+    }
     b.append("- answers: ").append(answerCounts()).append('\n');
     return b.toString();
   }
@@ -335,8 +377,10 @@ final class TpchReport {
       List<String> es = new ArrayList<>();
       m.forEach((e, r) -> es.add(String.format(Locale.ROOT,
           "%s: {\"cold_ms\": %.3f, \"hot_ms\": %.3f, \"plan_ms\": %.3f, \"execute_ms\": %.3f, \"transfer_ms\": %.3f, "
-              + "\"uncached_plan_ms\": %.3f, \"peak_device_bytes\": %d, \"rows\": %d, \"error\": %s, \"check\": %s}",
-          q(e), r.coldMs, r.hotMs, r.planMs, r.executeMs, r.transferMs, r.uncachedPlanMs, r.peakDeviceBytes, r.rows,
+              + "\"uncached_plan_ms\": %.3f, \"peak_device_bytes\": %d, \"scan_bytes\": %d, \"roofline_ms\": %.4f, "
+              + "\"rows\": %d, \"error\": %s, \"check\": %s}",
+          q(e), r.coldMs, r.hotMs, r.planMs, r.executeMs, r.transferMs, r.uncachedPlanMs, r.peakDeviceBytes, r.scanBytes,
+          e.equals("gpu") ? rooflineMs(r) : 0.0, r.rows,
           r.error == null ? "null" : q(r.error), q(r.check))));
       qs.add("    " + q(query) + ": {" + String.join(", ", es) + "}");
     });
@@ -344,6 +388,8 @@ final class TpchReport {
     Double gpu = engines().contains("gpu") ? geomean("gpu") : null;
     Double cpu = engines().contains("cpu") ? geomean("cpu") : null;
     b.append(String.format(Locale.ROOT, "  \"geomean_speedup_over_duckdb\": {\"gpu\": %s, \"cpu\": %s},%n", num(gpu), num(cpu)));
+    b.append(String.format(Locale.ROOT, "  \"device_copy_gbps\": %.1f, \"geomean_roofline_fraction\": %s,%n", deviceGBps,
+        num(engines().contains("gpu") ? rooflineGeomean() : null)));
     b.append("  \"answers_agree\": ").append(answersAgree()).append("\n}\n");
     return b.toString();
   }

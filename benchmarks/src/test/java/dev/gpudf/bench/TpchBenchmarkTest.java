@@ -4,9 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-
+import dev.gpudf.sql.GpuSession;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,6 +35,33 @@ class TpchBenchmarkTest {
     assertEquals(8, svg.split("<rect x=\"\\d+\" y=\"[0-9.]+\" width=\"8\"").length - 1, "two bars for each of four queries");
     assertThrows(IllegalArgumentException.class, () -> TpchBenchmark.run(TpchBenchmark.Settings.parse(
         new String[] {"--sf", "0.001", "--queries", "q99"})));
+  }
+
+  /** A GPU run's roofline columns: least bytes read over the bandwidth measured in the run, and hot time against it. */
+  @Test
+  void aGpuReportPlacesEachQueryAgainstItsRoofline() {
+    TpchBenchmark.Settings s = TpchBenchmark.Settings.parse(new String[] {"--sf", "10", "--engines", "gpu,duckdb",
+        "--queries", "q1,q6"});
+    TpchReport report = new TpchReport(s, new TpchBenchmark.Machine("H200", "", 16, "25", "abc", java.time.LocalDate.now()));
+    report.deviceBandwidth(4000);
+    List<Object[]> answer = List.<Object[]>of(new Object[] {1L});
+    // q1 reads 2 GB in 10 ms: 0.5 ms of roofline, 5%; q6 reads 400 MB in 0.2 ms: 0.1 ms, 50%
+    report.gpudfQuery("gpu", "q1", 50, List.of(new GpuSession.QueryTimings(0, 10_000_000, 0, 0)), answer);
+    report.scanned("gpu", "q1", 2_000_000_000L);
+    report.gpudfQuery("gpu", "q6", 5, List.of(new GpuSession.QueryTimings(0, 200_000, 0, 0)), answer);
+    report.scanned("gpu", "q6", 400_000_000L);
+    report.duckdbQuery("q1", 300, 200, answer);
+    report.duckdbQuery("q6", 100, 40, answer);
+    report.checkAnswers();
+    String text = report.markdown("x.svg");
+    assertTrue(text.contains("| 1,907 | 0.500 | 5.0% |"), text);
+    assertTrue(text.contains("| 381 | 0.100 | 50.0% |"), text);
+    // geometric mean of 5% and 50%
+    assertTrue(text.contains("measured in this run, 4000 GB/s (read + written); geometric mean of roofline / gpu hot time:"
+        + " 15.81%"), text);
+    String json = report.json();
+    assertTrue(json.contains("\"scan_bytes\": 2000000000, \"roofline_ms\": 0.5000") && json.contains("\"device_copy_gbps\": 4000.0"),
+        json);
   }
 
   /** The TPC-DS workload: generated, run on the CPU backend and DuckDB, answers checked, its own report. */

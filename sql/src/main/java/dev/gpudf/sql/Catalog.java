@@ -398,6 +398,45 @@ public final class Catalog implements AutoCloseable {
     return v;
   }
 
+  /**
+   * The bytes that scans {@code scans} read at least: each column of each chunk they name, once
+   * however many scans read it, as the backend stores it now ({@link CatalogChunk#storedBytes}).
+   * A column of a file table not held now counts 0: its size in memory is not known until it is
+   * read (a host catalog reads file columns anew for each scan and holds none).
+   */
+  synchronized long scanBytes(java.util.Collection<CatalogTable> scans) {
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    long bytes = 0;
+    for (CatalogTable t : scans) {
+      Entry e = tables.get(t.name().toLowerCase(Locale.ROOT));
+      if (e == null) {
+        continue;
+      }
+      int chunks = e.source != null ? e.read.length : e.chunks.size();
+      int from = t.chunk() < 0 ? 0 : t.chunk();
+      int to = t.chunk() < 0 ? chunks : Math.min(chunks, t.chunk() + 1);
+      for (int k = from; k < to; k++) {
+        CatalogChunk c = e.source != null ? e.read[k] : e.chunks.get(k);
+        if (c == null) {
+          continue;
+        }
+        int[] columns = t.columns() != null ? t.columns() : c.allColumns();
+        for (int col : columns) {
+          if (seen.add(t.name() + '\0' + k + '\0' + col)) {
+            bytes += c.storedBytes(col);
+            if (e.source == null && k == chunks - 1) {
+              // appended rows not yet joined to the last chunk
+              for (Table<?> part : e.pending) {
+                bytes += CatalogChunk.storedBytes(part.column(col));
+              }
+            }
+          }
+        }
+      }
+    }
+    return bytes;
+  }
+
   /** How many rows table {@code name} holds. */
   public synchronized long rowCount(String name) {
     return shape(name).chunkRows().stream().mapToLong(Integer::longValue).sum();

@@ -163,6 +163,19 @@ final class CatalogChunk {
     return resident[c] == null ? 0 : deviceBytes(resident[c]);
   }
 
+  /**
+   * The bytes column {@code c} takes in the backend's memory: its device buffers, or its Arrow
+   * buffers on the host backend; for a spilled column, the device bytes it takes when it comes back.
+   */
+  long storedBytes(int c) {
+    return resident[c] != null ? storedBytes(resident[c]) : spilledBytes[c];
+  }
+
+  /** The bytes of {@code column}'s buffers, on the device or the host. */
+  static long storedBytes(Column column) {
+    return column instanceof HostColumn h ? h.vector().getBufferSize() : deviceBytes(column);
+  }
+
   /** Device bytes of {@code column}'s buffers (0 for a host column). */
   static long deviceBytes(Column column) {
     if (!(column instanceof DeviceColumn d)) {

@@ -439,6 +439,32 @@ public final class GpuSession implements AutoCloseable {
     return PlanText.of(plan(sql));
   }
 
+  /**
+   * The bytes {@code sql} must read at least: every column of every table chunk its plan scans,
+   * once, as the backend stores it ({@link Catalog#scanBytes}): a roofline divides it by the
+   * memory's bandwidth.
+   */
+  public long scanBytes(String sql) {
+    List<CatalogTable> scans = new ArrayList<>();
+    java.util.Set<RelNode> visited = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    new org.apache.calcite.rel.RelVisitor() {
+      @Override
+      public void visit(RelNode node, int ordinal, RelNode parent) {
+        if (!visited.add(node)) {
+          return;
+        }
+        if (node instanceof org.apache.calcite.rel.core.TableScan scan) {
+          CatalogTable t = scan.getTable().unwrap(CatalogTable.class);
+          if (t != null) {
+            scans.add(t);
+          }
+        }
+        super.visit(node, ordinal, parent);
+      }
+    }.go(plan(sql));
+    return catalog.scanBytes(scans);
+  }
+
   /** Runs {@code frame} and registers its result as table {@code name}. */
   public void createTable(String name, DataFrame frame) {
     try (VectorSchemaRoot rows = frame.toArrow()) {
