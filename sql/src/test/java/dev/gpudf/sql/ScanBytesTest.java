@@ -1,7 +1,9 @@
 package dev.gpudf.sql;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.gpudf.columnar.cuda.Gpu;
+import dev.gpudf.columnar.testing.RequiresGpu;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.apache.arrow.memory.RootAllocator;
@@ -23,22 +25,7 @@ class ScanBytesTest {
   @Test
   void countsEachColumnAQueryReadsOnce() {
     try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
-      s.catalog().maxChunkRows(CHUNK);
-      long[] bytes = new long[3];
-      // three chunks of (k INT, v BIGINT, name VARCHAR), each column's bytes summed over the chunks
-      for (int part = 0; part < 3; part++) {
-        try (VectorSchemaRoot rows = rows(a, part * CHUNK, CHUNK)) {
-          for (int c = 0; c < 3; c++) {
-            bytes[c] += rows.getVector(c).getBufferSize();
-          }
-          if (part == 0) {
-            s.catalog().register("t", rows);
-          } else {
-            s.catalog().append("t", rows);
-          }
-        }
-      }
-      assertEquals(3, s.catalog().shape("t").chunks());
+      long[] bytes = load(s, a);
       assertEquals(bytes[1], s.scanBytes("SELECT SUM(v) FROM t"));
       assertEquals(bytes[0] + bytes[1], s.scanBytes("SELECT SUM(v) FROM t WHERE k > 10"));
       assertEquals(bytes[0] + bytes[1] + bytes[2], s.scanBytes("SELECT * FROM t"));
@@ -49,6 +36,45 @@ class ScanBytesTest {
       assertEquals(0, s.scanBytes("SELECT COUNT(*) FROM t"));
       assertEquals(0, s.scanBytes("SELECT 1 + 2"));
     }
+  }
+
+  /** On the device: the columns' device buffers, which together are what the catalog says the table holds there. */
+  @RequiresGpu
+  @Test
+  void countsDeviceBytesOnTheGpu() {
+    try (RootAllocator a = new RootAllocator(); Gpu gpu = Gpu.open(0); GpuSession s = GpuSession.gpu(gpu, a)) {
+      load(s, a);
+      long k = s.scanBytes("SELECT SUM(k) FROM t");
+      long v = s.scanBytes("SELECT SUM(v) FROM t");
+      long name = s.scanBytes("SELECT MAX(name) FROM t");
+      assertTrue(k >= 3 * CHUNK * 4L && v >= 3 * CHUNK * 8L && name >= 3 * CHUNK * 5L, k + " " + v + " " + name);
+      assertEquals(s.catalog().residency("t").deviceBytes(), s.scanBytes("SELECT * FROM t"));
+      assertEquals(k + v + name, s.scanBytes("SELECT * FROM t"));
+      assertEquals(k + v, s.scanBytes("SELECT SUM(x.v) FROM t x JOIN t y ON x.k = y.k"));
+    }
+  }
+
+  /**
+   * Three chunks of (k INT, v BIGINT, name VARCHAR) into table t of {@code s}; returns each
+   * column's Arrow bytes summed over the chunks.
+   */
+  private static long[] load(GpuSession s, RootAllocator a) {
+    s.catalog().maxChunkRows(CHUNK);
+    long[] bytes = new long[3];
+    for (int part = 0; part < 3; part++) {
+      try (VectorSchemaRoot rows = rows(a, part * CHUNK, CHUNK)) {
+        for (int c = 0; c < 3; c++) {
+          bytes[c] += rows.getVector(c).getBufferSize();
+        }
+        if (part == 0) {
+          s.catalog().register("t", rows);
+        } else {
+          s.catalog().append("t", rows);
+        }
+      }
+    }
+    assertEquals(3, s.catalog().shape("t").chunks());
+    return bytes;
   }
 
   /** Rows {@code from} .. {@code from + n - 1}: k = x, v = 3x (NULL where x % 10 = 0), name = "név x". */
