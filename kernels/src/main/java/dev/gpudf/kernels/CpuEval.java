@@ -18,7 +18,7 @@ final class CpuEval {
 
   /**
    * Output of one evaluation: value bits per row (for strings, the address of the bytes), byte
-   * lengths (strings), null flags, and the first failing row (row << 8 | error code).
+   * lengths (a string result's; null for others), null flags, and the first failing row (row << 8 | error code).
    */
   record Rows(long[] values, int[] lengths, boolean[] nulls, long firstError) {}
 
@@ -50,12 +50,13 @@ final class CpuEval {
     int[] widths = slots.stream().mapToInt(c -> c.type().id() == dev.gpudf.columnar.TypeId.BOOL
         || c.type().id() == dev.gpudf.columnar.TypeId.STRING ? 0 : CpuGather.hostWidth(c.vector())).toArray();
     long[] values = new long[n];
-    int[] lengths = new int[n];
+    // byte lengths only for a string result: for any other they were 4 bytes a row written and never read
+    int[] lengths = p.result().id() == dev.gpudf.columnar.TypeId.STRING ? new int[n] : null;
     boolean[] nulls = new boolean[n];
     long[] firstError = new long[(n + CHUNK - 1) / CHUNK];
     if (batched) {
       IntStream.range(0, firstError.length).parallel().forEach(ch -> {
-        CpuBatchEval.Registers regs = new CpuBatchEval.Registers(p.registers());
+        CpuBatchEval.Registers regs = CpuBatchEval.Registers.ofThread(p.registers());
         long first = Long.MAX_VALUE;
         int end = Math.min(n, (ch + 1) * CHUNK);
         for (int from = ch * CHUNK; from < end; from += CpuBatchEval.BATCH) {
@@ -73,7 +74,9 @@ final class CpuEval {
             } else {
               nulls[from + i] = isNull[i];
               values[from + i] = v[i];
-              lengths[from + i] = length[i];
+              if (lengths != null) {
+                lengths[from + i] = length[i];
+              }
             }
           }
         }
@@ -94,7 +97,9 @@ final class CpuEval {
         } else {
           nulls[row] = regs.nul[r];
           values[row] = regs.val[r];
-          lengths[row] = regs.len[r];
+          if (lengths != null) {
+            lengths[row] = regs.len[r];
+          }
         }
       }
       firstError[ch] = first;

@@ -59,10 +59,10 @@ class ParquetStatisticsTest {
   }
 
   /**
-   * Row groups larger than a scanner batch (204,800 rows; batches of 131,072 and 73,728) opened in
-   * chunks of at most 340,000 rows (three batches): each chunk holds one row group and part of the
-   * next, so a chunk's range must cover both; filters on the rows either side of
-   * each row-group boundary answer as the resident rows.
+   * Row groups larger than a scanner batch (204,800 rows; batches of a 16th of a chunk, 21,250 rows:
+   * nine of them and one of 13,550 a group) opened in chunks of at most 340,000 rows: chunk 0 holds
+   * row group 0 and six batches of row group 1, so its range must cover both; filters on the rows
+   * either side of each batch, chunk and row-group boundary answer as the resident rows.
    */
   @Test
   void aChunkThatSpansRowGroupsTakesTheRangesOfBoth(@TempDir Path dir) throws Exception {
@@ -73,10 +73,13 @@ class ParquetStatisticsTest {
     }
     try (RootAllocator allocator = new RootAllocator(); GpuSession s = GpuSession.cpu(allocator)) {
       FileTables.loadDirectory(s.catalog(), dir, allocator, 340_000);
-      assertEquals(List.of(131_072 + 73_728 + 131_072, 73_728 + 131_072 + 73_728), s.catalog().shape("big").chunkRows());
+      int batch = 340_000 / 16;
+      int first = group + 6 * batch;
+      assertEquals(List.of(first, 3 * group - first), s.catalog().shape("big").chunkRows());
       s.update("CREATE TABLE resident AS SELECT * FROM big");
       List<String> filters = new java.util.ArrayList<>();
-      for (long k : new long[] {0, 131_071, 131_072, group - 1, group, group + 131_071, 2L * group - 1, 2L * group, 3L * group - 1}) {
+      for (long k : new long[] {0, batch - 1, batch, group - 1, group, first - 1, first, 2L * group - 1, 2L * group,
+          3L * group - 1}) {
         filters.addAll(List.of("k = " + k, "k < " + k, "k > " + k));
       }
       SkipChecks.sameAsResident(s, "SELECT COUNT(*), SUM(k), MIN(k), MAX(k) FROM $t", "big", "resident", filters);
