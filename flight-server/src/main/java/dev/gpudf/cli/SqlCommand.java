@@ -56,6 +56,10 @@ final class SqlCommand implements Callable<Integer> {
       + "that fails stops the run")
   Path file;
 
+  @Option(names = "--timings", description = "Print where the time went: the start-up (the JVM and command line, the "
+      + "device, the session, opening the tables) and each query's plan, execute and transfer")
+  boolean timings;
+
   @Parameters(index = "0", arity = "0..1", description = "The SQL statement (none: an interactive shell); it may start with a "
       + "-- comment")
   String sql;
@@ -75,18 +79,27 @@ final class SqlCommand implements Callable<Integer> {
       throw new UserException("a statement and --file exclude each other");
     }
     String pw = password != null ? password : System.getenv("GPUDF_PASSWORD");
+    // from the JVM's start to here: the JVM, its class loading and the command line's parsing
+    long jvmMs = System.currentTimeMillis() - java.lang.management.ManagementFactory.getRuntimeMXBean().getStartTime();
+    long t0 = System.nanoTime();
     try (SqlTarget target = server != null ? SqlTarget.remote(server, user, pw, trust) : SqlTarget.local(path, backend)) {
       PrintWriter out = spec.commandLine().getOut();
+      if (timings) {
+        String phases = target.startup();
+        out.printf(java.util.Locale.ROOT, "(start-up %.1f ms: JVM and command line %d, %s %.1f ms%s)%n",
+            jvmMs + (System.nanoTime() - t0) / 1e6, jvmMs, server != null ? "connecting" : "opening",
+            (System.nanoTime() - t0) / 1e6, phases == null ? "" : ": " + phases);
+      }
       if (file != null) {
-        return script(target, file, out);
+        return script(target, file, out, timings);
       }
       if (sql == null) {
-        return shell(target, System.in, System.out);
+        return shell(target, System.in, System.out, timings);
       }
       if (explain) {
         out.print(target.explain(sql));
       } else {
-        out.print(run(target, sql));
+        out.print(run(target, sql, timings));
       }
       out.flush();
       return 0;
@@ -97,7 +110,7 @@ final class SqlCommand implements Callable<Integer> {
    * Runs the statements of {@code file} in order, printing each one's outcome; the first that fails
    * stops the run, and its error names its number and line.
    */
-  static int script(SqlTarget target, Path file, PrintWriter out) {
+  static int script(SqlTarget target, Path file, PrintWriter out, boolean timings) {
     String text;
     try {
       text = java.nio.file.Files.readString(file);
@@ -108,7 +121,7 @@ final class SqlCommand implements Callable<Integer> {
     for (int i = 0; i < statements.size(); i++) {
       SqlScript.Statement st = statements.get(i);
       try {
-        out.print(run(target, st.sql()));
+        out.print(run(target, st.sql(), timings));
         out.flush();
       } catch (UserException e) {
         throw new UserException(file.getFileName() + ", statement " + (i + 1) + " (line " + st.line() + "): "
@@ -126,11 +139,13 @@ final class SqlCommand implements Callable<Integer> {
     return sql != null && sql.startsWith("-") && !sql.matches("(?s)--\\s.*") ? sql : null;
   }
 
-  private static String run(SqlTarget target, String statement) {
+  /** Runs {@code statement}: its output and a line of its time (split, with {@code timings}, where known). */
+  private static String run(SqlTarget target, String statement, boolean timings) {
     long t0 = System.nanoTime();
     String text = target.run(statement);
-    return text.substring(0, text.length() - 2) + String.format(", %.1f ms, %s)%n", (System.nanoTime() - t0) / 1e6,
-        target.label());
+    String split = timings ? target.lastSplit() : null;
+    return text.substring(0, text.length() - 2) + String.format(java.util.Locale.ROOT, ", %.1f ms, %s%s)%n",
+        (System.nanoTime() - t0) / 1e6, target.label(), split == null ? "" : "; " + split);
   }
 
   /** Where the shell's lines come from: JLine on a console, plain lines from a pipe; null at the end. */
@@ -143,7 +158,7 @@ final class SqlCommand implements Callable<Integer> {
    * the shell goes on. On a console JLine edits lines and keeps history in {@code ~/.gpudf_history};
    * from a pipe, lines are read as they come and no prompts are printed.
    */
-  static int shell(SqlTarget target, InputStream in, OutputStream outStream) throws Exception {
+  static int shell(SqlTarget target, InputStream in, OutputStream outStream, boolean timings) throws Exception {
     boolean console = in == System.in && System.console() != null;
     PrintWriter out;
     Lines lines;
@@ -186,7 +201,7 @@ final class SqlCommand implements Callable<Integer> {
         String sqlText = statement.toString().strip();
         statement.setLength(0);
         try {
-          out.print(run(target, sqlText.substring(0, sqlText.length() - 1)));
+          out.print(run(target, sqlText.substring(0, sqlText.length() - 1), timings));
         } catch (UserException | NotSupportedException e) {
           out.println("error: " + e.getMessage());
         }

@@ -34,6 +34,19 @@ interface SqlTarget extends AutoCloseable {
   /** A label for the timing line: "cpu backend", "gpu backend", or the server. */
   String label();
 
+  /**
+   * Where the last statement's time went, as "plan X, execute Y, transfer Z ms" (in-process
+   * queries), or null where that is not known (an update, a server).
+   */
+  default String lastSplit() {
+    return null;
+  }
+
+  /** Where the start-up's time went (in-process: device, session, tables), or null. */
+  default String startup() {
+    return null;
+  }
+
   @Override
   void close() throws Exception;
 
@@ -43,12 +56,20 @@ interface SqlTarget extends AutoCloseable {
     RootAllocator allocator = new RootAllocator();
     Gpu device = null;
     GpuSession session = null;
+    // start-up phases in ns: device (CUDA context and kernels), session, tables (the directory opened)
+    long[] phases = new long[3];
     try {
+      long t0 = System.nanoTime();
       device = gpu ? Gpu.open(0) : null;
+      long t1 = System.nanoTime();
       session = gpu ? GpuSession.gpu(device, allocator) : GpuSession.cpu(allocator);
+      long t2 = System.nanoTime();
       if (path != null) {
         FileTables.loadDirectory(session.catalog(), path, allocator);
       }
+      phases[0] = t1 - t0;
+      phases[1] = t2 - t1;
+      phases[2] = System.nanoTime() - t2;
     } catch (RuntimeException e) {
       if (session != null) {
         session.close();
@@ -62,14 +83,29 @@ interface SqlTarget extends AutoCloseable {
     GpuSession s = session;
     Gpu d = device;
     return new SqlTarget() {
+      private GpuSession.QueryTimings last;
+
       @Override
       public String run(String sql) {
+        last = null;
         if (!s.returnsRows(sql)) {
           return "(" + s.update(sql) + " rows changed)\n";
         }
-        try (VectorSchemaRoot result = s.query(sql)) {
+        try (VectorSchemaRoot result = s.query(sql, java.util.List.of(), t -> last = t)) {
           return ResultText.format(result) + "(" + result.getRowCount() + " rows)\n";
         }
+      }
+
+      @Override
+      public String lastSplit() {
+        return last == null ? null : String.format(java.util.Locale.ROOT, "plan %.1f, execute %.1f, transfer %.1f ms",
+            last.planNanos() / 1e6, last.executeNanos() / 1e6, last.transferNanos() / 1e6);
+      }
+
+      @Override
+      public String startup() {
+        return String.format(java.util.Locale.ROOT, "device %s, session %.1f, tables %.1f ms",
+            gpu ? String.format(java.util.Locale.ROOT, "%.1f", phases[0] / 1e6) : "-", phases[1] / 1e6, phases[2] / 1e6);
       }
 
       @Override

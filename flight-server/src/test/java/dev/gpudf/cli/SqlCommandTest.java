@@ -43,6 +43,28 @@ class SqlCommandTest {
     assertResult("k | total\na | 4\nb | 2\n", 2, sql(dir, "--backend", "cpu", "SELECT k, SUM(v) AS total FROM t GROUP BY k ORDER BY k"));
   }
 
+  /** --timings: the start-up's phases first, then each query's plan / execute / transfer; an update has no split. */
+  @Test
+  void timingsSayWhereTheTimeWent(@TempDir Path dir) throws Exception {
+    Files.writeString(dir.resolve("t.csv"), "k,v\na,1\nb,2\n");
+    Path script = dir.resolve("s.sql");
+    Files.writeString(script, "CREATE TABLE u (v INTEGER);\nINSERT INTO u SELECT v FROM t;\nSELECT SUM(v) AS s FROM u;\n");
+    Run run = sql(dir, "--backend", "cpu", "--timings", "--file", script.toString());
+    assertEquals(0, run.status(), run.err());
+    String[] lines = run.out().split("\n");
+    String ms = "[0-9]+(\\.[0-9])?";
+    assertTrue(lines[0].matches("\\(start-up " + ms + " ms: JVM and command line [0-9]+, opening " + ms + " ms: device -, "
+        + "session " + ms + ", tables " + ms + " ms\\)"), lines[0]);
+    assertTrue(lines[1].matches("\\(0 rows changed, " + ms + " ms, cpu backend\\)"), lines[1]);
+    assertTrue(lines[2].matches("\\(2 rows changed, " + ms + " ms, cpu backend\\)"), lines[2]);
+    assertEquals("s", lines[3]);
+    assertEquals("3", lines[4]);
+    assertTrue(lines[5].matches("\\(1 rows, " + ms + " ms, cpu backend; plan " + ms + ", execute " + ms + ", transfer " + ms
+        + " ms\\)"), lines[5]);
+    // without the option, no start-up line and no split
+    assertResult("s\n3\n", 1, sql(dir, "--backend", "cpu", "SELECT SUM(v) AS s FROM t"));
+  }
+
   @Test
   void printsDatesAndLiteralRows(@TempDir Path dir) {
     assertResult("d          | s\n1969-12-31 | NULL\n2024-02-29 | Zürich\n", 2, sql(dir, "--backend", "cpu",
@@ -106,7 +128,7 @@ class SqlCommandTest {
     String input = "SELECT k,\n  v FROM t\n  ORDER BY k;\nSELECT nope FROM t;\nCREATE TABLE u (x INTEGER);\nexit\n";
     java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
     try (SqlTarget target = SqlTarget.local(dir, "cpu")) {
-      assertEquals(0, SqlCommand.shell(target, new java.io.ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)), out));
+      assertEquals(0, SqlCommand.shell(target, new java.io.ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)), out, false));
     }
     String text = out.toString(StandardCharsets.UTF_8);
     assertTrue(text.contains("k | v\na | 1\nb | 2\n(2 rows, "), text);
