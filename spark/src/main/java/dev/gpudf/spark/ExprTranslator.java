@@ -1,0 +1,196 @@
+package dev.gpudf.spark;
+
+import dev.gpudf.columnar.DataType;
+import dev.gpudf.kernels.Expr;
+import dev.gpudf.kernels.Op;
+import java.util.List;
+import org.apache.spark.sql.catalyst.expressions.Add;
+import org.apache.spark.sql.catalyst.expressions.Alias;
+import org.apache.spark.sql.catalyst.expressions.And;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.AttributeReference;
+import org.apache.spark.sql.catalyst.expressions.Cast;
+import org.apache.spark.sql.catalyst.expressions.EqualTo;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.GreaterThan;
+import org.apache.spark.sql.catalyst.expressions.GreaterThanOrEqual;
+import org.apache.spark.sql.catalyst.expressions.IsNotNull;
+import org.apache.spark.sql.catalyst.expressions.IsNull;
+import org.apache.spark.sql.catalyst.expressions.LessThan;
+import org.apache.spark.sql.catalyst.expressions.LessThanOrEqual;
+import org.apache.spark.sql.catalyst.expressions.Literal;
+import org.apache.spark.sql.catalyst.expressions.Multiply;
+import org.apache.spark.sql.catalyst.expressions.Not;
+import org.apache.spark.sql.catalyst.expressions.Or;
+import org.apache.spark.sql.catalyst.expressions.Subtract;
+import org.apache.spark.sql.types.BooleanType;
+import org.apache.spark.sql.types.DateType;
+import org.apache.spark.sql.types.DecimalType;
+import org.apache.spark.sql.types.DoubleType;
+import org.apache.spark.sql.types.IntegerType;
+import org.apache.spark.sql.types.LongType;
+import org.apache.spark.sql.types.StringType;
+
+/**
+ * Spark Catalyst expressions as gpudf {@link Expr}s, where gpudf computes exactly what Spark does;
+ * anything else is {@link Refused}, with the reason, and its operator stays on Spark. Columns are
+ * the child operator's output attributes, by position.
+ *
+ * <p>Where the two differ, Spark's semantics decide: integer arithmetic and narrowing casts are
+ * taken only in ANSI mode (Spark's default since 4.0), where an overflow is an error in both
+ * engines, never in Spark's legacy mode, where Spark wraps around; decimal arithmetic (Spark's
+ * result precision rules are its own) and casts from floating point to integers (Spark truncates,
+ * gpudf rounds) are not taken.
+ */
+final class ExprTranslator {
+  /** Why an expression or operator cannot run on gpudf: its message says what and why. */
+  static final class Refused extends RuntimeException {
+    Refused(String why) {
+      super(why, null, false, false);
+    }
+  }
+
+  private ExprTranslator() {}
+
+  /** gpudf's type for Spark's {@code t}, or a {@link Refused}. */
+  static DataType type(org.apache.spark.sql.types.DataType t) {
+    if (t instanceof IntegerType) {
+      return DataType.INT32;
+    }
+    if (t instanceof LongType) {
+      return DataType.INT64;
+    }
+    if (t instanceof DoubleType) {
+      return DataType.FLOAT64;
+    }
+    if (t instanceof BooleanType) {
+      return DataType.BOOL;
+    }
+    if (t instanceof DateType) {
+      return DataType.DATE;
+    }
+    if (t instanceof StringType s && s.supportsBinaryEquality()) {
+      return DataType.STRING;
+    }
+    if (t instanceof DecimalType d) {
+      return DataType.decimal(d.precision(), d.scale());
+    }
+    throw new Refused("type " + t.simpleString() + " is not supported");
+  }
+
+  /** {@code e} over columns {@code input} as a gpudf expression, or a {@link Refused}. */
+  static Expr translate(Expression e, List<Attribute> input) {
+    if (e instanceof Alias a) {
+      return translate(a.child(), input);
+    }
+    if (e instanceof AttributeReference a) {
+      for (int i = 0; i < input.size(); i++) {
+        if (input.get(i).exprId().equals(a.exprId())) {
+          type(a.dataType());
+          return new Expr.Col(i);
+        }
+      }
+      throw new Refused("column " + a.name() + " is not in the operator's input");
+    }
+    if (e instanceof Literal l) {
+      return literal(l);
+    }
+    if (e instanceof And a) {
+      return call(Op.AND, a.left(), a.right(), input);
+    }
+    if (e instanceof Or o) {
+      return call(Op.OR, o.left(), o.right(), input);
+    }
+    if (e instanceof Not n) {
+      return new Expr.Call(Op.NOT, List.of(translate(n.child(), input)));
+    }
+    if (e instanceof IsNull n) {
+      return new Expr.Call(Op.IS_NULL, List.of(translate(n.child(), input)));
+    }
+    if (e instanceof IsNotNull n) {
+      return new Expr.Call(Op.IS_NOT_NULL, List.of(translate(n.child(), input)));
+    }
+    if (e instanceof EqualTo c) {
+      return call(Op.EQ, c.left(), c.right(), input);
+    }
+    if (e instanceof LessThan c) {
+      return call(Op.LT, c.left(), c.right(), input);
+    }
+    if (e instanceof LessThanOrEqual c) {
+      return call(Op.LE, c.left(), c.right(), input);
+    }
+    if (e instanceof GreaterThan c) {
+      return call(Op.GT, c.left(), c.right(), input);
+    }
+    if (e instanceof GreaterThanOrEqual c) {
+      return call(Op.GE, c.left(), c.right(), input);
+    }
+    if (e instanceof Add a) {
+      return arithmetic(Op.ADD, a, a.left(), a.right(), a.evalMode().toString(), input);
+    }
+    if (e instanceof Subtract s) {
+      return arithmetic(Op.SUB, s, s.left(), s.right(), s.evalMode().toString(), input);
+    }
+    if (e instanceof Multiply m) {
+      return arithmetic(Op.MUL, m, m.left(), m.right(), m.evalMode().toString(), input);
+    }
+    if (e instanceof Cast c) {
+      return cast(c, input);
+    }
+    throw new Refused(e.prettyName() + " is not translated to gpudf");
+  }
+
+  private static Expr call(Op op, Expression left, Expression right, List<Attribute> input) {
+    return new Expr.Call(op, List.of(translate(left, input), translate(right, input)));
+  }
+
+  /** Floating-point arithmetic always (IEEE in both); integers in ANSI mode only; decimals never. */
+  private static Expr arithmetic(Op op, Expression e, Expression left, Expression right, String evalMode,
+      List<Attribute> input) {
+    DataType result = type(e.dataType());
+    if (result.id() == dev.gpudf.columnar.TypeId.DECIMAL) {
+      throw new Refused(e.prettyName() + " of decimals: Spark's result precision rules are not gpudf's");
+    }
+    boolean integral = result.equals(DataType.INT32) || result.equals(DataType.INT64);
+    if (integral && !evalMode.equals("ANSI")) {
+      throw new Refused(e.prettyName() + " of integers outside ANSI mode: Spark wraps around on overflow, gpudf fails");
+    }
+    // gpudf may compute in a wider type; the cast back checks the range, as Spark's ANSI mode does
+    return new Expr.Cast(call(op, left, right, input), result);
+  }
+
+  private static Expr cast(Cast c, List<Attribute> input) {
+    DataType from = type(c.child().dataType());
+    DataType to = type(c.dataType());
+    boolean fromInt = from.equals(DataType.INT32) || from.equals(DataType.INT64);
+    boolean toInt = to.equals(DataType.INT32) || to.equals(DataType.INT64);
+    boolean widening = (from.equals(DataType.INT32) && (to.equals(DataType.INT64) || to.equals(DataType.FLOAT64)))
+        || (from.equals(DataType.INT64) && to.equals(DataType.FLOAT64)) || from.equals(to);
+    boolean narrowing = fromInt && toInt && c.evalMode().toString().equals("ANSI");
+    if (!widening && !narrowing) {
+      throw new Refused("cast from " + c.child().dataType().simpleString() + " to " + c.dataType().simpleString()
+          + " is not translated to gpudf");
+    }
+    return new Expr.Cast(translate(c.child(), input), to);
+  }
+
+  private static Expr literal(Literal l) {
+    DataType t = type(l.dataType());
+    Object v = l.value();
+    if (v == null) {
+      return new Expr.Lit(t, null);
+    }
+    Object value;
+    if (v instanceof Integer i) {
+      // INT32 and DATE (days) alike
+      value = (long) i;
+    } else if (v instanceof org.apache.spark.unsafe.types.UTF8String s) {
+      value = s.toString();
+    } else if (v instanceof org.apache.spark.sql.types.Decimal d) {
+      value = d.toJavaBigDecimal();
+    } else {
+      value = v;
+    }
+    return new Expr.Lit(t, value);
+  }
+}

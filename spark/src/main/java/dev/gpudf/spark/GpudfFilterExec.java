@@ -1,0 +1,65 @@
+package dev.gpudf.spark;
+
+import dev.gpudf.columnar.HostColumn;
+import dev.gpudf.columnar.HostTable;
+import dev.gpudf.kernels.Evaluate;
+import dev.gpudf.kernels.Expr;
+import dev.gpudf.kernels.Filter;
+import java.util.List;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.execution.SparkPlan;
+
+/** Spark's {@code FilterExec} on gpudf: the rows of its child where {@code condition} is true. */
+public final class GpudfFilterExec extends GpudfUnaryExec {
+  private final Expression condition;
+
+  public GpudfFilterExec(Expression condition, SparkPlan child) {
+    super(child);
+    this.condition = condition;
+  }
+
+  public Expression condition() {
+    return condition;
+  }
+
+  @Override
+  public scala.collection.immutable.Seq<Attribute> output() {
+    return child().output();
+  }
+
+  @Override
+  public String nodeName() {
+    return "GpudfFilter";
+  }
+
+  @Override
+  Operation operation(List<Attribute> input) {
+    Expression c = condition;
+    return (exec, table) -> {
+      Expr e = ExprTranslator.translate(c, input);
+      try (HostColumn keep = Evaluate.evaluate(exec, table, e)) {
+        return Filter.filter(exec, table, keep);
+      }
+    };
+  }
+
+  @Override
+  public SparkPlan withNewChildrenInternal(scala.collection.immutable.IndexedSeq<SparkPlan> children) {
+    return new GpudfFilterExec(condition, children.apply(0));
+  }
+
+  @Override
+  public int productArity() {
+    return 2;
+  }
+
+  @Override
+  public Object productElement(int n) {
+    return switch (n) {
+      case 0 -> condition;
+      case 1 -> child();
+      default -> throw new IndexOutOfBoundsException(n);
+    };
+  }
+}

@@ -1,0 +1,75 @@
+package dev.gpudf.spark;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.NamedExpression;
+import org.apache.spark.sql.catalyst.rules.Rule;
+import org.apache.spark.sql.execution.FilterExec;
+import org.apache.spark.sql.execution.ProjectExec;
+import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.internal.SQLConf;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The rule that puts gpudf operators into a Spark physical plan, bottom up: a filter or projection
+ * whose expressions and input columns gpudf takes ({@link ExprTranslator}) becomes a {@link
+ * GpudfFilterExec} or {@link GpudfProjectExec}; every other operator stays Spark's, and each one
+ * of those kinds that stays is logged with the reason ("will not run on gpudf because ...").
+ * {@value #ENABLED} = false turns it off for a session.
+ */
+final class GpudfOverrides extends Rule<SparkPlan> {
+  /** Spark SQL configuration that turns the rule on (default) or off. */
+  static final String ENABLED = "spark.gpudf.sql.enabled";
+  private static final Logger LOG = LoggerFactory.getLogger(GpudfOverrides.class);
+
+  @Override
+  public SparkPlan apply(SparkPlan plan) {
+    if (!Boolean.parseBoolean(SQLConf.get().getConfString(ENABLED, "true"))) {
+      return plan;
+    }
+    return replace(plan);
+  }
+
+  private SparkPlan replace(SparkPlan plan) {
+    List<SparkPlan> children = GpudfUnaryExec.list(plan.children());
+    List<SparkPlan> replaced = new ArrayList<>();
+    boolean changed = false;
+    for (SparkPlan c : children) {
+      SparkPlan r = replace(c);
+      changed |= r != c;
+      replaced.add(r);
+    }
+    SparkPlan p = changed ? plan.withNewChildren(GpudfUnaryExec.seq(replaced)) : plan;
+    try {
+      if (p instanceof FilterExec f) {
+        columns(f.child().output());
+        ExprTranslator.translate(f.condition(), GpudfUnaryExec.list(f.child().output()));
+        return new GpudfFilterExec(f.condition(), f.child());
+      }
+      if (p instanceof ProjectExec pr) {
+        columns(pr.child().output());
+        List<Attribute> input = GpudfUnaryExec.list(pr.child().output());
+        for (NamedExpression e : GpudfUnaryExec.list(pr.projectList())) {
+          ExprTranslator.translate((org.apache.spark.sql.catalyst.expressions.Expression) e, input);
+        }
+        return new GpudfProjectExec(pr.projectList(), pr.child());
+      }
+    } catch (ExprTranslator.Refused why) {
+      LOG.warn("{} will not run on gpudf because {}", p.nodeName(), why.getMessage());
+    }
+    return p;
+  }
+
+  /** Refuses an input column of a type gpudf does not take (every column is converted to Arrow). */
+  private static void columns(scala.collection.Seq<Attribute> output) {
+    for (Attribute a : GpudfUnaryExec.list(output)) {
+      try {
+        ExprTranslator.type(a.dataType());
+      } catch (ExprTranslator.Refused e) {
+        throw new ExprTranslator.Refused("its input column " + a.name() + ": " + e.getMessage());
+      }
+    }
+  }
+}

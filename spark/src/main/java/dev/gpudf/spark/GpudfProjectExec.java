@@ -1,0 +1,84 @@
+package dev.gpudf.spark;
+
+import dev.gpudf.columnar.HostColumn;
+import dev.gpudf.columnar.HostTable;
+import dev.gpudf.kernels.Evaluate;
+import dev.gpudf.kernels.Expr;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.NamedExpression;
+import org.apache.spark.sql.execution.SparkPlan;
+
+/** Spark's {@code ProjectExec} on gpudf: each of {@code projectList} computed over its child's rows. */
+public final class GpudfProjectExec extends GpudfUnaryExec {
+  private final scala.collection.immutable.Seq<NamedExpression> projectList;
+
+  public GpudfProjectExec(scala.collection.immutable.Seq<NamedExpression> projectList, SparkPlan child) {
+    super(child);
+    this.projectList = projectList;
+  }
+
+  public scala.collection.immutable.Seq<NamedExpression> projectList() {
+    return projectList;
+  }
+
+  @Override
+  public scala.collection.immutable.Seq<Attribute> output() {
+    List<Attribute> out = new ArrayList<>();
+    for (NamedExpression e : list(projectList)) {
+      out.add(e.toAttribute());
+    }
+    return seq(out);
+  }
+
+  @Override
+  public String nodeName() {
+    return "GpudfProject";
+  }
+
+  @Override
+  Operation operation(List<Attribute> input) {
+    List<NamedExpression> exprs = list(projectList);
+    return (exec, table) -> {
+      List<HostColumn> columns = new ArrayList<>();
+      List<String> names = new ArrayList<>();
+      try {
+        for (NamedExpression ne : exprs) {
+          Expr e = ExprTranslator.translate((org.apache.spark.sql.catalyst.expressions.Expression) ne, input);
+          if (e instanceof Expr.Col c) {
+            HostColumn passed = table.column(c.index());
+            passed.retain();
+            columns.add(passed);
+          } else {
+            columns.add(Evaluate.evaluate(exec, table, e));
+          }
+          names.add("c" + names.size());
+        }
+      } catch (RuntimeException ex) {
+        columns.forEach(HostColumn::close);
+        throw ex;
+      }
+      return new HostTable(names, columns, table.rowCount());
+    };
+  }
+
+  @Override
+  public SparkPlan withNewChildrenInternal(scala.collection.immutable.IndexedSeq<SparkPlan> children) {
+    return new GpudfProjectExec(projectList, children.apply(0));
+  }
+
+  @Override
+  public int productArity() {
+    return 2;
+  }
+
+  @Override
+  public Object productElement(int n) {
+    return switch (n) {
+      case 0 -> projectList;
+      case 1 -> child();
+      default -> throw new IndexOutOfBoundsException(n);
+    };
+  }
+}

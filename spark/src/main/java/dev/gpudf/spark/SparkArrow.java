@@ -1,0 +1,67 @@
+package dev.gpudf.spark;
+
+import dev.gpudf.columnar.HostTable;
+import java.util.Iterator;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.execution.arrow.ArrowWriter;
+import org.apache.spark.sql.types.Metadata;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.ArrowUtils;
+import org.apache.spark.sql.vectorized.ArrowColumnVector;
+import org.apache.spark.sql.vectorized.ColumnVector;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+
+/** Batches between Spark and gpudf, as Arrow. */
+final class SparkArrow {
+  private SparkArrow() {}
+
+  /** A batch handed to Spark and the Arrow columns under it; closing frees both. */
+  record Output(VectorSchemaRoot root, ColumnarBatch batch) implements AutoCloseable {
+    @Override
+    public void close() {
+      batch.close();
+      root.close();
+    }
+  }
+
+  /**
+   * {@code batch}'s rows (of {@code schema}) as a gpudf table in {@code allocator}, which the caller
+   * closes. Columns are named by position: Spark's names may repeat (a join's two sides), gpudf's
+   * operators address columns by position anyway.
+   */
+  static HostTable toGpudf(ColumnarBatch batch, StructType schema, BufferAllocator allocator) {
+    StructField[] fields = new StructField[schema.fields().length];
+    for (int i = 0; i < fields.length; i++) {
+      StructField f = schema.fields()[i];
+      fields[i] = new StructField("c" + i, f.dataType(), f.nullable(), Metadata.empty());
+    }
+    // the time zone is for timestamps, which no gpudf operator takes yet
+    Schema arrow = ArrowUtils.toArrowSchema(new StructType(fields), "UTC", true, false);
+    try (VectorSchemaRoot root = VectorSchemaRoot.create(arrow, allocator)) {
+      // a copy row by row; a batch that is Arrow already (another gpudf operator's) could pass as it is
+      ArrowWriter writer = ArrowWriter.create(root);
+      Iterator<InternalRow> rows = batch.rowIterator();
+      while (rows.hasNext()) {
+        writer.write(rows.next());
+      }
+      writer.finish();
+      return HostTable.fromArrow(root);
+    }
+  }
+
+  /** {@code table} (which the caller still closes) as a Spark batch of Arrow columns in {@code allocator}. */
+  static Output toSpark(HostTable table, BufferAllocator allocator) {
+    VectorSchemaRoot root = table.toArrow(allocator);
+    ColumnVector[] columns = new ColumnVector[root.getFieldVectors().size()];
+    int i = 0;
+    for (FieldVector v : root.getFieldVectors()) {
+      columns[i++] = new ArrowColumnVector(v);
+    }
+    return new Output(root, new ColumnarBatch(columns, root.getRowCount()));
+  }
+}
