@@ -45,21 +45,12 @@ public final class GpudfFilterExec extends GpudfUnaryExec {
   }
 
   @Override
-  public SparkPlan withNewChildrenInternal(scala.collection.immutable.IndexedSeq<SparkPlan> children) {
-    return new GpudfFilterExec(condition, children.apply(0));
+  GpudfUnaryExec withChild(SparkPlan child) {
+    return new GpudfFilterExec(condition, child);
   }
 
   @Override
-  public int productArity() {
-    return 2;
-  }
-
-  @Override
-  public Object productElement(int n) {
-    return switch (n) {
-      case 0 -> condition;
-      case 1 -> child();
-      default -> throw new IndexOutOfBoundsException(n);
-    };
+  Object arguments() {
+    return condition;
   }
 }

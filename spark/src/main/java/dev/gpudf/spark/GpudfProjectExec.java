@@ -64,21 +64,12 @@ public final class GpudfProjectExec extends GpudfUnaryExec {
   }
 
   @Override
-  public SparkPlan withNewChildrenInternal(scala.collection.immutable.IndexedSeq<SparkPlan> children) {
-    return new GpudfProjectExec(projectList, children.apply(0));
+  GpudfUnaryExec withChild(SparkPlan child) {
+    return new GpudfProjectExec(projectList, child);
   }
 
   @Override
-  public int productArity() {
-    return 2;
-  }
-
-  @Override
-  public Object productElement(int n) {
-    return switch (n) {
-      case 0 -> projectList;
-      case 1 -> child();
-      default -> throw new IndexOutOfBoundsException(n);
-    };
+  Object arguments() {
+    return projectList;
   }
 }

@@ -20,8 +20,8 @@ import scala.jdk.javaapi.CollectionConverters;
  * A gpudf operator in a Spark plan with one input: it takes its child's columnar batches, runs
  * {@link #operation} on each as a gpudf table, and hands the result to Spark as Arrow columns
  * ({@link SparkArrow}). Row-based parents read it through the transition Spark puts above it. Its
- * product elements are its constructor's arguments, in order, so that Spark can copy it with
- * new expressions or children.
+ * product elements are its constructor's arguments, in order (its expressions, then its child), so
+ * that Spark can copy it with new expressions or children.
  */
 abstract class GpudfUnaryExec extends SparkPlan {
   /** What the operator does to one batch, on an executor; serializable, as Spark ships it there. */
@@ -42,6 +42,31 @@ abstract class GpudfUnaryExec extends SparkPlan {
 
   /** What runs on each batch, made from this node's expressions over {@code input}, the child's columns. */
   abstract Operation operation(List<Attribute> input);
+
+  /** The same operator over {@code child}. */
+  abstract GpudfUnaryExec withChild(SparkPlan child);
+
+  /** The constructor's first argument: the operator's expressions. */
+  abstract Object arguments();
+
+  @Override
+  public SparkPlan withNewChildrenInternal(scala.collection.immutable.IndexedSeq<SparkPlan> children) {
+    return withChild(children.apply(0));
+  }
+
+  @Override
+  public int productArity() {
+    return 2;
+  }
+
+  @Override
+  public Object productElement(int n) {
+    return switch (n) {
+      case 0 -> arguments();
+      case 1 -> child;
+      default -> throw new IndexOutOfBoundsException(n);
+    };
+  }
 
   @Override
   public scala.collection.immutable.Seq<SparkPlan> children() {
