@@ -10,6 +10,13 @@ import org.apache.spark.sql.catalyst.expressions.And;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.expressions.AttributeReference;
 import org.apache.spark.sql.catalyst.expressions.Cast;
+import org.apache.spark.sql.catalyst.expressions.Contains;
+import org.apache.spark.sql.catalyst.expressions.EndsWith;
+import org.apache.spark.sql.catalyst.expressions.In;
+import org.apache.spark.sql.catalyst.expressions.InSet;
+import org.apache.spark.sql.catalyst.expressions.Like;
+import org.apache.spark.sql.catalyst.expressions.StartsWith;
+import org.apache.spark.sql.catalyst.expressions.Year;
 import org.apache.spark.sql.catalyst.expressions.EqualTo;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.GreaterThan;
@@ -137,7 +144,55 @@ final class ExprTranslator {
     if (e instanceof Cast c) {
       return cast(c, input);
     }
+    if (e instanceof In in) {
+      List<Expr> args = new java.util.ArrayList<>();
+      args.add(translate(in.value(), input));
+      for (Expression item : GpudfUnaryExec.list(in.list())) {
+        args.add(translate(item, input));
+      }
+      return new Expr.Call(Op.IN, args);
+    }
+    if (e instanceof InSet in) {
+      // the optimizer's form of a long IN list: its values, typed as the tested column
+      List<Expr> args = new java.util.ArrayList<>();
+      args.add(translate(in.child(), input));
+      for (Object v : scala.jdk.javaapi.CollectionConverters.asJava(in.hset())) {
+        args.add(literal(new Literal(v, in.child().dataType())));
+      }
+      return new Expr.Call(Op.IN, args);
+    }
+    if (e instanceof Like l && l.right() instanceof Literal) {
+      return new Expr.Call(Op.LIKE, List.of(translate(l.left(), input), translate(l.right(), input),
+          new Expr.Lit(DataType.STRING, String.valueOf(l.escapeChar()))));
+    }
+    if (e instanceof StartsWith w && w.right() instanceof Literal p) {
+      return matching(w.left(), escaped(p) + "%", input);
+    }
+    if (e instanceof EndsWith w && w.right() instanceof Literal p) {
+      return matching(w.left(), "%" + escaped(p), input);
+    }
+    if (e instanceof Contains w && w.right() instanceof Literal p) {
+      return matching(w.left(), "%" + escaped(p) + "%", input);
+    }
+    if (e instanceof Year y) {
+      // gpudf's EXTRACT is a BIGINT, Spark's year() an INT
+      return new Expr.Cast(new Expr.Call(Op.EXTRACT_YEAR, List.of(translate(y.child(), input))), DataType.INT32);
+    }
     throw new Refused(e.prettyName() + " is not translated to gpudf");
+  }
+
+  /** {@code value} LIKE {@code pattern}, where a backslash escapes. */
+  private static Expr matching(Expression value, String pattern, List<Attribute> input) {
+    return new Expr.Call(Op.LIKE, List.of(translate(value, input), new Expr.Lit(DataType.STRING, pattern),
+        new Expr.Lit(DataType.STRING, "\\")));
+  }
+
+  /** String literal {@code p}, matched as it is: LIKE's wildcards and the escape character escaped. */
+  private static String escaped(Literal p) {
+    if (p.value() == null) {
+      throw new Refused("a string test against NULL");
+    }
+    return p.value().toString().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_");
   }
 
   private static Expr call(Op op, Expression left, Expression right, List<Attribute> input) {

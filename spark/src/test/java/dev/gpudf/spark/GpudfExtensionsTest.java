@@ -33,10 +33,12 @@ class GpudfExtensionsTest {
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.sql.adaptive.enabled", "false")
         .getOrCreate();
-    // 10,000 rows over 3 files: NULLs in v and name, dates, decimals, non-ASCII strings
+    // 10,000 rows over 3 files: NULLs in v and name, dates, decimals, non-ASCII strings, and LIKE's
+    // wildcards in some strings (so that Parquet's dictionary filter keeps the row groups a test of them reads)
     spark.range(0, 10_000, 1, 3).selectExpr("id", "CAST(id % 97 AS INT) AS k",
         "CASE WHEN id % 11 = 0 THEN NULL ELSE CAST(id * 0.5 AS DOUBLE) END AS v",
-        "CASE WHEN id % 13 = 0 THEN NULL ELSE concat(IF(id % 2 = 0, 'né', 'n'), CAST(id % 50 AS STRING)) END AS name",
+        "CASE WHEN id % 13 = 0 THEN NULL WHEN id % 17 = 0 THEN concat('a_', CAST(id % 5 AS STRING), '%')"
+            + " ELSE concat(IF(id % 2 = 0, 'né', 'n'), CAST(id % 50 AS STRING)) END AS name",
         "date_add(DATE '2024-01-01', CAST(id % 400 AS INT)) AS d",
         "CAST((id % 1000) * 0.25 AS DECIMAL(12, 2)) AS price")
         .write().parquet(dir.resolve("t").toString());
@@ -83,6 +85,15 @@ class GpudfExtensionsTest {
     sameAnswer("SELECT id, v * 2.0 + 1.5 AS w, k > 50 AS big, name IS NULL AS anon, k + 1 AS k1 FROM t WHERE id < 500",
         "GpudfProject", "GpudfFilter");
     sameAnswer("SELECT COUNT(*), SUM(v), MIN(name), MAX(d) FROM t WHERE k < 20", "GpudfFilter");
+    // IN lists (short, and long ones the optimizer makes a set), LIKE and its shorthands, year()
+    sameAnswer("SELECT id FROM t WHERE k IN (1, 5, 7) OR name IN ('né2', 'n3')", "GpudfFilter");
+    sameAnswer("SELECT id FROM t WHERE k IN (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20)",
+        "GpudfFilter");
+    sameAnswer("SELECT id, name FROM t WHERE name LIKE 'n_1%' OR name LIKE '%é4'", "GpudfFilter");
+    sameAnswer("SELECT id FROM t WHERE startswith(name, 'né1') OR endswith(name, '9') OR contains(name, 'é3')", "GpudfFilter");
+    // wildcards in the text of startswith/contains are matched as themselves
+    sameAnswer("SELECT id FROM t WHERE contains(name, '_') OR startswith(name, '%') OR endswith(name, 'n%')", "GpudfFilter");
+    sameAnswer("SELECT id, year(d) AS y FROM t WHERE year(d) = 2025", "GpudfProject", "GpudfFilter");
   }
 
   @Test

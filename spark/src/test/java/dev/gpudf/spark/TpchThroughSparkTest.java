@@ -1,0 +1,146 @@
+package dev.gpudf.spark;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.gpudf.sql.TpchTables;
+import io.trino.tpch.TpchTable;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.DateDayVector;
+import org.apache.arrow.vector.DecimalVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.Metadata;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The 22 TPC-H queries through Spark SQL over Parquet (SF0.01, generated here), with gpudf's rule
+ * on and off in one Spark {@code local[2]}: every answer the same, and the plans show how many
+ * operators gpudf ran (a rule that replaced nothing fails the test).
+ */
+class TpchThroughSparkTest {
+  private static final double SCALE = 0.01;
+  @TempDir
+  static Path dir;
+  private static SparkSession spark;
+
+  @BeforeAll
+  static void start() {
+    spark = SparkSession.builder().master("local[2]").appName("gpudf-tpch")
+        .config("spark.plugins", GpudfPlugin.class.getName())
+        .config("spark.sql.extensions", GpudfExtensions.class.getName())
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.adaptive.enabled", "false")
+        .getOrCreate();
+    try (RootAllocator a = new RootAllocator()) {
+      for (TpchTable<?> t : TpchTable.getTables()) {
+        try (VectorSchemaRoot root = TpchTables.arrow(a, t, SCALE)) {
+          String path = dir.resolve(t.getTableName()).toString();
+          spark.createDataFrame(rows(root), schema(root)).write().parquet(path);
+          spark.read().parquet(path).createOrReplaceTempView(t.getTableName());
+        }
+      }
+    }
+  }
+
+  @AfterAll
+  static void stop() {
+    if (spark != null) {
+      spark.stop();
+    }
+  }
+
+  @Test
+  void everyQueryAnswersAsSparkAloneDoes() {
+    int filters = 0;
+    int projects = 0;
+    List<String> withGpudf = new ArrayList<>();
+    for (Map.Entry<String, String> q : TpchTables.queries(SCALE).entrySet()) {
+      List<String> want = rows(q.getValue(), false);
+      List<String> got = rows(q.getValue(), true);
+      assertEquals(want, got, q.getKey());
+      assertTrue(!want.isEmpty() || q.getKey().equals("q15") || q.getKey().equals("q19"), q.getKey() + " answers rows");
+      spark.conf().set(GpudfOverrides.ENABLED, "true");
+      String plan = spark.sql(q.getValue()).queryExecution().executedPlan().toString();
+      int f = count(plan, "GpudfFilter");
+      int p = count(plan, "GpudfProject");
+      filters += f;
+      projects += p;
+      if (f + p > 0) {
+        withGpudf.add(q.getKey());
+      }
+    }
+    System.out.printf("TPC-H SF%s through Spark: 22 answers agree; gpudf ran %d filters and %d projections, in %s%n", SCALE,
+        filters, projects, withGpudf);
+    assertTrue(withGpudf.size() >= 15, "gpudf operators ran in " + withGpudf);
+    assertEquals(0, GpudfBackend.get().allocatedBytes(), "bytes held after every task completed");
+  }
+
+  private static int count(String text, String word) {
+    return text.split(word, -1).length - 1;
+  }
+
+  private static List<String> rows(String sql, boolean gpudf) {
+    spark.conf().set(GpudfOverrides.ENABLED, String.valueOf(gpudf));
+    return spark.sql(sql).collectAsList().stream().map(Row::toString).sorted().toList();
+  }
+
+  private static StructType schema(VectorSchemaRoot root) {
+    List<StructField> fields = new ArrayList<>();
+    for (FieldVector v : root.getFieldVectors()) {
+      ArrowType t = v.getField().getType();
+      DataType d = t instanceof ArrowType.Decimal dec ? DataTypes.createDecimalType(dec.getPrecision(), dec.getScale())
+          : v instanceof BigIntVector ? DataTypes.LongType : v instanceof IntVector ? DataTypes.IntegerType
+          : v instanceof DateDayVector ? DataTypes.DateType : DataTypes.StringType;
+      fields.add(new StructField(v.getName(), d, true, Metadata.empty()));
+    }
+    return new StructType(fields.toArray(new StructField[0]));
+  }
+
+  private static List<Row> rows(VectorSchemaRoot root) {
+    List<Row> out = new ArrayList<>(root.getRowCount());
+    for (int i = 0; i < root.getRowCount(); i++) {
+      Object[] values = new Object[root.getFieldVectors().size()];
+      for (int c = 0; c < values.length; c++) {
+        FieldVector v = root.getVector(c);
+        if (v.isNull(i)) {
+          continue;
+        }
+        if (v instanceof DecimalVector d) {
+          values[c] = d.getObject(i);
+        } else if (v instanceof BigIntVector b) {
+          values[c] = b.get(i);
+        } else if (v instanceof IntVector n) {
+          values[c] = n.get(i);
+        } else if (v instanceof DateDayVector d) {
+          values[c] = java.sql.Date.valueOf(java.time.LocalDate.ofEpochDay(d.get(i)));
+        } else if (v instanceof VarCharVector s) {
+          values[c] = s.getObject(i).toString();
+        } else {
+          throw new IllegalStateException("TPC-H column of " + v.getField().getType());
+        }
+      }
+      out.add(RowFactory.create(values));
+    }
+    return out;
+  }
+}
