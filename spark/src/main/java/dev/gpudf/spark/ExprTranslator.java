@@ -43,11 +43,12 @@ import org.apache.spark.sql.types.StringType;
  * anything else is {@link Refused}, with the reason, and its operator stays on Spark. Columns are
  * the child operator's output attributes, by position.
  *
- * <p>Where the two differ, Spark's semantics decide: integer arithmetic and narrowing casts are
- * taken only in ANSI mode (Spark's default since 4.0), where an overflow is an error in both
- * engines, never in Spark's legacy mode, where Spark wraps around; decimal arithmetic (Spark's
- * result precision rules are its own) and casts from floating point to integers (Spark truncates,
- * gpudf rounds) are not taken.
+ * <p>Where the two differ, Spark's semantics decide: integer and decimal arithmetic and narrowing
+ * casts are taken only in ANSI mode (Spark's default since 4.0), where an overflow is an error in
+ * both engines, never in Spark's legacy mode, where Spark wraps around (integers) or gives NULL
+ * (decimals); decimal arithmetic only where Spark's result has gpudf's exact scale (past 38 digits
+ * Spark rounds to fewer places); casts from floating point to integers (Spark truncates, gpudf
+ * rounds) are not taken.
  */
 final class ExprTranslator {
   /** Why an expression or operator cannot run on gpudf: its message says what and why. */
@@ -181,6 +182,19 @@ final class ExprTranslator {
     throw new Refused(e.prettyName() + " is not translated to gpudf");
   }
 
+  /** gpudf's types of columns {@code input} (one gpudf does not take as STRING: an expression that reads it is refused anyway). */
+  private static List<DataType> types(List<Attribute> input) {
+    List<DataType> out = new java.util.ArrayList<>();
+    for (Attribute a : input) {
+      try {
+        out.add(type(a.dataType()));
+      } catch (Refused r) {
+        out.add(DataType.STRING);
+      }
+    }
+    return out;
+  }
+
   /** {@code value} LIKE {@code pattern}, where a backslash escapes. */
   private static Expr matching(Expression value, String pattern, List<Attribute> input) {
     return new Expr.Call(Op.LIKE, List.of(translate(value, input), new Expr.Lit(DataType.STRING, pattern),
@@ -203,15 +217,22 @@ final class ExprTranslator {
   private static Expr arithmetic(Op op, Expression e, Expression left, Expression right, String evalMode,
       List<Attribute> input) {
     DataType result = type(e.dataType());
-    if (result.id() == dev.gpudf.columnar.TypeId.DECIMAL) {
-      throw new Refused(e.prettyName() + " of decimals: Spark's result precision rules are not gpudf's");
-    }
+    boolean decimal = result.id() == dev.gpudf.columnar.TypeId.DECIMAL;
     boolean integral = result.equals(DataType.INT32) || result.equals(DataType.INT64);
-    if (integral && !evalMode.equals("ANSI")) {
-      throw new Refused(e.prettyName() + " of integers outside ANSI mode: Spark wraps around on overflow, gpudf fails");
+    if ((integral || decimal) && !evalMode.equals("ANSI")) {
+      throw new Refused(e.prettyName() + " of " + (decimal ? "decimals" : "integers") + " outside ANSI mode: Spark "
+          + (decimal ? "gives NULL" : "wraps around") + " on overflow, gpudf fails");
+    }
+    Expr exact = call(op, left, right, input);
+    if (decimal) {
+      DataType computed = dev.gpudf.kernels.Evaluate.typeOf(exact, types(input));
+      if (computed.id() != dev.gpudf.columnar.TypeId.DECIMAL || computed.scale() != result.scale()) {
+        throw new Refused(e.prettyName() + " of decimals to " + e.dataType().simpleString() + ": gpudf's exact result is "
+            + computed + ", and Spark rounds to its scale");
+      }
     }
     // gpudf may compute in a wider type; the cast back checks the range, as Spark's ANSI mode does
-    return new Expr.Cast(call(op, left, right, input), result);
+    return new Expr.Cast(exact, result);
   }
 
   private static Expr cast(Cast c, List<Attribute> input) {

@@ -50,7 +50,7 @@ public final class GpudfFilterExec extends GpudfUnaryExec {
   }
 
   @Override
-  Object arguments() {
-    return condition;
+  Object[] arguments() {
+    return new Object[] {condition};
   }
 }

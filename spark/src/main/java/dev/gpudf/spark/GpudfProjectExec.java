@@ -1,8 +1,5 @@
 package dev.gpudf.spark;
 
-import dev.gpudf.columnar.HostColumn;
-import dev.gpudf.columnar.HostTable;
-import dev.gpudf.kernels.Evaluate;
 import dev.gpudf.kernels.Expr;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,25 +38,11 @@ public final class GpudfProjectExec extends GpudfUnaryExec {
   Operation operation(List<Attribute> input) {
     List<NamedExpression> exprs = list(projectList);
     return (exec, table) -> {
-      List<HostColumn> columns = new ArrayList<>();
-      List<String> names = new ArrayList<>();
-      try {
-        for (NamedExpression ne : exprs) {
-          Expr e = ExprTranslator.translate((org.apache.spark.sql.catalyst.expressions.Expression) ne, input);
-          if (e instanceof Expr.Col c) {
-            HostColumn passed = table.column(c.index());
-            passed.retain();
-            columns.add(passed);
-          } else {
-            columns.add(Evaluate.evaluate(exec, table, e));
-          }
-          names.add("c" + names.size());
-        }
-      } catch (RuntimeException ex) {
-        columns.forEach(HostColumn::close);
-        throw ex;
+      List<Expr> out = new ArrayList<>();
+      for (NamedExpression ne : exprs) {
+        out.add(ExprTranslator.translate((org.apache.spark.sql.catalyst.expressions.Expression) ne, input));
       }
-      return new HostTable(names, columns, table.rowCount());
+      return evaluate(exec, table, out);
     };
   }
 
@@ -69,7 +52,7 @@ public final class GpudfProjectExec extends GpudfUnaryExec {
   }
 
   @Override
-  Object arguments() {
-    return projectList;
+  Object[] arguments() {
+    return new Object[] {projectList};
   }
 }

@@ -20,8 +20,8 @@ import scala.jdk.javaapi.CollectionConverters;
  * A gpudf operator in a Spark plan with one input: it takes its child's columnar batches, runs
  * {@link #operation} on each as a gpudf table, and hands the result to Spark as Arrow columns
  * ({@link SparkArrow}). Row-based parents read it through the transition Spark puts above it. Its
- * product elements are its constructor's arguments, in order (its expressions, then its child), so
- * that Spark can copy it with new expressions or children.
+ * product elements are its constructor's arguments, in order (its expressions, its child last),
+ * so that Spark can copy it with new expressions or children.
  */
 abstract class GpudfUnaryExec extends SparkPlan {
   /** What the operator does to one batch, on an executor; serializable, as Spark ships it there. */
@@ -46,8 +46,8 @@ abstract class GpudfUnaryExec extends SparkPlan {
   /** The same operator over {@code child}. */
   abstract GpudfUnaryExec withChild(SparkPlan child);
 
-  /** The constructor's first argument: the operator's expressions. */
-  abstract Object arguments();
+  /** The constructor's arguments but the last, the child: the operator's expressions. */
+  abstract Object[] arguments();
 
   @Override
   public SparkPlan withNewChildrenInternal(scala.collection.immutable.IndexedSeq<SparkPlan> children) {
@@ -56,16 +56,16 @@ abstract class GpudfUnaryExec extends SparkPlan {
 
   @Override
   public int productArity() {
-    return 2;
+    return arguments().length + 1;
   }
 
   @Override
   public Object productElement(int n) {
-    return switch (n) {
-      case 0 -> arguments();
-      case 1 -> child;
-      default -> throw new IndexOutOfBoundsException(n);
-    };
+    Object[] args = arguments();
+    if (n < 0 || n > args.length) {
+      throw new IndexOutOfBoundsException(n);
+    }
+    return n == args.length ? child : args[n];
   }
 
   @Override
@@ -126,6 +126,28 @@ abstract class GpudfUnaryExec extends SparkPlan {
       h = 31 * h + Objects.hashCode(productElement(i));
     }
     return h;
+  }
+
+  /** A table of {@code exprs} over {@code table}, which the caller closes: a bare column shared, any other computed. */
+  static HostTable evaluate(Exec exec, HostTable table, List<dev.gpudf.kernels.Expr> exprs) {
+    List<dev.gpudf.columnar.HostColumn> columns = new ArrayList<>();
+    List<String> names = new ArrayList<>();
+    try {
+      for (dev.gpudf.kernels.Expr e : exprs) {
+        if (e instanceof dev.gpudf.kernels.Expr.Col c) {
+          dev.gpudf.columnar.HostColumn shared = table.column(c.index());
+          shared.retain();
+          columns.add(shared);
+        } else {
+          columns.add(dev.gpudf.kernels.Evaluate.evaluate(exec, table, e));
+        }
+        names.add("c" + names.size());
+      }
+    } catch (RuntimeException ex) {
+      columns.forEach(dev.gpudf.columnar.HostColumn::close);
+      throw ex;
+    }
+    return new HostTable(names, columns, table.rowCount());
   }
 
   static <T> scala.collection.immutable.Seq<T> seq(List<T> items) {

@@ -40,7 +40,8 @@ class GpudfExtensionsTest {
         "CASE WHEN id % 13 = 0 THEN NULL WHEN id % 17 = 0 THEN concat('a_', CAST(id % 5 AS STRING), '%')"
             + " ELSE concat(IF(id % 2 = 0, 'né', 'n'), CAST(id % 50 AS STRING)) END AS name",
         "date_add(DATE '2024-01-01', CAST(id % 400 AS INT)) AS d",
-        "CAST((id % 1000) * 0.25 AS DECIMAL(12, 2)) AS price")
+        "CAST((id % 1000) * 0.25 AS DECIMAL(12, 2)) AS price", "CAST(id % 7 AS INT) AS g",
+        "CASE WHEN id % 7 = 0 THEN NULL ELSE CAST(id % 100 AS DECIMAL(12, 1)) END AS q")
         .write().parquet(dir.resolve("t").toString());
     spark.read().parquet(dir.resolve("t").toString()).createOrReplaceTempView("t");
   }
@@ -94,6 +95,23 @@ class GpudfExtensionsTest {
     // wildcards in the text of startswith/contains are matched as themselves
     sameAnswer("SELECT id FROM t WHERE contains(name, '_') OR startswith(name, '%') OR endswith(name, 'n%')", "GpudfFilter");
     sameAnswer("SELECT id, year(d) AS y FROM t WHERE year(d) = 2025", "GpudfProject", "GpudfFilter");
+    // decimal arithmetic where Spark's result keeps the exact scale
+    sameAnswer("SELECT id, price * (1 - price / 1000) AS p FROM t WHERE price * 2 > 300", "GpudfFilter");
+  }
+
+  @Test
+  void partialAggregatesRunOnGpudfAndSparkMergesThem() {
+    sameAnswer("SELECT k, COUNT(*), COUNT(name), MIN(name), MAX(d), SUM(id), SUM(k), SUM(price), AVG(price) FROM t GROUP BY k",
+        "GpudfHashAggregate");
+    // no keys; a group whose values are all NULL; an empty input
+    sameAnswer("SELECT COUNT(*), SUM(price), AVG(price), MIN(v), MAX(name) FROM t WHERE k < 20", "GpudfHashAggregate");
+    sameAnswer("SELECT name, SUM(price), AVG(price), COUNT(v) FROM t WHERE id % 13 = 0 OR id < 30 GROUP BY name",
+        "GpudfHashAggregate");
+    sameAnswer("SELECT k, SUM(price), COUNT(*) FROM t WHERE k > 1000 GROUP BY k", "GpudfHashAggregate");
+    // group g = 0 holds only NULLs of q: SUM and AVG are NULL there, COUNT 0 (q is wide enough that Spark keeps
+    // its sums decimal rather than summing unscaled longs)
+    sameAnswer("SELECT g, SUM(q), AVG(q), COUNT(q), MIN(q) FROM t GROUP BY g", "GpudfHashAggregate");
+    sameAnswer("SELECT SUM(price * 3), COUNT(*) FROM t WHERE k > 1000", "GpudfHashAggregate");
   }
 
   @Test

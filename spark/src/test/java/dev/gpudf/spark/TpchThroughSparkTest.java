@@ -73,6 +73,7 @@ class TpchThroughSparkTest {
   void everyQueryAnswersAsSparkAloneDoes() {
     int filters = 0;
     int projects = 0;
+    int aggregates = 0;
     List<String> withGpudf = new ArrayList<>();
     for (Map.Entry<String, String> q : TpchTables.queries(SCALE).entrySet()) {
       List<String> want = rows(q.getValue(), false);
@@ -83,14 +84,17 @@ class TpchThroughSparkTest {
       String plan = spark.sql(q.getValue()).queryExecution().executedPlan().toString();
       int f = count(plan, "GpudfFilter");
       int p = count(plan, "GpudfProject");
+      int a = count(plan, "GpudfHashAggregate");
       filters += f;
       projects += p;
-      if (f + p > 0) {
+      aggregates += a;
+      if (f + p + a > 0) {
         withGpudf.add(q.getKey());
       }
     }
-    System.out.printf("TPC-H SF%s through Spark: 22 answers agree; gpudf ran %d filters and %d projections, in %s%n", SCALE,
-        filters, projects, withGpudf);
+    System.out.printf("TPC-H SF%s through Spark: 22 answers agree; gpudf ran %d filters, %d projections and %d partial"
+        + " aggregates, in %s%n", SCALE, filters, projects, aggregates, withGpudf);
+    assertTrue(aggregates >= 10, aggregates + " partial aggregates on gpudf");
     assertTrue(withGpudf.size() >= 15, "gpudf operators ran in " + withGpudf);
     assertEquals(0, GpudfBackend.get().allocatedBytes(), "bytes held after every task completed");
   }
