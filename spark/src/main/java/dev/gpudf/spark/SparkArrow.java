@@ -1,10 +1,13 @@
 package dev.gpudf.spark;
 
 import dev.gpudf.columnar.HostTable;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.execution.arrow.ArrowWriter;
@@ -35,6 +38,10 @@ final class SparkArrow {
    * operators address columns by position anyway.
    */
   static HostTable toGpudf(ColumnarBatch batch, StructType schema, BufferAllocator allocator) {
+    HostTable moved = taken(batch, allocator);
+    if (moved != null) {
+      return moved;
+    }
     StructField[] fields = new StructField[schema.fields().length];
     for (int i = 0; i < fields.length; i++) {
       StructField f = schema.fields()[i];
@@ -43,13 +50,41 @@ final class SparkArrow {
     // the time zone is for timestamps, which no gpudf operator takes yet
     Schema arrow = ArrowUtils.toArrowSchema(new StructType(fields), "UTC", true, false);
     try (VectorSchemaRoot root = VectorSchemaRoot.create(arrow, allocator)) {
-      // a copy row by row; a batch that is Arrow already (another gpudf operator's) could pass as it is
+      // a copy row by row (a batch of Spark's own vectors, from its Parquet reader say)
       ArrowWriter writer = ArrowWriter.create(root);
       Iterator<InternalRow> rows = batch.rowIterator();
       while (rows.hasNext()) {
         writer.write(rows.next());
       }
       writer.finish();
+      return HostTable.fromArrow(root);
+    }
+  }
+
+  /**
+   * {@code batch} as a gpudf table in {@code allocator} with no copy, when its columns are Arrow
+   * vectors (another gpudf operator's output): their buffers move to {@code allocator} (the batch is
+   * this operator's to consume, and its producer makes a new one for the next), so that nothing the
+   * table holds is counted to another task's allocator. Null when a column is not Arrow.
+   */
+  private static HostTable taken(ColumnarBatch batch, BufferAllocator allocator) {
+    List<FieldVector> vectors = new ArrayList<>();
+    for (int i = 0; i < batch.numCols(); i++) {
+      if (!(batch.column(i) instanceof ArrowColumnVector a) || !(a.getValueVector() instanceof FieldVector v)) {
+        return null;
+      }
+      vectors.add(v);
+    }
+    List<FieldVector> moved = new ArrayList<>();
+    for (int i = 0; i < vectors.size(); i++) {
+      FieldVector v = vectors.get(i);
+      Field named = new Field("c" + i, v.getField().getFieldType(), v.getField().getChildren());
+      FieldVector target = (FieldVector) named.createVector(allocator);
+      v.makeTransferPair(target).transfer();
+      moved.add(target);
+    }
+    try (VectorSchemaRoot root = new VectorSchemaRoot(moved)) {
+      root.setRowCount(batch.numRows());
       return HostTable.fromArrow(root);
     }
   }
