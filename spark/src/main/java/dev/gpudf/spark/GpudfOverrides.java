@@ -13,10 +13,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The rule that puts gpudf operators into a Spark physical plan, bottom up: a filter, projection
- * or partial hash aggregate whose expressions and input columns gpudf takes ({@link
- * ExprTranslator}) becomes a {@link GpudfFilterExec}, {@link GpudfProjectExec} or {@link
- * GpudfHashAggregateExec}; every other operator stays Spark's, and each one of those kinds that
+ * The rule that puts gpudf operators into a Spark physical plan, bottom up: a filter, projection,
+ * partial hash aggregate or sort-merge join whose expressions and input columns gpudf takes
+ * ({@link ExprTranslator}) becomes a {@link GpudfFilterExec}, {@link GpudfProjectExec}, {@link
+ * GpudfHashAggregateExec} or {@link GpudfShuffledHashJoinExec}; every other operator stays Spark's, and each one of those kinds that
  * stays is logged with the reason ("will not run on gpudf because ...").
  * {@value #ENABLED} = false turns it off for a session.
  */
@@ -56,6 +56,11 @@ final class GpudfOverrides extends Rule<SparkPlan> {
           ExprTranslator.translate((org.apache.spark.sql.catalyst.expressions.Expression) e, input);
         }
         return new GpudfProjectExec(pr.projectList(), pr.child());
+      }
+      if (p instanceof org.apache.spark.sql.execution.joins.SortMergeJoinExec j) {
+        columns(j.left().output());
+        columns(j.right().output());
+        return GpudfShuffledHashJoinExec.of(j);
       }
       if (p instanceof org.apache.spark.sql.execution.aggregate.BaseAggregateExec a) {
         columns(p.children().apply(0).output());

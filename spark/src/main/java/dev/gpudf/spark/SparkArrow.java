@@ -42,14 +42,7 @@ final class SparkArrow {
     if (moved != null) {
       return moved;
     }
-    StructField[] fields = new StructField[schema.fields().length];
-    for (int i = 0; i < fields.length; i++) {
-      StructField f = schema.fields()[i];
-      fields[i] = new StructField("c" + i, f.dataType(), f.nullable(), Metadata.empty());
-    }
-    // the time zone is for timestamps, which no gpudf operator takes yet
-    Schema arrow = ArrowUtils.toArrowSchema(new StructType(fields), "UTC", true, false);
-    try (VectorSchemaRoot root = VectorSchemaRoot.create(arrow, allocator)) {
+    try (VectorSchemaRoot root = VectorSchemaRoot.create(arrow(schema), allocator)) {
       // a copy row by row (a batch of Spark's own vectors, from its Parquet reader say)
       ArrowWriter writer = ArrowWriter.create(root);
       Iterator<InternalRow> rows = batch.rowIterator();
@@ -59,6 +52,25 @@ final class SparkArrow {
       writer.finish();
       return HostTable.fromArrow(root);
     }
+  }
+
+  /** A table of no rows with {@code schema}'s columns, in {@code allocator}; the caller closes it. */
+  static HostTable empty(StructType schema, BufferAllocator allocator) {
+    try (VectorSchemaRoot root = VectorSchemaRoot.create(arrow(schema), allocator)) {
+      root.setRowCount(0);
+      return HostTable.fromArrow(root);
+    }
+  }
+
+  /** {@code schema} in Arrow, its columns named by position. */
+  private static Schema arrow(StructType schema) {
+    StructField[] fields = new StructField[schema.fields().length];
+    for (int i = 0; i < fields.length; i++) {
+      StructField f = schema.fields()[i];
+      fields[i] = new StructField("c" + i, f.dataType(), f.nullable(), Metadata.empty());
+    }
+    // the time zone is for timestamps, which no gpudf operator takes yet
+    return ArrowUtils.toArrowSchema(new StructType(fields), "UTC", true, false);
   }
 
   /**

@@ -32,6 +32,8 @@ class GpudfExtensionsTest {
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.sql.adaptive.enabled", "false")
+        // joins by shuffles (sort-merge in Spark), not broadcasts
+        .config("spark.sql.autoBroadcastJoinThreshold", "-1")
         .getOrCreate();
     // 10,000 rows over 3 files: NULLs in v and name, dates, decimals, non-ASCII strings, and LIKE's
     // wildcards in some strings (so that Parquet's dictionary filter keeps the row groups a test of them reads)
@@ -44,6 +46,10 @@ class GpudfExtensionsTest {
         "CASE WHEN id % 7 = 0 THEN NULL ELSE CAST(id % 100 AS DECIMAL(12, 1)) END AS q")
         .write().parquet(dir.resolve("t").toString());
     spark.read().parquet(dir.resolve("t").toString()).createOrReplaceTempView("t");
+    // a second table to join: (k, name) pairs with their counts, NULL names among them
+    spark.sql("SELECT k AS uk, name AS un, COUNT(*) AS c FROM t WHERE id % 3 <> 0 GROUP BY k, name").write()
+        .parquet(dir.resolve("u").toString());
+    spark.read().parquet(dir.resolve("u").toString()).createOrReplaceTempView("u");
   }
 
   @AfterAll
@@ -112,6 +118,20 @@ class GpudfExtensionsTest {
     // its sums decimal rather than summing unscaled longs)
     sameAnswer("SELECT g, SUM(q), AVG(q), COUNT(q), MIN(q) FROM t GROUP BY g", "GpudfHashAggregate");
     sameAnswer("SELECT SUM(price * 3), COUNT(*) FROM t WHERE k > 1000", "GpudfHashAggregate");
+  }
+
+  @Test
+  void shuffledJoinsRunOnGpudf() {
+    sameAnswer("SELECT t.id, u.c FROM t JOIN u ON t.k = u.uk AND t.name = u.un", "GpudfShuffledHashJoin");
+    // NULL names never match; a residual condition; rows of t without a match keep NULLs
+    sameAnswer("SELECT t.id, u.c, u.un FROM t LEFT JOIN u ON t.k = u.uk AND t.name = u.un AND u.c > 20 AND t.v > 100",
+        "GpudfShuffledHashJoin");
+    sameAnswer("SELECT id FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.uk = t.k AND u.un = t.name AND u.c < 30)",
+        "GpudfShuffledHashJoin");
+    sameAnswer("SELECT id, name FROM t WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.uk = t.k AND u.un = t.name)",
+        "GpudfShuffledHashJoin");
+    // an empty build side
+    sameAnswer("SELECT t.id FROM t JOIN (SELECT * FROM u WHERE c < 0) x ON t.k = x.uk", "GpudfShuffledHashJoin");
   }
 
   @Test

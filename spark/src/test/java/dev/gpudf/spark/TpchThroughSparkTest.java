@@ -51,6 +51,8 @@ class TpchThroughSparkTest {
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.sql.adaptive.enabled", "false")
+        // joins by shuffles (sort-merge in Spark), not broadcasts, so that they run on gpudf
+        .config("spark.sql.autoBroadcastJoinThreshold", "-1")
         .getOrCreate();
     try (RootAllocator a = new RootAllocator()) {
       for (TpchTable<?> t : TpchTable.getTables()) {
@@ -75,6 +77,7 @@ class TpchThroughSparkTest {
     int filters = 0;
     int projects = 0;
     int aggregates = 0;
+    int joins = 0;
     List<String> withGpudf = new ArrayList<>();
     double sparkMs = 0;
     double gpudfMs = 0;
@@ -95,6 +98,7 @@ class TpchThroughSparkTest {
       int f = count(plan, "GpudfFilter");
       int p = count(plan, "GpudfProject");
       int a = count(plan, "GpudfHashAggregate");
+      joins += count(plan, "GpudfShuffledHashJoin");
       filters += f;
       projects += p;
       aggregates += a;
@@ -102,9 +106,10 @@ class TpchThroughSparkTest {
         withGpudf.add(q.getKey());
       }
     }
-    System.out.printf("TPC-H SF%s through Spark: 22 answers agree; gpudf ran %d filters, %d projections and %d partial"
-        + " aggregates, in %s; all 22 (each planned and run once, Spark alone first): %.0f ms alone, %.0f ms with gpudf%n",
-        SCALE, filters, projects, aggregates, withGpudf, sparkMs, gpudfMs);
+    System.out.printf("TPC-H SF%s through Spark: 22 answers agree; gpudf ran %d filters, %d projections, %d partial"
+        + " aggregates and %d joins, in %s; all 22 (each planned and run once, Spark alone first): %.0f ms alone, %.0f ms"
+        + " with gpudf%n", SCALE, filters, projects, aggregates, joins, withGpudf, sparkMs, gpudfMs);
+    assertTrue(joins >= 20, joins + " joins on gpudf");
     assertTrue(aggregates >= 10, aggregates + " partial aggregates on gpudf");
     assertTrue(withGpudf.size() >= 15, "gpudf operators ran in " + withGpudf);
     assertEquals(0, GpudfBackend.get().allocatedBytes(), "bytes held after every task completed");

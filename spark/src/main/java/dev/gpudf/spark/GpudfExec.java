@@ -1,0 +1,198 @@
+package dev.gpudf.spark;
+
+import dev.gpudf.columnar.HostColumn;
+import dev.gpudf.columnar.HostTable;
+import dev.gpudf.kernels.Evaluate;
+import dev.gpudf.kernels.Exec;
+import dev.gpudf.kernels.Expr;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.spark.rdd.RDD;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * A gpudf operator in a Spark plan: it produces columnar batches of Arrow columns ({@link
+ * SparkArrow}), and row-based parents read it through the transition Spark puts above it. Its
+ * product elements are its constructor's arguments, in order (its expressions, then its
+ * children), so that Spark can copy it with new expressions or children.
+ */
+abstract class GpudfExec extends SparkPlan {
+  /** What the operator does to one batch, on an executor; serializable, as Spark ships it there. */
+  interface Operation extends Serializable {
+    /** The result of {@code table} (which the caller closes), a table the caller closes too. */
+    HostTable apply(Exec exec, HostTable table);
+  }
+
+  /** The constructor's arguments before the children: the operator's expressions. */
+  abstract Object[] arguments();
+
+  @Override
+  public boolean supportsColumnar() {
+    return true;
+  }
+
+  @Override
+  public RDD<InternalRow> doExecute() {
+    throw new IllegalStateException(nodeName() + " produces columnar batches only");
+  }
+
+  @Override
+  public int productArity() {
+    return arguments().length + children().size();
+  }
+
+  @Override
+  public Object productElement(int n) {
+    Object[] args = arguments();
+    if (n < 0 || n >= productArity()) {
+      throw new IndexOutOfBoundsException(n);
+    }
+    return n < args.length ? args[n] : children().apply(n - args.length);
+  }
+
+  @Override
+  public boolean canEqual(Object other) {
+    return other != null && other.getClass() == getClass();
+  }
+
+  @Override
+  public boolean equals(Object other) {
+    if (this == other) {
+      return true;
+    }
+    if (!canEqual(other)) {
+      return false;
+    }
+    GpudfExec o = (GpudfExec) other;
+    for (int i = 0; i < productArity(); i++) {
+      if (!Objects.equals(productElement(i), o.productElement(i))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  @Override
+  public int hashCode() {
+    int h = getClass().hashCode();
+    for (int i = 0; i < productArity(); i++) {
+      h = 31 * h + Objects.hashCode(productElement(i));
+    }
+    return h;
+  }
+
+  /** A table of {@code exprs} over {@code table}, which the caller closes: a bare column shared, any other computed. */
+  static HostTable evaluate(Exec exec, HostTable table, List<Expr> exprs) {
+    List<HostColumn> columns = new ArrayList<>();
+    List<String> names = new ArrayList<>();
+    try {
+      for (Expr e : exprs) {
+        if (e instanceof Expr.Col c) {
+          HostColumn shared = table.column(c.index());
+          shared.retain();
+          columns.add(shared);
+        } else {
+          columns.add(Evaluate.evaluate(exec, table, e));
+        }
+        names.add("c" + names.size());
+      }
+    } catch (RuntimeException ex) {
+      columns.forEach(HostColumn::close);
+      throw ex;
+    }
+    return new HostTable(names, columns, table.rowCount());
+  }
+
+  static <T> scala.collection.immutable.Seq<T> seq(List<T> items) {
+    return CollectionConverters.asScala(items).toList();
+  }
+
+  static <T> List<T> list(scala.collection.Seq<T> items) {
+    return new ArrayList<>(CollectionConverters.asJava(items));
+  }
+
+  /**
+   * One task's stream of results: each input batch becomes an Arrow table, then a gpudf table, and
+   * its result goes out as the next batch, valid until the one after is asked for (Spark's
+   * contract), so each output is closed when the next is made, the last when the input ends or the
+   * task completes (a parent that stops early, such as a LIMIT, does not drain it); then {@code
+   * held} (what the operation keeps for the whole task), then the task's allocator.
+   */
+  static final class BatchIterator implements java.util.Iterator<ColumnarBatch>, AutoCloseable {
+    private final java.util.Iterator<ColumnarBatch> input;
+    private final StructType schema;
+    private final Operation op;
+    private final BufferAllocator allocator;
+    private final Exec exec;
+    private final AutoCloseable held;
+    private SparkArrow.Output current;
+    private boolean closed;
+
+    BatchIterator(java.util.Iterator<ColumnarBatch> input, StructType schema, Operation op, Exec exec, AutoCloseable held) {
+      this.input = input;
+      this.schema = schema;
+      this.op = op;
+      this.exec = exec;
+      this.allocator = exec.allocator();
+      this.held = held;
+    }
+
+    @Override
+    public boolean hasNext() {
+      if (closed) {
+        return false;
+      }
+      if (!input.hasNext()) {
+        close();
+        return false;
+      }
+      return true;
+    }
+
+    @Override
+    public ColumnarBatch next() {
+      if (!hasNext()) {
+        throw new java.util.NoSuchElementException();
+      }
+      releaseCurrent();
+      ColumnarBatch batch = input.next();
+      try (HostTable in = SparkArrow.toGpudf(batch, schema, allocator); HostTable result = op.apply(exec, in)) {
+        current = SparkArrow.toSpark(result, allocator);
+      }
+      return current.batch();
+    }
+
+    private void releaseCurrent() {
+      if (current != null) {
+        current.close();
+        current = null;
+      }
+    }
+
+    @Override
+    public void close() {
+      if (!closed) {
+        closed = true;
+        releaseCurrent();
+        try (BufferAllocator a = allocator; Exec e = exec; AutoCloseable h = held) {
+          // closed in reverse: what the operation held, the context, then the allocator, which checks for leaks
+        } catch (Exception ex) {
+          throw new IllegalStateException("closing a gpudf task's operator: " + ex.getMessage(), ex);
+        }
+      }
+    }
+  }
+
+  /** A task's allocator and execution context; the allocator is the task's to close (through {@link BatchIterator}). */
+  static Exec taskExec(String name) {
+    BufferAllocator allocator = GpudfBackend.get().taskAllocator(name + " task " + org.apache.spark.TaskContext.get().taskAttemptId());
+    return Exec.onCpu(allocator);
+  }
+}
