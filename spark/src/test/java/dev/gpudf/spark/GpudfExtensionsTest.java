@@ -26,15 +26,7 @@ class GpudfExtensionsTest {
 
   @BeforeAll
   static void start() {
-    spark = SparkSession.builder().master("local[2]").appName("gpudf-test")
-        .config("spark.plugins", GpudfPlugin.class.getName())
-        .config("spark.sql.extensions", GpudfExtensions.class.getName())
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.adaptive.enabled", "false")
-        // joins by shuffles (sort-merge in Spark), not broadcasts
-        .config("spark.sql.autoBroadcastJoinThreshold", "-1")
-        .getOrCreate();
+    spark = LocalSpark.start("gpudf-test");
     // 10,000 rows over 3 files: NULLs in v and name, dates, decimals, non-ASCII strings, and LIKE's
     // wildcards in some strings (so that Parquet's dictionary filter keeps the row groups a test of them reads)
     spark.range(0, 10_000, 1, 3).selectExpr("id", "CAST(id % 97 AS INT) AS k",

@@ -45,15 +45,7 @@ class TpchThroughSparkTest {
 
   @BeforeAll
   static void start() {
-    spark = SparkSession.builder().master("local[2]").appName("gpudf-tpch")
-        .config("spark.plugins", GpudfPlugin.class.getName())
-        .config("spark.sql.extensions", GpudfExtensions.class.getName())
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.adaptive.enabled", "false")
-        // joins by shuffles (sort-merge in Spark), not broadcasts, so that they run on gpudf
-        .config("spark.sql.autoBroadcastJoinThreshold", "-1")
-        .getOrCreate();
+    spark = LocalSpark.start("gpudf-tpch");
     try (RootAllocator a = new RootAllocator()) {
       for (TpchTable<?> t : TpchTable.getTables()) {
         try (VectorSchemaRoot root = TpchTables.arrow(a, t, SCALE)) {

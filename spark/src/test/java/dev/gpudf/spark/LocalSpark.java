@@ -1,0 +1,24 @@
+package dev.gpudf.spark;
+
+import org.apache.spark.sql.SparkSession;
+
+/** The tests' Spark: {@code local[2]} with gpudf's plugin and extensions. */
+final class LocalSpark {
+  private LocalSpark() {}
+
+  /**
+   * A session named {@code app}: two shuffle partitions, plans fixed when made (no adaptive
+   * execution, so that the plan a test reads is the one that ran), and joins by shuffles
+   * (sort-merge in Spark) rather than broadcasts, so that they run on gpudf.
+   */
+  static SparkSession start(String app) {
+    return SparkSession.builder().master("local[2]").appName(app)
+        .config("spark.plugins", GpudfPlugin.class.getName())
+        .config("spark.sql.extensions", GpudfExtensions.class.getName())
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.adaptive.enabled", "false")
+        .config("spark.sql.autoBroadcastJoinThreshold", "-1")
+        .getOrCreate();
+  }
+}
