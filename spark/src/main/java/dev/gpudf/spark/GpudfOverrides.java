@@ -13,11 +13,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The rule that puts gpudf operators into a Spark physical plan, bottom up: a filter, projection,
- * partial hash aggregate or sort-merge join whose expressions and input columns gpudf takes
- * ({@link ExprTranslator}) becomes a {@link GpudfFilterExec}, {@link GpudfProjectExec}, {@link
- * GpudfHashAggregateExec} or {@link GpudfShuffledHashJoinExec}; every other operator stays Spark's, and each one of those kinds that
- * stays is logged with the reason ("will not run on gpudf because ...").
+ * The rule that puts gpudf operators into a Spark physical plan, bottom up (after Spark placed its
+ * sorts and shuffles: a replacement keeps the order of its rows that its parent may rely on —
+ * filters, projections and joins keep their input's order; a partial aggregate's groups have none,
+ * so a partial sort aggregate is replaced only under a shuffle): a filter, projection, partial
+ * aggregate or sort-merge join whose expressions and input columns gpudf takes ({@link
+ * ExprTranslator}) becomes a {@link GpudfFilterExec}, {@link GpudfProjectExec}, {@link
+ * GpudfHashAggregateExec} or {@link GpudfShuffledHashJoinExec}; every other operator stays
+ * Spark's, and each one of those kinds that stays is logged with the reason ("will not run on
+ * gpudf because ...").
  * {@value #ENABLED} = false turns it off for a session.
  */
 final class GpudfOverrides extends Rule<SparkPlan> {
@@ -62,9 +66,22 @@ final class GpudfOverrides extends Rule<SparkPlan> {
         columns(j.right().output());
         return GpudfShuffledHashJoinExec.of(j);
       }
-      if (p instanceof org.apache.spark.sql.execution.aggregate.BaseAggregateExec a) {
+      if (p instanceof org.apache.spark.sql.execution.aggregate.HashAggregateExec
+          || p instanceof org.apache.spark.sql.execution.aggregate.ObjectHashAggregateExec) {
         columns(p.children().apply(0).output());
-        return GpudfHashAggregateExec.of(a, p);
+        return GpudfHashAggregateExec.of((org.apache.spark.sql.execution.aggregate.BaseAggregateExec) p, p);
+      }
+      if (p instanceof org.apache.spark.sql.execution.exchange.ShuffleExchangeExec x
+          && x.child() instanceof org.apache.spark.sql.execution.aggregate.SortAggregateExec a) {
+        // a partial sort aggregate promises its parent rows sorted by its keys, which gpudf's groups
+        // are not: it is taken only under a shuffle, which keeps no order anyway
+        try {
+          columns(a.child().output());
+          return x.withNewChildren(GpudfUnaryExec.seq(List.of(GpudfHashAggregateExec.of(a, a))));
+        } catch (ExprTranslator.Refused why) {
+          LOG.warn("{} will not run on gpudf because {}", a.nodeName(), why.getMessage());
+          return p;
+        }
       }
     } catch (ExprTranslator.Refused why) {
       LOG.warn("{} will not run on gpudf because {}", p.nodeName(), why.getMessage());

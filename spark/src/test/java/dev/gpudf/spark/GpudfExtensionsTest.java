@@ -122,6 +122,11 @@ class GpudfExtensionsTest {
         "GpudfShuffledHashJoin");
     sameAnswer("SELECT id, name FROM t WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.uk = t.k AND u.un = t.name)",
         "GpudfShuffledHashJoin");
+    // grouped by the join's key: Spark plans the partial and the final sort aggregate with no shuffle
+    // or sort between them, so the partial one stays Spark's (it promises its parent sorted groups;
+    // gpudf's come out in first-row order, sorted here only because the join keeps its sorted input)
+    sameAnswer("SELECT t.k, MIN(t.name), MAX(u.un), COUNT(*) FROM t JOIN u ON t.k = u.uk GROUP BY t.k",
+        "GpudfShuffledHashJoin");
     // an empty build side
     sameAnswer("SELECT t.id FROM t JOIN (SELECT * FROM u WHERE c < 0) x ON t.k = x.uk", "GpudfShuffledHashJoin");
   }
