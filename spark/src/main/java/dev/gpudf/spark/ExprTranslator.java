@@ -163,6 +163,10 @@ final class ExprTranslator {
       return new Expr.Call(Op.IN, args);
     }
     if (e instanceof Like l && l.right() instanceof Literal) {
+      if (l.escapeChar() > 0x7F) {
+        // gpudf's LIKE takes an ASCII escape character only: refused here, not failed in a task
+        throw new Refused("LIKE with the escape character '" + l.escapeChar() + "'");
+      }
       return new Expr.Call(Op.LIKE, List.of(translate(l.left(), input), translate(l.right(), input),
           new Expr.Lit(DataType.STRING, String.valueOf(l.escapeChar()))));
     }

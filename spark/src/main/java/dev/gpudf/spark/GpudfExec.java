@@ -110,6 +110,16 @@ abstract class GpudfExec extends SparkPlan {
     return new HostTable(names, columns, table.rowCount());
   }
 
+  /** The attributes {@code exprs} make: an operator's output from its output expressions. */
+  static scala.collection.immutable.Seq<org.apache.spark.sql.catalyst.expressions.Attribute> attributes(
+      scala.collection.Seq<? extends org.apache.spark.sql.catalyst.expressions.NamedExpression> exprs) {
+    List<org.apache.spark.sql.catalyst.expressions.Attribute> out = new ArrayList<>();
+    for (org.apache.spark.sql.catalyst.expressions.NamedExpression e : CollectionConverters.asJava(exprs)) {
+      out.add(e.toAttribute());
+    }
+    return seq(out);
+  }
+
   static <T> scala.collection.immutable.Seq<T> seq(List<T> items) {
     return CollectionConverters.asScala(items).toList();
   }

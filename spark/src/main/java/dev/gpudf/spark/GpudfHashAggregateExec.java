@@ -58,11 +58,7 @@ public final class GpudfHashAggregateExec extends GpudfUnaryExec {
     List<Attribute> input = list(child.output());
     Plan plan = Plan.of(list(agg.groupingExpressions()), list(agg.aggregateExpressions()), input,
         SQLConf.get().ansiEnabled());
-    List<Attribute> out = new ArrayList<>();
-    for (NamedExpression e : list(agg.resultExpressions())) {
-      out.add(e.toAttribute());
-    }
-    if (out.size() != plan.outputs()) {
+    if (agg.resultExpressions().size() != plan.outputs()) {
       throw new ExprTranslator.Refused("its output is not its keys and the aggregates' buffers");
     }
     return new GpudfHashAggregateExec(agg.groupingExpressions(), agg.aggregateExpressions(), agg.resultExpressions(),
@@ -152,11 +148,7 @@ public final class GpudfHashAggregateExec extends GpudfUnaryExec {
 
   @Override
   public scala.collection.immutable.Seq<Attribute> output() {
-    List<Attribute> out = new ArrayList<>();
-    for (NamedExpression e : list(resultExpressions)) {
-      out.add(e.toAttribute());
-    }
-    return seq(out);
+    return attributes(resultExpressions);
   }
 
   @Override

@@ -22,11 +22,7 @@ public final class GpudfProjectExec extends GpudfUnaryExec {
 
   @Override
   public scala.collection.immutable.Seq<Attribute> output() {
-    List<Attribute> out = new ArrayList<>();
-    for (NamedExpression e : list(projectList)) {
-      out.add(e.toAttribute());
-    }
-    return seq(out);
+    return attributes(projectList);
   }
 
   @Override
