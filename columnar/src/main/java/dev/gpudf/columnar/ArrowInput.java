@@ -189,7 +189,7 @@ public final class ArrowInput {
   }
 
   /** Whether bytes {@code start} to {@code end} after {@code address} are well-formed UTF-8. */
-  static boolean utf8(long address, int start, int end) {
+  public static boolean utf8(long address, int start, int end) {
     int i = start;
     while (i < end) {
       int b = MemoryUtil.getByte(address + i) & 0xff;
