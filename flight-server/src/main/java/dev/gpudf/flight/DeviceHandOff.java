@@ -39,6 +39,12 @@ public final class DeviceHandOff {
   public static final String EXPORT = "gpudf.export_device";
   /** Action type: end a lease early; body: the lease id (UTF-8). */
   public static final String RELEASE = "gpudf.release";
+  /**
+   * Action type: make a table of another process's device memory; body: an {@link ImportRequest}
+   * as JSON; answer: an {@link ImportResult} as JSON, sent once the server holds its own copy, so
+   * the producer may then reuse or free its memory.
+   */
+  public static final String IMPORT = "gpudf.import_device";
   static final ObjectMapper JSON = new ObjectMapper().setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
       .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
@@ -72,6 +78,71 @@ public final class DeviceHandOff {
    */
   public record Descriptor(String lease, double ttlSeconds, int device, String deviceName, long rows, String arrowSchema,
       List<Allocation> allocations, List<Column> columns, long bytesToHost) {}
+
+  /**
+   * An import: table {@code table} made (mode {@code create}, the default: it must not exist),
+   * its rows replaced ({@code replace}) or added to ({@code append}, as an INSERT: types convert,
+   * constraints hold) from {@code rows} rows whose columns lie in the producer's {@code
+   * allocations}, described as an export describes them ({@link Column}).
+   */
+  public record ImportRequest(String table, String mode, Long rows, List<Allocation> allocations, List<Column> columns) {}
+
+  /**
+   * What an import did: the table, the rows it took, the bytes it copied device to device, the
+   * bytes the server copied to the host meanwhile (none of the data), and its time in seconds.
+   */
+  public record ImportResult(String table, long rows, long bytesCopied, long bytesToHost, double seconds) {}
+
+  /** Where the buffers of a device table lie as CUDA IPC exports: its allocations and its columns. */
+  record Layout(List<Allocation> allocations, List<Column> columns) {}
+
+  /** The {@link Layout} of {@code table}, whose buffers stay its own (the caller keeps it open while the handles are in use). */
+  static Layout layout(DeviceTable table) {
+    java.util.Map<Long, Integer> index = new java.util.HashMap<>();
+    List<Allocation> allocations = new ArrayList<>();
+    List<Column> columns = new ArrayList<>();
+    for (int i = 0; i < table.columnCount(); i++) {
+      DeviceColumn c = table.column(i);
+      DataType t = c.type();
+      columns.add(new Column(table.names().get(i), t.id().name(), t.precision(), t.scale(),
+          t.timeUnit() == null ? null : t.timeUnit().name(), t.timeZone(), t.isFixedWidth() ? t.byteWidth() : 0,
+          c.nullCount(), region(table, c.data(), index, allocations),
+          c.offsets() == null ? null : region(table, c.offsets(), index, allocations),
+          c.validity() == null ? null : region(table, c.validity(), index, allocations)));
+    }
+    return new Layout(allocations, columns);
+  }
+
+  private static Region region(DeviceTable table, DeviceBuffer buffer, java.util.Map<Long, Integer> index,
+      List<Allocation> allocations) {
+    DeviceIpc.Export e = DeviceIpc.export(buffer, table.gpu().device());
+    Integer i = index.get(e.allocationBase());
+    if (i == null) {
+      i = allocations.size();
+      index.put(e.allocationBase(), i);
+      allocations.add(new Allocation(Base64.getEncoder().encodeToString(e.handle()), e.allocationSize()));
+    }
+    return new Region(i, e.offset(), buffer.size());
+  }
+
+  /**
+   * Makes table {@code name} on the server behind {@code client} from {@code table}, which stays
+   * this process's: the server maps its buffers, copies them into its own memory, checks them and
+   * answers; {@code mode} as in {@link ImportRequest}. The caller may reuse or close {@code table}
+   * once this returns. The server must be another process on the same device.
+   */
+  public static ImportResult ingest(FlightClient client, String name, String mode, DeviceTable table, CallOption... options) {
+    // the table's kernels must have finished before another process reads its memory
+    table.gpu().device().synchronize();
+    Layout layout = layout(table);
+    ImportRequest request = new ImportRequest(name, mode, (long) table.rowCount(), layout.allocations(), layout.columns());
+    try {
+      Iterator<Result> results = client.doAction(new Action(IMPORT, JSON.writeValueAsBytes(request)), options);
+      return JSON.readValue(results.next().getBody(), ImportResult.class);
+    } catch (IOException e) {
+      throw new UserException("the server's import answer is not readable: " + e.getMessage(), e);
+    }
+  }
 
   /** An imported result: a device table over another process's memory, and the lease that keeps it there. */
   public static final class Imported implements AutoCloseable {

@@ -64,6 +64,7 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
   private final BufferAllocator allocator;
   private final DataDirectory dataDirectory;
   private final DeviceExports exports;
+  private final DeviceImports imports;
   private final Users users;
   private final Handles<String> statements = new Handles<>("statement");
   private final Handles<Prepared> prepared = new Handles<>("prepared statement");
@@ -117,6 +118,7 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
     this.sender = new ResultSender(allocator, () -> closing);
     this.dataDirectory = dataDirectory == null ? null : new DataDirectory(dataDirectory, session);
     this.exports = new DeviceExports(session);
+    this.imports = new DeviceImports(session);
     this.users = users;
   }
 
@@ -134,6 +136,11 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
     switch (action.getType()) {
       case DeviceHandOff.EXPORT -> Statuses.action(listener, () -> listener.onNext(new Result(exports.export(action.getBody()))));
       case DeviceHandOff.RELEASE -> Statuses.action(listener, () -> exports.release(action.getBody()));
+      case DeviceHandOff.IMPORT -> Statuses.action(listener, () -> {
+        mayWrite(context, "import tables");
+        DeviceHandOff.ImportResult done = changing(() -> imports.ingest(action.getBody()));
+        listener.onNext(new Result(DeviceHandOff.JSON.writeValueAsBytes(done)));
+      });
       default -> super.doAction(context, action, listener);
     }
   }
@@ -146,6 +153,8 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
     listener.onNext(new ActionType(DeviceHandOff.EXPORT,
         "run a query and export its device-resident result as CUDA IPC handles under a lease (JSON in and out)"));
     listener.onNext(new ActionType(DeviceHandOff.RELEASE, "end a device hand-off lease (body: the lease id)"));
+    listener.onNext(new ActionType(DeviceHandOff.IMPORT,
+        "make a table of another process's device memory, given as CUDA IPC handles (JSON in and out)"));
     listener.onCompleted();
   }
 
@@ -154,9 +163,9 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
     return exports.leases();
   }
 
-  /** Runs an update or ingest, writes what it changed to the data directory, and returns its row count. */
-  private long changing(java.util.function.LongSupplier update) {
-    long rows = update.getAsLong();
+  /** Runs an update, ingest or import, writes what it changed to the data directory, and returns its answer. */
+  private <T> T changing(java.util.function.Supplier<T> update) {
+    T rows = update.get();
     if (dataDirectory != null) {
       dataDirectory.sync(session);
     }

@@ -172,15 +172,61 @@ public final class Catalog implements AutoCloseable {
 
   /** Loads {@code root} as table {@code name} (copied to the device for a GPU session); the caller keeps {@code root}. */
   public synchronized void register(String name, VectorSchemaRoot root) {
+    add(name, () -> TableOps.load(gpu, root));
+  }
+
+  /** Table {@code name}, new, made of {@code rows} (called once the name is known to be free; the entry takes what it returns). */
+  private void add(String name, java.util.function.Supplier<Table<?>> rows) {
     TableNames.check(name);
     String key = name.toLowerCase(Locale.ROOT);
     if (tables.containsKey(key)) {
       throw new UserException("table '" + name + "' already exists");
     }
-    tables.put(key, new Entry(TableOps.load(gpu, root)));
+    tables.put(key, new Entry(rows.get()));
     versions.put(key, ++version);
     defined.put(key, version);
     spillToBudget(0, null);
+  }
+
+  /** Table {@code name}, existing, with its rows replaced by {@code rows} (made first: if that fails, the table keeps its old rows). */
+  private void swap(String name, java.util.function.Supplier<Table<?>> rows) {
+    String key = name.toLowerCase(Locale.ROOT);
+    if (!tables.containsKey(key)) {
+      throw new UserException("no table '" + name + "'");
+    }
+    tables.put(key, new Entry(rows.get())).close();
+    versions.put(key, ++version);
+    defined.put(key, version);
+    spillToBudget(0, null);
+  }
+
+  /**
+   * Takes {@code table} (rows already on this catalog's device, checked by the caller: a device
+   * hand-off's import) as table {@code name}; the caller keeps its own reference to {@code table}.
+   */
+  public synchronized void register(String name, DeviceTable table) {
+    add(name, () -> onThisDevice(table));
+  }
+
+  /** Replaces the rows of existing table {@code name} by {@code table}, as {@link #register(String, DeviceTable)} takes it. */
+  public synchronized void replace(String name, DeviceTable table) {
+    swap(name, () -> onThisDevice(table));
+  }
+
+  /** {@link #register(String, DeviceTable)} under a new hidden name, which it returns. */
+  synchronized String registerHidden(DeviceTable table) {
+    String name = HIDDEN + (++hidden);
+    register(name, table);
+    return name;
+  }
+
+  /** {@code table} with a new reference for an entry to take, once it is known to live on this catalog's device. */
+  private DeviceTable onThisDevice(DeviceTable table) {
+    if (gpu == null || table.gpu() != gpu) {
+      throw new InternalException("a device table from another GPU context (or for a host catalog) cannot become a table here");
+    }
+    table.retain();
+    return table;
   }
 
   /**
@@ -361,15 +407,7 @@ public final class Catalog implements AutoCloseable {
 
   /** Replaces the rows of existing table {@code name} by {@code root} (copied, as for {@link #register}); the caller keeps {@code root}. */
   public synchronized void replace(String name, VectorSchemaRoot root) {
-    String key = name.toLowerCase(Locale.ROOT);
-    if (!tables.containsKey(key)) {
-      throw new UserException("no table '" + name + "'");
-    }
-    // load first: if that fails, the table keeps its old rows
-    tables.put(key, new Entry(TableOps.load(gpu, root))).close();
-    versions.put(key, ++version);
-    defined.put(key, version);
-    spillToBudget(0, null);
+    swap(name, () -> TableOps.load(gpu, root));
   }
 
   /** Removes and closes table {@code name}, with its constraints and indexes. */

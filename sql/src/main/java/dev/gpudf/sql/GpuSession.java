@@ -358,7 +358,16 @@ public final class GpuSession implements AutoCloseable {
    * many rows it added; the caller keeps {@code rows}.
    */
   public long insert(String name, VectorSchemaRoot rows) {
-    String hidden = catalog.registerHidden(rows);
+    return insertAll(name, catalog.registerHidden(rows));
+  }
+
+  /** {@link #insert(String, VectorSchemaRoot)} of rows already on this session's device; the caller keeps {@code rows}. */
+  public long insert(String name, DeviceTable rows) {
+    return insertAll(name, catalog.registerHidden(rows));
+  }
+
+  /** Inserts every row of hidden table {@code hidden} into {@code name}, and drops {@code hidden}. */
+  private long insertAll(String name, String hidden) {
     try {
       return update("INSERT INTO \"" + name.toLowerCase(java.util.Locale.ROOT).replace("\"", "\"\"") + "\" SELECT * FROM \""
           + hidden + "\"");

@@ -4,8 +4,8 @@ import dev.gpudf.columnar.RefCounted;
 import jcuda.driver.CUdeviceptr;
 
 /**
- * A block of device memory from a {@link DeviceMemoryPool}, or a view of memory another process
- * exported ({@link DeviceIpc}). Whoever allocated it (or retained it) closes it; the last close
+ * A block of device memory from a {@link DeviceMemoryPool}, a view of memory another process
+ * exported ({@link DeviceIpc}), or a {@linkplain #slice slice} of another buffer. Whoever allocated it (or retained it) closes it; the last close
  * returns the block to its owner, ordered after the work already queued on the buffer's stream,
  * so a kernel still reading it is never overtaken.
  */
@@ -47,6 +47,23 @@ public final class DeviceBuffer extends RefCounted {
   /** A JCuda pointer to the first byte, for driver calls. */
   public CUdeviceptr pointer() {
     return Pointers.device(address());
+  }
+
+  /**
+   * A view of {@code bytes} bytes from {@code offset} of this buffer, on its stream, holding a
+   * reference to it until the view's last close; the caller closes the view.
+   */
+  public DeviceBuffer slice(long offset, long bytes) {
+    checkOpen();
+    if (offset < 0 || bytes < 0 || offset > size - bytes) {
+      throw new IllegalArgumentException("bytes [" + offset + ", " + offset + " + " + bytes + ") of " + this);
+    }
+    retain();
+    stream.retain();
+    return new DeviceBuffer((a, s) -> {
+      s.close();
+      close();
+    }, address + offset, bytes, stream);
   }
 
   @Override

@@ -40,7 +40,8 @@ public final class DeviceIpc {
   }
 
   /**
-   * Maps the allocation another process exported as {@code handle}. The mapping is reference
+   * Maps the allocation another process exported as {@code handle}, said to hold {@code
+   * allocationSize} bytes (more than the driver says it holds is a {@link UserException}). The mapping is reference
    * counted: the caller closes it, and every buffer made from it holds a reference of its own,
    * so the memory is unmapped when the last of them closes.
    */
@@ -57,6 +58,15 @@ public final class DeviceIpc {
     }
     Pointers.DeviceOut base = new Pointers.DeviceOut();
     check(JCudaDriver.cuIpcOpenMemHandle(base, h, CUipcMem_flags.CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS), "cuIpcOpenMemHandle");
+    // the size is the other process's word: the driver's is the bound every buffer is checked against
+    Pointers.DeviceOut start = new Pointers.DeviceOut();
+    long[] size = new long[1];
+    int rc = JCudaDriver.cuMemGetAddressRange(start, size, Pointers.device(base.address()));
+    if (rc != 0 || allocationSize > size[0] || allocationSize < 0) {
+      check(JCudaDriver.cuIpcCloseMemHandle(Pointers.device(base.address())), "cuIpcCloseMemHandle");
+      check(rc, "cuMemGetAddressRange");
+      throw new UserException("an exported allocation said to hold " + allocationSize + " bytes holds " + size[0]);
+    }
     return new Mapping(device, base.address(), allocationSize);
   }
 

@@ -31,6 +31,8 @@ import jcuda.driver.JCudaDriver;
 public final class DeviceMemoryPool implements AutoCloseable {
   /** Every block starts on this boundary, enough for any vector load. */
   public static final long ALIGNMENT = 256;
+  /** An isolated allocation's size is a multiple of this (the driver's granularity for large allocations). */
+  public static final long ISOLATED_GRANULE = 2L << 20;
   private static final boolean RECORD_STACKS = Boolean.getBoolean("gpudf.debug.allocations");
 
   private final CudaDevice device;
@@ -40,6 +42,8 @@ public final class DeviceMemoryPool implements AutoCloseable {
   private final Map<Long, Live> live = new HashMap<>();
   private final ArrayDeque<Pending> pending = new ArrayDeque<>();
   private final ArrayDeque<CudaEvent> idleEvents = new ArrayDeque<>();
+  // isolated allocations (allocateIsolated): address -> bytes taken from the driver
+  private final Map<Long, Long> isolated = new HashMap<>();
   private long allocated;
   private long peak;
   private long allocationCount;
@@ -99,6 +103,75 @@ public final class DeviceMemoryPool implements AutoCloseable {
     return new DeviceBuffer(this::free, address, size, stream);
   }
 
+  /**
+   * {@code size} bytes in a driver allocation of their own, for memory another process maps
+   * through CUDA IPC ({@link DeviceIpc}), whose handle maps a whole allocation: nothing else ever
+   * lives there. The allocation is rounded up to {@link #ISOLATED_GRANULE} and zeroed (so the
+   * mapping shows nothing of what the driver handed out before), counts against the limit, and
+   * goes back to the driver on the buffer's last close, after its stream's work. The caller closes it.
+   */
+  public synchronized DeviceBuffer allocateIsolated(long size, CudaStream stream) {
+    if (closed) {
+      throw new IllegalStateException("device memory pool is closed");
+    }
+    if (size < 0) {
+      throw new UserException("negative allocation size " + size);
+    }
+    long rounded = Math.max(1, (size + ISOLATED_GRANULE - 1) / ISOLATED_GRANULE) * ISOLATED_GRANULE;
+    device.makeCurrent();
+    if (rounded > limit - reserved()) {
+      // what the pool holds free goes back to the driver first
+      reclaimFinished(true);
+      for (long[] chunk : blocks.removeEmptyChunks()) {
+        check(JCudaDriver.cuMemFree(Pointers.device(chunk[0])), "cuMemFree");
+      }
+      if (rounded > limit - reserved()) {
+        throw new GpuOutOfMemoryException(size, allocated, limit, "pool limit reached, " + reserved() + " bytes reserved");
+      }
+    }
+    Pointers.DeviceOut out = new Pointers.DeviceOut();
+    int rc = JCudaDriver.cuMemAlloc(out, rounded);
+    if (rc == CUresult.CUDA_ERROR_OUT_OF_MEMORY) {
+      throw new GpuOutOfMemoryException(size, allocated, limit, "the device itself is out of memory: "
+          + device.memoryInfo()[0] + " bytes free");
+    }
+    check(rc, "cuMemAlloc");
+    long address = out.address();
+    try {
+      check(JCudaDriver.cuMemsetD8(Pointers.device(address), (byte) 0, rounded), "cuMemsetD8");
+    } catch (RuntimeException e) {
+      check(JCudaDriver.cuMemFree(Pointers.device(address)), "cuMemFree");
+      throw e;
+    }
+    isolated.put(address, rounded);
+    live.put(address, new Live(rounded, RECORD_STACKS ? new Throwable("allocated here") : null));
+    allocated += rounded;
+    peak = Math.max(peak, allocated);
+    allocationCount++;
+    stream.retain();
+    return new DeviceBuffer(this::freeIsolated, address, size, stream);
+  }
+
+  private synchronized void freeIsolated(long address, CudaStream stream) {
+    try {
+      live.remove(address);
+      long size = isolated.remove(address);
+      allocated -= size;
+      if (!closed) {
+        stream.synchronize();
+        device.makeCurrent();
+        check(JCudaDriver.cuMemFree(Pointers.device(address)), "cuMemFree");
+      }
+    } finally {
+      stream.close();
+    }
+  }
+
+  /** Bytes taken from the driver: the chunks and the isolated allocations. */
+  private long reserved() {
+    return blocks.reserved() + isolated.values().stream().mapToLong(Long::longValue).sum();
+  }
+
   synchronized void free(long address, CudaStream stream) {
     Live l = live.remove(address);
     if (l == null) {
@@ -141,7 +214,7 @@ public final class DeviceMemoryPool implements AutoCloseable {
 
   /** Statistics at this moment. */
   public synchronized Stats stats() {
-    return new Stats(allocated, peak, blocks.reserved(), limit, allocationCount, live.size());
+    return new Stats(allocated, peak, reserved(), limit, allocationCount, live.size());
   }
 
   public long limit() {
@@ -162,7 +235,7 @@ public final class DeviceMemoryPool implements AutoCloseable {
           check(JCudaDriver.cuMemFree(Pointers.device(chunk[0])), "cuMemFree");
         }
       }
-      long room = limit - blocks.reserved();
+      long room = limit - reserved();
       if (rounded > room) {
         continue;
       }
@@ -177,7 +250,7 @@ public final class DeviceMemoryPool implements AutoCloseable {
         check(rc, "cuMemAlloc");
       }
     }
-    if (rounded > limit - blocks.reserved()) {
+    if (rounded > limit - reserved()) {
       throw new GpuOutOfMemoryException(requested, allocated, limit,
           "pool limit reached, " + blocks.reserved() + " bytes reserved in " + blocks.chunkCount() + " chunk(s)");
     }
@@ -217,6 +290,9 @@ public final class DeviceMemoryPool implements AutoCloseable {
     idleEvents.clear();
     for (long[] chunk : blocks.removeAllChunks()) {
       check(JCudaDriver.cuMemFree(Pointers.device(chunk[0])), "cuMemFree");
+    }
+    for (long address : isolated.keySet()) {
+      check(JCudaDriver.cuMemFree(Pointers.device(address)), "cuMemFree");
     }
     if (!live.isEmpty()) {
       StringBuilder sb = new StringBuilder();
