@@ -98,7 +98,7 @@ final class DeviceImports {
    * bounds, names unique, each type known with its buffers where its layout needs them, each
    * region inside its allocation (as the producer states its size) and large enough.
    */
-  private static List<DataType> checkShape(DeviceHandOff.ImportRequest r, String table) {
+  static List<DataType> checkShape(DeviceHandOff.ImportRequest r, String table) {
     String what = "import into '" + table + "'";
     if (r.rows() == null || r.rows() < 0 || r.rows() >= Integer.MAX_VALUE) {
       throw new UserException(what + ": \"rows\" must be given, from 0 to " + (Integer.MAX_VALUE - 1) + ", not " + r.rows());
@@ -161,17 +161,15 @@ final class DeviceImports {
   }
 
   private static DataType type(DeviceHandOff.Column c, String column) {
-    DataType type;
-    try {
-      type = DeviceHandOff.type(c);
-    } catch (IllegalArgumentException | NullPointerException e) {
-      throw new UserException(column + " has type " + c.type() + (c.type() != null && c.type().equals("TIMESTAMP")
-          ? " with time unit " + c.timeUnit() : "") + ", which gpudf does not know", e);
-    }
-    if (type.id() == TypeId.DECIMAL && (c.precision() < 1 || c.precision() > 38 || c.scale() < 0 || c.scale() > c.precision())) {
+    if ("DECIMAL".equals(c.type()) && (c.precision() < 1 || c.precision() > 38 || c.scale() < 0 || c.scale() > c.precision())) {
       throw new UserException(column + " has type DECIMAL(" + c.precision() + ", " + c.scale() + "), which cannot be");
     }
-    return type;
+    try {
+      return DeviceHandOff.type(c);
+    } catch (IllegalArgumentException | NullPointerException e) {
+      throw new UserException(column + " has type " + c.type() + ("TIMESTAMP".equals(c.type())
+          ? " with time unit " + c.timeUnit() : "") + ", which gpudf does not know", e);
+    }
   }
 
   /** Region {@code g} names an allocation of {@code r}, lies inside it, and holds at least {@code least} bytes. */

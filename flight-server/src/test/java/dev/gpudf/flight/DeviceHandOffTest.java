@@ -31,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The device hand-off: leases on their own; a CPU server's refusals; and on a GPU, a result
  * exported by the server and imported by another JVM, equal to the server's own answer, with
- * no result bytes copied to the host by the server and every lease and byte given back.
+ * no result bytes copied to the host by the server, nothing but the result readable through its
+ * handles, and every lease and byte given back.
  */
 class DeviceHandOffTest {
   @Test
@@ -95,6 +96,10 @@ class DeviceHandOffTest {
       try (VectorSchemaRoot lineitem = TpchTables.arrow(allocator, TpchTable.LINE_ITEM, 0.01)) {
         session.catalog().register("lineitem", lineitem);
       }
+      // other data on the device, which a consumer of the export must not see: a table of one
+      // non-zero value, and its copies in the pool's free blocks
+      session.update("CREATE TABLE secret AS SELECT l_orderkey * 0 + 6510615555426900570 AS v FROM lineitem");
+      session.query("SELECT v + 1 FROM secret").close();
       long poolBefore = gpu.pool().stats().allocated();
       try (GpudfFlightServer server = GpudfFlightServer.start(session, allocator,
               GpudfFlightServer.Options.plain("localhost", 0));
@@ -108,6 +113,8 @@ class DeviceHandOffTest {
         assertTrue(output.contains("rows=" + expected.getRowCount() + " "), output);
         assertTrue(output.contains("bytes_to_host=0 "), "the server copied no result bytes to the host: " + output);
         assertTrue(output.contains("schema_matches=true"), output);
+        assertTrue(output.contains("sizes_match=true"), "each handle maps what the descriptor says: " + output);
+        assertTrue(output.contains("nonzero_outside_result=0 "), "a handle maps nothing but the result: " + output);
         try (FileInputStream in = new FileInputStream(file.toFile());
             ArrowFileReader reader = new ArrowFileReader(in.getChannel(), allocator)) {
           assertTrue(reader.loadNextBatch());
@@ -128,7 +135,7 @@ class DeviceHandOffTest {
   }
 
   /** This JVM's java and class path running {@code main} with {@code args}. */
-  private static List<String> javaCommand(String main, String... args) {
+  static List<String> javaCommand(String main, String... args) {
     List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
         "--add-opens=java.base/java.nio=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), main));
     cmd.addAll(List.of(args));

@@ -57,7 +57,12 @@ public final class DeviceIpc {
       throw new InternalException("cannot fill a JCuda IPC handle", e);
     }
     Pointers.DeviceOut base = new Pointers.DeviceOut();
-    check(JCudaDriver.cuIpcOpenMemHandle(base, h, CUipcMem_flags.CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS), "cuIpcOpenMemHandle");
+    int opened = JCudaDriver.cuIpcOpenMemHandle(base, h, CUipcMem_flags.CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+    if (opened != jcuda.driver.CUresult.CUDA_SUCCESS) {
+      // the handle came from another process: one that names nothing (or this process's own
+      // memory) is that process's mistake, not this one's
+      throw new UserException("a CUDA IPC memory handle cannot be opened here: " + jcuda.driver.CUresult.stringFor(opened));
+    }
     // the size is the other process's word: the driver's is the bound every buffer is checked against
     Pointers.DeviceOut start = new Pointers.DeviceOut();
     long[] size = new long[1];
@@ -67,7 +72,7 @@ public final class DeviceIpc {
       check(rc, "cuMemGetAddressRange");
       throw new UserException("an exported allocation said to hold " + allocationSize + " bytes holds " + size[0]);
     }
-    return new Mapping(device, base.address(), allocationSize);
+    return new Mapping(device, base.address(), allocationSize, size[0]);
   }
 
   /** Another process's allocation mapped into this one. */
@@ -75,11 +80,18 @@ public final class DeviceIpc {
     private final CudaDevice device;
     private final long base;
     private final long size;
+    private final long driverSize;
 
-    private Mapping(CudaDevice device, long base, long size) {
+    private Mapping(CudaDevice device, long base, long size, long driverSize) {
       this.device = device;
       this.base = base;
       this.size = size;
+      this.driverSize = driverSize;
+    }
+
+    /** The bytes the driver says the mapped allocation holds (at least the size the exporter stated). */
+    public long driverSize() {
+      return driverSize;
     }
 
     /**

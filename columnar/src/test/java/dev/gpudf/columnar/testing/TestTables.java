@@ -46,7 +46,8 @@ public final class TestTables {
       return new Nulls(k);
     }
 
-    boolean isNull(int row) {
+    /** Whether row {@code row} is NULL under this pattern. */
+    public boolean isNull(int row) {
       return every > 0 && row % every == 0;
     }
 
