@@ -359,7 +359,8 @@ final class Statements {
     List<RelDataType> targetTypes = targets.stream()
         .map(t -> fields.stream().filter(f -> f.getName().equals(t)).findFirst().orElseThrow().getType()).toList();
     String source = sql(typedValueParameters(insert.getSource(), targetTypes));
-    int width = session.resultType(source).getFieldCount();
+    List<RelDataTypeField> sourceFields = session.resultType(source).getFieldList();
+    int width = sourceFields.size();
     if (width != targets.size()) {
       throw new UserException("INSERT INTO " + name + " gives " + width + " values for " + targets.size() + " columns");
     }
@@ -371,8 +372,11 @@ final class Statements {
     for (RelDataTypeField f : fields) {
       int i = targets.indexOf(f.getName());
       // named as the table's columns: the added rows are checked and appended by name
-      select.add("CAST(" + (i < 0 ? "NULL" : aliases.get(i)) + " AS " + typeSql(f.getType()) + ") AS \""
-          + f.getName().replace("\"", "\"\"") + "\"");
+      // a value of the column's type already is not cast: a cast evaluates an expression, which
+      // does not hold DECIMALs past 18 digits
+      boolean same = i >= 0 && sameType(sourceFields.get(i).getType(), f.getType());
+      select.add((same ? aliases.get(i) : "CAST(" + (i < 0 ? "NULL" : aliases.get(i)) + " AS " + typeSql(f.getType()) + ")")
+          + " AS \"" + f.getName().replace("\"", "\"\"") + "\"");
     }
     String added = "SELECT " + String.join(", ", select) + " FROM (" + source + ") AS src(" + String.join(", ", aliases) + ")";
     return new Inserted(name, "SELECT * FROM \"" + name + "\" UNION ALL " + added, added);
@@ -421,11 +425,19 @@ final class Statements {
   }
 
   /** {@code type} as SQL for a CAST; the planner's own type names, with precision where it matters. */
+  /** Whether {@code a} and {@code b} are one type, NULLs allowed or not. */
+  private static boolean sameType(RelDataType a, RelDataType b) {
+    return a.getSqlTypeName() == b.getSqlTypeName() && a.getPrecision() == b.getPrecision() && a.getScale() == b.getScale()
+        && a.getSqlTypeName() != org.apache.calcite.sql.type.SqlTypeName.CHAR;
+  }
+
   private static String typeSql(RelDataType type) {
     return switch (type.getSqlTypeName()) {
       case DECIMAL -> "DECIMAL(" + type.getPrecision() + ", " + type.getScale() + ")";
       case CHAR, VARCHAR -> "VARCHAR";
       case TIMESTAMP -> "TIMESTAMP(" + type.getPrecision() + ")";
+      // a zoned column (Arrow's timestamp with a zone)
+      case TIMESTAMP_WITH_LOCAL_TIME_ZONE -> "TIMESTAMP(" + type.getPrecision() + ") WITH LOCAL TIME ZONE";
       default -> type.getSqlTypeName().getName();
     };
   }

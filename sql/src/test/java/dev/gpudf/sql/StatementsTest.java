@@ -52,6 +52,21 @@ class StatementsTest {
     }
   }
 
+  /** Rows of every column type gpudf holds appended by INSERT ... SELECT (each value cast to its column's type, spelt in SQL). */
+  @Test
+  void insertsKeepEveryColumnType() {
+    try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a);
+        VectorSchemaRoot t = dev.gpudf.columnar.testing.TestTables.allTypes(a, 40, dev.gpudf.columnar.testing.TestTables.Nulls.every(3), 5)) {
+      s.catalog().register("t", t);
+      assertEquals(40, s.insert("t", t));
+      assertEquals(80, s.update("INSERT INTO t SELECT * FROM t WHERE i64 IS NULL OR i64 IS NOT NULL"));
+      String body = t.contentToTSVString().substring(t.contentToTSVString().indexOf('\n') + 1);
+      try (VectorSchemaRoot all = s.query("SELECT * FROM t")) {
+        assertEquals(t.contentToTSVString() + body + body + body, all.contentToTSVString());
+      }
+    }
+  }
+
   /** String literals beyond Latin-1 (Calcite's default character set) are UTF-8, as Arrow's strings are. */
   @Test
   void literalsOfAnyScriptAreStrings() {
