@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU host from the repository root, after scripts/gpu-bundle.sh packed .gpu-bundle:
 # the gpu-tagged tests, `gpudf info`, the transfer benchmark and its PyTorch peer, each output
-# saved under $OUT (or ./gpu-out). Usage: bash scripts/gpu-run.sh [tests|heavy|kernels|hash|tpch|handoff|expr|fuzz|files|bench|all]
+# saved under $OUT (or ./gpu-out). Usage: bash scripts/gpu-run.sh [tests|heavy|kernels|hash|tpch|handoff|ingest|expr|fuzz|files|bench|all]
 # (tests: the gpu-tagged suite, which must finish within one device call; heavy: the gpu-heavy
 # tag, GPU-versus-twin checks on millions of rows; both check every operator's output layout)
 # (KERNEL_ARGS passes rows, reps and cpu=0|1 to KernelBenchmark, HASH_ARGS the same to HashBenchmark
@@ -58,6 +58,13 @@ if [ "$what" = handoff ]; then
   # HANDOFF_ARGS: rows and reps (default 100M rows, 5 reps); the CuPy consumer is clients/python
   JAVA_OPTS="-Xmx32g --sun-misc-unsafe-memory-access=allow" bash .gpu-bundle/run dev.gpudf.bench.HandOffBenchmark \
     ${HANDOFF_ARGS:-100000000 5} 2>&1 | tee "$OUT/handoff.txt"
+fi
+if [ "$what" = ingest ]; then
+  # INGEST_ARGS: rows and reps of the IPC ingest benchmark (default 100M rows, 5 reps); the CuPy
+  # producers are clients/python/examples/ingest_roundtrip.py and ingest_bench.py
+  JAVA_OPTS="-Xmx32g --sun-misc-unsafe-memory-access=allow" bash .gpu-bundle/run dev.gpudf.bench.IngestBenchmark \
+    ${INGEST_ARGS:-100000000 5} 2>&1 | tee "$OUT/ingest.txt"
+  rc=${PIPESTATUS[0]}
 fi
 if [ "$what" = expr ] || [ "$what" = all ]; then
   JAVA_OPTS="-Xmx64g --sun-misc-unsafe-memory-access=allow" bash .gpu-bundle/run dev.gpudf.bench.ExprBenchmark ${EXPR_ARGS:-} 2>&1 \

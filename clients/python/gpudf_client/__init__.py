@@ -1,21 +1,30 @@
-"""gpudf's Python client for the device hand-off.
+"""gpudf's Python client for the device hand-off, both ways.
 
-A gpudf server on the GPU backend runs a query and keeps the result in device memory; this
-client maps those buffers into its own process through CUDA IPC, so CuPy and PyTorch work on
-them where they are, with no copy through the host. The server holds the memory under a lease
-until the result is closed (or the lease expires): arrays taken from a result must not be used
-after it is closed.
+Export: a gpudf server on the GPU backend runs a query and keeps the result in device memory;
+this client maps those buffers into its own process through CUDA IPC, so CuPy and PyTorch work
+on them where they are, with no copy through the host. The server holds the memory under a
+lease until the result is closed (or the lease expires): arrays taken from a result must not be
+used after it is closed. Each result lives in device memory of its own: its handles map nothing
+else of the server's.
+
+Ingest: device arrays of this process (CuPy, PyTorch, anything with ``__cuda_array_interface__``
+or ``__dlpack__``) become a table on the server, which maps them, copies them device to device
+into its own memory and checks them; the call returns once the server holds its copy, so the
+arrays may then be changed or freed.
 
     import gpudf_client
     with gpudf_client.connect("grpc://localhost:8815") as conn:
         with conn.export("SELECT l_extendedprice, l_discount FROM lineitem") as result:
             price = result["l_extendedprice"].to_cupy()      # a view, no copy
             t = torch.from_dlpack(result["l_discount"])      # DLPack, no copy
+        conn.ingest("scores", {"id": ids, "score": torch_scores,
+                               "label": gpudf_client.strings(offsets, chars, valid=mask)})
 
 Needs pyarrow (Flight) and CuPy; PyTorch only for DLPack consumers.
 """
 
 import base64
+import ctypes
 import json
 
 import cupy
@@ -24,10 +33,11 @@ import pyarrow
 import pyarrow.flight as flight
 import pyarrow.ipc
 
-__all__ = ["connect", "Connection", "Result", "Column", "EXPORT", "RELEASE"]
+__all__ = ["connect", "Connection", "Result", "Column", "column", "strings", "EXPORT", "RELEASE", "IMPORT"]
 
 EXPORT = "gpudf.export_device"
 RELEASE = "gpudf.release"
+IMPORT = "gpudf.import_device"
 
 # gpudf's fixed-width types as NumPy dtypes (DATE: int32 days since the epoch; TIMESTAMP: int64
 # in the column's unit; DECIMAL up to precision 18: int64 scaled by 10**scale)
@@ -66,6 +76,33 @@ class Connection:
         except BaseException:
             self.release(descriptor["lease"])
             raise
+
+    def ingest(self, table, columns, mode="create"):
+        """Makes table ``table`` on the server from this process's device arrays; returns the server's answer (a dict).
+
+        ``columns`` maps each column's name to a device array (CuPy, PyTorch, anything with
+        ``__cuda_array_interface__`` or ``__dlpack__``: 1-D and contiguous; int8 to int64,
+        float32, float64 or bool), or to what :func:`column` or :func:`strings` make (NULLs, DATE,
+        TIMESTAMP, DECIMAL, STRING). ``mode``: ``create`` (the table must not exist), ``append``
+        (as an INSERT: values convert to the table's types) or ``replace``. The server copies the
+        arrays before it answers: they may be changed or freed once this returns.
+        """
+        specs = [(name, value if isinstance(value, _Spec) else column(value)) for name, value in columns.items()]
+        if not specs:
+            raise ValueError("an ingest needs at least one column")
+        rows = {spec.rows for _, spec in specs}
+        if len(rows) != 1:
+            raise ValueError("columns of one table have one length, not %s" % sorted(rows))
+        allocations = _Allocations()
+        described = [spec.describe(name, allocations) for name, spec in specs]
+        # the producer's kernels must be done before the server reads the memory
+        cupy.cuda.runtime.deviceSynchronize()
+        request = {"table": table, "mode": mode, "rows": rows.pop(), "allocations": allocations.list,
+                   "columns": described}
+        results = list(self._client.do_action(flight.Action(IMPORT, json.dumps(request).encode()), self._options))
+        if len(results) != 1:
+            raise RuntimeError("the server answered an import with %d results, not 1" % len(results))
+        return json.loads(results[0].body.to_pybytes())
 
     def release(self, lease):
         """Ends ``lease`` on the server (``Result.close`` does this)."""
@@ -214,3 +251,130 @@ class Column:
 
     def __dlpack_device__(self):
         return (2, self._result.device)  # kDLCUDA
+
+
+# ---- ingest ----
+
+# NumPy dtypes as gpudf types, for arrays given without a type
+_TYPES = {numpy.dtype(numpy.int8): "INT8", numpy.dtype(numpy.int16): "INT16", numpy.dtype(numpy.int32): "INT32",
+          numpy.dtype(numpy.int64): "INT64", numpy.dtype(numpy.float32): "FLOAT32", numpy.dtype(numpy.float64): "FLOAT64",
+          numpy.dtype(numpy.bool_): "BOOL"}
+# gpudf types given explicitly, with the dtype their values must have (DECIMAL: up to precision 18)
+_STORED = {"DATE": numpy.dtype(numpy.int32), "TIMESTAMP": numpy.dtype(numpy.int64), "DECIMAL": numpy.dtype(numpy.int64)}
+
+
+def _device_array(value, what):
+    """``value`` as a CuPy array over the same memory (no copy): through __cuda_array_interface__, else DLPack."""
+    if isinstance(value, cupy.ndarray):
+        array = value
+    elif hasattr(value, "__cuda_array_interface__"):
+        array = cupy.asarray(value)
+    elif hasattr(value, "__dlpack__"):
+        array = cupy.from_dlpack(value)
+    else:
+        raise TypeError("%s is not a device array (no __cuda_array_interface__ or __dlpack__): %r" % (what, type(value)))
+    if array.ndim != 1 or not array.flags.c_contiguous:
+        raise ValueError("%s must be one contiguous dimension, not shape %s" % (what, array.shape))
+    return array
+
+
+def _bitmap(valid, rows, what):
+    """A validity mask (bool, True = valid) packed into an LSB-first bitmap on the device, or None."""
+    if valid is None:
+        return None, 0
+    mask = _device_array(valid, what)
+    if mask.dtype != numpy.bool_ or mask.size != rows:
+        raise ValueError("%s must be a bool mask of %d rows (True = valid), not %s of %d" % (what, rows, mask.dtype, mask.size))
+    return cupy.packbits(mask, bitorder="little"), int(rows - int(mask.sum()))
+
+
+class _Spec:
+    """A column to ingest: its type, its rows and its device buffers (each a CuPy array kept alive here)."""
+
+    def __init__(self, type_, rows, data, offsets=None, validity=None, nulls=0, precision=0, scale=0, time_unit=None,
+                 time_zone=None, byte_width=0):
+        self.type, self.rows, self.data, self.offsets, self.validity, self.nulls = type_, rows, data, offsets, validity, nulls
+        self.precision, self.scale, self.time_unit, self.time_zone, self.byte_width = precision, scale, time_unit, time_zone, byte_width
+
+    def describe(self, name, allocations):
+        region = lambda a: None if a is None else allocations.region(a)
+        return {"name": name, "type": self.type, "precision": self.precision, "scale": self.scale,
+                "time_unit": self.time_unit, "time_zone": self.time_zone, "byte_width": self.byte_width,
+                "null_count": self.nulls, "data": region(self.data), "offsets": region(self.offsets),
+                "validity": region(self.validity)}
+
+
+def column(values, valid=None, type=None, precision=None, scale=0, time_unit="MICROSECOND", time_zone=None):
+    """A fixed-width column to ingest: ``values`` a device array, ``valid`` a bool mask (True = valid) or None.
+
+    Without ``type`` the dtype decides (int8..int64, float32, float64, bool). ``type="DATE"``:
+    int32 days since 1970-01-01; ``"TIMESTAMP"``: int64 in ``time_unit`` (SECOND, MILLISECOND,
+    MICROSECOND, NANOSECOND), zoned when ``time_zone`` is given; ``"DECIMAL"``: int64 unscaled
+    values with ``precision`` (at most 18) digits and ``scale``.
+    """
+    array = _device_array(values, "a column's values")
+    rows = int(array.size)
+    if type is None:
+        if array.dtype not in _TYPES:
+            raise TypeError("gpudf has no column type for dtype %s (int8..int64, float32, float64, bool)" % array.dtype)
+        type = _TYPES[array.dtype]
+    elif type not in _STORED:
+        raise ValueError("type is DATE, TIMESTAMP or DECIMAL (others come from the dtype), not %r" % type)
+    elif array.dtype != _STORED[type]:
+        raise TypeError("a %s column's values are %s, not %s" % (type, _STORED[type], array.dtype))
+    if type == "DECIMAL" and (precision is None or not 1 <= precision <= 18):
+        raise ValueError("a DECIMAL column of int64 values needs a precision from 1 to 18, not %r" % precision)
+    validity, nulls = _bitmap(valid, rows, "valid")
+    if type == "BOOL":
+        return _Spec("BOOL", rows, cupy.packbits(array, bitorder="little"), validity=validity, nulls=nulls)
+    return _Spec(type, rows, array, validity=validity, nulls=nulls, precision=precision or 0, scale=scale if type == "DECIMAL" else 0,
+                 time_unit=time_unit if type == "TIMESTAMP" else None, time_zone=time_zone if type == "TIMESTAMP" else None,
+                 byte_width=array.dtype.itemsize)
+
+
+def strings(offsets, chars, valid=None):
+    """A STRING column to ingest: int32 ``offsets`` (rows + 1) into UTF-8 ``chars`` (uint8), as Arrow lays them out."""
+    offsets = _device_array(offsets, "a STRING column's offsets")
+    chars = _device_array(chars, "a STRING column's chars")
+    if offsets.dtype != numpy.int32 or offsets.size < 1:
+        raise TypeError("a STRING column's offsets are int32, rows + 1 of them, not %s of %d" % (offsets.dtype, offsets.size))
+    if chars.dtype != numpy.uint8:
+        raise TypeError("a STRING column's chars are uint8, not %s" % chars.dtype)
+    rows = int(offsets.size) - 1
+    validity, nulls = _bitmap(valid, rows, "valid")
+    # an empty chars array may have no memory behind it: give the server one byte to map
+    return _Spec("STRING", rows, chars if chars.size else cupy.zeros(1, numpy.uint8), offsets=offsets, validity=validity,
+                 nulls=nulls)
+
+
+class _Allocations:
+    """The driver allocations that hold a table's buffers: each exported once as a CUDA IPC handle."""
+
+    def __init__(self):
+        self.list = []
+        self._index = {}
+
+    def region(self, array):
+        pointer = int(array.data.ptr)
+        base, size = _address_range(pointer)
+        if base not in self._index:
+            self._index[base] = len(self.list)
+            handle = cupy.cuda.runtime.ipcGetMemHandle(base)
+            self.list.append({"handle": base64.b64encode(bytes(handle)).decode(), "size": size})
+        return {"allocation": self._index[base], "offset": pointer - base, "size": int(array.nbytes)}
+
+
+_libcuda = None
+
+
+def _address_range(pointer):
+    """The base and size of the driver allocation holding device address ``pointer`` (cuMemGetAddressRange)."""
+    global _libcuda
+    if _libcuda is None:
+        _libcuda = ctypes.CDLL("libcuda.so.1")
+    base = ctypes.c_uint64()
+    size = ctypes.c_size_t()
+    rc = _libcuda.cuMemGetAddressRange_v2(ctypes.byref(base), ctypes.byref(size), ctypes.c_uint64(pointer))
+    if rc != 0:
+        raise RuntimeError("cuMemGetAddressRange failed (CUresult %d) for address 0x%x" % (rc, pointer))
+    return base.value, size.value

@@ -1,0 +1,108 @@
+"""Ingest speed: CuPy columns into gpudf through CUDA IPC, against a device-to-device copy and the host path.
+
+Run against a gpudf server on the GPU backend (IngestBenchmark starts one and runs this):
+    PYTHONPATH=clients/python python3 clients/python/examples/ingest_bench.py --port 8815 [--rows N] [--reps R]
+Four columns (int64, float64, int32, float32: 24 bytes a row). Per repetition: CuPy copying the
+same bytes device to device (the peer: what one copy costs), the IPC ingest (the call, end to end,
+replacing the table), and once or more the host path (device to host, an Arrow table, Flight
+SQL's bulk ingest over gRPC). Prints one JSON line with every time (ms), medians, and the sums
+of the columns for the server to check.
+"""
+
+import argparse
+import json
+import statistics
+import time
+
+import cupy
+import pyarrow
+import pyarrow.flight as flight
+
+import gpudf_client
+
+
+def ingest_command(table):
+    """A Flight SQL CommandStatementIngest (replace, create if missing) for ``table``, packed in an Any, as protobuf bytes."""
+    def varint(n):
+        out = bytearray()
+        while True:
+            b = n & 0x7F
+            n >>= 7
+            out.append(b | (0x80 if n else 0))
+            if not n:
+                return bytes(out)
+
+    def field(number, wire, payload):
+        key = varint(number << 3 | wire)
+        return key + (varint(len(payload)) + payload if wire == 2 else payload)
+
+    # TableDefinitionOptions: if_not_exist = CREATE (1), if_exists = REPLACE (3)
+    options = field(1, 0, varint(1)) + field(2, 0, varint(3))
+    command = field(1, 2, options) + field(2, 2, table.encode())
+    type_url = b"type.googleapis.com/arrow.flight.protocol.sql.CommandStatementIngest"
+    return field(1, 2, type_url) + field(2, 2, command)
+
+
+def host_ingest(client, arrays, table):
+    """The host path: each column to host memory, one Arrow table, a DoPut of Flight SQL's bulk ingest."""
+    t = pyarrow.table({name: cupy.asnumpy(a) for name, a in arrays.items()})
+    descriptor = flight.FlightDescriptor.for_command(ingest_command(table))
+    writer, reader = client.do_put(descriptor, t.schema)
+    writer.write_table(t, max_chunksize=1 << 20)
+    writer.done_writing()
+    reader.read()
+    writer.close()
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--host", default="localhost")
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--rows", type=int, default=100_000_000)
+    p.add_argument("--reps", type=int, default=5)
+    p.add_argument("--host-reps", type=int, default=2)
+    a = p.parse_args()
+    rng = cupy.random.default_rng(1)
+    arrays = {
+        "a": cupy.arange(a.rows, dtype=cupy.int64),
+        "b": rng.random(a.rows, dtype=cupy.float64),
+        "c": (cupy.arange(a.rows, dtype=cupy.int64) % 100003).astype(cupy.int32),
+        "d": rng.random(a.rows, dtype=cupy.float32),
+    }
+    nbytes = sum(int(x.nbytes) for x in arrays.values())
+    cupy.cuda.runtime.deviceSynchronize()
+    out = {"rows": a.rows, "bytes": nbytes, "ms": {"copy": [], "ipc_ingest": [], "host_ingest": []}}
+    with gpudf_client.connect("grpc://%s:%d" % (a.host, a.port)) as conn:
+        conn.ingest("bench", arrays)  # the first (made, not timed)
+        for _ in range(a.reps):
+            targets = {k: cupy.empty_like(v) for k, v in arrays.items()}
+            cupy.cuda.runtime.deviceSynchronize()
+            t0 = time.perf_counter()
+            for k, v in arrays.items():
+                targets[k].data.copy_from_device(v.data, v.nbytes)
+            cupy.cuda.runtime.deviceSynchronize()
+            out["ms"]["copy"].append((time.perf_counter() - t0) * 1e3)
+            del targets
+            t0 = time.perf_counter()
+            answer = conn.ingest("bench", arrays, mode="replace")
+            out["ms"]["ipc_ingest"].append((time.perf_counter() - t0) * 1e3)
+        out["last_ingest"] = answer
+        client = flight.FlightClient("grpc://%s:%d" % (a.host, a.port))
+        for _ in range(a.host_reps):
+            t0 = time.perf_counter()
+            host_ingest(client, arrays, "bench_host")
+            out["ms"]["host_ingest"].append((time.perf_counter() - t0) * 1e3)
+        client.close()
+    out["median_ms"] = {k: statistics.median(v) for k, v in out["ms"].items() if v}
+    m = out["median_ms"]
+    out["copy_gbps"] = nbytes / m["copy"] / 1e6
+    out["ipc_over_copy"] = m["ipc_ingest"] / m["copy"]
+    if "host_ingest" in m:
+        out["host_over_ipc"] = m["host_ingest"] / m["ipc_ingest"]
+    out["sums"] = {"a": int(arrays["a"].sum()), "c": int(arrays["c"].astype(cupy.int64).sum()),
+                   "b": float(arrays["b"].sum()), "d": float(arrays["d"].astype(cupy.float64).sum())}
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
