@@ -31,7 +31,7 @@ def features(rows):
         "x": rng.random(rows, dtype=cupy.float64),
         "y": gpudf_client.column(cupy.arange(rows, dtype=cupy.int32) % 1000, valid=cupy.arange(rows) % 10 != 0),
         "flag": cupy.arange(rows) % 3 == 0,
-        "day": gpudf_client.column(cupy.arange(rows, dtype=cupy.int32) % 20000, type="DATE"),
+        "shipped": gpudf_client.column(cupy.arange(rows, dtype=cupy.int32) % 20000, type="DATE"),
         "price": gpudf_client.column(cupy.arange(rows, dtype=cupy.int64) * 7 % 100000, type="DECIMAL", precision=12, scale=2),
         "name": gpudf_client.strings(cupy.asarray(offsets), cupy.asarray(chars) if chars.size else cupy.zeros(0, cupy.uint8),
                                      valid=cupy.arange(rows) % 7 != 0),
@@ -78,7 +78,7 @@ def main():
         }
         sql = ("SELECT COUNT(*) AS n, SUM(id) AS s_id, SUM(x) AS s_x, SUM(y) AS s_y, COUNT(y) AS c_y, COUNT(name) AS c_name,"
                " SUM(CASE WHEN flag THEN 1 ELSE 0 END) AS trues, CAST(SUM(price) * 100 AS BIGINT) AS s_price_cents,"
-               " SUM(CHAR_LENGTH(name)) AS chars, MAX(day) AS last_day FROM features")
+               " SUM(CHAR_LENGTH(name)) AS chars, MAX(shipped) AS last_day FROM features")
         with conn.export(sql) as r:
             for k, v in expected.items():
                 checks["sql_" + k] = value(r, k) == v

@@ -89,9 +89,12 @@ public final class DeviceHandOff {
 
   /**
    * What an import did: the table, the rows it took, the bytes it copied device to device, the
-   * bytes the server copied to the host meanwhile (none of the data), and its time in seconds.
+   * bytes the server copied to the host meanwhile (none of the data, unless an append converted
+   * types), its time in seconds, and the parts of that time: mapping the producer's allocations
+   * (and unmapping them), copying, checking the copies, and making the table.
    */
-  public record ImportResult(String table, long rows, long bytesCopied, long bytesToHost, double seconds) {}
+  public record ImportResult(String table, long rows, long bytesCopied, long bytesToHost, double seconds, double mapSeconds,
+      double copySeconds, double checkSeconds, double tableSeconds) {}
 
   /** Where the buffers of a device table lie as CUDA IPC exports: its allocations and its columns. */
   record Layout(List<Allocation> allocations, List<Column> columns) {}

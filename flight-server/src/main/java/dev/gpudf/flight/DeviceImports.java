@@ -72,16 +72,27 @@ final class DeviceImports {
     }
     List<DataType> types = checkShape(request, table);
     long toHostBefore = gpu.copier().bytesToHost();
-    long[] copied = {0};
-    try (DeviceTable rows = copy(gpu, request, types, table, copied)) {
+    Tally tally = new Tally();
+    try (DeviceTable rows = copy(gpu, request, types, table, tally)) {
+      long t = System.nanoTime();
       switch (mode) {
         case "create" -> session.catalog().register(table, rows);
         case "replace" -> session.catalog().replace(table, rows);
         default -> session.insert(table, rows);
       }
+      tally.table = System.nanoTime() - t;
     }
-    return new DeviceHandOff.ImportResult(table, request.rows(), copied[0], gpu.copier().bytesToHost() - toHostBefore,
-        (System.nanoTime() - start) / 1e9);
+    return new DeviceHandOff.ImportResult(table, request.rows(), tally.copied, gpu.copier().bytesToHost() - toHostBefore,
+        (System.nanoTime() - start) / 1e9, tally.map / 1e9, tally.copy / 1e9, tally.check / 1e9, tally.table / 1e9);
+  }
+
+  /** What one import has done so far: bytes copied, and nanoseconds per phase. */
+  private static final class Tally {
+    long copied;
+    long map;
+    long copy;
+    long check;
+    long table;
   }
 
   private static String checkTable(DeviceHandOff.ImportRequest request) {
@@ -192,13 +203,14 @@ final class DeviceImports {
 
   /**
    * The request's rows copied into this process's pool and checked; the caller closes the table.
-   * Adds the bytes copied to {@code copied[0]}. The producer's memory is unmapped before this returns.
+   * Counts bytes and times in {@code tally}. The producer's memory is unmapped before this returns.
    */
-  private DeviceTable copy(Gpu gpu, DeviceHandOff.ImportRequest r, List<DataType> types, String table, long[] copied) {
+  private DeviceTable copy(Gpu gpu, DeviceHandOff.ImportRequest r, List<DataType> types, String table, Tally tally) {
     List<DeviceIpc.Mapping> mappings = new ArrayList<>();
     List<DeviceColumn> columns = new ArrayList<>();
     int rows = Math.toIntExact(r.rows());
     try (Exec exec = Exec.onGpu(gpu, session.allocator())) {
+      long t = System.nanoTime();
       try {
         for (int i = 0; i < r.allocations().size(); i++) {
           DeviceHandOff.Allocation a = r.allocations().get(i);
@@ -210,19 +222,25 @@ final class DeviceImports {
           }
           mappings.add(DeviceIpc.open(gpu.device(), handle, a.size()));
         }
+        tally.map += System.nanoTime() - t;
+        t = System.nanoTime();
         List<DeviceBuffer> views = new ArrayList<>();
         try {
           for (int k = 0; k < types.size(); k++) {
-            columns.add(copy(exec, mappings, r.columns().get(k), types.get(k), rows, views, copied));
+            columns.add(copy(exec, mappings, r.columns().get(k), types.get(k), rows, views, tally));
           }
           exec.stream().synchronize();
         } finally {
           // each view's close waits for the copies queued on the stream
           views.forEach(DeviceBuffer::close);
         }
+        tally.copy += System.nanoTime() - t;
       } finally {
+        t = System.nanoTime();
         mappings.forEach(DeviceIpc.Mapping::close);
+        tally.map += System.nanoTime() - t;
       }
+      long checked = System.nanoTime();
       List<String> names = new ArrayList<>();
       for (int k = 0; k < columns.size(); k++) {
         String name = r.columns().get(k).name();
@@ -234,6 +252,7 @@ final class DeviceImports {
         }
       }
       exec.stream().synchronize();
+      tally.check += System.nanoTime() - checked;
       return new DeviceTable(gpu, names, columns, rows);
     } catch (RuntimeException e) {
       columns.forEach(DeviceColumn::close);
@@ -243,15 +262,15 @@ final class DeviceImports {
 
   /** Column {@code c} of {@code rows} rows copied from the mappings into the pool (the copies queued on the exec's stream). */
   private static DeviceColumn copy(Exec exec, List<DeviceIpc.Mapping> mappings, DeviceHandOff.Column c, DataType type, int rows,
-      List<DeviceBuffer> views, long[] copied) {
+      List<DeviceBuffer> views, Tally tally) {
     long dataBytes = type.id() == TypeId.STRING ? c.data().size()
         : type.id() == TypeId.BOOL ? DeviceColumn.bitmapBytes(rows) : (long) rows * type.byteWidth();
     List<DeviceBuffer> own = new ArrayList<>(3);
     try {
-      DeviceBuffer data = copy(exec, mappings, c.data(), dataBytes, views, own, copied);
-      DeviceBuffer offsets = c.offsets() == null ? null : copy(exec, mappings, c.offsets(), 4L * (rows + 1), views, own, copied);
+      DeviceBuffer data = copy(exec, mappings, c.data(), dataBytes, views, own, tally);
+      DeviceBuffer offsets = c.offsets() == null ? null : copy(exec, mappings, c.offsets(), 4L * (rows + 1), views, own, tally);
       DeviceBuffer validity = c.validity() == null ? null
-          : copy(exec, mappings, c.validity(), DeviceColumn.bitmapBytes(rows), views, own, copied);
+          : copy(exec, mappings, c.validity(), DeviceColumn.bitmapBytes(rows), views, own, tally);
       return new DeviceColumn(type, rows, c.nullCount(), data, offsets, validity);
     } catch (RuntimeException e) {
       own.forEach(DeviceBuffer::close);
@@ -261,13 +280,13 @@ final class DeviceImports {
 
   /** A copy, in the pool, of the first {@code bytes} of region {@code g}: the copy goes into {@code own}, the view of the mapping into {@code views}. */
   private static DeviceBuffer copy(Exec exec, List<DeviceIpc.Mapping> mappings, DeviceHandOff.Region g, long bytes,
-      List<DeviceBuffer> views, List<DeviceBuffer> own, long[] copied) {
+      List<DeviceBuffer> views, List<DeviceBuffer> own, Tally tally) {
     DeviceBuffer view = mappings.get(g.allocation()).buffer(g.offset(), bytes, exec.stream());
     views.add(view);
     DeviceBuffer to = exec.allocate(bytes);
     own.add(to);
     exec.copy(to, 0, view, 0, bytes);
-    copied[0] += bytes;
+    tally.copied += bytes;
     return to;
   }
 

@@ -280,6 +280,19 @@ public final class Catalog implements AutoCloseable {
    * chunk while that stays within a chunk's limits, else they become a new chunk.
    */
   public synchronized void append(String name, VectorSchemaRoot root) {
+    appendPart(name, () -> TableOps.load(gpu, root));
+  }
+
+  /**
+   * {@link #append(String, VectorSchemaRoot)} of rows already on this catalog's device (no host
+   * copy); the caller keeps its reference to {@code rows}.
+   */
+  public synchronized void append(String name, DeviceTable rows) {
+    appendPart(name, () -> onThisDevice(rows));
+  }
+
+  /** Appends the rows {@code made} gives (the caller's part: closed here) to table {@code name}. */
+  private void appendPart(String name, java.util.function.Supplier<Table<?>> made) {
     String key = name.toLowerCase(Locale.ROOT);
     Entry e = tables.get(key);
     if (e == null) {
@@ -289,7 +302,7 @@ public final class Catalog implements AutoCloseable {
       // rows added to a table kept in files: it becomes resident (its files stay as they are)
       e = resident(key, e);
     }
-    Table<?> part = TableOps.load(gpu, root);
+    Table<?> part = made.get();
     try (Exec exec = exec()) {
       List<String> names = e.last().names();
       if (!part.types().equals(e.last().types())) {

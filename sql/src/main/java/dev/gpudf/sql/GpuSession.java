@@ -361,8 +361,16 @@ public final class GpuSession implements AutoCloseable {
     return insertAll(name, catalog.registerHidden(rows));
   }
 
-  /** {@link #insert(String, VectorSchemaRoot)} of rows already on this session's device; the caller keeps {@code rows}. */
+  /**
+   * {@link #insert(String, VectorSchemaRoot)} of rows already on this session's device; the caller
+   * keeps {@code rows}. Rows of the table's own column types, into a table without keys to check,
+   * are appended as they are, on the device; others go through the INSERT (via host memory).
+   */
   public long insert(String name, DeviceTable rows) {
+    if (catalog.constraints(name).keys().isEmpty() && catalog.shape(name).types().equals(rows.types())) {
+      catalog.append(name, rows);
+      return rows.rowCount();
+    }
     return insertAll(name, catalog.registerHidden(rows));
   }
 
