@@ -246,7 +246,7 @@ final class DeviceImports {
         String name = r.columns().get(k).name();
         names.add(name);
         InputCheck.check(exec, columns.get(k), "import into '" + table + "': column '" + name + "'");
-        DeviceColumn laidOut = normalized(exec, columns.get(k));
+        DeviceColumn laidOut = InputCheck.laidOut(exec, columns.get(k));
         if (laidOut != columns.get(k)) {
           columns.set(k, laidOut).close();
         }
@@ -288,42 +288,5 @@ final class DeviceImports {
     exec.copy(to, 0, view, 0, bytes);
     tally.copied += bytes;
     return to;
-  }
-
-  /**
-   * {@code c} (checked) as every kernel expects a device column: a STRING's offsets from 0 and
-   * its data exactly as long as its last offset; no bitmap when no row is NULL. Returns {@code c}
-   * itself when it is so, else a new column (the caller closes {@code c}).
-   */
-  private static DeviceColumn normalized(Exec exec, DeviceColumn c) {
-    int first = 0;
-    int last = 0;
-    if (c.offsets() != null) {
-      first = exec.readInt(c.offsets(), 0);
-      last = exec.readInt(c.offsets(), 4L * c.rowCount());
-    }
-    boolean rebase = c.offsets() != null && (first != 0 || last != c.data().size());
-    DeviceBuffer validity = c.nullCount() == 0 ? null : c.validity();
-    if (!rebase && validity == c.validity()) {
-      return c;
-    }
-    DeviceBuffer data;
-    if (rebase) {
-      data = exec.allocate(last - first);
-      exec.copy(data, 0, c.data(), first, last - first);
-      if (first != 0) {
-        InputCheck.rebaseOffsets(exec, c.offsets(), c.rowCount(), first);
-      }
-    } else {
-      data = c.data();
-      data.retain();
-    }
-    if (c.offsets() != null) {
-      c.offsets().retain();
-    }
-    if (validity != null) {
-      validity.retain();
-    }
-    return new DeviceColumn(c.type(), c.rowCount(), c.nullCount(), data, c.offsets(), validity);
   }
 }

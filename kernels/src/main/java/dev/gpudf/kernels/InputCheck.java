@@ -144,8 +144,45 @@ public final class InputCheck {
     return BigInteger.valueOf(high).shiftLeft(64).or(new BigInteger(Long.toUnsignedString(low)));
   }
 
+  /**
+   * {@code c} (checked) as every kernel expects a device column: a STRING's offsets from 0 and
+   * its data exactly as long as its last offset; no bitmap when no row is NULL. Returns {@code c}
+   * itself when it is so, else a new column (the caller closes {@code c}).
+   */
+  public static DeviceColumn laidOut(Exec exec, DeviceColumn c) {
+    int first = 0;
+    int last = 0;
+    if (c.offsets() != null) {
+      first = exec.readInt(c.offsets(), 0);
+      last = exec.readInt(c.offsets(), 4L * c.rowCount());
+    }
+    boolean rebase = c.offsets() != null && (first != 0 || last != c.data().size());
+    DeviceBuffer validity = c.nullCount() == 0 ? null : c.validity();
+    if (!rebase && validity == c.validity()) {
+      return c;
+    }
+    DeviceBuffer data;
+    if (rebase) {
+      data = exec.allocate(last - first);
+      exec.copy(data, 0, c.data(), first, last - first);
+      if (first != 0) {
+        rebaseOffsets(exec, c.offsets(), c.rowCount(), first);
+      }
+    } else {
+      data = c.data();
+      data.retain();
+    }
+    if (c.offsets() != null) {
+      c.offsets().retain();
+    }
+    if (validity != null) {
+      validity.retain();
+    }
+    return new DeviceColumn(c.type(), c.rowCount(), c.nullCount(), data, c.offsets(), validity);
+  }
+
   /** Queues {@code rebase_offsets_kernel}: offsets 0..rows of {@code offsets} less {@code first}. */
-  public static void rebaseOffsets(Exec exec, DeviceBuffer offsets, long rows, int first) {
+  private static void rebaseOffsets(Exec exec, DeviceBuffer offsets, long rows, int first) {
     KernelLaunch.launch("rebase_offsets_kernel", KernelLaunch.gridFor(exec.gpu().device(), rows + 1), exec.stream(),
         offsets, rows, first);
   }

@@ -51,6 +51,29 @@ public final class CudaStream extends RefCounted {
     memoryLimitSource = source;
   }
 
+  /**
+   * Makes the work queued here from now on wait for {@code event}, a {@code CUevent} handle
+   * another library recorded (the sync event of an Arrow C Device array): its producer's work
+   * on the memory it hands over comes first.
+   */
+  public void waitFor(long event) {
+    device.makeCurrent();
+    check(JCudaDriver.cuStreamWaitEvent(handle(), new ForeignEvent(event), 0), "cuStreamWaitEvent");
+  }
+
+  /** A {@code CUevent} for a handle made outside JCuda (its handle field has no setter). */
+  private static final class ForeignEvent extends jcuda.driver.CUevent {
+    ForeignEvent(long handle) {
+      try {
+        java.lang.reflect.Field f = jcuda.NativePointerObject.class.getDeclaredField("nativePointer");
+        f.setAccessible(true);
+        f.setLong(this, handle);
+      } catch (ReflectiveOperationException e) {
+        throw new dev.gpudf.columnar.error.InternalException("this JCuda's CUevent cannot take a handle", e);
+      }
+    }
+  }
+
   /** Blocks until all work queued so far has finished. */
   public void synchronize() {
     device.makeCurrent();

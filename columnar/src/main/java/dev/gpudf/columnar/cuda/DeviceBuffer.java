@@ -50,6 +50,28 @@ public final class DeviceBuffer extends RefCounted {
   }
 
   /**
+   * A view of {@code size} bytes at device address {@code address}, memory gpudf does not own (a
+   * producer's, handed over through the Arrow C Device Data Interface), for use on {@code stream};
+   * its last close waits for the stream's work and then closes {@code owner}, which gives the
+   * memory back to its producer. The caller closes the view; the view holds a reference to {@code stream}.
+   */
+  public static DeviceBuffer foreign(long address, long size, CudaStream stream, RefCounted owner) {
+    if (size < 0) {
+      throw new IllegalArgumentException("a buffer of " + size + " bytes");
+    }
+    owner.retain();
+    stream.retain();
+    return new DeviceBuffer((a, s) -> {
+      try {
+        s.synchronize();
+      } finally {
+        s.close();
+        owner.close();
+      }
+    }, address, size, stream);
+  }
+
+  /**
    * A view of {@code bytes} bytes from {@code offset} of this buffer, on its stream, holding a
    * reference to it until the view's last close; the caller closes the view.
    */

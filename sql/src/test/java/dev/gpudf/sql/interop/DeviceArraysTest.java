@@ -1,0 +1,214 @@
+package dev.gpudf.sql.interop;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.gpudf.columnar.DeviceTable;
+import dev.gpudf.columnar.cuda.CudaStream;
+import dev.gpudf.columnar.cuda.Gpu;
+import dev.gpudf.columnar.error.NotSupportedException;
+import dev.gpudf.columnar.testing.RequiresGpu;
+import dev.gpudf.columnar.testing.TestTables;
+import dev.gpudf.kernels.Exec;
+import dev.gpudf.sql.GpuSession;
+import org.apache.arrow.c.ArrowSchema;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.DecimalVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.Float4Vector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The Arrow C Device Data Interface with a native library in this process ({@link NativePeer}):
+ * every gpudf type exported and read by C code from the device, its figures equal to the table's;
+ * a C producer's batch imported as a table and queried in SQL; no byte of data copied to the
+ * host by gpudf either way; every batch released to its producer (also when an import is refused).
+ */
+class DeviceArraysTest {
+
+  @RequiresGpu
+  @ParameterizedTest
+  @ValueSource(ints = {0, 1, 33, 70_001})
+  void aNativeLibraryReadsAnExportedTableOnTheDevice(int rows) {
+    try (RootAllocator a = new RootAllocator(); Gpu gpu = Gpu.open(0, 1L << 30, 256L << 20);
+        CudaStream stream = gpu.newStream();
+        VectorSchemaRoot root = TestTables.allTypes(a, rows, TestTables.Nulls.every(3), 11)) {
+      long poolBefore = gpu.pool().stats().allocated();
+      String described;
+      try (DeviceTable table = DeviceTable.fromArrow(gpu, root, stream);
+          ArrowBuf array = a.buffer(DeviceArrays.DEVICE_ARRAY_BYTES); ArrowSchema schema = ArrowSchema.allocateNew(a)) {
+        long toHost = gpu.copier().bytesToHost();
+        DeviceArrays.exportTable(table, a, array.memoryAddress(), schema);
+        assertEquals(toHost, gpu.copier().bytesToHost(), "an export copies nothing to the host");
+        gpu.device().makeCurrent();
+        described = NativePeer.consume(array.memoryAddress(), schema.memoryAddress());
+      }
+      assertEquals(expected(root), described);
+      assertEquals(poolBefore, gpu.pool().stats().allocated(), "the release gave the table back");
+    }
+  }
+
+  @RequiresGpu
+  @ParameterizedTest
+  @ValueSource(ints = {0, 1, 33, 70_001})
+  void aNativeLibrarysBatchBecomesATable(int rows) {
+    try (RootAllocator a = new RootAllocator(); Gpu gpu = Gpu.open(0, 1L << 30, 256L << 20);
+        GpuSession session = GpuSession.gpu(gpu, a); Exec exec = Exec.onGpu(gpu, a);
+        ArrowBuf array = a.buffer(DeviceArrays.DEVICE_ARRAY_BYTES); ArrowSchema schema = ArrowSchema.allocateNew(a)) {
+      gpu.device().makeCurrent();
+      assertEquals(0, NativePeer.produce(rows, array.memoryAddress(), schema.memoryAddress()));
+      long toHost = gpu.copier().bytesToHost();
+      try (DeviceTable t = DeviceArrays.importTable(exec, array.memoryAddress(), schema)) {
+        assertEquals(toHost, gpu.copier().bytesToHost(), "an import copies nothing to the host");
+        assertEquals(rows, t.rowCount());
+        session.catalog().register("native", t);
+      }
+      assertTrue(rows == 0 || NativePeer.producedBytesLive() > 0, "the table still views the producer's memory");
+      long nulls = rows / 5;
+      long ids = (long) rows * (rows - 1) / 2;
+      StringBuilder expected = new StringBuilder();
+      long chars = 0;
+      String first = null;
+      String last = null;
+      for (int i = 0; i < rows; i++) {
+        if (i % 5 == 4) {
+          continue;
+        }
+        String s = (i % 3 == 0 ? "é" : "r") + i;
+        chars += s.length();
+        first = first == null || s.compareTo(first) < 0 ? s : first;
+        last = last == null || s.compareTo(last) > 0 ? s : last;
+      }
+      expected.append(rows).append(" | ").append(rows == 0 ? "NULL" : ids).append(" | ").append(rows == 0 ? "NULL" : ids / 2.0)
+          .append(" | ").append(rows - nulls).append(" | ").append(rows == 0 ? "NULL"
+              : new java.math.BigDecimal(java.math.BigInteger.valueOf(ids * 3), 2)).append(" | ")
+          .append(rows - nulls == 0 ? "NULL" : chars).append(" | ").append(first == null ? "NULL" : first).append(" | ")
+          .append(last == null ? "NULL" : last);
+      try (VectorSchemaRoot r = session.query("SELECT COUNT(*), SUM(id), SUM(x), COUNT(s), SUM(price), SUM(CHAR_LENGTH(s)),"
+          + " MIN(s), MAX(s) FROM native")) {
+        assertEquals(expected.toString(), row(r));
+      }
+      session.catalog().drop("native");
+      assertEquals(0, NativePeer.producedBytesLive(), "dropping the table released the producer's batch");
+    }
+  }
+
+  @RequiresGpu
+  @ParameterizedTest
+  @ValueSource(ints = {1, 33})
+  void aBatchOnAnotherKindOfDeviceIsRefusedAndGoesBack(int rows) {
+    try (RootAllocator a = new RootAllocator(); Gpu gpu = Gpu.open(0, 1L << 30, 256L << 20); Exec exec = Exec.onGpu(gpu, a);
+        ArrowBuf array = a.buffer(DeviceArrays.DEVICE_ARRAY_BYTES); ArrowSchema schema = ArrowSchema.allocateNew(a)) {
+      gpu.device().makeCurrent();
+      assertEquals(0, NativePeer.produce(rows, array.memoryAddress(), schema.memoryAddress()));
+      array.setInt(88, 1);
+      NotSupportedException e = assertThrows(NotSupportedException.class,
+          () -> DeviceArrays.importTable(exec, array.memoryAddress(), schema));
+      assertTrue(e.getMessage().contains("device type 1"), e.getMessage());
+      assertEquals(0, NativePeer.producedBytesLive(), "a refused batch is released to its producer");
+    }
+  }
+
+  private static String row(VectorSchemaRoot r) {
+    StringBuilder b = new StringBuilder();
+    for (FieldVector v : r.getFieldVectors()) {
+      Object o = v.getObject(0);
+      b.append(b.length() == 0 ? "" : " | ").append(o == null ? "NULL" : o.toString());
+    }
+    return b.toString();
+  }
+
+  /** What the native consumer prints for {@code root}: per column its C format, NULLs and figures (see device_array_peer.c). */
+  private static String expected(VectorSchemaRoot root) {
+    StringBuilder b = new StringBuilder("device_type=2 device_id=0 sync_event=null rows=" + root.getRowCount() + " format=+s");
+    for (FieldVector v : root.getFieldVectors()) {
+      String format = format(v);
+      b.append(" | ").append(v.getName()).append(' ').append(format);
+      if (format.equals("d:38,10")) {
+        b.append(": not summed");
+        continue;
+      }
+      b.append(" nulls=").append(v.getNullCount()).append(' ');
+      int n = v.getValueCount();
+      if (v instanceof VarCharVector s) {
+        long hash = 0xcbf29ce484222325L;
+        long total = 0;
+        for (int i = 0; i < n; i++) {
+          if (!s.isNull(i)) {
+            for (byte x : s.get(i)) {
+              hash = (hash ^ (x & 0xff)) * 0x100000001b3L;
+            }
+            total += s.get(i).length;
+          }
+        }
+        b.append("bytes=").append(total).append(" fnv=").append(Long.toUnsignedString(hash));
+      } else if (v instanceof BitVector bits) {
+        long trues = 0;
+        for (int i = 0; i < n; i++) {
+          trues += !bits.isNull(i) && bits.get(i) == 1 ? 1 : 0;
+        }
+        b.append("trues=").append(trues);
+      } else if (v instanceof Float8Vector || v instanceof Float4Vector) {
+        double sum = 0;
+        for (int i = 0; i < n; i++) {
+          if (!v.isNull(i)) {
+            sum += v instanceof Float8Vector d ? d.get(i) : (double) ((Float4Vector) v).get(i);
+          }
+        }
+        b.append("bits=").append(String.format("%016x", Double.doubleToRawLongBits(sum)));
+      } else {
+        long sum = 0;
+        for (int i = 0; i < n; i++) {
+          if (!v.isNull(i)) {
+            sum += v instanceof DecimalVector d ? d.getObject(i).unscaledValue().longValue() : rawLong(v, i);
+          }
+        }
+        b.append("sum=").append(sum);
+      }
+    }
+    return b.append(" | released=yes").toString();
+  }
+
+  /** Value {@code i} of a fixed-width integer-like vector as the C side reads it: its raw bytes as a signed integer. */
+  private static long rawLong(FieldVector v, int i) {
+    int width = v.getField().getType() instanceof ArrowType.Date ? 4 : ((org.apache.arrow.vector.BaseFixedWidthVector) v)
+        .getTypeWidth();
+    long at = v.getDataBuffer().memoryAddress() + (long) i * width;
+    return switch (width) {
+      case 1 -> org.apache.arrow.memory.util.MemoryUtil.getByte(at);
+      case 2 -> org.apache.arrow.memory.util.MemoryUtil.getShort(at);
+      case 4 -> org.apache.arrow.memory.util.MemoryUtil.getInt(at);
+      default -> org.apache.arrow.memory.util.MemoryUtil.getLong(at);
+    };
+  }
+
+  private static String format(FieldVector v) {
+    ArrowType t = v.getField().getType();
+    if (t instanceof ArrowType.Decimal d) {
+      return d.getPrecision() <= 18 ? "d:" + d.getPrecision() + "," + d.getScale() + ",64"
+          : "d:" + d.getPrecision() + "," + d.getScale();
+    }
+    return switch (v.getName()) {
+      case "bool" -> "b";
+      case "i8" -> "c";
+      case "i16" -> "s";
+      case "i32" -> "i";
+      case "i64" -> "l";
+      case "f32" -> "f";
+      case "f64" -> "g";
+      case "date" -> "tdD";
+      case "ts_utc" -> "tsu:UTC";
+      case "ts_nano" -> "tsn:";
+      case "str" -> "u";
+      default -> throw new IllegalArgumentException(v.getName());
+    };
+  }
+}
