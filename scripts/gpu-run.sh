@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU host from the repository root, after scripts/gpu-bundle.sh packed .gpu-bundle:
 # the gpu-tagged tests, `gpudf info`, the transfer benchmark and its PyTorch peer, each output
-# saved under $OUT (or ./gpu-out). Usage: bash scripts/gpu-run.sh [tests|heavy|kernels|hash|tpch|handoff|ingest|expr|fuzz|files|bench|all]
+# saved under $OUT (or ./gpu-out). Usage: bash scripts/gpu-run.sh [tests|heavy|kernels|hash|tpch|handoff|ingest|pipeline|expr|fuzz|files|bench|all]
 # (tests: the gpu-tagged suite, which must finish within one device call; heavy: the gpu-heavy
 # tag, GPU-versus-twin checks on millions of rows; both check every operator's output layout)
 # (KERNEL_ARGS passes rows, reps and cpu=0|1 to KernelBenchmark, HASH_ARGS the same to HashBenchmark
@@ -64,6 +64,13 @@ if [ "$what" = ingest ]; then
   # producers are clients/python/examples/ingest_roundtrip.py and ingest_bench.py
   JAVA_OPTS="-Xmx32g --sun-misc-unsafe-memory-access=allow" bash .gpu-bundle/run dev.gpudf.bench.IngestBenchmark \
     ${INGEST_ARGS:-100000000 5} 2>&1 | tee "$OUT/ingest.txt"
+  rc=${PIPESTATUS[0]}
+fi
+if [ "$what" = pipeline ]; then
+  # PIPELINE_ARGS: TPC-H scale and training steps (default SF10, 20 steps); the client is
+  # clients/python/examples/pipeline.py (CuPy and PyTorch)
+  JAVA_OPTS="-Xmx64g --sun-misc-unsafe-memory-access=allow" bash .gpu-bundle/run dev.gpudf.bench.PipelineBenchmark \
+    ${PIPELINE_ARGS:-10 20} 2>&1 | tee "$OUT/pipeline.txt"
   rc=${PIPESTATUS[0]}
 fi
 if [ "$what" = expr ] || [ "$what" = all ]; then

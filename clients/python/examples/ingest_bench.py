@@ -19,39 +19,12 @@ import pyarrow
 import pyarrow.flight as flight
 
 import gpudf_client
-
-
-def ingest_command(table):
-    """A Flight SQL CommandStatementIngest (replace, create if missing) for ``table``, packed in an Any, as protobuf bytes."""
-    def varint(n):
-        out = bytearray()
-        while True:
-            b = n & 0x7F
-            n >>= 7
-            out.append(b | (0x80 if n else 0))
-            if not n:
-                return bytes(out)
-
-    def field(number, wire, payload):
-        key = varint(number << 3 | wire)
-        return key + (varint(len(payload)) + payload if wire == 2 else payload)
-
-    # TableDefinitionOptions: if_not_exist = CREATE (1), if_exists = REPLACE (3)
-    options = field(1, 0, varint(1)) + field(2, 0, varint(3))
-    command = field(1, 2, options) + field(2, 2, table.encode())
-    type_url = b"type.googleapis.com/arrow.flight.protocol.sql.CommandStatementIngest"
-    return field(1, 2, type_url) + field(2, 2, command)
+from gpudf_client import flightsql
 
 
 def host_ingest(client, arrays, table):
     """The host path: each column to host memory, one Arrow table, a DoPut of Flight SQL's bulk ingest."""
-    t = pyarrow.table({name: cupy.asnumpy(a) for name, a in arrays.items()})
-    descriptor = flight.FlightDescriptor.for_command(ingest_command(table))
-    writer, reader = client.do_put(descriptor, t.schema)
-    writer.write_table(t, max_chunksize=1 << 20)
-    writer.done_writing()
-    reader.read()
-    writer.close()
+    flightsql.bulk_ingest(client, table, pyarrow.table({name: cupy.asnumpy(a) for name, a in arrays.items()}), mode="replace")
 
 
 def main():
