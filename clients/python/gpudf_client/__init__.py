@@ -342,9 +342,7 @@ def strings(offsets, chars, valid=None):
         raise TypeError("a STRING column's chars are uint8, not %s" % chars.dtype)
     rows = int(offsets.size) - 1
     validity, nulls = _bitmap(valid, rows, "valid")
-    # an empty chars array may have no memory behind it: give the server one byte to map
-    return _Spec("STRING", rows, chars if chars.size else cupy.zeros(1, numpy.uint8), offsets=offsets, validity=validity,
-                 nulls=nulls)
+    return _Spec("STRING", rows, chars, offsets=offsets, validity=validity, nulls=nulls)
 
 
 class _Allocations:
@@ -355,6 +353,11 @@ class _Allocations:
         self._index = {}
 
     def region(self, array):
+        if array.nbytes == 0:
+            # an empty array may have no memory behind it (a null pointer): one byte of its own stands in
+            if not hasattr(self, "_empty"):
+                self._empty = cupy.zeros(1, numpy.uint8)
+            return dict(self.region(self._empty), size=0)
         pointer = int(array.data.ptr)
         base, size = _address_range(pointer)
         if base not in self._index:
