@@ -31,6 +31,9 @@ def features(rows):
         "x": rng.random(rows, dtype=cupy.float64),
         "y": gpudf_client.column(cupy.arange(rows, dtype=cupy.int32) % 1000, valid=cupy.arange(rows) % 10 != 0),
         "flag": cupy.arange(rows) % 3 == 0,
+        # NULLs as an Arrow bitmap already packed (every 4th row NULL)
+        "z": gpudf_client.column(cupy.arange(rows, dtype=cupy.int16) % 100,
+                                 valid=cupy.packbits(cupy.arange(rows) % 4 != 0, bitorder="little")),
         "shipped": gpudf_client.column(cupy.arange(rows, dtype=cupy.int32) % 20000, type="DATE"),
         "price": gpudf_client.column(cupy.arange(rows, dtype=cupy.int64) * 7 % 100000, type="DECIMAL", precision=12, scale=2),
         "name": gpudf_client.strings(cupy.asarray(offsets), cupy.asarray(chars) if chars.size else cupy.zeros(0, cupy.uint8),
@@ -75,10 +78,11 @@ def main():
             "n": a.rows, "s_id": int(ids.sum()), "s_y": int(y[y_valid].sum()), "c_y": int(y_valid.sum()),
             "c_name": int((cupy.arange(a.rows) % 7 != 0).sum()), "trues": int((cupy.arange(a.rows) % 3 == 0).sum()),
             "s_price_cents": int((cupy.arange(a.rows, dtype=cupy.int64) * 7 % 100000).sum()),
+            "c_z": int((cupy.arange(a.rows) % 4 != 0).sum()),
         }
         sql = ("SELECT COUNT(*) AS n, SUM(id) AS s_id, SUM(x) AS s_x, SUM(y) AS s_y, COUNT(y) AS c_y, COUNT(name) AS c_name,"
                " SUM(CASE WHEN flag THEN 1 ELSE 0 END) AS trues, CAST(SUM(price) * 100 AS BIGINT) AS s_price_cents,"
-               " SUM(CHAR_LENGTH(name)) AS chars, MAX(shipped) AS last_day FROM features")
+               " SUM(CHAR_LENGTH(name)) AS chars, MAX(shipped) AS last_day, COUNT(z) AS c_z FROM features")
         with conn.export(sql) as r:
             for k, v in expected.items():
                 checks["sql_" + k] = value(r, k) == v

@@ -279,13 +279,23 @@ def _device_array(value, what):
 
 
 def _bitmap(valid, rows, what):
-    """A validity mask (bool, True = valid) packed into an LSB-first bitmap on the device, or None."""
+    """The validity of a column as an LSB-first bitmap on the device and its NULL count, or (None, 0).
+
+    ``valid`` is a bool mask (True = valid), packed here, or an Arrow bitmap already packed
+    (uint8, LSB-first, 1 = valid, at least (rows + 7) // 8 bytes), taken as it is.
+    """
     if valid is None:
         return None, 0
-    mask = _device_array(valid, what)
-    if mask.dtype != numpy.bool_ or mask.size != rows:
-        raise ValueError("%s must be a bool mask of %d rows (True = valid), not %s of %d" % (what, rows, mask.dtype, mask.size))
-    return cupy.packbits(mask, bitorder="little"), int(rows - int(mask.sum()))
+    given = _device_array(valid, what)
+    if given.dtype == numpy.uint8:
+        if given.size < (rows + 7) // 8:
+            raise ValueError("%s: a bitmap of %d rows needs %d bytes, not %d" % (what, rows, (rows + 7) // 8, given.size))
+        valid_rows = int(cupy.unpackbits(given[: (rows + 7) // 8], bitorder="little")[:rows].sum())
+        return given, rows - valid_rows
+    if given.dtype != numpy.bool_ or given.size != rows:
+        raise ValueError("%s must be a bool mask of %d rows (True = valid) or a uint8 Arrow bitmap, not %s of %d"
+                         % (what, rows, given.dtype, given.size))
+    return cupy.packbits(given, bitorder="little"), int(rows - int(given.sum()))
 
 
 class _Spec:
@@ -305,7 +315,7 @@ class _Spec:
 
 
 def column(values, valid=None, type=None, precision=None, scale=0, time_unit="MICROSECOND", time_zone=None):
-    """A fixed-width column to ingest: ``values`` a device array, ``valid`` a bool mask (True = valid) or None.
+    """A fixed-width column to ingest: ``values`` a device array; ``valid`` None, a bool mask (True = valid) or an Arrow bitmap (uint8).
 
     Without ``type`` the dtype decides (int8..int64, float32, float64, bool). ``type="DATE"``:
     int32 days since 1970-01-01; ``"TIMESTAMP"``: int64 in ``time_unit`` (SECOND, MILLISECOND,
