@@ -7,6 +7,7 @@ import dev.gpudf.columnar.DeviceTable;
 import dev.gpudf.columnar.RefCounted;
 import dev.gpudf.columnar.TypeId;
 import dev.gpudf.columnar.cuda.DeviceBuffer;
+import dev.gpudf.columnar.cuda.DeviceMemoryPool;
 import dev.gpudf.columnar.cuda.Gpu;
 import dev.gpudf.columnar.error.NotSupportedException;
 import dev.gpudf.columnar.error.UserException;
@@ -32,7 +33,8 @@ import org.apache.arrow.vector.types.pojo.FieldType;
  * array of its columns, whose buffers are the table's device memory) with its {@code ArrowSchema},
  * for another library in this process (a CUDA library, cuDF, a JNI consumer); and such an array
  * from another library imported as a device table over the producer's memory, which goes back to
- * the producer (its release callback) when the table's last column closes.
+ * the producer (its release callback) when the table's last column closes (a buffer that does
+ * not start on a 256-byte boundary, a slice, is copied into gpudf's pool instead).
  *
  * <p>The {@code ArrowArray} and {@code ArrowSchema} halves are Arrow Java's C Data module's
  * (structs, release callbacks, schema formats); the device half is laid out here as the
@@ -251,6 +253,12 @@ public final class DeviceArrays {
       DeviceBuffer data;
       if (type.id() == TypeId.STRING) {
         offsets = batch.view(exec, dataAt + 4 * offset, 4L * (rows + 1), views);
+        if (exec.readInt(offsets, 0) != 0) {
+          // offsets from past 0 (a slice's, or so made) are rebased in place: never in the producer's memory
+          views.remove(offsets);
+          offsets.close();
+          offsets = batch.copy(exec, dataAt + 4 * offset, 4L * (rows + 1), views);
+        }
         // the text runs to the last offset (checked with the others once the column is made)
         int last = exec.readInt(offsets, 4L * rows);
         data = batch.view(exec, MemoryUtil.getLong(a.buffers + 16), Math.max(0, last), views);
@@ -305,13 +313,35 @@ public final class DeviceArrays {
       MemoryUtil.putLong(deviceArray + RELEASE, 0);
     }
 
+    /**
+     * The {@code size} bytes at {@code address}: a view holding a reference to this batch, or,
+     * where the address is not on a {@link DeviceMemoryPool#ALIGNMENT} boundary (a slice of the
+     * producer's buffer), a copy in the pool, as every kernel may load whole words from a
+     * buffer's start. Goes into {@code views}, which the caller closes on failure.
+     */
     DeviceBuffer view(Exec exec, long address, long size, List<DeviceBuffer> views) {
       if (address == 0 && size > 0) {
         throw new UserException("an imported device array has a null buffer where " + size + " bytes are needed");
       }
+      if (address % DeviceMemoryPool.ALIGNMENT != 0) {
+        return copy(exec, address, size, views);
+      }
       DeviceBuffer b = DeviceBuffer.foreign(address, size, exec.stream(), this);
       views.add(b);
       return b;
+    }
+
+    /** A copy in the pool of the {@code size} bytes at {@code address}; goes into {@code views}. */
+    DeviceBuffer copy(Exec exec, long address, long size, List<DeviceBuffer> views) {
+      if (address == 0 && size > 0) {
+        throw new UserException("an imported device array has a null buffer where " + size + " bytes are needed");
+      }
+      DeviceBuffer copy = exec.allocate(size);
+      views.add(copy);
+      try (DeviceBuffer from = DeviceBuffer.foreign(address, size, exec.stream(), this)) {
+        exec.copy(copy, 0, from, 0, size);
+      }
+      return copy;
     }
 
     @Override

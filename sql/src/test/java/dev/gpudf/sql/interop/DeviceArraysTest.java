@@ -15,6 +15,7 @@ import dev.gpudf.sql.GpuSession;
 import org.apache.arrow.c.ArrowSchema;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.DecimalVector;
 import org.apache.arrow.vector.FieldVector;
@@ -72,33 +73,76 @@ class DeviceArraysTest {
         session.catalog().register("native", t);
       }
       assertTrue(rows == 0 || NativePeer.producedBytesLive() > 0, "the table still views the producer's memory");
-      long nulls = rows / 5;
-      long ids = (long) rows * (rows - 1) / 2;
-      StringBuilder expected = new StringBuilder();
-      long chars = 0;
-      String first = null;
-      String last = null;
-      for (int i = 0; i < rows; i++) {
-        if (i % 5 == 4) {
-          continue;
-        }
-        String s = (i % 3 == 0 ? "é" : "r") + i;
-        chars += s.length();
-        first = first == null || s.compareTo(first) < 0 ? s : first;
-        last = last == null || s.compareTo(last) > 0 ? s : last;
-      }
-      expected.append(rows).append(" | ").append(rows == 0 ? "NULL" : ids).append(" | ").append(rows == 0 ? "NULL" : ids / 2.0)
-          .append(" | ").append(rows - nulls).append(" | ").append(rows == 0 ? "NULL"
-              : new java.math.BigDecimal(java.math.BigInteger.valueOf(ids * 3), 2)).append(" | ")
-          .append(rows - nulls == 0 ? "NULL" : chars).append(" | ").append(first == null ? "NULL" : first).append(" | ")
-          .append(last == null ? "NULL" : last);
-      try (VectorSchemaRoot r = session.query("SELECT COUNT(*), SUM(id), SUM(x), COUNT(s), SUM(price), SUM(CHAR_LENGTH(s)),"
-          + " MIN(s), MAX(s) FROM native")) {
-        assertEquals(expected.toString(), row(r));
-      }
+      assertEquals(expectedSums(0, rows), sums(session));
       session.catalog().drop("native");
       assertEquals(0, NativePeer.producedBytesLive(), "dropping the table released the producer's batch");
     }
+  }
+
+  /** A batch whose columns start at row 8 of their buffers: bitmaps and values off their alignment are copied, the rest viewed. */
+  @RequiresGpu
+  @ParameterizedTest
+  @ValueSource(ints = {9, 33, 70_001})
+  void aSliceOfANativeBatchIsTaken(int rows) {
+    try (RootAllocator a = new RootAllocator(); Gpu gpu = Gpu.open(0, 1L << 30, 256L << 20);
+        GpuSession session = GpuSession.gpu(gpu, a); Exec exec = Exec.onGpu(gpu, a);
+        ArrowBuf array = a.buffer(DeviceArrays.DEVICE_ARRAY_BYTES); ArrowSchema schema = ArrowSchema.allocateNew(a)) {
+      gpu.device().makeCurrent();
+      assertEquals(0, NativePeer.produce(rows, array.memoryAddress(), schema.memoryAddress()));
+      int from = 8;
+      array.setLong(0, rows - from);
+      long children = array.getLong(48);
+      for (int c = 0; c < 4; c++) {
+        long child = MemoryUtil.getLong(children + 8L * c);
+        MemoryUtil.putLong(child, rows - from);
+        MemoryUtil.putLong(child + 16, from);
+        if (c == 2) {
+          // the string column's NULLs among the rows left
+          long nulls = 0;
+          for (int i = from; i < rows; i++) {
+            nulls += i % 5 == 4 ? 1 : 0;
+          }
+          MemoryUtil.putLong(child + 8, nulls);
+        }
+      }
+      try (DeviceTable t = DeviceArrays.importTable(exec, array.memoryAddress(), schema)) {
+        session.catalog().register("native", t);
+      }
+      assertEquals(expectedSums(from, rows), sums(session));
+      session.catalog().drop("native");
+      assertEquals(0, NativePeer.producedBytesLive(), "dropping the table released the producer's batch");
+    }
+  }
+
+  private static String sums(GpuSession session) {
+    try (VectorSchemaRoot r = session.query("SELECT COUNT(*), SUM(id), SUM(x), COUNT(s), SUM(price), SUM(CHAR_LENGTH(s)),"
+        + " MIN(s), MAX(s) FROM native")) {
+      return row(r);
+    }
+  }
+
+  /** What {@link #sums} gives over rows {@code from} to {@code rows - 1} of the native producer's batch. */
+  private static String expectedSums(int from, int rows) {
+    long count = rows - from;
+    long ids = 0;
+    long valid = 0;
+    long chars = 0;
+    String first = null;
+    String last = null;
+    for (int i = from; i < rows; i++) {
+      ids += i;
+      if (i % 5 == 4) {
+        continue;
+      }
+      valid++;
+      String s = (i % 3 == 0 ? "é" : "r") + i;
+      chars += s.length();
+      first = first == null || s.compareTo(first) < 0 ? s : first;
+      last = last == null || s.compareTo(last) > 0 ? s : last;
+    }
+    return count + " | " + (count == 0 ? "NULL" : ids) + " | " + (count == 0 ? "NULL" : ids / 2.0) + " | " + valid + " | "
+        + (count == 0 ? "NULL" : new java.math.BigDecimal(java.math.BigInteger.valueOf(ids * 3), 2)) + " | "
+        + (valid == 0 ? "NULL" : chars) + " | " + (first == null ? "NULL" : first) + " | " + (last == null ? "NULL" : last);
   }
 
   @RequiresGpu
@@ -183,10 +227,10 @@ class DeviceArraysTest {
         .getTypeWidth();
     long at = v.getDataBuffer().memoryAddress() + (long) i * width;
     return switch (width) {
-      case 1 -> org.apache.arrow.memory.util.MemoryUtil.getByte(at);
-      case 2 -> org.apache.arrow.memory.util.MemoryUtil.getShort(at);
-      case 4 -> org.apache.arrow.memory.util.MemoryUtil.getInt(at);
-      default -> org.apache.arrow.memory.util.MemoryUtil.getLong(at);
+      case 1 -> MemoryUtil.getByte(at);
+      case 2 -> MemoryUtil.getShort(at);
+      case 4 -> MemoryUtil.getInt(at);
+      default -> MemoryUtil.getLong(at);
     };
   }
 
