@@ -123,10 +123,10 @@ def main():
         with conn.export("SELECT COUNT(*) AS n FROM changed") as r:
             checks["replace"] = value(r, "n") == 5
         # an empty table and a one-row table
-        conn.ingest("empty", {"e": cupy.zeros(0, cupy.int64), "s": gpudf_client.strings(cupy.zeros(1, cupy.int32),
+        conn.ingest("no_rows", {"e": cupy.zeros(0, cupy.int64), "s": gpudf_client.strings(cupy.zeros(1, cupy.int32),
                                                                                         cupy.zeros(0, cupy.uint8))})
-        conn.ingest("single", {"e": cupy.ones(1, cupy.float64)})
-        with conn.export("SELECT (SELECT COUNT(*) FROM empty) AS e, (SELECT SUM(e) FROM single) AS s") as r:
+        conn.ingest("one_row", {"e": cupy.ones(1, cupy.float64)})
+        with conn.export("SELECT (SELECT COUNT(*) FROM no_rows) AS e, (SELECT SUM(e) FROM one_row) AS s") as r:
             checks["empty_and_single"] = value(r, "e") == 0 and value(r, "s") == 1.0
         # bad input is refused with a message, not a crash
         try:

@@ -95,7 +95,7 @@ static int describe(const struct ArrowSchema* s, const struct ArrowArray* a, cha
     int32_t* offsets = from_device(a->buffers[1], (size_t)(n + off + 1) * 4);
     size_t bytes = (size_t)offsets[n + off];
     uint8_t* chars = from_device(a->buffers[2], bytes);
-    uint64_t hash = 1469598103934665603ULL, total = 0;
+    uint64_t hash = 14695981039346656037ULL, total = 0;
     for (int64_t i = off; i < n + off; i++) {
       if (!valid(validity, i)) continue;
       for (int32_t k = offsets[i]; k < offsets[i + 1]; k++) hash = (hash ^ chars[k]) * 1099511628211ULL;

@@ -72,7 +72,7 @@ class DeviceImportTest {
         assertEquals(one.contentToTSVString(), content(session, "one"));
         assertEquals(one.contentToTSVString(), content(session, "replaced"));
         assertEquals(slice.contentToTSVString(), content(session, "slice"), "a slice whose offsets start past 0");
-        try (VectorSchemaRoot empty = session.query("SELECT * FROM empty")) {
+        try (VectorSchemaRoot empty = session.query("SELECT * FROM \"empty\"")) {
           assertEquals(0, empty.getRowCount());
           List<String> names = new ArrayList<>();
           empty.getSchema().getFields().forEach(f -> names.add(f.getName()));
@@ -88,7 +88,7 @@ class DeviceImportTest {
   }
 
   private static String content(GpuSession session, String table) {
-    try (VectorSchemaRoot r = session.query("SELECT * FROM " + table)) {
+    try (VectorSchemaRoot r = session.query("SELECT * FROM \"" + table + "\"")) {
       return r.contentToTSVString();
     }
   }
