@@ -170,7 +170,6 @@ public final class DeviceArrays {
    * released here. The caller closes the table.
    */
   public static DeviceTable importTable(Exec exec, long deviceArray, ArrowSchema schema) {
-    Gpu gpu = exec.gpu();
     Field struct;
     try {
       struct = Data.importField(exec.allocator(), schema, null);
@@ -185,6 +184,11 @@ public final class DeviceArrays {
     Batch batch = new Batch(exec.allocator(), deviceArray);
     List<DeviceColumn> columns = new ArrayList<>();
     try (batch) {
+      if (!exec.hasGpu()) {
+        throw new NotSupportedException("an Arrow C Device array needs the GPU backend: device memory does not become a"
+            + " table of the CPU backend");
+      }
+      Gpu gpu = exec.gpu();
       int type = MemoryUtil.getInt(deviceArray + DEVICE_TYPE);
       long device = MemoryUtil.getLong(deviceArray + DEVICE_ID);
       if (type != ARROW_DEVICE_CUDA) {

@@ -8,11 +8,14 @@ import dev.gpudf.columnar.DeviceTable;
 import dev.gpudf.columnar.cuda.CudaStream;
 import dev.gpudf.columnar.cuda.Gpu;
 import dev.gpudf.columnar.error.NotSupportedException;
+import dev.gpudf.columnar.error.UserException;
 import dev.gpudf.columnar.testing.RequiresGpu;
 import dev.gpudf.columnar.testing.TestTables;
 import dev.gpudf.kernels.Exec;
 import dev.gpudf.sql.GpuSession;
+import org.apache.arrow.c.ArrowArray;
 import org.apache.arrow.c.ArrowSchema;
+import org.apache.arrow.c.Data;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
@@ -24,6 +27,7 @@ import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -111,6 +115,30 @@ class DeviceArraysTest {
       assertEquals(expectedSums(from, rows), sums(session));
       session.catalog().drop("native");
       assertEquals(0, NativePeer.producedBytesLive(), "dropping the table released the producer's batch");
+    }
+  }
+
+  /** On the CPU backend a device array is refused, and still goes back to its producer (a leak would fail the allocator's close). */
+  @Test
+  void aCpuBackendRefusesADeviceArrayAndReleasesIt() {
+    try (RootAllocator a = new RootAllocator();
+        VectorSchemaRoot root = TestTables.allTypes(a, 10, TestTables.Nulls.every(3), 3);
+        ArrowBuf array = a.buffer(DeviceArrays.DEVICE_ARRAY_BYTES); ArrowSchema schema = ArrowSchema.allocateNew(a);
+        Exec cpu = Exec.onCpu(a)) {
+      array.setZero(0, DeviceArrays.DEVICE_ARRAY_BYTES);
+      Data.exportVectorSchemaRoot(a, root, null, ArrowArray.wrap(array.memoryAddress()), schema);
+      array.setInt(88, DeviceArrays.ARROW_DEVICE_CUDA);
+      NotSupportedException e = assertThrows(NotSupportedException.class,
+          () -> DeviceArrays.importTable(cpu, array.memoryAddress(), schema));
+      assertTrue(e.getMessage().contains("needs the GPU backend"), e.getMessage());
+      assertEquals(0, array.getLong(64), "the batch was moved out of the caller's struct");
+      UserException again = assertThrows(UserException.class, () -> {
+        try (ArrowSchema other = ArrowSchema.allocateNew(a)) {
+          Data.exportField(a, root.getSchema().getFields().get(0), null, other);
+          DeviceArrays.importTable(cpu, array.memoryAddress(), other);
+        }
+      });
+      assertTrue(again.getMessage().contains("released already"), again.getMessage());
     }
   }
 
