@@ -107,20 +107,20 @@ def main():
     a = p.parse_args()
     out = {"steps": a.steps}
     location = "grpc://%s:%d" % (a.host, a.port)
-    with gpudf_client.connect(location) as conn:
+
+    def repeat(reps, path, run):
+        """Runs a path ``reps`` times, each filling out[path + "_ms"]; keeps every run's times (the last stays in place)."""
         runs = []
-        for _ in range(a.reps):
-            out["device_ms"] = {}
-            on_device(conn, a.steps, out)
-            runs.append(out["device_ms"])
-        out["device_ms_runs"] = runs
+        for _ in range(reps):
+            out[path + "_ms"] = {}
+            run()
+            runs.append(out[path + "_ms"])
+        out[path + "_ms_runs"] = runs
+
+    with gpudf_client.connect(location) as conn:
+        repeat(a.reps, "device", lambda: on_device(conn, a.steps, out))
     client = flight.FlightClient(location)
-    runs = []
-    for _ in range(a.host_reps):
-        out["host_ms"] = {}
-        on_host(client, a.steps, out)
-        runs.append(out["host_ms"])
-    out["host_ms_runs"] = runs
+    repeat(a.host_reps, "host", lambda: on_host(client, a.steps, out))
     client.close()
     d, h = out["device_report"], out["host_report"]
     out["reports_agree"] = d[0] == h[0] and all(abs(x - y) <= 1e-4 for x, y in zip(d[1], h[1]))
