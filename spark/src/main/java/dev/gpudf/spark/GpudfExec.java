@@ -136,8 +136,7 @@ abstract class GpudfExec extends SparkPlan {
    * held} (what the operation keeps for the whole task), then the task's allocator.
    */
   static final class BatchIterator implements java.util.Iterator<ColumnarBatch>, AutoCloseable {
-    private final java.util.Iterator<ColumnarBatch> input;
-    private final StructType schema;
+    private final java.util.Iterator<HostTable> input;
     private final Operation op;
     private final BufferAllocator allocator;
     private final Exec exec;
@@ -146,8 +145,22 @@ abstract class GpudfExec extends SparkPlan {
     private boolean closed;
 
     BatchIterator(java.util.Iterator<ColumnarBatch> input, StructType schema, Operation op, Exec exec, AutoCloseable held) {
+      this(new java.util.Iterator<HostTable>() {
+        @Override
+        public boolean hasNext() {
+          return input.hasNext();
+        }
+
+        @Override
+        public HostTable next() {
+          return SparkArrow.toGpudf(input.next(), schema, exec.allocator());
+        }
+      }, op, exec, held);
+    }
+
+    /** Results of {@code op} over gpudf tables {@code input} gives (each closed once its result is made). */
+    BatchIterator(java.util.Iterator<HostTable> input, Operation op, Exec exec, AutoCloseable held) {
       this.input = input;
-      this.schema = schema;
       this.op = op;
       this.exec = exec;
       this.allocator = exec.allocator();
@@ -172,8 +185,7 @@ abstract class GpudfExec extends SparkPlan {
         throw new java.util.NoSuchElementException();
       }
       releaseCurrent();
-      ColumnarBatch batch = input.next();
-      try (HostTable in = SparkArrow.toGpudf(batch, schema, allocator); HostTable result = op.apply(exec, in)) {
+      try (HostTable in = input.next(); HostTable result = op.apply(exec, in)) {
         current = SparkArrow.toSpark(result, allocator);
       }
       return current.batch();
@@ -201,6 +213,22 @@ abstract class GpudfExec extends SparkPlan {
   }
 
   /** A task's allocator and execution context; the allocator is the task's to close (through {@link BatchIterator}). */
+  /** Every batch of {@code batches} as one table (an empty one of {@code schema} when there are none); the caller closes it. */
+  static HostTable gather(java.util.Iterator<ColumnarBatch> batches, StructType schema, Exec exec) {
+    List<HostTable> parts = new ArrayList<>();
+    try {
+      while (batches.hasNext()) {
+        parts.add(SparkArrow.toGpudf(batches.next(), schema, exec.allocator()));
+      }
+      if (parts.isEmpty()) {
+        return SparkArrow.empty(schema, exec.allocator());
+      }
+      return parts.size() == 1 ? parts.remove(0) : dev.gpudf.kernels.Concat.concat(exec, parts.toArray(new HostTable[0]));
+    } finally {
+      parts.forEach(HostTable::close);
+    }
+  }
+
   static Exec taskExec(String name) {
     BufferAllocator allocator = GpudfBackend.get().taskAllocator(name + " task " + org.apache.spark.TaskContext.get().taskAttemptId());
     return Exec.onCpu(allocator);

@@ -17,9 +17,9 @@ import org.slf4j.LoggerFactory;
  * sorts and shuffles: a replacement keeps the order of its rows that its parent may rely on —
  * filters, projections and joins keep their input's order; a partial aggregate's groups have none,
  * so a partial sort aggregate is replaced only under a shuffle): a filter, projection, partial
- * aggregate or sort-merge join whose expressions and input columns gpudf takes ({@link
+ * aggregate, sort or sort-merge join whose expressions and input columns gpudf takes ({@link
  * ExprTranslator}) becomes a {@link GpudfFilterExec}, {@link GpudfProjectExec}, {@link
- * GpudfHashAggregateExec} or {@link GpudfShuffledHashJoinExec}; every other operator stays
+ * GpudfHashAggregateExec}, {@link GpudfSortExec} or {@link GpudfShuffledHashJoinExec}; every other operator stays
  * Spark's, and each one of those kinds that stays is logged with the reason ("will not run on
  * gpudf because ...").
  * {@value #ENABLED} = false turns it off for a session.
@@ -64,7 +64,13 @@ final class GpudfOverrides extends Rule<SparkPlan> {
       if (p instanceof org.apache.spark.sql.execution.joins.SortMergeJoinExec j) {
         columns(j.left().output());
         columns(j.right().output());
+        // the sorts Spark put under the merge join stay: parents may rely on the order the join
+        // keeps (its probe side's), as a sort aggregate on the join's keys does
         return GpudfShuffledHashJoinExec.of(j);
+      }
+      if (p instanceof org.apache.spark.sql.execution.SortExec s) {
+        columns(s.child().output());
+        return GpudfSortExec.of(s);
       }
       if (p instanceof org.apache.spark.sql.execution.aggregate.HashAggregateExec
           || p instanceof org.apache.spark.sql.execution.aggregate.ObjectHashAggregateExec) {

@@ -1,7 +1,6 @@
 package dev.gpudf.spark;
 
 import dev.gpudf.columnar.HostTable;
-import dev.gpudf.kernels.Concat;
 import dev.gpudf.kernels.Exec;
 import dev.gpudf.kernels.Expr;
 import dev.gpudf.kernels.Join;
@@ -172,21 +171,5 @@ public final class GpudfShuffledHashJoinExec extends GpudfExec {
       TaskContext.get().addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) ctx -> out.close());
       return out;
     }).rdd();
-  }
-
-  /** Every batch of {@code batches} as one table (an empty one of {@code schema} when there are none). */
-  private static HostTable gather(java.util.Iterator<ColumnarBatch> batches, StructType schema, Exec exec) {
-    List<HostTable> parts = new ArrayList<>();
-    try {
-      while (batches.hasNext()) {
-        parts.add(SparkArrow.toGpudf(batches.next(), schema, exec.allocator()));
-      }
-      if (parts.isEmpty()) {
-        return SparkArrow.empty(schema, exec.allocator());
-      }
-      return parts.size() == 1 ? parts.remove(0) : Concat.concat(exec, parts.toArray(new HostTable[0]));
-    } finally {
-      parts.forEach(HostTable::close);
-    }
   }
 }

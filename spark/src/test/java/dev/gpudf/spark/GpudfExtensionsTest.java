@@ -131,6 +131,26 @@ class GpudfExtensionsTest {
     sameAnswer("SELECT t.id FROM t JOIN (SELECT * FROM u WHERE c < 0) x ON t.k = x.uk", "GpudfShuffledHashJoin");
   }
 
+  /** Sorts compared in order (ties broken by a unique key): NULLs first or last as asked, NaN, -0.0, non-ASCII strings. */
+  @Test
+  void sortsRunOnGpudfInSparksOrder() {
+    spark.range(0, 2_000, 1, 3).selectExpr("id",
+        "CASE WHEN id % 9 = 0 THEN NULL WHEN id % 10 = 1 THEN CAST('NaN' AS DOUBLE) WHEN id % 10 = 2 THEN -0.0D"
+            + " WHEN id % 10 = 3 THEN 0.0D WHEN id % 10 = 4 THEN CAST('-Infinity' AS DOUBLE) ELSE (id % 37) - 18.5 END AS x",
+        "CASE WHEN id % 7 = 0 THEN NULL ELSE concat(IF(id % 2 = 0, 'é', 'e'), CAST(id % 23 AS STRING)) END AS s",
+        "CAST(id % 5 AS INT) AS g").createOrReplaceTempView("sorted_input");
+    for (String order : List.of("x ASC NULLS FIRST, id", "x DESC NULLS LAST, id DESC", "s DESC NULLS FIRST, x, id",
+        "g, s ASC NULLS LAST, id")) {
+      String sql = "SELECT id, x, s, g FROM sorted_input ORDER BY " + order;
+      spark.conf().set(GpudfOverrides.ENABLED, "false");
+      List<String> want = spark.sql(sql).collectAsList().stream().map(Row::toString).toList();
+      spark.conf().set(GpudfOverrides.ENABLED, "true");
+      List<String> got = spark.sql(sql).collectAsList().stream().map(Row::toString).toList();
+      assertEquals(want, got, sql);
+      assertTrue(plan(sql).contains("GpudfSort"), sql + " sorts on gpudf:\n" + plan(sql));
+    }
+  }
+
   @Test
   void whatGpudfMustNotTakeStaysOnSpark() {
     // integer % and string functions are not translated; legacy (non-ANSI) integer arithmetic wraps in Spark

@@ -70,6 +70,7 @@ class TpchThroughSparkTest {
     int projects = 0;
     int aggregates = 0;
     int joins = 0;
+    int sorts = 0;
     List<String> withGpudf = new ArrayList<>();
     double sparkMs = 0;
     double gpudfMs = 0;
@@ -91,6 +92,7 @@ class TpchThroughSparkTest {
       int p = count(plan, "GpudfProject");
       int a = count(plan, "GpudfHashAggregate");
       joins += count(plan, "GpudfShuffledHashJoin");
+      sorts += count(plan, "GpudfSort");
       filters += f;
       projects += p;
       aggregates += a;
@@ -99,9 +101,10 @@ class TpchThroughSparkTest {
       }
     }
     System.out.printf("TPC-H SF%s through Spark: 22 answers agree; gpudf ran %d filters, %d projections, %d partial"
-        + " aggregates and %d joins, in %s; all 22 (each planned and run once, Spark alone first): %.0f ms alone, %.0f ms"
-        + " with gpudf%n", SCALE, filters, projects, aggregates, joins, withGpudf, sparkMs, gpudfMs);
+        + " aggregates, %d joins and %d sorts, in %s; all 22 (each planned and run once, Spark alone first): %.0f ms alone,"
+        + " %.0f ms with gpudf%n", SCALE, filters, projects, aggregates, joins, sorts, withGpudf, sparkMs, gpudfMs);
     assertTrue(joins >= 20, joins + " joins on gpudf");
+    assertTrue(sorts >= 20, sorts + " sorts on gpudf");
     assertTrue(aggregates >= 10, aggregates + " partial aggregates on gpudf");
     assertTrue(withGpudf.size() >= 15, "gpudf operators ran in " + withGpudf);
     assertEquals(0, GpudfBackend.get().allocatedBytes(), "bytes held after every task completed");
