@@ -5,7 +5,14 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.DateDayVector;
+import org.apache.arrow.vector.DecimalVector;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -42,8 +49,16 @@ final class SparkArrow {
     if (moved != null) {
       return moved;
     }
+    HostTable copied = copied(batch, schema, allocator);
+    if (copied != null) {
+      return copied;
+    }
+    return rowByRow(batch, schema, allocator);
+  }
+
+  /** {@link #toGpudf} by Spark's own writer, row by row: for column types {@link #copied} does not copy. */
+  static HostTable rowByRow(ColumnarBatch batch, StructType schema, BufferAllocator allocator) {
     try (VectorSchemaRoot root = VectorSchemaRoot.create(arrow(schema), allocator)) {
-      // a copy row by row (a batch of Spark's own vectors, from its Parquet reader say)
       ArrowWriter writer = ArrowWriter.create(root);
       Iterator<InternalRow> rows = batch.rowIterator();
       while (rows.hasNext()) {
@@ -51,6 +66,69 @@ final class SparkArrow {
       }
       writer.finish();
       return HostTable.fromArrow(root);
+    }
+  }
+
+  /**
+   * {@code batch} (Spark's own vectors, from its Parquet reader say) copied column by column into
+   * Arrow vectors, each column one typed loop with no row objects; null when a column is of a type
+   * this does not copy (then {@link #rowByRow} does).
+   */
+  private static HostTable copied(ColumnarBatch batch, StructType schema, BufferAllocator allocator) {
+    int rows = batch.numRows();
+    try (VectorSchemaRoot root = VectorSchemaRoot.create(arrow(schema), allocator)) {
+      for (int c = 0; c < batch.numCols(); c++) {
+        if (!copy(batch.column(c), root.getVector(c), rows)) {
+          return null;
+        }
+      }
+      root.setRowCount(rows);
+      return HostTable.fromArrow(root);
+    }
+  }
+
+  /** Rows {@code 0 .. rows - 1} of {@code in} into {@code out}; false (nothing written that matters) for a type not copied here. */
+  private static boolean copy(ColumnVector in, FieldVector out, int rows) {
+    if (out instanceof IntVector v) {
+      v.allocateNew(rows);
+      fill(in, rows, v::setNull, i -> v.set(i, in.getInt(i)));
+    } else if (out instanceof DateDayVector v) {
+      v.allocateNew(rows);
+      fill(in, rows, v::setNull, i -> v.set(i, in.getInt(i)));
+    } else if (out instanceof BigIntVector v) {
+      v.allocateNew(rows);
+      fill(in, rows, v::setNull, i -> v.set(i, in.getLong(i)));
+    } else if (out instanceof Float8Vector v) {
+      v.allocateNew(rows);
+      fill(in, rows, v::setNull, i -> v.set(i, in.getDouble(i)));
+    } else if (out instanceof BitVector v) {
+      v.allocateNew(rows);
+      fill(in, rows, v::setNull, i -> v.set(i, in.getBoolean(i) ? 1 : 0));
+    } else if (out instanceof DecimalVector v) {
+      int precision = v.getPrecision();
+      int scale = v.getScale();
+      v.allocateNew(rows);
+      // Spark keeps up to 18 digits as an unscaled long at the column's scale
+      fill(in, rows, v::setNull, precision <= 18 ? i -> v.set(i, in.getDecimal(i, precision, scale).toUnscaledLong())
+          : i -> v.set(i, in.getDecimal(i, precision, scale).toJavaBigDecimal()));
+    } else if (out instanceof VarCharVector v) {
+      v.allocateNew(rows);
+      fill(in, rows, v::setNull, i -> v.setSafe(i, in.getUTF8String(i).getBytes()));
+    } else {
+      return false;
+    }
+    out.setValueCount(rows);
+    return true;
+  }
+
+  /** For each of rows {@code 0 .. rows - 1}: {@code setNull} where {@code in} is NULL, else {@code set}. */
+  private static void fill(ColumnVector in, int rows, java.util.function.IntConsumer setNull, java.util.function.IntConsumer set) {
+    for (int i = 0; i < rows; i++) {
+      if (in.isNullAt(i)) {
+        setNull.accept(i);
+      } else {
+        set.accept(i);
+      }
     }
   }
 
