@@ -155,9 +155,7 @@ final class DeviceImports {
         throw new UserException(column + " is " + type + ", whose values gpudf keeps in " + type.byteWidth()
             + " bytes, not " + c.byteWidth());
       }
-      long dataBytes = type.id() == TypeId.STRING ? 0
-          : type.id() == TypeId.BOOL ? DeviceColumn.bitmapBytes(rows) : rows * type.byteWidth();
-      region(r, c.data(), dataBytes, column + "'s data");
+      region(r, c.data(), type.id() == TypeId.STRING ? 0 : valueBytes(type, rows), column + "'s data");
       if (type.id() == TypeId.STRING && c.data().size() > Integer.MAX_VALUE) {
         throw new UserException(column + " has " + c.data().size() + " bytes of text, more than a column's 2 GiB");
       }
@@ -260,11 +258,15 @@ final class DeviceImports {
     }
   }
 
+  /** Bytes of a fixed-width column's values (a BOOL's bitmap) for {@code rows} rows. */
+  private static long valueBytes(DataType type, long rows) {
+    return type.id() == TypeId.BOOL ? DeviceColumn.bitmapBytes(rows) : rows * type.byteWidth();
+  }
+
   /** Column {@code c} of {@code rows} rows copied from the mappings into the pool (the copies queued on the exec's stream). */
   private static DeviceColumn copy(Exec exec, List<DeviceIpc.Mapping> mappings, DeviceHandOff.Column c, DataType type, int rows,
       List<DeviceBuffer> views, Tally tally) {
-    long dataBytes = type.id() == TypeId.STRING ? c.data().size()
-        : type.id() == TypeId.BOOL ? DeviceColumn.bitmapBytes(rows) : (long) rows * type.byteWidth();
+    long dataBytes = type.id() == TypeId.STRING ? c.data().size() : valueBytes(type, rows);
     List<DeviceBuffer> own = new ArrayList<>(3);
     try {
       DeviceBuffer data = copy(exec, mappings, c.data(), dataBytes, views, own, tally);
