@@ -33,11 +33,12 @@ import pyarrow
 import pyarrow.flight as flight
 import pyarrow.ipc
 
-__all__ = ["connect", "Connection", "Result", "Column", "column", "strings", "EXPORT", "RELEASE", "IMPORT"]
+__all__ = ["connect", "Connection", "Result", "Column", "column", "strings", "EXPORT", "RELEASE", "IMPORT", "UNMAP"]
 
 EXPORT = "gpudf.export_device"
 RELEASE = "gpudf.release"
 IMPORT = "gpudf.import_device"
+UNMAP = "gpudf.unmap_device"
 
 # gpudf's fixed-width types as NumPy dtypes (DATE: int32 days since the epoch; TIMESTAMP: int64
 # in the column's unit; DECIMAL up to precision 18: int64 scaled by 10**scale)
@@ -61,6 +62,8 @@ class Connection:
         if user is not None:
             headers.append(self._client.authenticate_basic_token(user, password or ""))
         self._options = flight.FlightCallOptions(headers=headers)
+        # handle -> an array in that allocation, held so that the allocation outlives the server's mapping
+        self._kept = {}
 
     def export(self, sql, ttl_seconds=None):
         """Runs ``sql`` on the server and maps its device-resident result here; close the result when done."""
@@ -77,7 +80,7 @@ class Connection:
             self.release(descriptor["lease"])
             raise
 
-    def ingest(self, table, columns, mode="create"):
+    def ingest(self, table, columns, mode="create", keep_mapped=False):
         """Makes table ``table`` on the server from this process's device arrays; returns the server's answer (a dict).
 
         ``columns`` maps each column's name to a device array (CuPy, PyTorch, anything with
@@ -86,6 +89,11 @@ class Connection:
         TIMESTAMP, DECIMAL, STRING). ``mode``: ``create`` (the table must not exist), ``append``
         (as an INSERT: values convert to the table's types) or ``replace``. The server copies the
         arrays before it answers: they may be changed or freed once this returns.
+
+        With ``keep_mapped`` the server keeps the arrays' allocations mapped, so that the next
+        ingest from the same memory (a buffer written again and again) skips mapping it, which
+        costs the driver more than the copy. This connection then holds a reference to an array in
+        each such allocation until :meth:`unmap` (or :meth:`close`) tells the server to unmap them.
         """
         specs = [(name, value if isinstance(value, _Spec) else column(value)) for name, value in columns.items()]
         if not specs:
@@ -98,10 +106,23 @@ class Connection:
         # the producer's kernels must be done before the server reads the memory
         cupy.cuda.runtime.deviceSynchronize()
         request = {"table": table, "mode": mode, "rows": rows.pop(), "allocations": allocations.list,
-                   "columns": described}
+                   "columns": described, "keep_mapped": bool(keep_mapped)}
+        if keep_mapped:
+            # held before asking: the server may keep a mapping even if the import then fails
+            for a, owner in zip(allocations.list, allocations.owners):
+                self._kept.setdefault(a["handle"], owner)
         results = list(self._client.do_action(flight.Action(IMPORT, json.dumps(request).encode()), self._options))
         if len(results) != 1:
             raise RuntimeError("the server answered an import with %d results, not 1" % len(results))
+        return json.loads(results[0].body.to_pybytes())
+
+    def unmap(self):
+        """Tells the server to unmap every allocation kept by ``ingest(..., keep_mapped=True)``, then lets them go."""
+        if not self._kept:
+            return {"unmapped": 0}
+        body = json.dumps({"handles": list(self._kept)}).encode()
+        results = list(self._client.do_action(flight.Action(UNMAP, body), self._options))
+        self._kept.clear()
         return json.loads(results[0].body.to_pybytes())
 
     def release(self, lease):
@@ -109,7 +130,10 @@ class Connection:
         list(self._client.do_action(flight.Action(RELEASE, lease.encode()), self._options))
 
     def close(self):
-        self._client.close()
+        try:
+            self.unmap()
+        finally:
+            self._client.close()
 
     def __enter__(self):
         return self
@@ -360,6 +384,8 @@ class _Allocations:
 
     def __init__(self):
         self.list = []
+        # per allocation, the first array seen in it (what keeps the allocation alive)
+        self.owners = []
         self._index = {}
 
     def region(self, array):
@@ -374,6 +400,7 @@ class _Allocations:
             self._index[base] = len(self.list)
             handle = cupy.cuda.runtime.ipcGetMemHandle(base)
             self.list.append({"handle": base64.b64encode(bytes(handle)).decode(), "size": size})
+            self.owners.append(array)
         return {"allocation": self._index[base], "offset": pointer - base, "size": int(array.nbytes)}
 
 

@@ -46,12 +46,10 @@ public final class IngestBenchmark {
         System.out.printf("RESULT bytes %.3f GB (%,d rows x 24 bytes)%n", gb, rows);
         System.out.printf("RESULT cupy_device_copy_ms %.2f (%.0f GB/s read + written)%n", m.path("copy").asDouble(),
             2 * gb / (m.path("copy").asDouble() / 1e3));
-        JsonNode last = bench.path("last_ingest");
-        System.out.printf("RESULT ipc_ingest_ms %.2f (%.2fx the device copy; the server's part %.2f ms: mapping %.2f,"
-            + " copying %.2f, checking %.2f, making the table %.2f)%n", m.path("ipc_ingest").asDouble(),
-            bench.path("ipc_over_copy").asDouble(), last.path("seconds").asDouble() * 1e3,
-            last.path("map_seconds").asDouble() * 1e3, last.path("copy_seconds").asDouble() * 1e3,
-            last.path("check_seconds").asDouble() * 1e3, last.path("table_seconds").asDouble() * 1e3);
+        part(m, bench, "ipc_ingest", "ipc_over_copy", bench.path("last_ingest"), "the server maps the arrays anew");
+        part(m, bench, "ipc_ingest_kept", "kept_over_copy", bench.path("last_ingest_kept"),
+            "the arrays' allocations kept mapped from an earlier call");
+        System.out.printf("RESULT unmap %s%n", bench.path("unmap"));
         System.out.printf("RESULT host_path_ingest_ms %.2f (%.1fx the IPC ingest)%n", m.path("host_ingest").asDouble(),
             bench.path("host_over_ipc").asDouble());
         ok &= checkSums(session, bench.path("sums"), rows);
@@ -63,6 +61,16 @@ public final class IngestBenchmark {
     if (!ok) {
       System.exit(1);
     }
+  }
+
+  /** One RESULT line: the median of {@code key}, its ratio to the copy, and the server's parts of its last call. */
+  private static void part(JsonNode m, JsonNode bench, String key, String ratio, JsonNode last, String what) {
+    System.out.printf("RESULT %s_ms %.2f (%.2fx the device copy; %s; the server's part %.2f ms: mapping %.2f,"
+        + " copying %.2f, checking %.2f, making the table %.2f; allocations mapped anew %d, found mapped %d)%n", key,
+        m.path(key).asDouble(), bench.path(ratio).asDouble(), what, last.path("seconds").asDouble() * 1e3,
+        last.path("map_seconds").asDouble() * 1e3, last.path("copy_seconds").asDouble() * 1e3,
+        last.path("check_seconds").asDouble() * 1e3, last.path("table_seconds").asDouble() * 1e3,
+        last.path("mappings_opened").asInt(), last.path("mappings_reused").asInt());
   }
 
   /** The tables {@code bench} and {@code bench_host} hold the rows the client sent: its count and sums. */

@@ -45,6 +45,12 @@ public final class DeviceHandOff {
    * the producer may then reuse or free its memory.
    */
   public static final String IMPORT = "gpudf.import_device";
+  /**
+   * Action type: stop keeping mapped the allocations an import asked to keep ({@link
+   * ImportRequest#keepMapped}); body: an {@link UnmapRequest} as JSON; answer: an {@link
+   * UnmapResult}. The producer may free those allocations once this returns.
+   */
+  public static final String UNMAP = "gpudf.unmap_device";
   static final ObjectMapper JSON = new ObjectMapper().setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
       .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
@@ -83,18 +89,29 @@ public final class DeviceHandOff {
    * An import: table {@code table} made (mode {@code create}, the default: it must not exist),
    * its rows replaced ({@code replace}) or added to ({@code append}, as an INSERT: types convert,
    * constraints hold) from {@code rows} rows whose columns lie in the producer's {@code
-   * allocations}, described as an export describes them ({@link Column}).
+   * allocations}, described as an export describes them ({@link Column}). With {@code
+   * keepMapped}, the server keeps the allocations mapped after the import, so that the next import
+   * from them skips the driver's mapping cost; the producer then keeps them alive until it sends
+   * {@link #UNMAP} for their handles.
    */
-  public record ImportRequest(String table, String mode, Long rows, List<Allocation> allocations, List<Column> columns) {}
+  public record ImportRequest(String table, String mode, Long rows, List<Allocation> allocations, List<Column> columns,
+      Boolean keepMapped) {}
+
+  /** The allocations to stop keeping mapped, by handle (base64, as the imports gave them). */
+  public record UnmapRequest(List<String> handles) {}
+
+  /** How many of the handles were kept mapped (and are no longer), and how many the server still keeps, all producers together. */
+  public record UnmapResult(int unmapped, int stillKept) {}
 
   /**
    * What an import did: the table, the rows it took, the bytes it copied device to device, the
    * bytes the server copied to the host meanwhile (none of the data, unless an append converted
    * types), its time in seconds, and the parts of that time: mapping the producer's allocations
-   * (and unmapping them), copying, checking the copies, and making the table.
+   * (and unmapping them), copying, checking the copies, and making the table; then how many
+   * allocations it mapped anew and how many it found mapped (kept by an earlier import).
    */
   public record ImportResult(String table, long rows, long bytesCopied, long bytesToHost, double seconds, double mapSeconds,
-      double copySeconds, double checkSeconds, double tableSeconds) {}
+      double copySeconds, double checkSeconds, double tableSeconds, int mappingsOpened, int mappingsReused) {}
 
   /** Where the buffers of a device table lie as CUDA IPC exports: its allocations and its columns. */
   record Layout(List<Allocation> allocations, List<Column> columns) {}
@@ -135,15 +152,37 @@ public final class DeviceHandOff {
    * once this returns. The server must be another process on the same device.
    */
   public static ImportResult ingest(FlightClient client, String name, String mode, DeviceTable table, CallOption... options) {
+    return ingest(client, name, mode, table, false, options);
+  }
+
+  /**
+   * As {@link #ingest(FlightClient, String, String, DeviceTable, CallOption...)}; with {@code
+   * keepMapped} the server keeps {@code table}'s allocations mapped, and the caller keeps {@code
+   * table} open until it has sent {@link #UNMAP} for them ({@link #unmap}).
+   */
+  public static ImportResult ingest(FlightClient client, String name, String mode, DeviceTable table, boolean keepMapped,
+      CallOption... options) {
     // the table's kernels must have finished before another process reads its memory
     table.gpu().device().synchronize();
     Layout layout = layout(table);
-    ImportRequest request = new ImportRequest(name, mode, (long) table.rowCount(), layout.allocations(), layout.columns());
+    ImportRequest request = new ImportRequest(name, mode, (long) table.rowCount(), layout.allocations(), layout.columns(),
+        keepMapped);
     try {
       Iterator<Result> results = client.doAction(new Action(IMPORT, JSON.writeValueAsBytes(request)), options);
       return JSON.readValue(results.next().getBody(), ImportResult.class);
     } catch (IOException e) {
       throw new UserException("the server's import answer is not readable: " + e.getMessage(), e);
+    }
+  }
+
+  /** Sends {@link #UNMAP} for every allocation of {@code table} that an import kept mapped; {@code table} may be closed after. */
+  public static UnmapResult unmap(FlightClient client, DeviceTable table, CallOption... options) {
+    List<String> handles = layout(table).allocations().stream().map(Allocation::handle).toList();
+    try {
+      Iterator<Result> results = client.doAction(new Action(UNMAP, JSON.writeValueAsBytes(new UnmapRequest(handles))), options);
+      return JSON.readValue(results.next().getBody(), UnmapResult.class);
+    } catch (IOException e) {
+      throw new UserException("the server's unmap answer is not readable: " + e.getMessage(), e);
     }
   }
 

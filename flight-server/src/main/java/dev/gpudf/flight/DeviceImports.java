@@ -28,15 +28,36 @@ import java.util.Set;
  * allocation's size against the driver's once mapped, then the buffers are copied device to
  * device into gpudf's pool and the copies checked ({@link InputCheck}: offsets, UTF-8, decimal
  * digits, null counts), so that the producer cannot change what was checked. A failure anywhere
- * leaves the catalog as it was. Stateless; owned by the producer.
+ * leaves the catalog as it was. The producer's allocations are mapped through {@link
+ * ProducerMappings}, which may keep them mapped between imports. Owned by the producer.
  */
 final class DeviceImports {
   /** The most columns, and allocations, one import may name. */
   static final int MOST_COLUMNS = 4096;
+  /** The most handles one unmap may name. */
+  static final int MOST_UNMAPPED = ProducerMappings.MOST_KEPT;
   private final GpuSession session;
+  private final ProducerMappings mappings;
 
-  DeviceImports(GpuSession session) {
+  /** Imports into {@code session}'s catalog, mapping through {@code mappings} (the caller's, which it closes). */
+  DeviceImports(GpuSession session, ProducerMappings mappings) {
     this.session = session;
+    this.mappings = mappings;
+  }
+
+  /** Answers an {@link DeviceHandOff#UNMAP} action: {@code body} is a JSON {@link DeviceHandOff.UnmapRequest}. */
+  DeviceHandOff.UnmapResult unmap(byte[] body) {
+    DeviceHandOff.UnmapRequest request;
+    try {
+      request = DeviceHandOff.JSON.readValue(body, DeviceHandOff.UnmapRequest.class);
+    } catch (IOException e) {
+      throw new UserException("an unmap request is a JSON object {\"handles\": [...]}: " + e.getMessage(), e);
+    }
+    if (request.handles() == null || request.handles().size() > MOST_UNMAPPED || request.handles().contains(null)) {
+      throw new UserException("an unmap names from 0 to " + MOST_UNMAPPED + " handles, none of them null");
+    }
+    int unmapped = mappings.unmap(request.handles());
+    return new DeviceHandOff.UnmapResult(unmapped, mappings.kept());
   }
 
   /** Answers an {@link DeviceHandOff#IMPORT} action: {@code body} is a JSON {@link DeviceHandOff.ImportRequest}. */
@@ -83,7 +104,8 @@ final class DeviceImports {
       tally.table = System.nanoTime() - t;
     }
     return new DeviceHandOff.ImportResult(table, request.rows(), tally.copied, gpu.copier().bytesToHost() - toHostBefore,
-        (System.nanoTime() - start) / 1e9, tally.map / 1e9, tally.copy / 1e9, tally.check / 1e9, tally.table / 1e9);
+        (System.nanoTime() - start) / 1e9, tally.map / 1e9, tally.copy / 1e9, tally.check / 1e9, tally.table / 1e9,
+        tally.opened, tally.reused);
   }
 
   /** What one import has done so far: bytes copied, and nanoseconds per phase. */
@@ -93,6 +115,8 @@ final class DeviceImports {
     long copy;
     long check;
     long table;
+    int opened;
+    int reused;
   }
 
   private static String checkTable(DeviceHandOff.ImportRequest request) {
@@ -204,9 +228,11 @@ final class DeviceImports {
    * Counts bytes and times in {@code tally}. The producer's memory is unmapped before this returns.
    */
   private DeviceTable copy(Gpu gpu, DeviceHandOff.ImportRequest r, List<DataType> types, String table, Tally tally) {
-    List<DeviceIpc.Mapping> mappings = new ArrayList<>();
+    ProducerMappings.Use use = new ProducerMappings.Use();
+    boolean keep = Boolean.TRUE.equals(r.keepMapped());
     List<DeviceColumn> columns = new ArrayList<>();
     int rows = Math.toIntExact(r.rows());
+    boolean failed = true;
     try (Exec exec = Exec.onGpu(gpu, session.allocator())) {
       long t = System.nanoTime();
       try {
@@ -218,14 +244,14 @@ final class DeviceImports {
           } catch (IllegalArgumentException e) {
             throw new UserException("import into '" + table + "': allocation " + i + "'s handle is not base64", e);
           }
-          mappings.add(DeviceIpc.open(gpu.device(), handle, a.size()));
+          mappings.acquire(gpu.device(), handle, a.size(), keep, use);
         }
         tally.map += System.nanoTime() - t;
         t = System.nanoTime();
         List<DeviceBuffer> views = new ArrayList<>();
         try {
           for (int k = 0; k < types.size(); k++) {
-            columns.add(copy(exec, mappings, r.columns().get(k), types.get(k), rows, views, tally));
+            columns.add(copy(exec, use.mappings, r.columns().get(k), types.get(k), rows, views, tally));
           }
           exec.stream().synchronize();
         } finally {
@@ -233,10 +259,13 @@ final class DeviceImports {
           views.forEach(DeviceBuffer::close);
         }
         tally.copy += System.nanoTime() - t;
+        failed = false;
       } finally {
         t = System.nanoTime();
-        mappings.forEach(DeviceIpc.Mapping::close);
+        mappings.release(use, failed);
         tally.map += System.nanoTime() - t;
+        tally.opened = use.opened;
+        tally.reused = use.reused;
       }
       long checked = System.nanoTime();
       List<String> names = new ArrayList<>();

@@ -65,6 +65,7 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
   private final DataDirectory dataDirectory;
   private final DeviceExports exports;
   private final DeviceImports imports;
+  private final ProducerMappings producerMappings = new ProducerMappings();
   private final Users users;
   private final Handles<String> statements = new Handles<>("statement");
   private final Handles<Prepared> prepared = new Handles<>("prepared statement");
@@ -118,7 +119,7 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
     this.sender = new ResultSender(allocator, () -> closing);
     this.dataDirectory = dataDirectory == null ? null : new DataDirectory(dataDirectory, session);
     this.exports = new DeviceExports(session);
-    this.imports = new DeviceImports(session);
+    this.imports = new DeviceImports(session, producerMappings);
     this.users = users;
   }
 
@@ -141,6 +142,8 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
         DeviceHandOff.ImportResult done = changing(() -> imports.ingest(action.getBody()));
         listener.onNext(new Result(DeviceHandOff.JSON.writeValueAsBytes(done)));
       });
+      case DeviceHandOff.UNMAP -> Statuses.action(listener,
+          () -> listener.onNext(new Result(DeviceHandOff.JSON.writeValueAsBytes(imports.unmap(action.getBody())))));
       default -> super.doAction(context, action, listener);
     }
   }
@@ -155,6 +158,8 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
     listener.onNext(new ActionType(DeviceHandOff.RELEASE, "end a device hand-off lease (body: the lease id)"));
     listener.onNext(new ActionType(DeviceHandOff.IMPORT,
         "make a table of another process's device memory, given as CUDA IPC handles (JSON in and out)"));
+    listener.onNext(new ActionType(DeviceHandOff.UNMAP,
+        "stop keeping mapped the producer allocations that imports asked to keep (JSON in and out)"));
     listener.onCompleted();
   }
 
@@ -566,6 +571,10 @@ public final class GpudfFlightSqlProducer extends BasicFlightSqlProducer {
   public void close() {
     statements.clear();
     prepared.clear();
-    exports.close();
+    try {
+      exports.close();
+    } finally {
+      producerMappings.close();
+    }
   }
 }

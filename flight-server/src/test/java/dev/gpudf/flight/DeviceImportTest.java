@@ -41,7 +41,8 @@ class DeviceImportTest {
         output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertEquals(0, child.waitFor(), output);
       }
-      for (String ok : List.of("t", "twice", "twice+", "one", "empty", "replaced", "replaced=", "slice")) {
+      for (String ok : List.of("t", "twice", "twice+", "one", "empty", "replaced", "replaced=", "slice", "kept", "kept=",
+          "unkept")) {
         Matcher m = Pattern.compile("(?m)^ok " + Pattern.quote(ok) + " rows=(\\d+) bytes_copied=(\\d+) bytes_to_host=(\\d+)")
             .matcher(output);
         assertTrue(m.find(), ok + " was imported: " + output);
@@ -60,7 +61,18 @@ class DeviceImportTest {
       refused(output, "utf8", "INVALID_ARGUMENT: import into 'utf8': column 'str' row " + corrupted.group(1)
           + " is not UTF-8");
       refused(output, "backwards", "INVALID_ARGUMENT: import into 'backwards': column 'str' has bad offsets: offset 10 ");
-      assertEquals(List.of("t", "twice", "one", "empty", "replaced", "slice"), session.catalog().names(),
+      // a kept mapping: opened by the first import, found open by the second (which still copied
+      // the memory as it was then), refused at another size, unmapped, and opened again after
+      assertTrue(output.matches("(?s).*\\nok kept rows=1 .* opened=[1-9]\\d* reused=0\\n.*"), output);
+      assertTrue(output.matches("(?s).*\\nok kept= rows=1 .* opened=0 reused=[1-9]\\d*\\n.*"), output);
+      refused(output, "resized", "INVALID_ARGUMENT: an allocation mapped here as ");
+      assertTrue(output.matches("(?s).*\\nunmapped [1-9]\\d* still_kept 0\\n.*"), output);
+      assertTrue(output.matches("(?s).*\\nok unkept rows=1 .* opened=[1-9]\\d* reused=0\\n.*"), output);
+      try (VectorSchemaRoot kept = session.query("SELECT i64 FROM kept")) {
+        assertEquals(ImportProducer.KEPT_VALUE, ((org.apache.arrow.vector.BigIntVector) kept.getVector(0)).get(0),
+            "the second import copied the memory as the producer had changed it");
+      }
+      assertEquals(List.of("t", "twice", "one", "empty", "replaced", "slice", "kept", "unkept"), session.catalog().names(),
           "the refused imports made nothing");
 
       try (VectorSchemaRoot t = TestTables.allTypes(allocator, ROWS, ImportProducer.NULLS, ImportProducer.SEED);

@@ -39,7 +39,7 @@ class DeviceImportsTest {
         column("a", "INT64", 8, 0, new Region(0, 0, 80), null, null),
         column("s", "STRING", 0, 2, new Region(0, 256, 100), new Region(0, 512, 44), new Region(0, 768, 2)),
         new Column("d", "DECIMAL", 20, 2, null, null, 16, 0, new Region(0, 1024, 160), null, null),
-        column("b", "BOOL", 0, 0, new Region(0, 2048, 2), null, null)));
+        column("b", "BOOL", 0, 0, new Region(0, 2048, 2), null, null)), null);
   }
 
   private static Column column(String name, String type, int width, int nulls, Region data, Region offsets, Region validity) {
@@ -51,7 +51,7 @@ class DeviceImportsTest {
     ImportRequest v = valid();
     List<Column> columns = new ArrayList<>(v.columns());
     columns.set(k, change.apply(columns.get(k)));
-    return new ImportRequest(v.table(), v.mode(), v.rows(), v.allocations(), columns);
+    return new ImportRequest(v.table(), v.mode(), v.rows(), v.allocations(), columns, null);
   }
 
   private static Column data(Column c, Region data) {
@@ -76,22 +76,22 @@ class DeviceImportsTest {
   @Test
   void rowsColumnsAndNamesAreBounded() {
     ImportRequest v = valid();
-    refused(new ImportRequest("t", null, null, v.allocations(), v.columns()), "\"rows\" must be given");
-    refused(new ImportRequest("t", null, -1L, v.allocations(), v.columns()), "not -1");
-    refused(new ImportRequest("t", null, (long) Integer.MAX_VALUE, v.allocations(), v.columns()), "not 2147483647");
-    refused(new ImportRequest("t", null, 10L, v.allocations(), List.of()), "from 1 to 4096 columns, not 0");
-    refused(new ImportRequest("t", null, 10L, v.allocations(), null), "from 1 to 4096 columns, not 0");
+    refused(new ImportRequest("t", null, null, v.allocations(), v.columns(), null), "\"rows\" must be given");
+    refused(new ImportRequest("t", null, -1L, v.allocations(), v.columns(), null), "not -1");
+    refused(new ImportRequest("t", null, (long) Integer.MAX_VALUE, v.allocations(), v.columns(), null), "not 2147483647");
+    refused(new ImportRequest("t", null, 10L, v.allocations(), List.of(), null), "from 1 to 4096 columns, not 0");
+    refused(new ImportRequest("t", null, 10L, v.allocations(), null, null), "from 1 to 4096 columns, not 0");
     List<Column> many = new ArrayList<>();
     for (int i = 0; i < DeviceImports.MOST_COLUMNS + 1; i++) {
       many.add(column("c" + i, "INT64", 8, 0, new Region(0, 0, 80), null, null));
     }
-    refused(new ImportRequest("t", null, 10L, v.allocations(), many), "not 4097");
+    refused(new ImportRequest("t", null, 10L, v.allocations(), many, null), "not 4097");
     refused(withColumn(1, c -> new Column("A", c.type(), 0, 0, null, null, 0, 2, c.data(), c.offsets(), c.validity())),
         "column 'A' is named twice");
     refused(withColumn(0, c -> new Column("", "INT64", 0, 0, null, null, 8, 0, c.data(), null, null)), "column 1 has no name");
-    refused(new ImportRequest("t", null, 10L, null, v.columns()), "\"allocations\" must list");
-    refused(new ImportRequest("t", null, 10L, List.of(new Allocation(null, 10)), v.columns()), "allocation 0 needs a handle");
-    refused(new ImportRequest("t", null, 10L, List.of(new Allocation(HANDLE, -1)), v.columns()), "allocation 0 needs a handle");
+    refused(new ImportRequest("t", null, 10L, null, v.columns(), null), "\"allocations\" must list");
+    refused(new ImportRequest("t", null, 10L, List.of(new Allocation(null, 10)), v.columns(), null), "allocation 0 needs a handle");
+    refused(new ImportRequest("t", null, 10L, List.of(new Allocation(HANDLE, -1)), v.columns(), null), "allocation 0 needs a handle");
   }
 
   @Test
@@ -137,7 +137,7 @@ class DeviceImportsTest {
     ImportRequest v = valid();
     List<Column> huge = new ArrayList<>(v.columns());
     huge.set(1, data(huge.get(1), new Region(0, 0, 1L << 31)));
-    refused(new ImportRequest("t", null, 10L, List.of(new Allocation(HANDLE, 1L << 32)), huge), "more than a column's 2 GiB");
+    refused(new ImportRequest("t", null, 10L, List.of(new Allocation(HANDLE, 1L << 32)), huge, null), "more than a column's 2 GiB");
   }
 
   @Test
@@ -158,6 +158,36 @@ class DeviceImportsTest {
           new Action(DeviceHandOff.IMPORT, "{".getBytes(StandardCharsets.UTF_8))).next());
       assertEquals(FlightStatusCode.UNIMPLEMENTED, junk.status().code(), "the backend decides before the body is read");
       assertTrue(session.catalog().names().isEmpty(), "nothing was made");
+    }
+  }
+
+  @Test
+  void unmapsAreCheckedAndAnUnknownHandleWasNotKept() throws Exception {
+    try (RootAllocator allocator = new RootAllocator(); GpuSession session = GpuSession.cpu(allocator);
+        GpudfFlightServer server = GpudfFlightServer.start(session, allocator, GpudfFlightServer.Options.plain("localhost", 0));
+        FlightClient client = FlightClient.builder(allocator, Location.forGrpcInsecure("localhost", server.port())).build()) {
+      List<String> types = new ArrayList<>();
+      client.listActions().forEach(t -> types.add(t.getType()));
+      assertTrue(types.contains(DeviceHandOff.UNMAP), types.toString());
+      DeviceHandOff.UnmapResult none = DeviceHandOff.JSON.readValue(client.doAction(new Action(DeviceHandOff.UNMAP,
+          DeviceHandOff.JSON.writeValueAsBytes(new DeviceHandOff.UnmapRequest(List.of(HANDLE))))).next().getBody(),
+          DeviceHandOff.UnmapResult.class);
+      assertEquals(new DeviceHandOff.UnmapResult(0, 0), none);
+      List<String> many = new ArrayList<>();
+      for (int i = 0; i <= ProducerMappings.MOST_KEPT; i++) {
+        many.add(HANDLE);
+      }
+      for (String[] bad : new String[][] {
+          {"{", "an unmap request is a JSON object"},
+          {"{}", "an unmap names from 0 to 1024 handles"},
+          {"{\"handles\": [null]}", "none of them null"},
+          {"{\"handles\": [\"not base64!\"]}", "names handle 'not base64!', which is not base64"},
+          {DeviceHandOff.JSON.writeValueAsString(new DeviceHandOff.UnmapRequest(many)), "from 0 to 1024 handles"}}) {
+        FlightRuntimeException e = assertThrows(FlightRuntimeException.class, () -> client.doAction(
+            new Action(DeviceHandOff.UNMAP, bad[0].getBytes(StandardCharsets.UTF_8))).next(), bad[0]);
+        assertEquals(FlightStatusCode.INVALID_ARGUMENT, e.status().code(), bad[0]);
+        assertTrue(e.getMessage().contains(bad[1]), "expected '" + bad[1] + "' in: " + e.getMessage());
+      }
     }
   }
 }

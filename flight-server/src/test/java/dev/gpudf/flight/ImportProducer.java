@@ -44,6 +44,8 @@ public final class ImportProducer {
   /** Rows [SLICE_FROM, SLICE_FROM + SLICE_ROWS) of the table go in as table {@code slice}. */
   static final int SLICE_FROM = 8;
   static final int SLICE_ROWS = 100;
+  /** The value the producer writes into its one-row table's i64 between two imports from a kept mapping. */
+  static final long KEPT_VALUE = 4_242_424_242L;
 
   public static void main(String[] args) throws Exception {
     int rows = Integer.parseInt(args[1]);
@@ -55,7 +57,9 @@ public final class ImportProducer {
         VectorSchemaRoot oneRoot = TestTables.allTypes(a, 1, NULLS, SEED);
         DeviceTable one = DeviceTable.fromArrow(gpu, oneRoot, stream);
         VectorSchemaRoot emptyRoot = TestTables.allTypes(a, 0, NULLS, SEED);
-        DeviceTable empty = DeviceTable.fromArrow(gpu, emptyRoot, stream)) {
+        DeviceTable empty = DeviceTable.fromArrow(gpu, emptyRoot, stream);
+        VectorSchemaRoot keptRoot = TestTables.allTypes(a, 1, Nulls.NONE, SEED);
+        DeviceTable kept = DeviceTable.fromArrow(gpu, keptRoot, stream)) {
       report("t", () -> DeviceHandOff.ingest(client, "t", "create", t));
       report("twice", () -> DeviceHandOff.ingest(client, "twice", null, t));
       report("twice+", () -> DeviceHandOff.ingest(client, "twice", "append", t));
@@ -90,6 +94,16 @@ public final class ImportProducer {
       report("utf8", () -> send(client, request(layout, "utf8", rows)));
       write(s.offsets(), 4L * 10, intBytes(str.getStartOffset(9) - 1));
       report("backwards", () -> send(client, request(layout, "backwards", rows)));
+      // kept mappings, after the lies (which would otherwise meet a kept mapping of the same memory):
+      // the second import finds the mapping open and still copies what the memory holds now
+      report("kept", () -> DeviceHandOff.ingest(client, "kept", "create", kept, true));
+      write(kept.column("i64").data(), 0, longBytes(KEPT_VALUE));
+      report("kept=", () -> DeviceHandOff.ingest(client, "kept", "replace", kept, true));
+      DeviceHandOff.Layout keptLayout = DeviceHandOff.layout(kept);
+      report("resized", () -> send(client, withAllocations(keptLayout, "resized", 4096)));
+      DeviceHandOff.UnmapResult unmapped = DeviceHandOff.unmap(client, kept);
+      System.out.println("unmapped " + unmapped.unmapped() + " still_kept " + unmapped.stillKept());
+      report("unkept", () -> DeviceHandOff.ingest(client, "unkept", "create", kept));
     }
   }
 
@@ -97,7 +111,7 @@ public final class ImportProducer {
     try {
       DeviceHandOff.ImportResult r = work.call();
       System.out.println("ok " + name + " rows=" + r.rows() + " bytes_copied=" + r.bytesCopied() + " bytes_to_host="
-          + r.bytesToHost() + " seconds=" + r.seconds());
+          + r.bytesToHost() + " seconds=" + r.seconds() + " opened=" + r.mappingsOpened() + " reused=" + r.mappingsReused());
     } catch (FlightRuntimeException e) {
       System.out.println("refused " + name + " " + e.status().code() + ": " + e.getMessage());
     } catch (Exception e) {
@@ -111,7 +125,7 @@ public final class ImportProducer {
   }
 
   private static ImportRequest request(DeviceHandOff.Layout l, String table, long rows) {
-    return new ImportRequest(table, "create", rows, l.allocations(), l.columns());
+    return new ImportRequest(table, "create", rows, l.allocations(), l.columns(), null);
   }
 
   /**
@@ -136,7 +150,7 @@ public final class ImportProducer {
       columns.add(new Column(c.name(), c.type(), c.precision(), c.scale(), c.timeUnit(), c.timeZone(), c.byteWidth(),
           nulls, moved(c.data(), skip), moved(c.offsets(), 4L * SLICE_FROM), moved(c.validity(), SLICE_FROM / 8)));
     }
-    return new ImportRequest(table, "create", (long) SLICE_ROWS, l.allocations(), columns);
+    return new ImportRequest(table, "create", (long) SLICE_ROWS, l.allocations(), columns, null);
   }
 
   private static Region moved(Region r, long bytes) {
@@ -145,7 +159,7 @@ public final class ImportProducer {
 
   private static ImportRequest withAllocations(DeviceHandOff.Layout l, String table, long more) {
     List<Allocation> bigger = l.allocations().stream().map(x -> new Allocation(x.handle(), x.size() + more)).toList();
-    return new ImportRequest(table, "create", rowsOf(l), bigger, l.columns());
+    return new ImportRequest(table, "create", rowsOf(l), bigger, l.columns(), null);
   }
 
   private static ImportRequest withHandle(DeviceHandOff.Layout l, String table) {
@@ -153,14 +167,14 @@ public final class ImportProducer {
     new java.util.Random(1).nextBytes(junk);
     List<Allocation> bad = new ArrayList<>(l.allocations());
     bad.set(0, new Allocation(Base64.getEncoder().encodeToString(junk), bad.get(0).size()));
-    return new ImportRequest(table, "create", rowsOf(l), bad, l.columns());
+    return new ImportRequest(table, "create", rowsOf(l), bad, l.columns(), null);
   }
 
   private static ImportRequest withColumn(DeviceHandOff.Layout l, String table, int k,
       java.util.function.UnaryOperator<Column> change) {
     List<Column> columns = new ArrayList<>(l.columns());
     columns.set(k, change.apply(columns.get(k)));
-    return new ImportRequest(table, "create", rowsOf(l), l.allocations(), columns);
+    return new ImportRequest(table, "create", rowsOf(l), l.allocations(), columns, null);
   }
 
   /** The rows of the table a layout describes: its INT64 column's bytes over 8. */
@@ -170,6 +184,10 @@ public final class ImportProducer {
 
   private static void write(dev.gpudf.columnar.cuda.DeviceBuffer b, long offset, byte[] bytes) {
     check(JCudaDriver.cuMemcpyHtoD(Pointers.device(b.address() + offset), Pointer.to(bytes), bytes.length), "cuMemcpyHtoD");
+  }
+
+  private static byte[] longBytes(long v) {
+    return java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong(v).array();
   }
 
   private static byte[] intBytes(int v) {
