@@ -60,8 +60,14 @@ class DlpackOnly:
         return self._array.__dlpack_device__()
 
 
+# per query exported, the bytes the server copied to the host while running it (no result data:
+# a query may bring a scalar sub-query's value there)
+HOST_BYTES = {}
+
+
 def value(result, name):
     """The first row of column ``name`` of an exported one-row result, as a Python number (None for NULL)."""
+    HOST_BYTES[",".join(c["name"] for c in result.descriptor["columns"])] = result.descriptor["bytes_to_host"]
     column = result[name]
     if column.null_count:
         return None
@@ -165,6 +171,7 @@ def main():
         except Exception as e:
             checks["bad_offsets_refused"] = "bad offsets" in str(e)
             out["bad_offsets"] = str(e).splitlines()[0][:200]
+    out["export_bytes_to_host"] = {k: v for k, v in HOST_BYTES.items() if v}
     out["all_ok"] = all(checks.values())
     print(json.dumps(out))
 
