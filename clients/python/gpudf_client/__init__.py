@@ -26,6 +26,7 @@ Needs pyarrow (Flight) and CuPy; PyTorch only for DLPack consumers.
 import base64
 import ctypes
 import json
+import time
 
 import cupy
 import numpy
@@ -62,7 +63,7 @@ class Connection:
         if user is not None:
             headers.append(self._client.authenticate_basic_token(user, password or ""))
         self._options = flight.FlightCallOptions(headers=headers)
-        # handle -> an array in that allocation, held so that the allocation outlives the server's mapping
+        # handle -> _Kept: an array in that allocation, held so that the allocation outlives the server's mapping
         self._kept = {}
 
     def export(self, sql, ttl_seconds=None):
@@ -95,13 +96,14 @@ class Connection:
         costs the driver more than the copy. This connection then holds a reference to an array in
         each such allocation until :meth:`unmap` (or :meth:`close`) tells the server to unmap them.
         """
+        start = time.perf_counter()
         specs = [(name, value if isinstance(value, _Spec) else column(value)) for name, value in columns.items()]
         if not specs:
             raise ValueError("an ingest needs at least one column")
         rows = {spec.rows for _, spec in specs}
         if len(rows) != 1:
             raise ValueError("columns of one table have one length, not %s" % sorted(rows))
-        allocations = _Allocations()
+        allocations = _Allocations(self._kept)
         described = [spec.describe(name, allocations) for name, spec in specs]
         # the producer's kernels must be done before the server reads the memory
         cupy.cuda.runtime.deviceSynchronize()
@@ -110,11 +112,17 @@ class Connection:
         if keep_mapped:
             # held before asking: the server may keep a mapping even if the import then fails
             for a, owner in zip(allocations.list, allocations.owners):
-                self._kept.setdefault(a["handle"], owner)
-        results = list(self._client.do_action(flight.Action(IMPORT, json.dumps(request).encode()), self._options))
+                self._kept.setdefault(a["handle"], _Kept(owner, allocations.bases[a["handle"]], a["size"]))
+        body = json.dumps(request).encode()
+        asked = time.perf_counter()
+        results = list(self._client.do_action(flight.Action(IMPORT, body), self._options))
         if len(results) != 1:
             raise RuntimeError("the server answered an import with %d results, not 1" % len(results))
-        return json.loads(results[0].body.to_pybytes())
+        answer = json.loads(results[0].body.to_pybytes())
+        # where the time went on this side: describing the arrays (with the driver's help), and the call
+        answer["client_prepare_ms"] = (asked - start) * 1e3
+        answer["client_call_ms"] = (time.perf_counter() - asked) * 1e3
+        return answer
 
     def unmap(self):
         """Tells the server to unmap every allocation kept by ``ingest(..., keep_mapped=True)``, then lets them go."""
@@ -379,14 +387,38 @@ def strings(offsets, chars, valid=None):
     return _Spec("STRING", rows, chars, offsets=offsets, validity=validity, nulls=nulls)
 
 
-class _Allocations:
-    """The driver allocations that hold a table's buffers: each exported once as a CUDA IPC handle."""
+class _Kept:
+    """An allocation the server keeps mapped: an array in it (which keeps it alive), its base and size."""
 
-    def __init__(self):
+    def __init__(self, owner, base, size):
+        self.owner, self.base, self.size = owner, base, size
+
+
+class _Allocations:
+    """The driver allocations that hold a table's buffers: each exported once as a CUDA IPC handle.
+
+    ``kept`` (handle -> :class:`_Kept`) are allocations the server keeps mapped: alive while the
+    connection holds them, so their base, size and handle are known without asking the driver.
+    """
+
+    def __init__(self, kept):
         self.list = []
         # per allocation, the first array seen in it (what keeps the allocation alive)
         self.owners = []
+        # handle -> base address
+        self.bases = {}
         self._index = {}
+        self._kept = [(k.base, k.size, h) for h, k in kept.items()]
+
+    def _lookup(self, pointer):
+        """The base, size and handle (base64) of the allocation holding ``pointer``."""
+        for base, size, handle in self._kept:
+            if base <= pointer < base + size:
+                return base, size, handle
+        base, size = _address_range(pointer)
+        if base in self._index:
+            return base, size, self.list[self._index[base]]["handle"]
+        return base, size, base64.b64encode(bytes(cupy.cuda.runtime.ipcGetMemHandle(base))).decode()
 
     def region(self, array):
         if array.nbytes == 0:
@@ -395,12 +427,12 @@ class _Allocations:
                 self._empty = cupy.zeros(1, numpy.uint8)
             return dict(self.region(self._empty), size=0)
         pointer = int(array.data.ptr)
-        base, size = _address_range(pointer)
+        base, size, handle = self._lookup(pointer)
         if base not in self._index:
             self._index[base] = len(self.list)
-            handle = cupy.cuda.runtime.ipcGetMemHandle(base)
-            self.list.append({"handle": base64.b64encode(bytes(handle)).decode(), "size": size})
+            self.list.append({"handle": handle, "size": size})
             self.owners.append(array)
+            self.bases[handle] = base
         return {"allocation": self._index[base], "offset": pointer - base, "size": int(array.nbytes)}
 
 

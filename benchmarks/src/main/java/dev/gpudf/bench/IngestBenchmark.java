@@ -66,11 +66,13 @@ public final class IngestBenchmark {
   /** One RESULT line: the median of {@code key}, its ratio to the copy, and the server's parts of its last call. */
   private static void part(JsonNode m, JsonNode bench, String key, String ratio, JsonNode last, String what) {
     System.out.printf("RESULT %s_ms %.2f (%.2fx the device copy; %s; the server's part %.2f ms: mapping %.2f,"
-        + " copying %.2f, checking %.2f, making the table %.2f; allocations mapped anew %d, found mapped %d)%n", key,
+        + " copying %.2f, checking %.2f, making the table %.2f; allocations mapped anew %d, found mapped %d;"
+        + " the client's part: describing the arrays %.2f ms, the call %.2f ms)%n", key,
         m.path(key).asDouble(), bench.path(ratio).asDouble(), what, last.path("seconds").asDouble() * 1e3,
         last.path("map_seconds").asDouble() * 1e3, last.path("copy_seconds").asDouble() * 1e3,
         last.path("check_seconds").asDouble() * 1e3, last.path("table_seconds").asDouble() * 1e3,
-        last.path("mappings_opened").asInt(), last.path("mappings_reused").asInt());
+        last.path("mappings_opened").asInt(), last.path("mappings_reused").asInt(),
+        last.path("client_prepare_ms").asDouble(), last.path("client_call_ms").asDouble());
   }
 
   /** The tables {@code bench} and {@code bench_host} hold the rows the client sent: its count and sums. */
