@@ -2,7 +2,7 @@
 // dev.gpudf.sql.interop.DeviceArrays: a consumer that walks an exported record batch's C structs,
 // reads each buffer from the device itself (CUDA driver API, loaded at run time) and sums it, and
 // a producer that makes a batch in device memory of its own, with a release callback that frees
-// it. Plain C over the structs the Arrow specification defines; JNI entry points for the test
+// it; and streams (ArrowDeviceArrayStream) of both. Plain C over the structs the Arrow specification defines; JNI entry points for the test
 // class NativePeer.
 #include <dlfcn.h>
 #include <jni.h>
@@ -44,6 +44,15 @@ struct ArrowDeviceArray {
   int32_t device_type;
   void* sync_event;
   int64_t reserved[3];
+};
+
+struct ArrowDeviceArrayStream {
+  int32_t device_type;
+  int (*get_schema)(struct ArrowDeviceArrayStream*, struct ArrowSchema*);
+  int (*get_next)(struct ArrowDeviceArrayStream*, struct ArrowDeviceArray*);
+  const char* (*get_last_error)(struct ArrowDeviceArrayStream*);
+  void (*release)(struct ArrowDeviceArrayStream*);
+  void* private_data;
 };
 
 // ---- the few CUDA driver calls used, bound at run time (no CUDA headers needed to build) ----
@@ -143,19 +152,53 @@ static int describe(const struct ArrowSchema* s, const struct ArrowArray* a, cha
   return 1;
 }
 
+// What a batch holds, read from the device here, appended to out; releases the batch (not the schema).
+static void describe_batch(struct ArrowDeviceArray* d, struct ArrowSchema* s, char* out, size_t room) {
+  snprintf(out + strlen(out), room - strlen(out), "device_type=%d device_id=%lld sync_event=%s rows=%lld format=%s",
+           d->device_type, (long long)d->device_id, d->sync_event ? "set" : "null", (long long)d->array.length, s->format);
+  for (int64_t c = 0; c < d->array.n_children; c++) describe(s->children[c], d->array.children[c], out, room);
+  d->array.release(&d->array);
+  snprintf(out + strlen(out), room - strlen(out), " | released=%s", d->array.release == NULL ? "yes" : "no");
+}
+
 // The consumer: what an exported batch holds, read from the device here; releases the batch and its schema.
 JNIEXPORT jstring JNICALL Java_dev_gpudf_sql_interop_NativePeer_consume(JNIEnv* env, jclass cls, jlong device_array,
                                                                          jlong schema) {
   static char out[8192];
-  struct ArrowDeviceArray* d = (struct ArrowDeviceArray*)(uintptr_t)device_array;
   struct ArrowSchema* s = (struct ArrowSchema*)(uintptr_t)schema;
   if (!bind_cuda()) return (*env)->NewStringUTF(env, "no libcuda");
-  snprintf(out, sizeof out, "device_type=%d device_id=%lld sync_event=%s rows=%lld format=%s", d->device_type,
-           (long long)d->device_id, d->sync_event ? "set" : "null", (long long)d->array.length, s->format);
-  for (int64_t c = 0; c < d->array.n_children; c++) describe(s->children[c], d->array.children[c], out, sizeof out);
-  d->array.release(&d->array);
+  out[0] = 0;
+  describe_batch((struct ArrowDeviceArray*)(uintptr_t)device_array, s, out, sizeof out);
   s->release(s);
-  snprintf(out + strlen(out), sizeof out - strlen(out), " | released=%s", d->array.release == NULL ? "yes" : "no");
+  return (*env)->NewStringUTF(env, out);
+}
+
+// The stream consumer: every batch of an exported ArrowDeviceArrayStream described as consume
+// describes one, joined by " || ", then "end" (or "error <errno>: <message>"); releases the stream.
+JNIEXPORT jstring JNICALL Java_dev_gpudf_sql_interop_NativePeer_consumeStream(JNIEnv* env, jclass cls, jlong stream) {
+  static char out[65536];
+  struct ArrowDeviceArrayStream* st = (struct ArrowDeviceArrayStream*)(uintptr_t)stream;
+  if (!bind_cuda()) return (*env)->NewStringUTF(env, "no libcuda");
+  snprintf(out, sizeof out, "stream device_type=%d", st->device_type);
+  struct ArrowSchema schema;
+  int rc = st->get_schema(st, &schema);
+  for (int batch = 0; rc == 0; batch++) {
+    struct ArrowDeviceArray d;
+    memset(&d, 0, sizeof d);
+    rc = st->get_next(st, &d);
+    if (rc != 0 || d.array.release == NULL) break;
+    strncat(out, " || ", sizeof out - strlen(out) - 1);
+    describe_batch(&d, &schema, out, sizeof out);
+  }
+  if (rc == 0) {
+    strncat(out, " || end", sizeof out - strlen(out) - 1);
+    schema.release(&schema);
+  } else {
+    const char* e = st->get_last_error(st);
+    snprintf(out + strlen(out), sizeof out - strlen(out), " || error %d: %s", rc, e ? e : "(none)");
+  }
+  st->release(st);
+  snprintf(out + strlen(out), sizeof out - strlen(out), " | stream released=%s", st->release == NULL ? "yes" : "no");
   return (*env)->NewStringUTF(env, out);
 }
 
@@ -299,4 +342,71 @@ JNIEXPORT jint JNICALL Java_dev_gpudf_sql_interop_NativePeer_produce(JNIEnv* env
 // Device bytes the producer holds now: 0 once every batch it made was released.
 JNIEXPORT jlong JNICALL Java_dev_gpudf_sql_interop_NativePeer_producedBytesLive(JNIEnv* env, jclass cls) {
   return produced_bytes_live;
+}
+
+// ---- a producer's stream: `batches` batches of `rows` rows each, as produce makes them ----
+struct produced_stream {
+  jlong rows;
+  int left;
+  int fail_at;  // the batch whose get_next fails (EINVAL), 0 for none
+  int next;
+};
+
+static int stream_schema(struct ArrowDeviceArrayStream* st, struct ArrowSchema* out) {
+  struct ArrowDeviceArray scratch;
+  int rc = Java_dev_gpudf_sql_interop_NativePeer_produce(NULL, NULL, 0, (jlong)(uintptr_t)&scratch, (jlong)(uintptr_t)out);
+  if (rc == 0) scratch.array.release(&scratch.array);
+  return rc == 0 ? 0 : 5;
+}
+
+static int stream_next(struct ArrowDeviceArrayStream* st, struct ArrowDeviceArray* out) {
+  struct produced_stream* p = st->private_data;
+  p->next++;
+  if (p->fail_at == p->next) return 22;
+  if (p->left == 0) {
+    memset(out, 0, sizeof *out);
+    return 0;
+  }
+  p->left--;
+  struct ArrowSchema schema;
+  if (Java_dev_gpudf_sql_interop_NativePeer_produce(NULL, NULL, p->rows, (jlong)(uintptr_t)out, (jlong)(uintptr_t)&schema)) {
+    return 5;
+  }
+  schema.release(&schema);
+  return 0;
+}
+
+static const char* stream_error(struct ArrowDeviceArrayStream* st) { return "the peer fails batch on purpose"; }
+
+static int streams_live = 0;
+
+static void stream_release(struct ArrowDeviceArrayStream* st) {
+  free(st->private_data);
+  st->release = NULL;
+  streams_live--;
+}
+
+// Fills the ArrowDeviceArrayStream at `stream`: `batches` batches of `rows` rows in memory of its
+// own, get_next of batch `fail_at` (from 1; 0: none) failing with EINVAL. Returns 0, or -1 without a driver.
+JNIEXPORT jint JNICALL Java_dev_gpudf_sql_interop_NativePeer_produceStream(JNIEnv* env, jclass cls, jlong rows, jint batches,
+                                                                           jint fail_at, jlong stream) {
+  if (!bind_cuda()) return -1;
+  struct produced_stream* p = calloc(1, sizeof *p);
+  p->rows = rows;
+  p->left = batches;
+  p->fail_at = fail_at;
+  struct ArrowDeviceArrayStream* st = (struct ArrowDeviceArrayStream*)(uintptr_t)stream;
+  st->device_type = ARROW_DEVICE_CUDA;
+  st->get_schema = stream_schema;
+  st->get_next = stream_next;
+  st->get_last_error = stream_error;
+  st->release = stream_release;
+  st->private_data = p;
+  streams_live++;
+  return 0;
+}
+
+// Streams the producer made and their consumers have not released.
+JNIEXPORT jint JNICALL Java_dev_gpudf_sql_interop_NativePeer_streamsLive(JNIEnv* env, jclass cls) {
+  return streams_live;
 }

@@ -66,11 +66,26 @@ public final class DeviceArrays {
    * {@code allocator} and are freed by the release.
    */
   public static void exportTable(DeviceTable table, BufferAllocator allocator, long deviceArray, ArrowSchema schema) {
+    exportSchema(table.names(), table.types(), allocator, schema);
+    exportArray(table, allocator, deviceArray);
+  }
+
+  /** The schema of a record batch of columns {@code names} of {@code types}, exported into {@code schema}. */
+  public static void exportSchema(List<String> names, List<DataType> types, BufferAllocator allocator, ArrowSchema schema) {
+    Data.exportField(allocator, struct(names, types), null, schema);
+  }
+
+  /** The Arrow field of a record batch of columns {@code names} of {@code types} (a struct), as an export describes it. */
+  static Field struct(List<String> names, List<DataType> types) {
     List<Field> fields = new ArrayList<>();
-    for (int i = 0; i < table.columnCount(); i++) {
-      fields.add(field(table.names().get(i), table.column(i).type()));
+    for (int i = 0; i < names.size(); i++) {
+      fields.add(field(names.get(i), types.get(i)));
     }
-    Data.exportField(allocator, new Field("", FieldType.notNullable(ArrowType.Struct.INSTANCE), fields), null, schema);
+    return new Field("", FieldType.notNullable(ArrowType.Struct.INSTANCE), fields);
+  }
+
+  /** {@link #exportTable} without the schema: the batch alone, into the {@code ArrowDeviceArray} at {@code deviceArray}. */
+  public static void exportArray(DeviceTable table, BufferAllocator allocator, long deviceArray) {
     List<AutoCloseable> held = new ArrayList<>();
     table.retain();
     held.add(table);
@@ -172,10 +187,28 @@ public final class DeviceArrays {
   public static DeviceTable importTable(Exec exec, long deviceArray, ArrowSchema schema) {
     Field struct;
     try {
-      struct = Data.importField(exec.allocator(), schema, null);
+      struct = importField(exec.allocator(), schema);
+    } catch (RuntimeException e) {
+      // the batch goes back to its producer whatever is wrong with its schema
+      if (ArrowArray.wrap(deviceArray).snapshot().release != 0) {
+        new Batch(exec.allocator(), deviceArray).close();
+      }
+      throw e;
+    }
+    return importTable(exec, deviceArray, struct);
+  }
+
+  /** The field another library's {@code schema} describes; the schema is released here. */
+  static Field importField(BufferAllocator allocator, ArrowSchema schema) {
+    try {
+      return Data.importField(allocator, schema, null);
     } catch (RuntimeException e) {
       throw new UserException("an imported device array's schema cannot be read: " + e.getMessage(), e);
     }
+  }
+
+  /** {@link #importTable(Exec, long, ArrowSchema)} with the schema already read: {@code struct}, a record batch's field. */
+  static DeviceTable importTable(Exec exec, long deviceArray, Field struct) {
     ArrowArray.Snapshot top = ArrowArray.wrap(deviceArray).snapshot();
     if (top.release == 0) {
       throw new UserException("an imported device array was released already");

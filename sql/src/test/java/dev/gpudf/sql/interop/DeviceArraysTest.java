@@ -142,7 +142,7 @@ class DeviceArraysTest {
     }
   }
 
-  private static String sums(GpuSession session) {
+  static String sums(GpuSession session) {
     try (VectorSchemaRoot r = session.query("SELECT COUNT(*), SUM(id), SUM(x), COUNT(s), SUM(price), SUM(CHAR_LENGTH(s)),"
         + " MIN(s), MAX(s) FROM native")) {
       return row(r);
@@ -150,7 +150,7 @@ class DeviceArraysTest {
   }
 
   /** What {@link #sums} gives over rows {@code from} to {@code rows - 1} of the native producer's batch. */
-  private static String expectedSums(int from, int rows) {
+  static String expectedSums(int from, int rows) {
     long count = rows - from;
     long ids = 0;
     long valid = 0;
@@ -199,7 +199,7 @@ class DeviceArraysTest {
   }
 
   /** What the native consumer prints for {@code root}: per column its C format, NULLs and figures (see device_array_peer.c). */
-  private static String expected(VectorSchemaRoot root) {
+  static String expected(VectorSchemaRoot root) {
     StringBuilder b = new StringBuilder("device_type=2 device_id=0 sync_event=null rows=" + root.getRowCount() + " format=+s");
     for (FieldVector v : root.getFieldVectors()) {
       String format = format(v);
