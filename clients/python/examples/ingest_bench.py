@@ -69,6 +69,13 @@ def main():
             out["ms"]["ipc_ingest_kept"].append((time.perf_counter() - t0) * 1e3)
         out["last_ingest_kept"] = answer
         out["unmap"] = conn.unmap()
+        # the floor under any call: an action that does nothing (an unmap of no handles), end to end
+        nothing = flight.Action(gpudf_client.UNMAP, json.dumps({"handles": []}).encode())
+        out["ms"]["empty_action"] = []
+        for _ in range(20):
+            t0 = time.perf_counter()
+            list(conn._client.do_action(nothing, conn._options))
+            out["ms"]["empty_action"].append((time.perf_counter() - t0) * 1e3)
         client = flight.FlightClient("grpc://%s:%d" % (a.host, a.port))
         for _ in range(a.host_reps):
             t0 = time.perf_counter()

@@ -138,7 +138,8 @@ class DeviceArrayStreamsTest {
         StringBuilder expected = new StringBuilder("stream device_type=2");
         for (int i = 0; i < sizes.length; i++) {
           roots.add(TestTables.allTypes(a, sizes[i], TestTables.Nulls.every(3), 20 + i));
-          expected.append(" || ").append(DeviceArraysTest.expected(roots.get(i))).append(" | released=yes");
+          // each batch released by the consumer once read ("released=yes" closes each description)
+          expected.append(" || ").append(DeviceArraysTest.expected(roots.get(i)));
         }
         expected.append(" || end | stream released=yes");
         long toHost = gpu.copier().bytesToHost();
@@ -196,10 +197,13 @@ class DeviceArrayStreamsTest {
         Exec exec = Exec.onGpu(gpu, a); ArrowBuf stream = a.buffer(DeviceArrayStreams.STREAM_BYTES)) {
       gpu.device().makeCurrent();
       assertEquals(0, NativePeer.produceStream(33, 3, 0, stream.memoryAddress()));
-      long toHost = gpu.copier().bytesToHost();
+      long toHost = 0;
       try (DeviceArrayStreams.Reader reader = DeviceArrayStreams.importStream(exec, stream.memoryAddress())) {
         for (int b = 0; b < 3; b++) {
+          long before = gpu.copier().bytesToHost();
           try (DeviceTable t = reader.next()) {
+            // the import alone (the query below brings its answer to the host)
+            toHost += gpu.copier().bytesToHost() - before;
             session.catalog().register("native", t);
           }
           assertEquals(DeviceArraysTest.expectedSums(0, 33), DeviceArraysTest.sums(session), "batch " + (b + 1));
@@ -207,7 +211,7 @@ class DeviceArrayStreamsTest {
         }
         assertNull(reader.next());
       }
-      assertEquals(toHost, gpu.copier().bytesToHost(), "reading a stream copies no data to the host");
+      assertEquals(0, toHost, "reading a stream copies no data to the host");
       assertEquals(0, NativePeer.producedBytesLive(), "every batch went back to the producer");
       assertEquals(0, NativePeer.streamsLive(), "the stream was released");
 
