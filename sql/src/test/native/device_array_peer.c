@@ -182,6 +182,7 @@ JNIEXPORT jstring JNICALL Java_dev_gpudf_sql_interop_NativePeer_consumeStream(JN
   snprintf(out, sizeof out, "stream device_type=%d", st->device_type);
   struct ArrowSchema schema;
   int rc = st->get_schema(st, &schema);
+  int have_schema = rc == 0;
   for (int batch = 0; rc == 0; batch++) {
     struct ArrowDeviceArray d;
     memset(&d, 0, sizeof d);
@@ -190,9 +191,9 @@ JNIEXPORT jstring JNICALL Java_dev_gpudf_sql_interop_NativePeer_consumeStream(JN
     strncat(out, " || ", sizeof out - strlen(out) - 1);
     describe_batch(&d, &schema, out, sizeof out);
   }
+  if (have_schema) schema.release(&schema);
   if (rc == 0) {
     strncat(out, " || end", sizeof out - strlen(out) - 1);
-    schema.release(&schema);
   } else {
     const char* e = st->get_last_error(st);
     snprintf(out + strlen(out), sizeof out - strlen(out), " || error %d: %s", rc, e ? e : "(none)");
