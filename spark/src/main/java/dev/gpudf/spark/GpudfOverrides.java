@@ -19,7 +19,9 @@ import org.slf4j.LoggerFactory;
  * so a partial sort aggregate is replaced only under a shuffle): a filter, projection, partial
  * aggregate, sort or sort-merge join whose expressions and input columns gpudf takes ({@link
  * ExprTranslator}) becomes a {@link GpudfFilterExec}, {@link GpudfProjectExec}, {@link
- * GpudfHashAggregateExec}, {@link GpudfSortExec} or {@link GpudfShuffledHashJoinExec}; every other operator stays
+ * GpudfHashAggregateExec}, {@link GpudfSortExec} or {@link GpudfShuffledHashJoinExec}, and an
+ * ORDER BY ... LIMIT ({@code TakeOrderedAndProjectExec}) gets a {@link GpudfSortExec} top-N under
+ * it that cuts each partition to its first rows; every other operator stays
  * Spark's, and each one of those kinds that stays is logged with the reason ("will not run on
  * gpudf because ...").
  * {@value #ENABLED} = false turns it off for a session.
@@ -67,6 +69,16 @@ final class GpudfOverrides extends Rule<SparkPlan> {
         // the sorts Spark put under the merge join stay: parents may rely on the order the join
         // keeps (its probe side's), as a sort aggregate on the join's keys does
         return GpudfShuffledHashJoinExec.of(j);
+      }
+      if (p instanceof org.apache.spark.sql.execution.TakeOrderedAndProjectExec t
+          && !(t.child() instanceof GpudfSortExec g && g.limit() >= 0)) {
+        if (t.offset() != 0) {
+          throw new ExprTranslator.Refused("an OFFSET of " + t.offset() + " rows");
+        }
+        columns(t.child().output());
+        // the rows of every partition sorted on gpudf down to the first `limit` of each; Spark's node
+        // then merges those few rows of each partition and projects them
+        return t.withNewChildren(GpudfUnaryExec.seq(List.of(GpudfSortExec.topN(t.sortOrder(), t.limit(), t.child()))));
       }
       if (p instanceof org.apache.spark.sql.execution.SortExec s) {
         columns(s.child().output());

@@ -151,6 +151,28 @@ class GpudfExtensionsTest {
     }
   }
 
+  /** ORDER BY ... LIMIT: each partition cut to its first rows on gpudf, the same rows as Spark alone (ties broken by a unique key). */
+  @Test
+  void topNsRunOnGpudfInSparksOrder() {
+    spark.range(0, 3_000, 1, 4).selectExpr("id",
+        "CASE WHEN id % 11 = 0 THEN NULL WHEN id % 13 = 1 THEN CAST('NaN' AS DOUBLE) WHEN id % 13 = 2 THEN -0.0D"
+            + " ELSE (id % 41) - 20.5 END AS x",
+        "CASE WHEN id % 7 = 0 THEN NULL ELSE concat(IF(id % 2 = 0, 'ü', 'u'), CAST(id % 29 AS STRING)) END AS s")
+        .createOrReplaceTempView("top_input");
+    for (String tail : List.of("x DESC NULLS FIRST, id LIMIT 10", "x ASC NULLS LAST, id LIMIT 1", "s, id DESC LIMIT 37",
+        "x, id LIMIT 5000", "s DESC, id LIMIT 0")) {
+      String sql = "SELECT id, x, s FROM top_input ORDER BY " + tail;
+      spark.conf().set(GpudfOverrides.ENABLED, "false");
+      List<String> want = spark.sql(sql).collectAsList().stream().map(Row::toString).toList();
+      spark.conf().set(GpudfOverrides.ENABLED, "true");
+      List<String> got = spark.sql(sql).collectAsList().stream().map(Row::toString).toList();
+      assertEquals(want, got, sql);
+      if (!tail.endsWith("LIMIT 5000") && !tail.endsWith("LIMIT 0")) {
+        assertTrue(plan(sql).contains("GpudfTopN"), sql + " cuts partitions on gpudf:\n" + plan(sql));
+      }
+    }
+  }
+
   @Test
   void whatGpudfMustNotTakeStaysOnSpark() {
     // integer % and string functions are not translated; legacy (non-ANSI) integer arithmetic wraps in Spark

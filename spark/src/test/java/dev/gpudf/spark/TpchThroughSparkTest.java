@@ -71,6 +71,7 @@ class TpchThroughSparkTest {
     int aggregates = 0;
     int joins = 0;
     int sorts = 0;
+    int topNs = 0;
     List<String> withGpudf = new ArrayList<>();
     double sparkMs = 0;
     double gpudfMs = 0;
@@ -93,6 +94,7 @@ class TpchThroughSparkTest {
       int a = count(plan, "GpudfHashAggregate");
       joins += count(plan, "GpudfShuffledHashJoin");
       sorts += count(plan, "GpudfSort");
+      topNs += count(plan, "GpudfTopN");
       filters += f;
       projects += p;
       aggregates += a;
@@ -101,10 +103,13 @@ class TpchThroughSparkTest {
       }
     }
     System.out.printf("TPC-H SF%s through Spark: 22 answers agree; gpudf ran %d filters, %d projections, %d partial"
-        + " aggregates, %d joins and %d sorts, in %s; all 22 (each planned and run once, Spark alone first): %.0f ms alone,"
-        + " %.0f ms with gpudf%n", SCALE, filters, projects, aggregates, joins, sorts, withGpudf, sparkMs, gpudfMs);
+        + " aggregates, %d joins, %d sorts and %d top-Ns, in %s; all 22 (each planned and run once, Spark alone first):"
+        + " %.0f ms alone, %.0f ms with gpudf%n", SCALE, filters, projects, aggregates, joins, sorts, topNs, withGpudf, sparkMs,
+        gpudfMs);
     assertTrue(joins >= 20, joins + " joins on gpudf");
     assertTrue(sorts >= 20, sorts + " sorts on gpudf");
+    // q2, q3, q10, q18 and q21 end in ORDER BY ... LIMIT
+    assertEquals(5, topNs, "top-Ns on gpudf");
     assertTrue(aggregates >= 10, aggregates + " partial aggregates on gpudf");
     assertTrue(withGpudf.size() >= 15, "gpudf operators ran in " + withGpudf);
     assertEquals(0, GpudfBackend.get().allocatedBytes(), "bytes held after every task completed");
