@@ -212,7 +212,6 @@ abstract class GpudfExec extends SparkPlan {
     }
   }
 
-  /** A task's allocator and execution context; the allocator is the task's to close (through {@link BatchIterator}). */
   /** Every batch of {@code batches} as one table (an empty one of {@code schema} when there are none); the caller closes it. */
   static HostTable gather(java.util.Iterator<ColumnarBatch> batches, StructType schema, Exec exec) {
     List<HostTable> parts = new ArrayList<>();
@@ -229,6 +228,7 @@ abstract class GpudfExec extends SparkPlan {
     }
   }
 
+  /** A task's allocator and execution context; the allocator is the task's to close (through {@link BatchIterator}). */
   static Exec taskExec(String name) {
     BufferAllocator allocator = GpudfBackend.get().taskAllocator(name + " task " + org.apache.spark.TaskContext.get().taskAttemptId());
     return Exec.onCpu(allocator);

@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * so a partial sort aggregate is replaced only under a shuffle): a filter, projection, partial
  * aggregate, sort or sort-merge join whose expressions and input columns gpudf takes ({@link
  * ExprTranslator}) becomes a {@link GpudfFilterExec}, {@link GpudfProjectExec}, {@link
- * GpudfHashAggregateExec}, {@link GpudfSortExec} or {@link GpudfShuffledHashJoinExec}, and an
+ * GpudfHashAggregateExec}, {@link GpudfSortExec} or {@link GpudfHashJoinExec} (a broadcast hash join building on its right side
+ * too), and an
  * ORDER BY ... LIMIT ({@code TakeOrderedAndProjectExec}) gets a {@link GpudfSortExec} top-N under
  * it that cuts each partition to its first rows; every other operator stays
  * Spark's, and each one of those kinds that stays is logged with the reason ("will not run on
@@ -68,7 +69,12 @@ final class GpudfOverrides extends Rule<SparkPlan> {
         columns(j.right().output());
         // the sorts Spark put under the merge join stay: parents may rely on the order the join
         // keeps (its probe side's), as a sort aggregate on the join's keys does
-        return GpudfShuffledHashJoinExec.of(j);
+        return GpudfHashJoinExec.of(j);
+      }
+      if (p instanceof org.apache.spark.sql.execution.joins.BroadcastHashJoinExec j) {
+        columns(j.left().output());
+        columns(j.right().output());
+        return GpudfHashJoinExec.of(j);
       }
       if (p instanceof org.apache.spark.sql.execution.TakeOrderedAndProjectExec t
           && !(t.child() instanceof GpudfSortExec g && g.limit() >= 0)) {

@@ -58,9 +58,13 @@ final class SparkArrow {
 
   /** {@link #toGpudf} by Spark's own writer, row by row: for column types {@link #copied} does not copy. */
   static HostTable rowByRow(ColumnarBatch batch, StructType schema, BufferAllocator allocator) {
+    return rows(batch.rowIterator(), schema, allocator);
+  }
+
+  /** Spark's rows of {@code schema} as a gpudf table, by Spark's own Arrow writer (each row written as it comes: rows may be reused). */
+  static HostTable rows(Iterator<InternalRow> rows, StructType schema, BufferAllocator allocator) {
     try (VectorSchemaRoot root = VectorSchemaRoot.create(arrow(schema), allocator)) {
       ArrowWriter writer = ArrowWriter.create(root);
-      Iterator<InternalRow> rows = batch.rowIterator();
       while (rows.hasNext()) {
         writer.write(rows.next());
       }

@@ -131,6 +131,33 @@ class GpudfExtensionsTest {
     sameAnswer("SELECT t.id FROM t JOIN (SELECT * FROM u WHERE c < 0) x ON t.k = x.uk", "GpudfShuffledHashJoin");
   }
 
+  /** With broadcasts on (u is small), the same joins as broadcast hash joins on gpudf: Spark broadcasts, gpudf joins. */
+  @Test
+  void broadcastJoinsRunOnGpudf() {
+    spark.conf().set("spark.sql.autoBroadcastJoinThreshold", "10MB");
+    try {
+      sameAnswer("SELECT t.id, u.c FROM t JOIN u ON t.k = u.uk AND t.name = u.un", "GpudfBroadcastHashJoin");
+      // a single integer key (Spark's LongHashedRelation) and NULL names on both sides
+      sameAnswer("SELECT t.id, u.un, u.c FROM t JOIN u ON t.k = u.uk WHERE t.id < 700", "GpudfBroadcastHashJoin");
+      sameAnswer("SELECT t.id, u.c, u.un FROM t LEFT JOIN u ON t.k = u.uk AND t.name = u.un AND u.c > 20 AND t.v > 100",
+          "GpudfBroadcastHashJoin");
+      sameAnswer("SELECT id FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.uk = t.k AND u.un = t.name AND u.c < 30)",
+          "GpudfBroadcastHashJoin");
+      sameAnswer("SELECT id, name FROM t WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.uk = t.k AND u.un = t.name)",
+          "GpudfBroadcastHashJoin");
+      // an empty build side; every build row twice (several rows under one key of two columns)
+      sameAnswer("SELECT t.id FROM t JOIN (SELECT * FROM u WHERE c < 0) x ON t.k = x.uk", "GpudfBroadcastHashJoin");
+      sameAnswer("SELECT t.id, x.c FROM t JOIN (SELECT * FROM u UNION ALL SELECT * FROM u) x ON t.k = x.uk AND t.name = x.un",
+          "GpudfBroadcastHashJoin");
+      // NOT IN is NULL-aware: it stays on Spark, with the same answer
+      String notIn = "SELECT id FROM t WHERE k NOT IN (SELECT uk FROM u WHERE c > 25)";
+      assertEquals(rows(notIn, false), rows(notIn, true));
+      assertFalse(plan(notIn).contains("GpudfBroadcastHashJoin"), plan(notIn));
+    } finally {
+      spark.conf().set("spark.sql.autoBroadcastJoinThreshold", "-1");
+    }
+  }
+
   /** Sorts compared in order (ties broken by a unique key): NULLs first or last as asked, NaN, -0.0, non-ASCII strings. */
   @Test
   void sortsRunOnGpudfInSparksOrder() {

@@ -66,13 +66,43 @@ class TpchThroughSparkTest {
 
   @Test
   void everyQueryAnswersAsSparkAloneDoes() {
-    int filters = 0;
-    int projects = 0;
-    int aggregates = 0;
-    int joins = 0;
-    int sorts = 0;
-    int topNs = 0;
-    List<String> withGpudf = new ArrayList<>();
+    Counts c = runAll("shuffled joins");
+    assertTrue(c.joins >= 20, c.joins + " joins on gpudf");
+    assertTrue(c.sorts >= 20, c.sorts + " sorts on gpudf");
+    // q2, q3, q10, q18 and q21 end in ORDER BY ... LIMIT
+    assertEquals(5, c.topNs, "top-Ns on gpudf");
+    assertTrue(c.aggregates >= 10, c.aggregates + " partial aggregates on gpudf");
+    assertTrue(c.withGpudf.size() >= 15, "gpudf operators ran in " + c.withGpudf);
+  }
+
+  /** With Spark's broadcasts on (its default threshold: every dimension table of SF0.01 is broadcast), joins broadcast on gpudf. */
+  @Test
+  void everyQueryAnswersAsSparkAloneDoesWithBroadcastJoins() {
+    spark.conf().set("spark.sql.autoBroadcastJoinThreshold", "10MB");
+    try {
+      Counts c = runAll("broadcast joins");
+      assertTrue(c.broadcastJoins >= 20, c.broadcastJoins + " broadcast joins on gpudf");
+      assertTrue(c.withGpudf.size() >= 15, "gpudf operators ran in " + c.withGpudf);
+    } finally {
+      spark.conf().set("spark.sql.autoBroadcastJoinThreshold", "-1");
+    }
+  }
+
+  /** What the gpudf plans of the 22 queries held. */
+  private static final class Counts {
+    int filters;
+    int projects;
+    int aggregates;
+    int joins;
+    int broadcastJoins;
+    int sorts;
+    int topNs;
+    final List<String> withGpudf = new ArrayList<>();
+  }
+
+  /** The 22 queries with gpudf's rule off, then on: each answer the same; what gpudf ran, counted and printed. */
+  private static Counts runAll(String what) {
+    Counts c = new Counts();
     double sparkMs = 0;
     double gpudfMs = 0;
     for (Map.Entry<String, String> q : TpchTables.queries(SCALE).entrySet()) {
@@ -83,8 +113,8 @@ class TpchThroughSparkTest {
       long t2 = System.nanoTime();
       sparkMs += (t1 - t0) / 1e6;
       gpudfMs += (t2 - t1) / 1e6;
-      System.out.printf("TPC-H %s through Spark: %.0f ms alone, %.0f ms with gpudf%n", q.getKey(), (t1 - t0) / 1e6,
-          (t2 - t1) / 1e6);
+      System.out.printf("TPC-H %s through Spark (%s): %.0f ms alone, %.0f ms with gpudf%n", q.getKey(), what,
+          (t1 - t0) / 1e6, (t2 - t1) / 1e6);
       assertEquals(want, got, q.getKey());
       assertTrue(!want.isEmpty() || q.getKey().equals("q15") || q.getKey().equals("q19"), q.getKey() + " answers rows");
       spark.conf().set(GpudfOverrides.ENABLED, "true");
@@ -92,27 +122,23 @@ class TpchThroughSparkTest {
       int f = count(plan, "GpudfFilter");
       int p = count(plan, "GpudfProject");
       int a = count(plan, "GpudfHashAggregate");
-      joins += count(plan, "GpudfShuffledHashJoin");
-      sorts += count(plan, "GpudfSort");
-      topNs += count(plan, "GpudfTopN");
-      filters += f;
-      projects += p;
-      aggregates += a;
+      c.joins += count(plan, "GpudfShuffledHashJoin");
+      c.broadcastJoins += count(plan, "GpudfBroadcastHashJoin");
+      c.sorts += count(plan, "GpudfSort");
+      c.topNs += count(plan, "GpudfTopN");
+      c.filters += f;
+      c.projects += p;
+      c.aggregates += a;
       if (f + p + a > 0) {
-        withGpudf.add(q.getKey());
+        c.withGpudf.add(q.getKey());
       }
     }
-    System.out.printf("TPC-H SF%s through Spark: 22 answers agree; gpudf ran %d filters, %d projections, %d partial"
-        + " aggregates, %d joins, %d sorts and %d top-Ns, in %s; all 22 (each planned and run once, Spark alone first):"
-        + " %.0f ms alone, %.0f ms with gpudf%n", SCALE, filters, projects, aggregates, joins, sorts, topNs, withGpudf, sparkMs,
-        gpudfMs);
-    assertTrue(joins >= 20, joins + " joins on gpudf");
-    assertTrue(sorts >= 20, sorts + " sorts on gpudf");
-    // q2, q3, q10, q18 and q21 end in ORDER BY ... LIMIT
-    assertEquals(5, topNs, "top-Ns on gpudf");
-    assertTrue(aggregates >= 10, aggregates + " partial aggregates on gpudf");
-    assertTrue(withGpudf.size() >= 15, "gpudf operators ran in " + withGpudf);
+    System.out.printf("TPC-H SF%s through Spark (%s): 22 answers agree; gpudf ran %d filters, %d projections, %d partial"
+        + " aggregates, %d shuffled joins, %d broadcast joins, %d sorts and %d top-Ns, in %s; all 22 (each planned and run"
+        + " once, Spark alone first): %.0f ms alone, %.0f ms with gpudf%n", SCALE, what, c.filters, c.projects, c.aggregates,
+        c.joins, c.broadcastJoins, c.sorts, c.topNs, c.withGpudf, sparkMs, gpudfMs);
     assertEquals(0, GpudfBackend.get().allocatedBytes(), "bytes held after every task completed");
+    return c;
   }
 
   private static int count(String text, String word) {

@@ -1,0 +1,241 @@
+package dev.gpudf.spark;
+
+import dev.gpudf.columnar.HostTable;
+import dev.gpudf.kernels.Exec;
+import dev.gpudf.kernels.Expr;
+import dev.gpudf.kernels.Join;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.TaskContext;
+import org.apache.spark.rdd.RDD;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.plans.Inner$;
+import org.apache.spark.sql.catalyst.plans.JoinType;
+import org.apache.spark.sql.catalyst.plans.LeftAnti$;
+import org.apache.spark.sql.catalyst.plans.LeftOuter$;
+import org.apache.spark.sql.catalyst.plans.LeftSemi$;
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.sql.catalyst.optimizer.BuildRight$;
+import org.apache.spark.sql.catalyst.plans.physical.Partitioning;
+import org.apache.spark.sql.catalyst.plans.physical.UnknownPartitioning;
+import org.apache.spark.sql.execution.RowToColumnarExec;
+import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.joins.BroadcastHashJoinExec;
+import org.apache.spark.sql.execution.joins.HashedRelation;
+import org.apache.spark.sql.execution.joins.SortMergeJoinExec;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+import scala.Option;
+
+/**
+ * A hash join on gpudf: the right side gathered into one table and indexed once on its keys, then
+ * each left batch probes it ({@link Join}). Inner, left outer, left semi and left anti joins on
+ * equal keys that are columns (NULL keys match nothing, as in Spark), with an optional residual
+ * condition (NULL is false). Two kinds: Spark's {@code SortMergeJoinExec} as a join of each pair
+ * of co-partitioned input partitions ({@code GpudfShuffledHashJoin}; the sorts under it stay,
+ * unneeded), and Spark's {@code BroadcastHashJoinExec} that builds on its right side ({@code
+ * GpudfBroadcastHashJoin}): Spark's broadcast stays Spark's, and each task makes its table of the
+ * broadcast relation's rows (the build side is small: Spark broadcasts what is).
+ */
+public final class GpudfHashJoinExec extends GpudfExec {
+  private final scala.collection.immutable.Seq<Expression> leftKeys;
+  private final scala.collection.immutable.Seq<Expression> rightKeys;
+  private final JoinType joinType;
+  private final Option<Expression> condition;
+  private final scala.collection.immutable.Seq<Attribute> output;
+  private final SparkPlan left;
+  private final SparkPlan right;
+  // the right side is a broadcast (Spark's HashedRelation) rather than co-partitioned batches; a
+  // constructor argument before the children, as Spark's copies pass arguments() then children
+  private final boolean broadcast;
+
+  public GpudfHashJoinExec(scala.collection.immutable.Seq<Expression> leftKeys,
+      scala.collection.immutable.Seq<Expression> rightKeys, JoinType joinType, Option<Expression> condition,
+      scala.collection.immutable.Seq<Attribute> output, boolean broadcast, SparkPlan left, SparkPlan right) {
+    this.broadcast = broadcast;
+    this.leftKeys = leftKeys;
+    this.rightKeys = rightKeys;
+    this.joinType = joinType;
+    this.condition = condition;
+    this.output = output;
+    this.left = left;
+    this.right = right;
+  }
+
+  /** {@code join} on gpudf, or a {@link ExprTranslator.Refused} saying why it stays on Spark. */
+  static GpudfHashJoinExec of(SortMergeJoinExec join) {
+    if (join.isSkewJoin()) {
+      throw new ExprTranslator.Refused("a skew join");
+    }
+    check(join.joinType(), list(join.leftKeys()), list(join.rightKeys()), join.condition(), join.left(), join.right());
+    return new GpudfHashJoinExec(join.leftKeys(), join.rightKeys(), join.joinType(), join.condition(), join.output(),
+        false, join.left(), join.right());
+  }
+
+  /** {@code join} on gpudf, or a {@link ExprTranslator.Refused} saying why it stays on Spark. */
+  static GpudfHashJoinExec of(BroadcastHashJoinExec join) {
+    if (join.buildSide() != BuildRight$.MODULE$) {
+      throw new ExprTranslator.Refused("a broadcast join that builds on its left side");
+    }
+    if (join.isNullAwareAntiJoin()) {
+      throw new ExprTranslator.Refused("a NOT IN join (NULL-aware)");
+    }
+    check(join.joinType(), list(join.leftKeys()), list(join.rightKeys()), join.condition(), join.left(), join.right());
+    return new GpudfHashJoinExec(join.leftKeys(), join.rightKeys(), join.joinType(), join.condition(), join.output(),
+        true, join.left(), join.right());
+  }
+
+  private static void check(JoinType type, List<Expression> leftKeys, List<Expression> rightKeys, Option<Expression> condition,
+      SparkPlan left, SparkPlan right) {
+    kind(type);
+    Shape shape = Shape.of(leftKeys, rightKeys, condition, list(left.output()), list(right.output()));
+    if (shape.leftKeys().length == 0) {
+      throw new ExprTranslator.Refused("a join without equal keys");
+    }
+  }
+
+  private static Join.Kind kind(JoinType t) {
+    if (t == Inner$.MODULE$) {
+      return Join.Kind.INNER;
+    }
+    if (t == LeftOuter$.MODULE$) {
+      return Join.Kind.LEFT;
+    }
+    if (t == LeftSemi$.MODULE$) {
+      return Join.Kind.SEMI;
+    }
+    if (t == LeftAnti$.MODULE$) {
+      return Join.Kind.ANTI;
+    }
+    throw new ExprTranslator.Refused(t.sql() + " joins are not run on gpudf");
+  }
+
+  /** The join's key columns on each side and its residual over the left columns then the right ones. */
+  private record Shape(int[] leftKeys, int[] rightKeys, Expr residual) {
+    static Shape of(List<Expression> leftKeys, List<Expression> rightKeys, Option<Expression> condition,
+        List<Attribute> left, List<Attribute> right) {
+      int[] lk = keys(leftKeys, left);
+      int[] rk = keys(rightKeys, right);
+      List<Attribute> both = new ArrayList<>(left);
+      both.addAll(right);
+      Expr residual = condition.isDefined() ? ExprTranslator.translate(condition.get(), both) : null;
+      return new Shape(lk, rk, residual);
+    }
+
+    private static int[] keys(List<Expression> keys, List<Attribute> side) {
+      int[] out = new int[keys.size()];
+      for (int i = 0; i < out.length; i++) {
+        Expression k = keys.get(i);
+        if (k.dataType() instanceof org.apache.spark.sql.types.DoubleType) {
+          // Spark joins -0.0 with 0.0 and NaN with NaN (it normalizes float keys); gpudf's hash does not promise that
+          throw new ExprTranslator.Refused("a join on a floating-point key");
+        }
+        if (!(ExprTranslator.translate(k, side) instanceof Expr.Col c)) {
+          throw new ExprTranslator.Refused("a join key that is not a column: " + k.sql());
+        }
+        out[i] = c.index();
+      }
+      return out;
+    }
+  }
+
+  @Override
+  Object[] arguments() {
+    return new Object[] {leftKeys, rightKeys, joinType, condition, output, broadcast};
+  }
+
+  @Override
+  public Partitioning outputPartitioning() {
+    // a broadcast join keeps its left side's partitions; a shuffled one says nothing (as before)
+    return broadcast ? left.outputPartitioning() : new UnknownPartitioning(0);
+  }
+
+  @Override
+  public scala.collection.immutable.Seq<Attribute> output() {
+    return output;
+  }
+
+  @Override
+  public scala.collection.immutable.Seq<SparkPlan> children() {
+    return seq(List.of(left, right));
+  }
+
+  @Override
+  public SparkPlan withNewChildrenInternal(scala.collection.immutable.IndexedSeq<SparkPlan> children) {
+    return new GpudfHashJoinExec(leftKeys, rightKeys, joinType, condition, output, broadcast, children.apply(0),
+        children.apply(1));
+  }
+
+  @Override
+  public String nodeName() {
+    return broadcast ? "GpudfBroadcastHashJoin" : "GpudfShuffledHashJoin";
+  }
+
+  @Override
+  public RDD<ColumnarBatch> doExecuteColumnar() {
+    List<Expression> lk = list(leftKeys);
+    List<Expression> rk = list(rightKeys);
+    Option<Expression> cond = condition;
+    List<Attribute> leftOut = list(left.output());
+    List<Attribute> rightOut = list(right.output());
+    StructType leftSchema = left.schema();
+    StructType rightSchema = right.schema();
+    Join.Kind kind = kind(joinType);
+    String name = nodeName();
+    if (broadcast) {
+      // the transition rule reads every child of a columnar node as batches: a broadcast is read as one
+      SparkPlan exchange = right instanceof RowToColumnarExec r ? r.child() : right;
+      Broadcast<HashedRelation> relation = exchange.executeBroadcast();
+      return left.executeColumnar().toJavaRDD().mapPartitions(probe -> join(probe,
+          exec -> rows(relation.value(), rightSchema, exec), lk, rk, cond, leftOut, rightOut, leftSchema, kind, name)).rdd();
+    }
+    return left.executeColumnar().toJavaRDD().zipPartitions(right.executeColumnar().toJavaRDD(), (probe, build) ->
+        join(probe, exec -> gather(build, rightSchema, exec), lk, rk, cond, leftOut, rightOut, leftSchema, kind, name)).rdd();
+  }
+
+  /**
+   * The rows of a broadcast relation as one table: each of its keys once (a relation of several
+   * key columns names a key once per row under it), then the rows under it (Spark keeps no row
+   * whose key is NULL, and those match nothing).
+   */
+  private static HostTable rows(HashedRelation relation, StructType schema, Exec exec) {
+    HashedRelation r = relation.asReadOnlyCopy();
+    java.util.Set<org.apache.spark.sql.catalyst.InternalRow> seen = new java.util.HashSet<>();
+    scala.collection.Iterator<org.apache.spark.sql.catalyst.InternalRow> rows = r.keys().filter(k -> seen.add(k.copy()))
+        .flatMap(k -> {
+          scala.collection.Iterator<org.apache.spark.sql.catalyst.InternalRow> under = r.get(k);
+          return under == null ? scala.collection.Iterator$.MODULE$.empty() : under;
+        });
+    return SparkArrow.rows(scala.jdk.javaapi.CollectionConverters.asJava(rows), schema, exec.allocator());
+  }
+
+  /** One task's join: the table {@code build} makes (closed with the task) indexed once, then probed by each batch of {@code probe}. */
+  private static java.util.Iterator<ColumnarBatch> join(java.util.Iterator<ColumnarBatch> probe,
+      java.util.function.Function<Exec, HostTable> build, List<Expression> lk, List<Expression> rk, Option<Expression> cond,
+      List<Attribute> leftOut, List<Attribute> rightOut, StructType leftSchema, Join.Kind kind, String name) {
+    Shape shape = Shape.of(lk, rk, cond, leftOut, rightOut);
+    Exec exec = taskExec(name);
+    HostTable table = null;
+    Join.Index index;
+    try {
+      table = build.apply(exec);
+      index = Join.index(table, shape.rightKeys());
+    } catch (RuntimeException e) {
+      try (org.apache.arrow.memory.BufferAllocator a = exec.allocator(); Exec x = exec; HostTable t = table) {
+        throw e;
+      }
+    }
+    HostTable built = table;
+    int width = leftOut.size() + (kind == Join.Kind.SEMI || kind == Join.Kind.ANTI ? 0 : rightOut.size());
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < width; i++) {
+      names.add("c" + i);
+    }
+    Operation op = (e, batch) -> Join.join(e, batch, built, shape.leftKeys(), shape.rightKeys(), kind, names,
+        shape.residual(), index);
+    BatchIterator out = new BatchIterator(probe, leftSchema, op, exec, built);
+    TaskContext.get().addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) ctx -> out.close());
+    return out;
+  }
+}
