@@ -158,6 +158,15 @@ class GpudfExtensionsTest {
     }
   }
 
+  /** The rows of {@code sql} with gpudf's rule off and on, in the order they come. */
+  private static void sameRowsInOrder(String sql) {
+    spark.conf().set(GpudfOverrides.ENABLED, "false");
+    List<String> want = spark.sql(sql).collectAsList().stream().map(Row::toString).toList();
+    spark.conf().set(GpudfOverrides.ENABLED, "true");
+    List<String> got = spark.sql(sql).collectAsList().stream().map(Row::toString).toList();
+    assertEquals(want, got, sql);
+  }
+
   /** Sorts compared in order (ties broken by a unique key): NULLs first or last as asked, NaN, -0.0, non-ASCII strings. */
   @Test
   void sortsRunOnGpudfInSparksOrder() {
@@ -169,11 +178,7 @@ class GpudfExtensionsTest {
     for (String order : List.of("x ASC NULLS FIRST, id", "x DESC NULLS LAST, id DESC", "s DESC NULLS FIRST, x, id",
         "g, s ASC NULLS LAST, id")) {
       String sql = "SELECT id, x, s, g FROM sorted_input ORDER BY " + order;
-      spark.conf().set(GpudfOverrides.ENABLED, "false");
-      List<String> want = spark.sql(sql).collectAsList().stream().map(Row::toString).toList();
-      spark.conf().set(GpudfOverrides.ENABLED, "true");
-      List<String> got = spark.sql(sql).collectAsList().stream().map(Row::toString).toList();
-      assertEquals(want, got, sql);
+      sameRowsInOrder(sql);
       assertTrue(plan(sql).contains("GpudfSort"), sql + " sorts on gpudf:\n" + plan(sql));
     }
   }
@@ -189,11 +194,7 @@ class GpudfExtensionsTest {
     for (String tail : List.of("x DESC NULLS FIRST, id LIMIT 10", "x ASC NULLS LAST, id LIMIT 1", "s, id DESC LIMIT 37",
         "x, id LIMIT 5000", "s DESC, id LIMIT 0")) {
       String sql = "SELECT id, x, s FROM top_input ORDER BY " + tail;
-      spark.conf().set(GpudfOverrides.ENABLED, "false");
-      List<String> want = spark.sql(sql).collectAsList().stream().map(Row::toString).toList();
-      spark.conf().set(GpudfOverrides.ENABLED, "true");
-      List<String> got = spark.sql(sql).collectAsList().stream().map(Row::toString).toList();
-      assertEquals(want, got, sql);
+      sameRowsInOrder(sql);
       if (!tail.endsWith("LIMIT 5000") && !tail.endsWith("LIMIT 0")) {
         assertTrue(plan(sql).contains("GpudfTopN"), sql + " cuts partitions on gpudf:\n" + plan(sql));
       }
