@@ -34,9 +34,10 @@ import scala.Option;
  * equal keys that are columns (NULL keys match nothing, as in Spark), with an optional residual
  * condition (NULL is false). Two kinds: Spark's {@code SortMergeJoinExec} as a join of each pair
  * of co-partitioned input partitions ({@code GpudfShuffledHashJoin}; the sorts under it stay,
- * unneeded), and Spark's {@code BroadcastHashJoinExec} that builds on its right side ({@code
- * GpudfBroadcastHashJoin}): Spark's broadcast stays Spark's, and each task makes its table of the
- * broadcast relation's rows (the build side is small: Spark broadcasts what is).
+ * unneeded), and Spark's {@code BroadcastHashJoinExec} ({@code GpudfBroadcastHashJoin}): Spark's
+ * broadcast stays Spark's, and each task makes its table of the broadcast relation's rows (the
+ * build side is small: Spark broadcasts what is). A broadcast of the left side is probed by the
+ * right side's batches (inner and right outer joins) and the columns put back in Spark's order.
  */
 public final class GpudfHashJoinExec extends GpudfExec {
   private final scala.collection.immutable.Seq<Expression> leftKeys;
@@ -46,14 +47,13 @@ public final class GpudfHashJoinExec extends GpudfExec {
   private final scala.collection.immutable.Seq<Attribute> output;
   private final SparkPlan left;
   private final SparkPlan right;
-  // the right side is a broadcast (Spark's HashedRelation) rather than co-partitioned batches; a
-  // constructor argument before the children, as Spark's copies pass arguments() then children
-  private final boolean broadcast;
+  // a constructor argument before the children, as Spark's copies pass arguments() then children
+  private final Build build;
 
   public GpudfHashJoinExec(scala.collection.immutable.Seq<Expression> leftKeys,
       scala.collection.immutable.Seq<Expression> rightKeys, JoinType joinType, Option<Expression> condition,
-      scala.collection.immutable.Seq<Attribute> output, boolean broadcast, SparkPlan left, SparkPlan right) {
-    this.broadcast = broadcast;
+      scala.collection.immutable.Seq<Attribute> output, Build build, SparkPlan left, SparkPlan right) {
+    this.build = build;
     this.leftKeys = leftKeys;
     this.rightKeys = rightKeys;
     this.joinType = joinType;
@@ -70,20 +70,44 @@ public final class GpudfHashJoinExec extends GpudfExec {
     }
     check(join.joinType(), list(join.leftKeys()), list(join.rightKeys()), join.condition(), join.left(), join.right());
     return new GpudfHashJoinExec(join.leftKeys(), join.rightKeys(), join.joinType(), join.condition(), join.output(),
-        false, join.left(), join.right());
+        Build.SHUFFLED, join.left(), join.right());
   }
 
   /** {@code join} on gpudf, or a {@link ExprTranslator.Refused} saying why it stays on Spark. */
   static GpudfHashJoinExec of(BroadcastHashJoinExec join) {
-    if (join.buildSide() != BuildRight$.MODULE$) {
-      throw new ExprTranslator.Refused("a broadcast join that builds on its left side");
-    }
     if (join.isNullAwareAntiJoin()) {
       throw new ExprTranslator.Refused("a NOT IN join (NULL-aware)");
     }
-    check(join.joinType(), list(join.leftKeys()), list(join.rightKeys()), join.condition(), join.left(), join.right());
+    if (join.buildSide() == BuildRight$.MODULE$) {
+      check(join.joinType(), list(join.leftKeys()), list(join.rightKeys()), join.condition(), join.left(), join.right());
+    } else {
+      // built on the left: the right side probes, as the left side of an inner or left outer join
+      check(swapped(join.joinType()), list(join.rightKeys()), list(join.leftKeys()), join.condition(), join.right(),
+          join.left());
+    }
     return new GpudfHashJoinExec(join.leftKeys(), join.rightKeys(), join.joinType(), join.condition(), join.output(),
-        true, join.left(), join.right());
+        join.buildSide() == BuildRight$.MODULE$ ? Build.BROADCAST_RIGHT : Build.BROADCAST_LEFT, join.left(), join.right());
+  }
+
+  /** Where the table that is indexed comes from. */
+  enum Build {
+    /** The right partition of each co-partitioned pair. */
+    SHUFFLED,
+    /** The right side's broadcast. */
+    BROADCAST_RIGHT,
+    /** The left side's broadcast, probed by the right side's batches (inner and right outer joins). */
+    BROADCAST_LEFT
+  }
+
+  /** The join type seen from the right side, for a join built on its left: inner stays inner, right outer is left outer. */
+  private static JoinType swapped(JoinType t) {
+    if (t == Inner$.MODULE$) {
+      return t;
+    }
+    if (t == org.apache.spark.sql.catalyst.plans.RightOuter$.MODULE$) {
+      return LeftOuter$.MODULE$;
+    }
+    throw new ExprTranslator.Refused("a " + t.sql() + " broadcast join that builds on its left side");
   }
 
   private static void check(JoinType type, List<Expression> leftKeys, List<Expression> rightKeys, Option<Expression> condition,
@@ -142,13 +166,17 @@ public final class GpudfHashJoinExec extends GpudfExec {
 
   @Override
   Object[] arguments() {
-    return new Object[] {leftKeys, rightKeys, joinType, condition, output, broadcast};
+    return new Object[] {leftKeys, rightKeys, joinType, condition, output, build};
   }
 
   @Override
   public Partitioning outputPartitioning() {
-    // a broadcast join keeps its left side's partitions; a shuffled one says nothing (as before)
-    return broadcast ? left.outputPartitioning() : new UnknownPartitioning(0);
+    // a broadcast join keeps its probe side's partitions; a shuffled one says nothing (as before)
+    return switch (build) {
+      case BROADCAST_RIGHT -> left.outputPartitioning();
+      case BROADCAST_LEFT -> right.outputPartitioning();
+      case SHUFFLED -> new UnknownPartitioning(0);
+    };
   }
 
   @Override
@@ -163,13 +191,13 @@ public final class GpudfHashJoinExec extends GpudfExec {
 
   @Override
   public SparkPlan withNewChildrenInternal(scala.collection.immutable.IndexedSeq<SparkPlan> children) {
-    return new GpudfHashJoinExec(leftKeys, rightKeys, joinType, condition, output, broadcast, children.apply(0),
+    return new GpudfHashJoinExec(leftKeys, rightKeys, joinType, condition, output, build, children.apply(0),
         children.apply(1));
   }
 
   @Override
   public String nodeName() {
-    return broadcast ? "GpudfBroadcastHashJoin" : "GpudfShuffledHashJoin";
+    return build == Build.SHUFFLED ? "GpudfShuffledHashJoin" : "GpudfBroadcastHashJoin";
   }
 
   @Override
@@ -181,17 +209,35 @@ public final class GpudfHashJoinExec extends GpudfExec {
     List<Attribute> rightOut = list(right.output());
     StructType leftSchema = left.schema();
     StructType rightSchema = right.schema();
-    Join.Kind kind = kind(joinType);
+    // a join built on its left is run from its right side: a right outer join is a left outer one there
+    Join.Kind kind = kind(build == Build.BROADCAST_LEFT ? swapped(joinType) : joinType);
     String name = nodeName();
-    if (broadcast) {
-      // the transition rule reads every child of a columnar node as batches: a broadcast is read as one
-      SparkPlan exchange = right instanceof RowToColumnarExec r ? r.child() : right;
-      Broadcast<HashedRelation> relation = exchange.executeBroadcast();
+    if (build == Build.BROADCAST_RIGHT) {
+      Broadcast<HashedRelation> relation = broadcastOf(right);
       return left.executeColumnar().toJavaRDD().mapPartitions(probe -> join(probe,
-          exec -> rows(relation.value(), rightSchema, exec), lk, rk, cond, leftOut, rightOut, leftSchema, kind, name)).rdd();
+          exec -> rows(relation.value(), rightSchema, exec), lk, rk, cond, leftOut, rightOut, leftSchema, kind, null, name))
+          .rdd();
+    }
+    if (build == Build.BROADCAST_LEFT) {
+      Broadcast<HashedRelation> relation = broadcastOf(left);
+      StructType leftRows = left.schema();
+      // the join's columns come out right then left: put back in Spark's order, left then right
+      int[] order = new int[leftOut.size() + rightOut.size()];
+      for (int i = 0; i < order.length; i++) {
+        order[i] = i < leftOut.size() ? rightOut.size() + i : i - leftOut.size();
+      }
+      return right.executeColumnar().toJavaRDD().mapPartitions(probe -> join(probe,
+          exec -> rows(relation.value(), leftRows, exec), rk, lk, cond, rightOut, leftOut, rightSchema, kind, order,
+          name)).rdd();
     }
     return left.executeColumnar().toJavaRDD().zipPartitions(right.executeColumnar().toJavaRDD(), (probe, build) ->
-        join(probe, exec -> gather(build, rightSchema, exec), lk, rk, cond, leftOut, rightOut, leftSchema, kind, name)).rdd();
+        join(probe, exec -> gather(build, rightSchema, exec), lk, rk, cond, leftOut, rightOut, leftSchema, kind, null, name))
+        .rdd();
+  }
+
+  /** The broadcast of {@code side}: the transition rule reads every child of a columnar node as batches, so one it put above the exchange is skipped. */
+  private static Broadcast<HashedRelation> broadcastOf(SparkPlan side) {
+    return (side instanceof RowToColumnarExec r ? r.child() : side).executeBroadcast();
   }
 
   /**
@@ -210,10 +256,28 @@ public final class GpudfHashJoinExec extends GpudfExec {
     return SparkArrow.rows(scala.jdk.javaapi.CollectionConverters.asJava(rows), schema, exec.allocator());
   }
 
-  /** One task's join: the table {@code build} makes (closed with the task) indexed once, then probed by each batch of {@code probe}. */
+  /** {@code t}'s columns in {@code order} (the columns move, nothing is copied); {@code t} is closed. */
+  private static HostTable reordered(HostTable t, int[] order) {
+    try (t) {
+      List<String> names = new ArrayList<>();
+      List<dev.gpudf.columnar.HostColumn> columns = new ArrayList<>();
+      for (int i = 0; i < order.length; i++) {
+        names.add("c" + i);
+        dev.gpudf.columnar.HostColumn c = t.column(order[i]);
+        c.retain();
+        columns.add(c);
+      }
+      return new HostTable(names, columns, t.rowCount());
+    }
+  }
+
+  /**
+   * One task's join: the table {@code build} makes (closed with the task) indexed once, then probed
+   * by each batch of {@code probe}; the result's columns put in {@code order} when it is not null.
+   */
   private static java.util.Iterator<ColumnarBatch> join(java.util.Iterator<ColumnarBatch> probe,
       java.util.function.Function<Exec, HostTable> build, List<Expression> lk, List<Expression> rk, Option<Expression> cond,
-      List<Attribute> leftOut, List<Attribute> rightOut, StructType leftSchema, Join.Kind kind, String name) {
+      List<Attribute> leftOut, List<Attribute> rightOut, StructType leftSchema, Join.Kind kind, int[] order, String name) {
     Shape shape = Shape.of(lk, rk, cond, leftOut, rightOut);
     Exec exec = taskExec(name);
     HostTable table = null;
@@ -232,8 +296,9 @@ public final class GpudfHashJoinExec extends GpudfExec {
     for (int i = 0; i < width; i++) {
       names.add("c" + i);
     }
-    Operation op = (e, batch) -> Join.join(e, batch, built, shape.leftKeys(), shape.rightKeys(), kind, names,
+    Operation join = (e, batch) -> Join.join(e, batch, built, shape.leftKeys(), shape.rightKeys(), kind, names,
         shape.residual(), index);
+    Operation op = order == null ? join : (e, batch) -> reordered(join.apply(e, batch), order);
     BatchIterator out = new BatchIterator(probe, leftSchema, op, exec, built);
     TaskContext.get().addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) ctx -> out.close());
     return out;

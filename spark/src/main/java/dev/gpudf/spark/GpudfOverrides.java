@@ -19,8 +19,7 @@ import org.slf4j.LoggerFactory;
  * so a partial sort aggregate is replaced only under a shuffle): a filter, projection, partial
  * aggregate, sort or sort-merge join whose expressions and input columns gpudf takes ({@link
  * ExprTranslator}) becomes a {@link GpudfFilterExec}, {@link GpudfProjectExec}, {@link
- * GpudfHashAggregateExec}, {@link GpudfSortExec} or {@link GpudfHashJoinExec} (a broadcast hash join building on its right side
- * too), and an
+ * GpudfHashAggregateExec}, {@link GpudfSortExec} or {@link GpudfHashJoinExec} (a broadcast hash join too), and an
  * ORDER BY ... LIMIT ({@code TakeOrderedAndProjectExec}) gets a {@link GpudfSortExec} top-N under
  * it that cuts each partition to its first rows; every other operator stays
  * Spark's, and each one of those kinds that stays is logged with the reason ("will not run on

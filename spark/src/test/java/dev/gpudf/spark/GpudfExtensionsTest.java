@@ -149,6 +149,15 @@ class GpudfExtensionsTest {
       sameAnswer("SELECT t.id FROM t JOIN (SELECT * FROM u WHERE c < 0) x ON t.k = x.uk", "GpudfBroadcastHashJoin");
       sameAnswer("SELECT t.id, x.c FROM t JOIN (SELECT * FROM u UNION ALL SELECT * FROM u) x ON t.k = x.uk AND t.name = x.un",
           "GpudfBroadcastHashJoin");
+      // built on the left (u broadcast on the left of an inner and a right outer join): the right side
+      // probes, and the columns come back in Spark's order, left then right
+      sameAnswer("SELECT /*+ BROADCAST(u) */ t.id, u.c, t.name FROM u JOIN t ON t.k = u.uk AND t.name = u.un",
+          "GpudfBroadcastHashJoin");
+      sameAnswer("SELECT /*+ BROADCAST(u) */ u.un, u.c, t.id, t.v FROM u RIGHT JOIN t ON t.k = u.uk AND t.name = u.un"
+          + " AND u.c > 20 AND t.v > 100", "GpudfBroadcastHashJoin");
+      String leftBuilt = "SELECT /*+ BROADCAST(u) */ u.*, t.* FROM u JOIN t ON t.k = u.uk";
+      sameAnswer(leftBuilt, "GpudfBroadcastHashJoin");
+      assertTrue(plan(leftBuilt).contains("BROADCAST_LEFT"), plan(leftBuilt));
       // NOT IN is NULL-aware: it stays on Spark, with the same answer
       String notIn = "SELECT id FROM t WHERE k NOT IN (SELECT uk FROM u WHERE c > 25)";
       assertEquals(rows(notIn, false), rows(notIn, true));
