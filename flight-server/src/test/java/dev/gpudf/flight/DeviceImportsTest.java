@@ -142,9 +142,7 @@ class DeviceImportsTest {
 
   @Test
   void aCpuServerListsImportAndRefusesIt() throws Exception {
-    try (RootAllocator allocator = new RootAllocator(); GpuSession session = GpuSession.cpu(allocator);
-        GpudfFlightServer server = GpudfFlightServer.start(session, allocator, GpudfFlightServer.Options.plain("localhost", 0));
-        FlightClient client = FlightClient.builder(allocator, Location.forGrpcInsecure("localhost", server.port())).build()) {
+    onCpuServer((session, client) -> {
       List<String> types = new ArrayList<>();
       for (ActionType t : client.listActions()) {
         types.add(t.getType());
@@ -158,14 +156,12 @@ class DeviceImportsTest {
           new Action(DeviceHandOff.IMPORT, "{".getBytes(StandardCharsets.UTF_8))).next());
       assertEquals(FlightStatusCode.UNIMPLEMENTED, junk.status().code(), "the backend decides before the body is read");
       assertTrue(session.catalog().names().isEmpty(), "nothing was made");
-    }
+    });
   }
 
   @Test
   void unmapsAreCheckedAndAnUnknownHandleWasNotKept() throws Exception {
-    try (RootAllocator allocator = new RootAllocator(); GpuSession session = GpuSession.cpu(allocator);
-        GpudfFlightServer server = GpudfFlightServer.start(session, allocator, GpudfFlightServer.Options.plain("localhost", 0));
-        FlightClient client = FlightClient.builder(allocator, Location.forGrpcInsecure("localhost", server.port())).build()) {
+    onCpuServer((session, client) -> {
       List<String> types = new ArrayList<>();
       client.listActions().forEach(t -> types.add(t.getType()));
       assertTrue(types.contains(DeviceHandOff.UNMAP), types.toString());
@@ -188,6 +184,19 @@ class DeviceImportsTest {
         assertEquals(FlightStatusCode.INVALID_ARGUMENT, e.status().code(), bad[0]);
         assertTrue(e.getMessage().contains(bad[1]), "expected '" + bad[1] + "' in: " + e.getMessage());
       }
+    });
+  }
+
+  /** What a test does with a CPU server and a client of it. */
+  private interface ServerWork {
+    void run(GpuSession session, FlightClient client) throws Exception;
+  }
+
+  private static void onCpuServer(ServerWork work) throws Exception {
+    try (RootAllocator allocator = new RootAllocator(); GpuSession session = GpuSession.cpu(allocator);
+        GpudfFlightServer server = GpudfFlightServer.start(session, allocator, GpudfFlightServer.Options.plain("localhost", 0));
+        FlightClient client = FlightClient.builder(allocator, Location.forGrpcInsecure("localhost", server.port())).build()) {
+      work.run(session, client);
     }
   }
 }
