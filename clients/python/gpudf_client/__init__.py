@@ -130,6 +130,8 @@ class Connection:
             return {"unmapped": 0}
         body = json.dumps({"handles": list(self._kept)}).encode()
         results = list(self._client.do_action(flight.Action(UNMAP, body), self._options))
+        if len(results) != 1:
+            raise RuntimeError("the server answered an unmap with %d results, not 1" % len(results))
         self._kept.clear()
         return json.loads(results[0].body.to_pybytes())
 

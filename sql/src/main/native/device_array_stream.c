@@ -90,6 +90,7 @@ static void release(struct ArrowDeviceArrayStream* s) {
   JNIEnv* env = env_of(p->vm);
   if (env != NULL) {
     (*env)->CallVoidMethod(env, p->source, p->close);
+    // the source logs what its close throws; only the JVM failing gets here, and a release cannot fail
     if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env);
     (*env)->DeleteGlobalRef(env, p->source);
   }

@@ -18,7 +18,6 @@ import org.apache.spark.sql.catalyst.plans.LeftSemi$;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.catalyst.optimizer.BuildRight$;
 import org.apache.spark.sql.catalyst.plans.physical.Partitioning;
-import org.apache.spark.sql.catalyst.plans.physical.UnknownPartitioning;
 import org.apache.spark.sql.execution.RowToColumnarExec;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.joins.BroadcastHashJoinExec;
@@ -171,11 +170,11 @@ public final class GpudfHashJoinExec extends GpudfExec {
 
   @Override
   public Partitioning outputPartitioning() {
-    // a broadcast join keeps its probe side's partitions; a shuffled one says nothing (as before)
+    // a broadcast join keeps its probe side's partitions; a shuffled one says nothing (Spark's default)
     return switch (build) {
       case BROADCAST_RIGHT -> left.outputPartitioning();
       case BROADCAST_LEFT -> right.outputPartitioning();
-      case SHUFFLED -> new UnknownPartitioning(0);
+      case SHUFFLED -> super.outputPartitioning();
     };
   }
 
