@@ -1,13 +1,19 @@
-// Hash join. The build side's rows go into an open-addressing multimap of (tag, row) slots
-// (keys.cuh; rows with a NULL key are left out, they match nothing). The probe side then runs
-// twice over the same blocks of rows: the count pass stores each row's number of output rows
-// and each block's total, the host scans the totals, and the write pass places every row's
-// output at its block's offset plus a block-wide scan of the counts. So output follows the probe
-// side's row order; a probe row's matches follow the table's slot order.
+// Hash join. The build side's distinct keys go into an open-addressing table of (tag, row) slots
+// (keys.cuh), one slot per key, whose row is the first to claim it; each slot counts its rows, and
+// the rows of a key held by more than one row are listed together in `rows`, in the range that
+// ends at slot_end[slot]. Rows with a NULL key are left out (they match nothing). So a probe costs
+// one walk over distinct keys however many rows share a key: a table of many equal keys is not a
+// long run of slots that every probe of a missing key must cross.
+//
+// The probe side runs twice over the same blocks of rows: the count pass stores each row's number
+// of output rows and each block's total, the host scans the totals, and the write pass places
+// every row's output at its block's offset plus a block-wide scan of the counts. So output follows
+// the probe side's row order; a probe row's matches come in their key's list order, which the
+// build's atomics decide (any order of them is a right answer).
 //
 // Kinds: 0 INNER, 1 LEFT, 2 RIGHT, 3 FULL, 4 SEMI, 5 ANTI, 6 null-aware ANTI (NOT IN: a probe row
-// with a NULL key is kept only when the build side is empty). RIGHT and FULL also mark the build
-// rows that matched, so the host can append the others.
+// with a NULL key is kept only when the build side is empty). RIGHT and FULL also mark the slots
+// that matched, so the host can append the build rows of the others.
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cstdint>
@@ -19,25 +25,15 @@ using gpudf_keys::KeyCol;
 namespace gpudf_join {
 constexpr int kInner = 0, kLeft = 1, kRight = 2, kFull = 3, kSemi = 4, kAnti = 5, kNullAwareAnti = 6;
 
-// Calls on_match(j) for each build row j whose keys equal probe row i's (stopping after the first
-// when `first_only`), and returns how many there were.
-template <typename F>
-__device__ __forceinline__ long long probe(const KeyCol* pk, const KeyCol* bk, int nkeys, long long i,
-                                           unsigned long long h, const unsigned long long* table, long long mask,
-                                           bool first_only, F on_match) {
-  long long matches = 0;
+// The slot holding probe row i's key, or -1 when the build side lacks it.
+__device__ __forceinline__ long long find(const KeyCol* pk, const KeyCol* bk, int nkeys, long long i,
+                                          unsigned long long h, const unsigned long long* table, long long mask) {
   unsigned long long tag = h >> 32;
   for (long long s = (long long)(h & (unsigned long long)mask);; s = (s + 1) & mask) {
     unsigned long long e = table[s];
-    if (e == gpudf_keys::kEmpty) break;
-    long long j = gpudf_keys::entry_row(e);
-    if ((e >> 32) == tag && gpudf_keys::rows_equal(pk, i, bk, j, nkeys, false)) {
-      matches++;
-      on_match(j);
-      if (first_only) break;
-    }
+    if (e == gpudf_keys::kEmpty) return -1;
+    if ((e >> 32) == tag && gpudf_keys::rows_equal(pk, i, bk, gpudf_keys::entry_row(e), nkeys, false)) return s;
   }
-  return matches;
 }
 
 // Output rows of probe row i for `kind`, given its matches.
@@ -53,37 +49,86 @@ __device__ __forceinline__ long long output_rows(int kind, long long matches, bo
 }
 }  // namespace gpudf_join
 
+// Claims a slot per distinct key, counts each slot's rows into slot_rows (zeroed by the host), and
+// stores each row's slot in row_slot (-1 for a NULL key); *dups becomes 1 when a key has two rows.
 extern "C" __global__ void join_build_kernel(const KeyCol* keys, int nkeys, long long m, unsigned long long* table,
-                                             long long mask) {
+                                             long long mask, int* slot_rows, int* row_slot, int* dups) {
   for (long long j = gpudf::global_thread(); j < m; j += gpudf::grid_threads()) {
     bool any_null;
     unsigned long long h = gpudf_keys::row_hash(keys, nkeys, j, &any_null);
-    if (any_null) continue;
+    if (any_null) {
+      row_slot[j] = -1;
+      continue;
+    }
     unsigned long long mine = gpudf_keys::slot_entry(h, j);
     long long s = (long long)(h & (unsigned long long)mask);
-    while (atomicCAS(&table[s], gpudf_keys::kEmpty, mine) != gpudf_keys::kEmpty) s = (s + 1) & mask;
+    for (;; s = (s + 1) & mask) {
+      // a slot is written once, so every row of a key walks the same slots and stops at the same one
+      unsigned long long e = atomicCAS(&table[s], gpudf_keys::kEmpty, mine);
+      if (e == gpudf_keys::kEmpty) break;
+      if ((e >> 32) == (h >> 32) && gpudf_keys::rows_equal(keys, j, keys, gpudf_keys::entry_row(e), nkeys, false)) {
+        *dups = 1;
+        break;
+      }
+    }
+    atomicAdd(&slot_rows[s], 1);
+    row_slot[j] = (int)s;
   }
 }
 
-// Block b owns probe rows [b * chunk, (b + 1) * chunk).
+// Gives each slot of more than one row a range of `rows`: slot_end[s] gets the range's start, which
+// join_list_kernel advances to its end. Nothing to do when no key has two rows.
+extern "C" __global__ void join_ranges_kernel(const int* slot_rows, long long cap, const int* dups, int* slot_end,
+                                              int* cursor) {
+  using BS = cub::BlockScan<int, gpudf::kBlock>;
+  __shared__ typename BS::TempStorage temp;
+  __shared__ int base;
+  if (*dups == 0) return;
+  for (long long tile = blockIdx.x * (long long)gpudf::kBlock; tile < cap; tile += gpudf::grid_threads()) {
+    long long s = tile + threadIdx.x;
+    int c = s < cap ? slot_rows[s] : 0;
+    int want = c > 1 ? c : 0;
+    int at, total;
+    BS(temp).ExclusiveSum(want, at, total);
+    if (threadIdx.x == 0) base = total > 0 ? atomicAdd(cursor, total) : 0;
+    __syncthreads();
+    if (want > 0) slot_end[s] = base + at;
+    __syncthreads();
+  }
+}
+
+// Lists each row of a slot of more than one row in that slot's range.
+extern "C" __global__ void join_list_kernel(const int* row_slot, long long m, const int* slot_rows, const int* dups,
+                                            int* slot_end, int* rows) {
+  if (*dups == 0) return;
+  for (long long j = gpudf::global_thread(); j < m; j += gpudf::grid_threads()) {
+    int s = row_slot[j];
+    if (s >= 0 && slot_rows[s] > 1) rows[atomicAdd(&slot_end[s], 1)] = (int)j;
+  }
+}
+
+// Block b owns probe rows [b * chunk, (b + 1) * chunk). RIGHT and FULL mark matched slots in
+// slot_matched (zeroed by the host; null for the other kinds).
 extern "C" __global__ void join_count_kernel(const KeyCol* pk, const KeyCol* bk, int nkeys, long long n,
                                              long long chunk, const unsigned long long* table, long long mask,
-                                             int kind, long long build_rows, int* counts, long long* block_totals,
-                                             uint32_t* matched) {
+                                             const int* slot_rows, const int* dups, int kind, long long build_rows,
+                                             int* counts, long long* block_totals, uint8_t* slot_matched) {
   using BR = cub::BlockReduce<long long, gpudf::kBlock>;
   __shared__ typename BR::TempStorage temp;
   long long begin = blockIdx.x * chunk;
   long long end = min(n, begin + chunk);
-  bool first_only = (kind == gpudf_join::kSemi || kind == gpudf_join::kAnti || kind == gpudf_join::kNullAwareAnti);
+  bool unique = *dups == 0;
   long long total = 0;
   for (long long i = begin + threadIdx.x; i < end; i += gpudf::kBlock) {
     bool null_key;
     unsigned long long h = gpudf_keys::row_hash(pk, nkeys, i, &null_key);
     long long matches = 0;
     if (!null_key) {
-      matches = gpudf_join::probe(pk, bk, nkeys, i, h, table, mask, first_only, [&](long long j) {
-        if (matched != nullptr) atomicOr(&matched[j >> 5], 1u << (j & 31));
-      });
+      long long s = gpudf_join::find(pk, bk, nkeys, i, h, table, mask);
+      if (s >= 0) {
+        matches = unique ? 1 : slot_rows[s];
+        if (slot_matched != nullptr) slot_matched[s] = 1;
+      }
     }
     long long out = gpudf_join::output_rows(kind, matches, null_key, build_rows);
     if (out > 0x7fffffff) out = 0x7fffffff;  // the host refuses totals past 2^31 - 1 anyway
@@ -98,8 +143,8 @@ extern "C" __global__ void join_count_kernel(const KeyCol* pk, const KeyCol* bk,
 // row. `right` may be null when only the probe side is wanted (SEMI, ANTI).
 extern "C" __global__ void join_write_kernel(const KeyCol* pk, const KeyCol* bk, int nkeys, long long n,
                                              long long chunk, const unsigned long long* table, long long mask,
-                                             int kind, const int* counts, const long long* offsets, int* left,
-                                             int* right) {
+                                             const int* slot_rows, const int* slot_end, const int* rows, int kind,
+                                             const int* counts, const long long* offsets, int* left, int* right) {
   using BS = cub::BlockScan<long long, gpudf::kBlock>;
   __shared__ typename BS::TempStorage temp;
   __shared__ long long carry;
@@ -122,17 +167,20 @@ extern "C" __global__ void join_write_kernel(const KeyCol* pk, const KeyCol* bk,
       } else {
         bool null_key;
         unsigned long long h = gpudf_keys::row_hash(pk, nkeys, i, &null_key);
-        long long k = 0;
-        if (!null_key) {
-          gpudf_join::probe(pk, bk, nkeys, i, h, table, mask, false, [&](long long j) {
-            left[at + k] = (int)i;
-            right[at + k] = (int)j;
-            k++;
-          });
-        }
-        if (k == 0) {
+        long long s = null_key ? -1 : gpudf_join::find(pk, bk, nkeys, i, h, table, mask);
+        if (s < 0) {
           left[at] = (int)i;
           right[at] = -1;
+        } else if (c == 1 || slot_rows[s] == 1) {
+          left[at] = (int)i;
+          right[at] = (int)gpudf_keys::entry_row(table[s]);
+        } else {
+          // c is the slot's row count, capped where the host refuses the join anyway
+          const int* listed = rows + (slot_end[s] - slot_rows[s]);
+          for (long long k = 0; k < c; k++) {
+            left[at + k] = (int)i;
+            right[at + k] = listed[k];
+          }
         }
       }
     }
@@ -142,10 +190,20 @@ extern "C" __global__ void join_write_kernel(const KeyCol* pk, const KeyCol* bk,
   }
 }
 
-// A bitmap of the build rows that no probe row matched (for RIGHT and FULL joins).
-extern "C" __global__ void join_unmatched_kernel(const uint32_t* matched, long long m, uint32_t* unmatched) {
+// A bitmap of the build rows whose slot no probe row matched, NULL keys included (RIGHT and FULL).
+extern "C" __global__ void join_unmatched_kernel(const int* row_slot, const uint8_t* slot_matched, long long m,
+                                                 uint32_t* unmatched) {
   long long words = (m + 31) / 32;
-  for (long long w = gpudf::global_thread(); w < words; w += gpudf::grid_threads()) unmatched[w] = ~matched[w];
+  for (long long w = gpudf::global_thread(); w < words; w += gpudf::grid_threads()) {
+    uint32_t bits = 0;
+    for (int b = 0; b < 32; b++) {
+      long long j = w * 32 + b;
+      if (j >= m) break;
+      int s = row_slot[j];
+      if (s < 0 || !slot_matched[s]) bits |= 1u << b;
+    }
+    unmatched[w] = bits;
+  }
 }
 
 // Every pair of a join without keys, left row major.

@@ -609,6 +609,9 @@ public final class TpchBenchmark {
             engine, table, r.deviceBytes() >> 20, r.spilledBytes() >> 20);
       }
     }
+    if (SAMPLE_RUNS > 0) {
+      ALL_SAMPLES.getOrDefault(engine, new HostSampler.Counts()).print("SAMPLE all " + engine, 40);
+    }
     planning(engine, session, s.queries(), queries, report);
     checkpoint(report, s);
   }
@@ -703,9 +706,31 @@ public final class TpchBenchmark {
       if (PROFILE) {
         profile(session, name, sql);
       }
+      if (SAMPLE_RUNS > 0) {
+        sampleHost(engine, session, name, sql);
+      }
     } catch (RuntimeException e) {
       report.failed(engine, name, e);
     }
+  }
+
+  /**
+   * With {@code -Dgpudf.debug.sampleHost=N}: N more runs of each query with the query thread's
+   * stack sampled every 200 us ({@link HostSampler}), each query's top frames printed, and those of
+   * all queries at the end of the run.
+   */
+  private static final int SAMPLE_RUNS = Integer.getInteger("gpudf.debug.sampleHost", 0);
+  private static final Map<String, HostSampler.Counts> ALL_SAMPLES = new java.util.concurrent.ConcurrentHashMap<>();
+
+  private static void sampleHost(String engine, GpuSession session, String name, String sql) {
+    HostSampler.Counts counts = new HostSampler.Counts();
+    try (HostSampler sampler = new HostSampler(Thread.currentThread(), 200, counts)) {
+      for (int r = 0; r < SAMPLE_RUNS; r++) {
+        session.query(sql).close();
+      }
+    }
+    counts.print("SAMPLE " + engine + " " + name, 12);
+    ALL_SAMPLES.computeIfAbsent(engine, e -> new HostSampler.Counts()).add(counts);
   }
 
   private static final boolean PROFILE = Boolean.getBoolean("gpudf.debug.profileLaunches");

@@ -12,12 +12,13 @@ import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.IntVector;
 
 /**
- * The GPU twin of {@link Join} ({@code join.cu}): the build side's keys go into a hash table in
- * device memory, the probe side counts then writes its output rows, and the gather maps select
- * the joined columns. The build side is the right input, except for INNER joins, which build on
- * the smaller input. Output follows the probe side's row order (a probe row's matches in table
- * order; unmatched right rows of RIGHT and FULL joins last), so it may order rows differently
- * from the CPU twin while holding the same rows.
+ * The GPU twin of {@link Join} ({@code join.cu}): the build side's distinct keys go into a hash
+ * table in device memory (rows sharing a key listed together), the probe side counts then writes
+ * its output rows, and the gather maps select the joined columns. The build side is the right
+ * input, except for INNER joins, which build on the smaller input. Output follows the probe side's
+ * row order (a probe row's matches in an order the build's atomics decide; unmatched right rows of
+ * RIGHT and FULL joins last), so it may order rows differently from the CPU twin while holding the
+ * same rows.
  *
  * <p>A residual condition is evaluated on the device over the candidate pairs; for INNER joins the
  * pairs that hold are compacted on the device, for the other kinds the gather maps and the
@@ -96,25 +97,39 @@ final class GpuHashJoin {
       Join.Kind kind) {
     int n = probe.rowCount();
     int m = build.rowCount();
-    long cap = GpuKeys.capacity(2L * m);
+    // slots are stored as int: at most 2^31 of them, still more than the build's rows
+    long cap = Math.min(GpuKeys.capacity(2L * m), 1L << 31);
     boolean pairs = kind != Join.Kind.SEMI && kind != Join.Kind.ANTI && kind != Join.Kind.NULL_AWARE_ANTI;
     boolean markBuild = kind == Join.Kind.RIGHT || kind == Join.Kind.FULL;
     long[] g = DeviceScan.grid(exec, n, 1);
     int blocks = (int) g[0];
+    int buildGrid = KernelLaunch.gridFor(exec.stream().device(), m);
     List<DeviceBuffer> temps = new ArrayList<>();
     try (DeviceBuffer pk = GpuKeys.describe(exec, columns(probe, probeKeys));
         DeviceBuffer bk = GpuKeys.describe(exec, columns(build, buildKeys));
         DeviceBuffer table = exec.allocate(8 * cap);
+        DeviceBuffer slotRows = exec.allocateZeroed(4 * cap);
+        DeviceBuffer slotEnd = exec.allocate(4 * cap);
+        DeviceBuffer rowSlot = exec.allocate(4L * Math.max(1, m));
+        DeviceBuffer rows = exec.allocate(4L * Math.max(1, m));
+        DeviceBuffer dups = exec.allocateZeroed(4);
+        DeviceBuffer cursor = exec.allocateZeroed(4);
         DeviceBuffer counts = exec.allocate(4L * Math.max(1, n));
         DeviceBuffer offsets = exec.allocate(8L * (blocks + 1));
-        DeviceBuffer matched = markBuild ? exec.allocateZeroed(4 * ((m + 31L) / 32 + 1)) : null) {
+        DeviceBuffer matched = markBuild ? exec.allocateZeroed(cap) : null) {
       exec.fill(table, 0, 8 * cap, (byte) 0xFF);
-      KernelLaunch.launch("join_build_kernel", KernelLaunch.gridFor(exec.stream().device(), m), exec.stream(), bk,
-          buildKeys.length, (long) m, table, cap - 1);
+      KernelLaunch.launch("join_build_kernel", buildGrid, exec.stream(), bk, buildKeys.length, (long) m, table, cap - 1,
+          slotRows, rowSlot, dups);
+      if (pairs && n > 0) {
+        KernelLaunch.launch("join_ranges_kernel", KernelLaunch.gridFor(exec.stream().device(), cap), exec.stream(),
+            slotRows, cap, dups, slotEnd, cursor);
+        KernelLaunch.launch("join_list_kernel", buildGrid, exec.stream(), rowSlot, (long) m, slotRows, dups, slotEnd,
+            rows);
+      }
       long total = 0;
       if (n > 0) {
         KernelLaunch.launch("join_count_kernel", blocks, exec.stream(), pk, bk, probeKeys.length, (long) n, g[1], table,
-            cap - 1, code(kind), (long) m, counts, offsets, matched);
+            cap - 1, slotRows, dups, code(kind), (long) m, counts, offsets, matched);
         KernelLaunch.launch("scan_offsets_i64_kernel", 1, exec.stream(), offsets, blocks);
         total = exec.readLongs(offsets, 8L * blocks, 1)[0];
       }
@@ -123,7 +138,7 @@ final class GpuHashJoin {
         DeviceBuffer mask = exec.allocate(4 * ((m + 31L) / 32 + 1));
         temps.add(mask);
         KernelLaunch.launch("join_unmatched_kernel", KernelLaunch.gridFor(exec.stream().device(), (m + 31L) / 32),
-            exec.stream(), matched, (long) m, mask);
+            exec.stream(), rowSlot, matched, (long) m, mask);
         unmatched = Filter.keptRows(exec, mask, null, m);
         temps.add(unmatched.rows());
       }
@@ -138,7 +153,7 @@ final class GpuHashJoin {
         r = pairs ? exec.allocate(4 * Math.max(1, size)) : null;
         if (n > 0) {
           KernelLaunch.launch("join_write_kernel", blocks, exec.stream(), pk, bk, probeKeys.length, (long) n, g[1], table,
-              cap - 1, code(kind), counts, offsets, l, r);
+              cap - 1, slotRows, slotEnd, rows, code(kind), counts, offsets, l, r);
         }
         if (unmatched != null) {
           exec.fill(l, 4 * total, 4L * unmatched.count(), (byte) 0xFF);

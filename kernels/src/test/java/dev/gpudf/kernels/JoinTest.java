@@ -317,12 +317,13 @@ class JoinTest {
   }
 
   /**
-   * Many-to-many, skewed, all-equal and no-match keys, on 10^6-row INT32 inputs; the gather maps
+   * Many-to-many, skewed, all-equal and no-match keys, and a build side of few keys each held by
+   * hundreds of rows against mostly missing probe keys, on 10^6-row INT32 inputs; the gather maps
    * pair equal keys and as many pairs as the CPU join.
    */
   @RequiresGpu
   @ParameterizedTest
-  @ValueSource(strings = {"manyToMany", "skewed", "noMatch", "allEqual"})
+  @ValueSource(strings = {"manyToMany", "skewed", "noMatch", "allEqual", "fewBuildKeys"})
   void gpuKeyDistributions(String shape) {
     int n = 1_000_000;
     int m = shape.equals("allEqual") ? 3 : 200_000;
@@ -366,6 +367,8 @@ class JoinTest {
         // half the probe rows hold one key, which one build row holds
         case "skewed" -> (build ? i == 0 : i % 2 == 0) ? 7 : rnd.nextInt(1_000_000);
         case "noMatch" -> build ? -1 - i : i;
+        // 500 keys of 400 build rows each; a probe row holds one of them one time in 2,000
+        case "fewBuildKeys" -> build ? i % 500 : rnd.nextInt(1_000_000);
         default -> 5;
       });
       id.set(i, i);

@@ -1,0 +1,97 @@
+package dev.gpudf.bench;
+
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Where a thread spends host time, by sampling its stack every {@code periodMicros} from a
+ * second thread (the bundle's runtime has no JFR). Each sample counts once for its leaf frame and
+ * once for every distinct gpudf method on the stack (inclusive). {@link Thread#getStackTrace()}
+ * sees the thread at a safepoint, so Java frames are biased towards loop ends and calls, but a
+ * thread inside native code (the CUDA driver through JCuda) shows that native frame as its leaf.
+ * Opened around the work to sample, closed to stop; the counts it gave {@link Counts} say what it saw.
+ */
+final class HostSampler implements AutoCloseable {
+  private final Thread target;
+  private final Thread sampler;
+  private final AtomicBoolean running = new AtomicBoolean(true);
+  private final Counts counts;
+
+  /** Samples, by leaf frame and by gpudf method on the stack. */
+  static final class Counts {
+    private final Map<String, Integer> leaves = new HashMap<>();
+    private final Map<String, Integer> inclusive = new HashMap<>();
+    private int samples;
+
+    /** Adds {@code other}'s samples to these. */
+    synchronized void add(Counts other) {
+      synchronized (other) {
+        samples += other.samples;
+        other.leaves.forEach((k, v) -> leaves.merge(k, v, Integer::sum));
+        other.inclusive.forEach((k, v) -> inclusive.merge(k, v, Integer::sum));
+      }
+    }
+
+    /** The {@code top} leaf frames and the {@code top} gpudf methods by share of samples, each line led by {@code label}. */
+    synchronized void print(String label, int top) {
+      System.out.printf(Locale.ROOT, "%s %d samples%n", label, samples);
+      print(label + " leaf", leaves, top);
+      print(label + " incl", inclusive, top);
+    }
+
+    private void print(String label, Map<String, Integer> counts, int top) {
+      counts.entrySet().stream().sorted((x, y) -> Integer.compare(y.getValue(), x.getValue())).limit(top)
+          .forEach(e -> System.out.printf(Locale.ROOT, "%s %5.1f%% %s%n", label, 100.0 * e.getValue() / Math.max(1, samples),
+              e.getKey()));
+    }
+  }
+
+  /** Starts sampling {@code target} every {@code periodMicros} microseconds into {@code counts}. */
+  HostSampler(Thread target, long periodMicros, Counts counts) {
+    this.target = target;
+    this.counts = counts;
+    this.sampler = new Thread(() -> {
+      while (running.get()) {
+        sample();
+        java.util.concurrent.locks.LockSupport.parkNanos(periodMicros * 1000);
+      }
+    }, "host-sampler");
+    sampler.setDaemon(true);
+    sampler.start();
+  }
+
+  private void sample() {
+    StackTraceElement[] stack = target.getStackTrace();
+    if (stack.length == 0) {
+      return;
+    }
+    synchronized (counts) {
+      counts.samples++;
+      counts.leaves.merge(frame(stack[0]), 1, Integer::sum);
+      java.util.Set<String> seen = new java.util.HashSet<>();
+      for (StackTraceElement e : stack) {
+        if (e.getClassName().startsWith("dev.gpudf.") && seen.add(frame(e))) {
+          counts.inclusive.merge(frame(e), 1, Integer::sum);
+        }
+      }
+    }
+  }
+
+  private static String frame(StackTraceElement e) {
+    String cls = e.getClassName();
+    return cls.substring(cls.lastIndexOf('.') + 1) + "." + e.getMethodName();
+  }
+
+  @Override
+  public void close() {
+    running.set(false);
+    try {
+      sampler.join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while stopping the host sampler", e);
+    }
+  }
+}
