@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU host from the repository root, after scripts/gpu-bundle.sh packed .gpu-bundle:
 # the gpu-tagged tests, `gpudf info`, the transfer benchmark and its PyTorch peer, each output
-# saved under $OUT (or ./gpu-out). Usage: bash scripts/gpu-run.sh [tests|heavy|kernels|hash|tpch|handoff|ingest|pipeline|expr|fuzz|files|bench|all]
+# saved under $OUT (or ./gpu-out). Usage: bash scripts/gpu-run.sh [tests|heavy|kernels|hash|tpch|handoff|ingest|pipeline|expr|fuzz|files|launch|bench|all]
 # (tests: the gpu-tagged suite, which must finish within one device call; heavy: the gpu-heavy
 # tag, GPU-versus-twin checks on millions of rows; both check every operator's output layout)
 # (KERNEL_ARGS passes rows, reps and cpu=0|1 to KernelBenchmark, HASH_ARGS the same to HashBenchmark
@@ -121,6 +121,11 @@ if [ "$what" = files ]; then
     [ "${FILES_SCAN:-1}" = 0 ] || JAVA_OPTS="-Xmx64g --sun-misc-unsafe-memory-access=allow ${SCAN_JAVA_OPTS:-}" bash .gpu-bundle/run dev.gpudf.bench.ScanBenchmark \
       "$data/lineitem.parquet" ${SCAN_ARGS:-3} 2>&1 | tee "$OUT/files-scan.txt"
   fi
+fi
+if [ "$what" = launch ] || [ "$what" = all ]; then
+  # the fixed host costs of a launch, a wait, a read back and an allocation, with CuPy's beside them
+  { bash .gpu-bundle/run dev.gpudf.bench.LaunchBenchmark ${LAUNCH_ARGS:-}; python3 benchmarks/peer_launch.py ${LAUNCH_ARGS:-}; } 2>&1 \
+    | tee "$OUT/launch.txt"
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   bash .gpu-bundle/run dev.gpudf.cli.GpudfCli info 2>&1 | tee "$OUT/info.txt"
