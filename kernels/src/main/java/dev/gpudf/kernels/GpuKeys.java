@@ -25,7 +25,7 @@ final class GpuKeys {
     return exec.upload(words);
   }
 
-  private static long kind(PhysicalType p) {
+  static long kind(PhysicalType p) {
     return switch (p) {
       case BITS -> 0;
       case STRING -> 3;
@@ -35,7 +35,7 @@ final class GpuKeys {
     };
   }
 
-  private static long address(DeviceBuffer b) {
+  static long address(DeviceBuffer b) {
     return b == null ? 0 : b.address();
   }
 

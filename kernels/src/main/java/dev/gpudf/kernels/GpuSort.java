@@ -9,7 +9,9 @@ import java.util.List;
 
 /**
  * Drives {@code sort.cu}: stable LSD radix passes over each sort key's subkeys, from the last
- * key to the first, carrying the row permutation along.
+ * key to the first, carrying the row permutation along; and, for tables of few rows whose keys
+ * need many radix passes, {@code merge_sort.cu}'s comparison sort, which makes one launch per
+ * doubling of its sorted runs instead of one per 8 bits of key. Both give the same stable order.
  */
 final class GpuSort {
   /** Rows per tile of the scatter kernel; chunks are multiples of it. */
@@ -48,8 +50,47 @@ final class GpuSort {
     }
   }
 
+  /**
+   * Most rows the comparison sort takes: its passes compare rows through every key in global
+   * memory, which past this costs more than the radix passes' launches.
+   */
+  static final int MERGE_SORT_MAX_ROWS = 1 << 16;
+
+  /** Radix passes (8 bits each) above which a table of at most {@link #MERGE_SORT_MAX_ROWS} rows is merge sorted. */
+  static final int MERGE_SORT_MIN_PASSES = 8;
+
   /** The stable sorting permutation of {@code table} by {@code keys}, as an owned int32 buffer. */
   static DeviceBuffer argsort(Exec exec, DeviceTable table, List<SortKey> keys) {
+    int n = table.rowCount();
+    if (n > 0 && n <= MERGE_SORT_MAX_ROWS && (n <= MergeSort.TILE || radixPasses(table, keys) > MERGE_SORT_MIN_PASSES)) {
+      return MergeSort.argsort(exec, table, keys);
+    }
+    return radixArgsort(exec, table, keys);
+  }
+
+  /**
+   * A lower bound of the radix passes that sorting by {@code keys} takes (a string counts its
+   * length and one 8-byte chunk; its longest value is not read, which would wait for the device).
+   */
+  private static int radixPasses(DeviceTable table, List<SortKey> keys) {
+    int passes = 0;
+    for (SortKey k : keys) {
+      DeviceColumn c = table.column(k.column());
+      passes += switch (PhysicalType.of(c.type())) {
+        case I8, BITS -> 1;
+        case I16 -> 2;
+        case I32, F32 -> 4;
+        case I64, F64 -> 8;
+        case D128 -> 16;
+        case STRING -> 12;
+      };
+      passes += c.nullCount() > 0 ? 1 : 0;
+    }
+    return passes;
+  }
+
+  /** {@link #argsort} by radix passes, whatever the rows and keys. */
+  static DeviceBuffer radixArgsort(Exec exec, DeviceTable table, List<SortKey> keys) {
     int n = table.rowCount();
     try (Buffers b = new Buffers()) {
       b.keys = exec.allocate(8L * n);

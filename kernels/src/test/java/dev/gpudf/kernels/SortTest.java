@@ -8,6 +8,7 @@ import dev.gpudf.columnar.DeviceColumn;
 import dev.gpudf.columnar.DeviceTable;
 import dev.gpudf.columnar.HostColumn;
 import dev.gpudf.columnar.HostTable;
+import dev.gpudf.columnar.cuda.DeviceBuffer;
 import dev.gpudf.columnar.cuda.Gpu;
 import dev.gpudf.columnar.error.UserException;
 import dev.gpudf.columnar.testing.HeavyGpu;
@@ -128,6 +129,11 @@ class SortTest {
                 VectorSchemaRoot back = pt.toArrow(a, g.stream())) {
               assertArrayEquals(want, ints(back.getVector(0)), keys + " " + nulls + " " + rows);
             }
+            // both GPU sorts, whichever argsort picks for these rows and keys
+            try (DeviceBuffer radix = GpuSort.radixArgsort(g, d, keys); DeviceBuffer merge = MergeSort.argsort(g, d, keys)) {
+              assertArrayEquals(want, ints(gpu, g, a, radix, rows), "radix sort by " + keys + " " + nulls + " " + rows);
+              assertArrayEquals(want, ints(gpu, g, a, merge, rows), "merge sort by " + keys + " " + nulls + " " + rows);
+            }
             for (int limit : new int[] {0, 1, 5, 100}) {
               int l = Math.min(limit, rows);
               try (DeviceTable top = Sort.topN(g, d, keys, l); VectorSchemaRoot got = top.toArrow(a, g.stream());
@@ -170,6 +176,16 @@ class SortTest {
   private static <C extends dev.gpudf.columnar.Column> C retain(C c) {
     c.retain();
     return c;
+  }
+
+  /** The first {@code rows} int32 values of {@code b}, read back to the host. */
+  private static int[] ints(Gpu gpu, Exec exec, org.apache.arrow.memory.BufferAllocator a, DeviceBuffer b, int rows) {
+    b.retain();
+    try (DeviceTable t = new DeviceTable(gpu, List.of("p"),
+        List.of(new DeviceColumn(dev.gpudf.columnar.DataType.INT32, rows, 0, b, null, null)), rows);
+        VectorSchemaRoot back = t.toArrow(a, exec.stream())) {
+      return ints(back.getVector(0));
+    }
   }
 
   private static int[] ints(FieldVector v) {
