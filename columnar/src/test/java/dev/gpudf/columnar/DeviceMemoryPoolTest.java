@@ -56,6 +56,30 @@ class DeviceMemoryPoolTest {
     }
   }
 
+  /**
+   * A block freed behind unfinished work is reused at once by the stream that freed it (its next
+   * work is ordered after that work) and by no other stream until that work is done.
+   */
+  @Test
+  void aFreedBlockIsReusedAtOnceOnlyOnItsOwnStream() {
+    try (DeviceMemoryPool pool = new DeviceMemoryPool(device, 4096 * MIB, 64 * MIB); CudaStream other = new CudaStream(device);
+        DeviceBuffer busy = pool.allocate(1024 * MIB, stream)) {
+      DeviceBuffer freed = pool.allocate(MIB, stream);
+      long address = freed.address();
+      // milliseconds of work queued before the free
+      for (int i = 0; i < 20; i++) {
+        dev.gpudf.columnar.cuda.Cuda.check(jcuda.driver.JCudaDriver.cuMemsetD8Async(busy.pointer(), (byte) i, busy.size(),
+            stream.handle()), "cuMemsetD8Async");
+      }
+      freed.close();
+      try (DeviceBuffer elsewhere = pool.allocate(MIB, other); DeviceBuffer same = pool.allocate(MIB, stream)) {
+        assertTrue(elsewhere.address() != address, "another stream took a block whose last use had not finished");
+        assertEquals(address, same.address(), "the freeing stream did not get its block back at once");
+      }
+      stream.synchronize();
+    }
+  }
+
   @Test
   void statisticsTrackAllocatedPeakAndCount() {
     try (DeviceMemoryPool pool = new DeviceMemoryPool(device, 256 * MIB, 64 * MIB)) {

@@ -26,75 +26,116 @@ final class GpuGather {
    * row of nulls (an outer join's missing side); the caller owns the result.
    */
   static DeviceTable table(Exec exec, DeviceTable table, DeviceBuffer map, int n, boolean nullable) {
-    List<DeviceColumn> out = new ArrayList<>();
+    List<DeviceColumn> srcs = new ArrayList<>(table.columnCount());
+    for (int c = 0; c < table.columnCount(); c++) {
+      srcs.add(table.column(c));
+    }
+    List<DeviceColumn> out;
     try (DeviceBuffer bad = exec.allocateZeroed(8)) {
-      for (int i = 0; i < table.columnCount(); i++) {
-        out.add(column(exec, table.column(i), map, n, nullable, bad));
-      }
-      if (exec.readLongs(bad, 1)[0] != 0) {
-        throw new UserException("gather map holds an index outside [0, " + table.rowCount() + ")");
-      }
-    } catch (RuntimeException e) {
-      out.forEach(DeviceColumn::close);
-      throw e;
+      out = columns(exec, srcs, map, n, nullable, bad, table.rowCount());
     }
     return new DeviceTable(exec.gpu(), table.names(), out, n);
   }
 
+  /**
+   * The rows {@code map[0..n)} of {@code src}; an index outside it sets {@code bad}, which the
+   * caller checks. The caller owns the result.
+   */
   static DeviceColumn column(Exec exec, DeviceColumn src, DeviceBuffer map, int n, DeviceBuffer bad) {
     return column(exec, src, map, n, false, bad);
   }
 
   /** {@link #column(Exec, DeviceColumn, DeviceBuffer, int, DeviceBuffer)} where, with {@code nullable}, -1 gives a null. */
-  static DeviceColumn column(Exec exec, DeviceColumn src, DeviceBuffer map, int n, boolean nullable,
-      DeviceBuffer bad) {
+  static DeviceColumn column(Exec exec, DeviceColumn src, DeviceBuffer map, int n, boolean nullable, DeviceBuffer bad) {
+    return columns(exec, List.of(src), map, n, nullable, bad, -1).get(0);
+  }
+
+  /**
+   * The rows {@code map[0..n)} of each of {@code srcs}, waiting for the device once for them all
+   * (for the string columns' sizes and every null count together) instead of once per column.
+   * An index outside a column sets {@code bad}; with {@code checkRows} >= 0 that is refused here
+   * as a {@link UserException} naming [0, checkRows), else the caller checks it. The caller owns
+   * the result.
+   */
+  static List<DeviceColumn> columns(Exec exec, List<DeviceColumn> srcs, DeviceBuffer map, int n, boolean nullable,
+      DeviceBuffer bad, long checkRows) {
+    int k = srcs.size();
     int orNull = nullable ? 1 : 0;
-    long srcRows = src.rowCount();
     int grid = KernelLaunch.gridFor(exec.stream().device(), n);
-    List<DeviceBuffer> owned = new ArrayList<>(3);
-    try {
-      DeviceBuffer data;
-      DeviceBuffer offsets = null;
-      if (src.type().id() == TypeId.BOOL) {
-        data = bits(exec, src.data(), srcRows, map, n, orNull, bad, owned);
-      } else if (src.type().id() == TypeId.STRING) {
-        DeviceBuffer wide = exec.allocate(8L * (n + 1));
-        owned.add(wide);
-        KernelLaunch.launch("gather_string_lengths_kernel", grid, exec.stream(), src.offsets(), srcRows, map, (long) n,
-            wide, orNull, bad);
-        long total = DeviceScan.scan(exec, PhysicalType.I64, wide, null, n, wide, false, true);
-        if (total > Integer.MAX_VALUE) {
-          throw new UserException("gathered strings hold " + total + " bytes, more than a column's 2 GiB limit");
+    List<DeviceBuffer> owned = new ArrayList<>();
+    DeviceBuffer[] data = new DeviceBuffer[k];
+    DeviceBuffer[] offsets = new DeviceBuffer[k];
+    DeviceBuffer[] validity = new DeviceBuffer[k];
+    // per column its valid rows, then per column its gathered string bytes, then the bad flag
+    long[] waited;
+    try (DeviceBuffer counts = exec.allocateZeroed(8L * (2 * k + 1))) {
+      for (int c = 0; c < k; c++) {
+        DeviceColumn src = srcs.get(c);
+        long srcRows = src.rowCount();
+        if (src.type().id() == TypeId.BOOL) {
+          data[c] = bits(exec, src.data(), srcRows, map, n, orNull, bad, owned);
+        } else if (src.type().id() == TypeId.STRING) {
+          // string lengths as int64 offsets, scanned; narrowed and filled once their total is known
+          offsets[c] = exec.allocate(8L * (n + 1));
+          owned.add(offsets[c]);
+          KernelLaunch.launch("gather_string_lengths_kernel", grid, exec.stream(), src.offsets(), srcRows, map, (long) n,
+              offsets[c], orNull, bad);
+          DeviceScan.scanAsync(exec, PhysicalType.I64, offsets[c], null, n, offsets[c], false, counts, 8L * (k + c));
+          exec.copy(offsets[c], 8L * n, counts, 8L * (k + c), 8);
+        } else {
+          int width = src.type().byteWidth();
+          data[c] = exec.allocate((long) n * width);
+          owned.add(data[c]);
+          KernelLaunch.launch("gather_w" + width + "_kernel", grid, exec.stream(), src.data(), srcRows, map, (long) n,
+              data[c], orNull, bad);
         }
-        offsets = exec.allocate(4L * (n + 1));
-        owned.add(offsets);
-        KernelLaunch.launch("narrow_offsets_kernel", KernelLaunch.gridFor(exec.stream().device(), n + 1L), exec.stream(),
-            wide, n + 1L, offsets);
-        data = exec.allocate(total);
-        owned.add(data);
-        // short strings a thread each, long ones a warp each (its lanes copy bytes side by side)
-        KernelLaunch.launch(total < SHORT_STRING_BYTES * n ? "gather_string_chars_thread_kernel" : "gather_string_chars_kernel",
-            grid, exec.stream(), src.offsets(), src.data(), srcRows, map, (long) n, offsets, data);
-        owned.remove(wide);
-        wide.close();
-      } else {
-        int width = src.type().byteWidth();
-        data = exec.allocate((long) n * width);
-        owned.add(data);
-        KernelLaunch.launch("gather_w" + width + "_kernel", grid, exec.stream(), src.data(), srcRows, map, (long) n,
-            data, orNull, bad);
+        if (src.validity() != null || nullable) {
+          validity[c] = bits(exec, src.validity(), srcRows, map, n, orNull, bad, owned);
+          if (n > 0) {
+            KernelLaunch.launch("bitmap_count_set_kernel", KernelLaunch.gridFor(exec.stream().device(), n / 32),
+                exec.stream(), validity[c], null, (long) n, counts.address() + 8L * c);
+          }
+        }
       }
-      DeviceBuffer validity = null;
-      int nulls = 0;
-      if (src.validity() != null || nullable) {
-        validity = bits(exec, src.validity(), srcRows, map, n, orNull, bad, owned);
-        nulls = n - (int) Bitmaps.countSet(exec.gpu(), validity, n, exec.stream());
+      exec.copy(counts, 16L * k, bad, 0, 8);
+      waited = exec.readLongs(counts, 2 * k + 1);
+      if (checkRows >= 0 && waited[2 * k] != 0) {
+        throw new UserException("gather map holds an index outside [0, " + checkRows + ")");
       }
-      return new DeviceColumn(src.type(), n, nulls, data, offsets, validity);
+      for (int c = 0; c < k; c++) {
+        if (offsets[c] != null && waited[k + c] > Integer.MAX_VALUE) {
+          throw new UserException("gathered strings hold " + waited[k + c] + " bytes, more than a column's 2 GiB limit");
+        }
+      }
+      for (int c = 0; c < k; c++) {
+        if (offsets[c] != null) {
+          DeviceColumn src = srcs.get(c);
+          long total = waited[k + c];
+          DeviceBuffer wide = offsets[c];
+          offsets[c] = exec.allocate(4L * (n + 1));
+          owned.add(offsets[c]);
+          KernelLaunch.launch("narrow_offsets_kernel", KernelLaunch.gridFor(exec.stream().device(), n + 1L),
+              exec.stream(), wide, n + 1L, offsets[c]);
+          data[c] = exec.allocate(total);
+          owned.add(data[c]);
+          // short strings a thread each, long ones a warp each (its lanes copy bytes side by side)
+          KernelLaunch.launch(total < SHORT_STRING_BYTES * n ? "gather_string_chars_thread_kernel"
+              : "gather_string_chars_kernel", grid, exec.stream(), src.offsets(), src.data(), (long) src.rowCount(), map,
+              (long) n, offsets[c], data[c]);
+          owned.remove(wide);
+          wide.close();
+        }
+      }
     } catch (RuntimeException e) {
       owned.forEach(DeviceBuffer::close);
       throw e;
     }
+    List<DeviceColumn> out = new ArrayList<>(k);
+    for (int c = 0; c < k; c++) {
+      int nulls = validity[c] == null ? 0 : n - (int) waited[c];
+      out.add(new DeviceColumn(srcs.get(c).type(), n, nulls, data[c], offsets[c], validity[c]));
+    }
+    return out;
   }
 
   /** Mean gathered string length under which a thread copies a string alone. */

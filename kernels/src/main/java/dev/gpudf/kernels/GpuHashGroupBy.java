@@ -44,9 +44,7 @@ final class GpuHashGroupBy {
         KernelLaunch.launch("groupby_label_kernel", KernelLaunch.gridFor(exec.stream().device(), groups), exec.stream(),
             leaders.rows(), (long) groups, groupOf, slots);
         KernelLaunch.launch("groupby_assign_kernel", grid, exec.stream(), (long) n, groupOf, slots);
-        for (DeviceColumn k : keyCols) {
-          out.add(GpuGather.column(exec, k, leaders.rows(), groups, false, bad));
-        }
+        out.addAll(GpuGather.columns(exec, keyCols, leaders.rows(), groups, false, bad, -1));
         for (GroupBy.Agg a : aggs) {
           out.add(aggregate(exec, table, a, groupOf, groups));
         }

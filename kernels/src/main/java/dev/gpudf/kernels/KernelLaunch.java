@@ -64,26 +64,60 @@ public final class KernelLaunch {
     launch(kernel.function(), PtxProgram.ENTRY, grid, BLOCK, stream, args);
   }
 
-  private static void launch(CUfunction function, String kernel, int grid, int block, CudaStream stream, Object... args) {
-    CudaDevice device = stream.device();
-    Pointer[] params = new Pointer[args.length];
-    for (int i = 0; i < args.length; i++) {
-      Object a = args[i];
+  /** Most arguments a kernel takes. */
+  static final int MAX_ARGS = 32;
+
+  /**
+   * One thread's kernel arguments, laid out in native memory as {@code cuLaunchKernel} reads
+   * them: {@link #MAX_ARGS} pointers, each to its own 8-byte value slot after them. The driver
+   * copies the values during the call, so the same memory serves every launch of the thread, and
+   * a launch costs no Java array per argument (JCuda pins and copies back each array it is given,
+   * which made a launch cost more than the driver's own work).
+   */
+  private static final class Arguments {
+    final java.nio.ByteBuffer slots = java.nio.ByteBuffer.allocateDirect(16 * MAX_ARGS)
+        .order(java.nio.ByteOrder.nativeOrder());
+    final Pointer pointer = Pointer.to(slots);
+
+    Arguments() {
+      long address = org.apache.arrow.memory.util.MemoryUtil.getByteBufferAddress(slots);
+      for (int i = 0; i < MAX_ARGS; i++) {
+        slots.putLong(8 * i, address + 8L * (MAX_ARGS + i));
+      }
+    }
+
+    void set(int i, Object a) {
+      int at = 8 * (MAX_ARGS + i);
+      slots.putLong(at, 0);
       if (a == null) {
-        params[i] = Pointer.to(new long[] {0});
-      } else if (a instanceof DeviceBuffer b) {
-        params[i] = Pointer.to(new long[] {b.address()});
+        return;
+      }
+      if (a instanceof DeviceBuffer b) {
+        slots.putLong(at, b.address());
       } else if (a instanceof Long l) {
-        params[i] = Pointer.to(new long[] {l});
+        slots.putLong(at, l);
       } else if (a instanceof Integer n) {
-        params[i] = Pointer.to(new int[] {n});
+        slots.putInt(at, n);
       } else if (a instanceof Double d) {
-        params[i] = Pointer.to(new double[] {d});
+        slots.putDouble(at, d);
       } else if (a instanceof Float f) {
-        params[i] = Pointer.to(new float[] {f});
+        slots.putFloat(at, f);
       } else {
         throw new IllegalArgumentException("unsupported kernel argument " + a);
       }
+    }
+  }
+
+  private static final ThreadLocal<Arguments> ARGUMENTS = ThreadLocal.withInitial(Arguments::new);
+
+  private static void launch(CUfunction function, String kernel, int grid, int block, CudaStream stream, Object... args) {
+    CudaDevice device = stream.device();
+    if (args.length > MAX_ARGS) {
+      throw new IllegalArgumentException(kernel + " given " + args.length + " arguments, more than " + MAX_ARGS);
+    }
+    Arguments params = ARGUMENTS.get();
+    for (int i = 0; i < args.length; i++) {
+      params.set(i, args[i]);
     }
     device.makeCurrent();
     long t0 = 0;
@@ -91,8 +125,8 @@ public final class KernelLaunch {
       stream.synchronize();
       t0 = System.nanoTime();
     }
-    check(JCudaDriver.cuLaunchKernel(function, grid, 1, 1, block, 1, 1, 0, stream.handle(),
-        Pointer.to(params), null), "cuLaunchKernel(" + kernel + ")");
+    check(JCudaDriver.cuLaunchKernel(function, grid, 1, 1, block, 1, 1, 0, stream.handle(), params.pointer, null),
+        "cuLaunchKernel(" + kernel + ")");
     if (SYNC || PROFILE) {
       stream.synchronize();
     }

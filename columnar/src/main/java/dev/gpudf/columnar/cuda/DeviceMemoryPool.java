@@ -52,7 +52,8 @@ public final class DeviceMemoryPool implements AutoCloseable {
 
   private record Live(long size, Throwable stack) {}
 
-  private record Pending(long address, long size, CudaEvent event) {}
+  // stream: the one the block was freed on, compared by identity only (it may be closed by now)
+  private record Pending(long address, long size, CudaEvent event, CudaStream stream) {}
 
   /** Statistics of one pool, in bytes unless named otherwise. */
   public record Stats(long allocated, long peak, long reserved, long limit, long allocationCount, int liveBuffers) {}
@@ -90,7 +91,7 @@ public final class DeviceMemoryPool implements AutoCloseable {
           stream.memoryLimit, stream.memoryLimitSource);
     }
     device.makeCurrent();
-    reclaimFinished(false);
+    reclaimFinished(false, stream);
     Long free = blocks.take(rounded);
     long address = free != null ? free : grow(rounded, size);
     live.put(address, new Live(rounded, RECORD_STACKS ? new Throwable("allocated here") : null));
@@ -121,7 +122,7 @@ public final class DeviceMemoryPool implements AutoCloseable {
     device.makeCurrent();
     if (rounded > limit - reserved()) {
       // what the pool holds free goes back to the driver first
-      reclaimFinished(true);
+      reclaimFinished(true, null);
       for (long[] chunk : blocks.removeEmptyChunks()) {
         check(JCudaDriver.cuMemFree(Pointers.device(chunk[0])), "cuMemFree");
       }
@@ -186,13 +187,13 @@ public final class DeviceMemoryPool implements AutoCloseable {
       device.makeCurrent();
       CudaEvent event = idleEvents.isEmpty() ? new CudaEvent(device, false) : idleEvents.pop();
       event.record(stream);
-      pending.add(new Pending(address, l.size, event));
+      pending.add(new Pending(address, l.size, event, stream));
     } finally {
       stream.close();
     }
     // keep the pending list short without blocking: most frees are long finished by the next call
     if (pending.size() > 64) {
-      reclaimFinished(false);
+      reclaimFinished(false, null);
     }
   }
 
@@ -226,7 +227,7 @@ public final class DeviceMemoryPool implements AutoCloseable {
     // list, give empty chunks back, then a chunk of the exact size. Then a typed, retryable error.
     for (int stage = 1; stage <= 2; stage++) {
       if (stage == 2) {
-        reclaimFinished(true);
+        reclaimFinished(true, null);
         Long address = blocks.take(rounded);
         if (address != null) {
           return address;
@@ -258,12 +259,17 @@ public final class DeviceMemoryPool implements AutoCloseable {
         "the device itself is out of memory: " + device.memoryInfo()[0] + " bytes free");
   }
 
-  private void reclaimFinished(boolean wait) {
+  /**
+   * Gives back the pending blocks whose work is done, waiting for it with {@code wait}. A block
+   * freed on {@code stream} (null: none) is given back at once: an allocation on that stream is
+   * ordered after the block's last use there, as the driver's own stream-ordered pools do it.
+   */
+  private void reclaimFinished(boolean wait, CudaStream stream) {
     for (Iterator<Pending> it = pending.iterator(); it.hasNext(); ) {
       Pending p = it.next();
       if (wait) {
         p.event.synchronize();
-      } else if (!p.event.isDone()) {
+      } else if (p.stream != stream && !p.event.isDone()) {
         continue;
       }
       it.remove();
