@@ -45,9 +45,7 @@ final class GpuHashGroupBy {
             leaders.rows(), (long) groups, groupOf, slots);
         KernelLaunch.launch("groupby_assign_kernel", grid, exec.stream(), (long) n, groupOf, slots);
         out.addAll(GpuGather.columns(exec, keyCols, leaders.rows(), groups, false, bad, -1));
-        for (GroupBy.Agg a : aggs) {
-          out.add(aggregate(exec, table, a, groupOf, groups));
-        }
+        out.addAll(aggregates(exec, table, aggs, groupOf, groups));
         return new DeviceTable(exec.gpu(), names, out, groups);
       }
     } catch (RuntimeException e) {
@@ -56,7 +54,59 @@ final class GpuHashGroupBy {
     }
   }
 
-  private static DeviceColumn aggregate(Exec exec, DeviceTable table, GroupBy.Agg agg, DeviceBuffer groupOf, int groups) {
+  /**
+   * An aggregate's column before the device is waited for: its null count is the {@code groups}
+   * minus the set bits counted into its second wait slot, and a non-zero first slot means its sum
+   * overflowed ({@code overflow} says how). {@code done} is a column finished already.
+   */
+  private record Partial(DataType type, DeviceBuffer data, DeviceBuffer validity, String overflow, DeviceColumn done) {
+    static Partial of(DeviceColumn done) {
+      return new Partial(null, null, null, null, done);
+    }
+
+    void close() {
+      if (done != null) {
+        done.close();
+      } else {
+        data.close();
+        validity.close();
+      }
+    }
+  }
+
+  /**
+   * Every aggregate's column, waiting for the device once for all of them (their overflow checks
+   * and null counts) instead of once or twice each.
+   */
+  private static List<DeviceColumn> aggregates(Exec exec, DeviceTable table, List<GroupBy.Agg> aggs, DeviceBuffer groupOf,
+      int groups) {
+    List<Partial> partials = new ArrayList<>();
+    try (DeviceBuffer waits = exec.allocateZeroed(16L * Math.max(1, aggs.size()))) {
+      for (int i = 0; i < aggs.size(); i++) {
+        partials.add(aggregate(exec, table, aggs.get(i), groupOf, groups, waits.address() + 16L * i));
+      }
+      long[] waited = aggs.isEmpty() ? new long[0] : exec.readLongs(waits, 2 * aggs.size());
+      for (int i = 0; i < partials.size(); i++) {
+        if (partials.get(i).overflow() != null && waited[2 * i] != 0) {
+          throw new UserException(partials.get(i).overflow());
+        }
+      }
+      List<DeviceColumn> out = new ArrayList<>();
+      for (int i = 0; i < partials.size(); i++) {
+        Partial p = partials.get(i);
+        out.add(p.done() != null ? p.done()
+            : new DeviceColumn(p.type(), groups, groups - (int) waited[2 * i + 1], p.data(), null, p.validity()));
+      }
+      return out;
+    } catch (RuntimeException e) {
+      partials.forEach(Partial::close);
+      throw e;
+    }
+  }
+
+  /** One aggregate; {@code slots} is the address of its two wait slots (see {@link Partial}). */
+  private static Partial aggregate(Exec exec, DeviceTable table, GroupBy.Agg agg, DeviceBuffer groupOf, int groups,
+      long slots) {
     int n = table.rowCount();
     int grid = KernelLaunch.gridFor(exec.stream().device(), n);
     int groupGrid = KernelLaunch.gridFor(exec.stream().device(), groups);
@@ -71,7 +121,7 @@ final class GpuHashGroupBy {
         results.add(count);
         KernelLaunch.launch("groupby_count_kernel", grid, exec.stream(), col == null ? null : col.validity(), (long) n,
             groupOf, count, (long) groups);
-        return new DeviceColumn(DataType.INT64, groups, 0, count, null, null);
+        return Partial.of(new DeviceColumn(DataType.INT64, groups, 0, count, null, null));
       }
       temps.add(count);
       DataType type = col.type();
@@ -79,6 +129,7 @@ final class GpuHashGroupBy {
       String suffix = p.suffix();
       DataType outType;
       DeviceBuffer data;
+      String overflow = null;
       long minCount = 0;
       switch (agg.op()) {
         case SUM, MEAN -> {
@@ -94,17 +145,14 @@ final class GpuHashGroupBy {
             outType = agg.op() == Reduction.MEAN ? DataType.FLOAT64
                 : decimal ? DataType.decimal(DataType.MAX_DECIMAL_PRECISION, type.scale()) : DataType.INT64;
             DeviceBuffer acc = track(temps, exec.allocateZeroed(24 * perGroup));
-            DeviceBuffer bad = track(temps, exec.allocateZeroed(8));
             KernelLaunch.launch("groupby_sum_int_" + suffix + "_kernel", grid, exec.stream(), col.data(), col.validity(),
                 (long) n, groupOf, acc, count, (long) groups);
             data = track(results, exec.allocate((outType.id() == TypeId.DECIMAL ? 16 : 8) * perGroup));
             int mode = agg.op() == Reduction.MEAN ? 2 : decimal ? 1 : 0;
+            // the overflow flag goes to the first wait slot
             KernelLaunch.launch("groupby_finish_sum_int_kernel", groupGrid, exec.stream(), acc, count, (long) groups, mode,
-                decimal ? type.scale() : 0, data, bad);
-            if (exec.readLongs(bad, 1)[0] != 0) {
-              throw new UserException(decimal ? "SUM overflows DECIMAL(38, " + type.scale() + ") in a group"
-                  : "SUM overflows INT64 in a group");
-            }
+                decimal ? type.scale() : 0, data, slots);
+            overflow = decimal ? "SUM overflows DECIMAL(38, " + type.scale() + ") in a group" : "SUM overflows INT64 in a group";
           }
         }
         case MIN, MAX -> {
@@ -157,14 +205,17 @@ final class GpuHashGroupBy {
           KernelLaunch.launch("fill_i64_kernel", groupGrid, exec.stream(), first, (long) groups, Long.MAX_VALUE);
           KernelLaunch.launch("groupby_first_valid_kernel", grid, exec.stream(), col.validity(), (long) n, groupOf, first);
           KernelLaunch.launch("groupby_first_to_map_kernel", groupGrid, exec.stream(), first, (long) groups, map);
-          return GpuGather.column(exec, col, map, groups, true, bad);
+          return Partial.of(GpuGather.column(exec, col, map, groups, true, bad));
         }
       }
       DeviceBuffer validity = track(results, exec.allocate(4 * ((groups + 31L) / 32 + 1)));
       KernelLaunch.launch("groupby_validity_kernel", KernelLaunch.gridFor(exec.stream().device(), (groups + 31L) / 32),
           exec.stream(), count, (long) groups, minCount, validity);
-      int nulls = groups - (int) Bitmaps.countSet(exec.gpu(), validity, groups, exec.stream());
-      return new DeviceColumn(outType, groups, nulls, data, null, validity);
+      if (groups > 0) {
+        KernelLaunch.launch("bitmap_count_set_kernel", KernelLaunch.gridFor(exec.stream().device(), groups / 32),
+            exec.stream(), validity, null, (long) groups, slots + 8);
+      }
+      return new Partial(outType, data, validity, overflow, null);
     } catch (RuntimeException e) {
       results.forEach(DeviceBuffer::close);
       throw e;
