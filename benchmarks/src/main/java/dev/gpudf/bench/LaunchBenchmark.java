@@ -10,7 +10,7 @@ import org.apache.arrow.memory.RootAllocator;
 
 /**
  * The fixed host costs every operator pays, whatever its rows: a kernel launch queued (a kernel
- * that has no work, with six and with fourteen arguments), a launch waited for, a read of one
+ * that has no work, with four and with fifteen arguments), a launch waited for, a read of one
  * value back to the host (a synchronisation), and a pool allocation with its release. Small
  * queries are made of hundreds of these, so they bound how fast such a query can be.
  *

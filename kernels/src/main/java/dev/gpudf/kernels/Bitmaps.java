@@ -26,21 +26,30 @@ public final class Bitmaps {
    * (the valid trues of a BOOL column: data and validity); waits for the result.
    */
   public static long countSet(Gpu gpu, DeviceBuffer a, DeviceBuffer b, long bits, CudaStream stream) {
-    checkBits(a.size(), bits);
-    if (b != null) {
-      checkBits(b.size(), bits);
-    }
     try (DeviceBuffer out = gpu.allocate(8, stream)) {
       check(JCudaDriver.cuMemsetD8Async(out.pointer(), (byte) 0, 8, stream.handle()), "cuMemsetD8Async");
-      if (bits > 0) {
-        KernelLaunch.launch("bitmap_count_set_kernel", KernelLaunch.gridFor(stream.device(), bits / 32),
-            stream, a, b, bits, out);
-      }
+      addSetCount(a, b, bits, out.address(), stream);
       // a Java array is pageable: copy synchronously, after the stream's work is done
       stream.synchronize();
       long[] result = {0};
       check(JCudaDriver.cuMemcpyDtoH(jcuda.Pointer.to(result), Pointers.device(out.address()), 8), "cuMemcpyDtoH");
       return result[0];
+    }
+  }
+
+  /**
+   * Queues the count of positions among the first {@code bits} set in {@code a} and, unless null,
+   * {@code b}, added to the int64 at device address {@code counter}; nothing waits, so a caller can
+   * read many counts back in one wait.
+   */
+  static void addSetCount(DeviceBuffer a, DeviceBuffer b, long bits, long counter, CudaStream stream) {
+    checkBits(a.size(), bits);
+    if (b != null) {
+      checkBits(b.size(), bits);
+    }
+    if (bits > 0) {
+      KernelLaunch.launch("bitmap_count_set_kernel", KernelLaunch.gridFor(stream.device(), bits / 32), stream, a, b, bits,
+          counter);
     }
   }
 

@@ -91,10 +91,7 @@ final class GpuGather {
         }
         if (src.validity() != null || nullable) {
           validity[c] = bits(exec, src.validity(), srcRows, map, n, orNull, bad, owned);
-          if (n > 0) {
-            KernelLaunch.launch("bitmap_count_set_kernel", KernelLaunch.gridFor(exec.stream().device(), n / 32),
-                exec.stream(), validity[c], null, (long) n, counts.address() + 8L * c);
-          }
+          Bitmaps.addSetCount(validity[c], null, n, counts.address() + 8L * c, exec.stream());
         }
       }
       exec.copy(counts, 16L * k, bad, 0, 8);

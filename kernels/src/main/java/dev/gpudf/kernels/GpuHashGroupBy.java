@@ -211,10 +211,7 @@ final class GpuHashGroupBy {
       DeviceBuffer validity = track(results, exec.allocate(4 * ((groups + 31L) / 32 + 1)));
       KernelLaunch.launch("groupby_validity_kernel", KernelLaunch.gridFor(exec.stream().device(), (groups + 31L) / 32),
           exec.stream(), count, (long) groups, minCount, validity);
-      if (groups > 0) {
-        KernelLaunch.launch("bitmap_count_set_kernel", KernelLaunch.gridFor(exec.stream().device(), groups / 32),
-            exec.stream(), validity, null, (long) groups, slots + 8);
-      }
+      Bitmaps.addSetCount(validity, null, groups, slots + 8, exec.stream());
       return new Partial(outType, data, validity, overflow, null);
     } catch (RuntimeException e) {
       results.forEach(DeviceBuffer::close);
