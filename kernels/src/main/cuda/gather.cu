@@ -14,51 +14,88 @@ __device__ __forceinline__ bool in_range(int r, long long n_src, int nullable, i
   }
   return true;
 }
-
-template <typename T>
-__device__ void gather(const T* src, long long n_src, const int* map, long long n, T* dst, int nullable, int* bad) {
-  for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) {
-    int r = map[i];
-    if (in_range(r, n_src, nullable, bad)) {
-      dst[i] = src[r];
-    } else if (r == -1) {
-      dst[i] = T{};
-    }
-  }
-}
 }  // namespace gpudf_gather
 
 struct Bytes16 {
   long long lo, hi;
 };
 
-#define GPUDF_GATHER(NAME, T)                                                                          \
-  extern "C" __global__ void gather_##NAME##_kernel(const T* src, long long n_src, const int* map,     \
-                                                     long long n, T* dst, int nullable, int* bad) {    \
-    gpudf_gather::gather<T>(src, n_src, map, n, dst, nullable, bad);                                   \
-  }
-GPUDF_GATHER(w1, uint8_t)
-GPUDF_GATHER(w2, uint16_t)
-GPUDF_GATHER(w4, uint32_t)
-GPUDF_GATHER(w8, unsigned long long)
-GPUDF_GATHER(w16, Bytes16)
+// One column of a fused gather. width 1, 2, 4, 8 or 16: fixed-width values; 0: a bitmap of
+// values (BOOL); -1: no values (a string column, whose bytes are gathered apart). A non-null
+// dst_valid gets the gathered validity, and valid_count the number of valid rows added to it.
+struct GatherColumn {
+  const void* src;
+  void* dst;
+  const uint32_t* src_valid;
+  uint32_t* dst_valid;
+  unsigned long long* valid_count;
+  long long n_src;
+  int width;
+  int unused;
+};
 
-// One thread per output word of 32 bits; a null `src` means all bits set (an all-valid column).
-extern "C" __global__ void gather_bits_kernel(const uint32_t* src, long long n_src, const int* map, long long n,
-                                              uint32_t* dst, int nullable, int* bad) {
+// The columns of one launch, passed by value as a kernel parameter, so a gather of a whole table
+// costs one launch and no upload. GpuGather.COLUMNS_PER_LAUNCH and DESCRIPTOR_BYTES mirror this.
+constexpr int kGatherColumns = 16;
+struct GatherColumns {
+  GatherColumn c[kGatherColumns];
+};
+static_assert(sizeof(GatherColumn) == 56, "GpuGather.DESCRIPTOR_BYTES");
+
+namespace gpudf_gather {
+template <typename T>
+__device__ __forceinline__ void put(const GatherColumn& c, int r, bool ok, long long i) {
+  static_cast<T*>(c.dst)[i] = ok ? static_cast<const T*>(c.src)[r] : T{};
+}
+
+__device__ __forceinline__ bool bit(const uint32_t* bits, int r) {
+  return (bits[r >> 5] >> (r & 31)) & 1u;
+}
+}  // namespace gpudf_gather
+
+// Gathers `count` columns by one map: a warp takes 32 consecutive output rows, so each lane reads
+// its row id once for all columns and a bitmap word is one ballot. Valid rows are summed per block
+// in shared memory and added to each column's counter once per block.
+extern "C" __global__ void gather_columns_kernel(GatherColumns cols, int count, const int* map, long long n,
+                                                 int nullable, int* bad) {
+  __shared__ unsigned long long valid[kGatherColumns];
+  if (threadIdx.x < kGatherColumns) valid[threadIdx.x] = 0;
+  __syncthreads();
+  int lane = threadIdx.x & 31;
   long long words = (n + 31) / 32;
-  for (long long w = gpudf::global_thread(); w < words; w += gpudf::grid_threads()) {
-    uint32_t out = 0;
-    for (int k = 0; k < 32; k++) {
-      long long i = w * 32 + k;
-      if (i >= n) break;
-      int r = map[i];
-      if (gpudf_gather::in_range(r, n_src, nullable, bad) && (src == nullptr || ((src[r >> 5] >> (r & 31)) & 1u))) {
-        out |= 1u << k;
+  for (long long w = gpudf::global_thread() / 32; w < words; w += gpudf::grid_threads() / 32) {
+    long long i = w * 32 + lane;
+    bool row = i < n;
+    int r = row ? map[i] : -1;
+    for (int k = 0; k < count; k++) {
+      const GatherColumn& c = cols.c[k];
+      bool ok = row && gpudf_gather::in_range(r, c.n_src, nullable, bad);
+      // a bad index writes nothing (the host refuses the result); -1 under `nullable` writes zero
+      bool write = row && (ok || r == -1);
+      switch (c.width) {
+        case 1: if (write) gpudf_gather::put<uint8_t>(c, r, ok, i); break;
+        case 2: if (write) gpudf_gather::put<uint16_t>(c, r, ok, i); break;
+        case 4: if (write) gpudf_gather::put<uint32_t>(c, r, ok, i); break;
+        case 8: if (write) gpudf_gather::put<unsigned long long>(c, r, ok, i); break;
+        case 16: if (write) gpudf_gather::put<Bytes16>(c, r, ok, i); break;
+        case 0: {
+          unsigned word = __ballot_sync(~0u, ok && gpudf_gather::bit(static_cast<const uint32_t*>(c.src), r));
+          if (lane == 0) static_cast<uint32_t*>(c.dst)[w] = word;
+          break;
+        }
+        default: break;
+      }
+      if (c.dst_valid != nullptr) {
+        unsigned word = __ballot_sync(~0u, ok && (c.src_valid == nullptr || gpudf_gather::bit(c.src_valid, r)));
+        if (lane == 0) {
+          c.dst_valid[w] = word;
+          if (word != 0) atomicAdd(&valid[k], (unsigned long long)__popc(word));
+        }
       }
     }
-    dst[w] = out;
   }
+  __syncthreads();
+  if (threadIdx.x < count && valid[threadIdx.x] != 0) atomicAdd(cols.c[threadIdx.x].valid_count, valid[threadIdx.x]);
 }
 
 // Lengths of the gathered strings, as int64 so the host-side scan cannot overflow.

@@ -139,10 +139,10 @@ public final class Evaluate {
       columns[3 * s + 2] = c.offsets() == null ? 0 : c.offsets().address();
     }
     List<DeviceBuffer> owned = new ArrayList<>(2);
-    // the program's four arrays go up in one copy: each copy is a driver call of its own, and
-    // short queries evaluate many expressions
+    // the program's four arrays and its two result slots go up in one copy: each copy is a driver
+    // call of its own, and short queries evaluate many expressions
     ByteBuffer packed = ByteBuffer.allocate(align8(4 * p.code().length) + 8 * p.constants().length
-        + align8(p.strings().length) + 8 * columns.length).order(ByteOrder.LITTLE_ENDIAN);
+        + align8(p.strings().length) + 8 * columns.length + 16).order(ByteOrder.LITTLE_ENDIAN);
     int codeAt = 0;
     packed.asIntBuffer().put(p.code());
     int constsAt = align8(4 * p.code().length);
@@ -154,10 +154,13 @@ public final class Evaluate {
     int colsAt = poolAt + align8(p.strings().length);
     packed.position(colsAt);
     packed.asLongBuffer().put(columns);
-    try (DeviceBuffer program = exec.upload(packed.array()); DeviceBuffer error = exec.allocate(8)) {
+    // the first failing row (-1: none), then the result's valid rows: read back in one wait
+    int resultsAt = colsAt + 8 * columns.length;
+    packed.putLong(resultsAt, -1L);
+    try (DeviceBuffer program = exec.upload(packed.array())) {
       long base = program.address();
       Object[] args = {base + codeAt, p.instructions(), base + constsAt, base + poolAt, base + colsAt};
-      Cuda.check(JCudaDriver.cuMemsetD8Async(error.pointer(), (byte) 0xFF, 8, exec.stream().handle()), "cuMemsetD8Async");
+      long error = base + resultsAt;
       long bytes = switch (store) {
         case BITS -> 4 * words;
         case D128 -> 16L * n;
@@ -187,9 +190,11 @@ public final class Evaluate {
               p.resultRegister(), store.ordinal(), out, validity, error, null, null);
         }
       }
-      long first = exec.readLongs(error, 1)[0];
-      if (first != -1L) {
-        throw rowError(exec, in, e, first);
+      // the validity is final after the first launch (a STRCOPY pass writes the same bits again)
+      Bitmaps.addSetCount(validity, null, n, error + 8, exec.stream());
+      long[] results = exec.readLongs(program, resultsAt, 2);
+      if (results[0] != -1L) {
+        throw rowError(exec, in, e, results[0]);
       }
       DeviceBuffer offsets = null;
       if (store == StoreKind.STRLEN) {
@@ -211,7 +216,7 @@ public final class Evaluate {
               p.resultRegister(), StoreKind.STRCOPY.ordinal(), null, validity, error, offsets, out);
         }
       }
-      int nulls = n - (int) Bitmaps.countSet(exec.gpu(), validity, n, exec.stream());
+      int nulls = n - (int) results[1];
       if (nulls == 0) {
         owned.remove(validity);
         validity.close();

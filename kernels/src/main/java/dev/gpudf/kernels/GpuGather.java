@@ -69,12 +69,17 @@ final class GpuGather {
     // per column its valid rows, then per column its gathered string bytes, then the bad flag
     long[] waited;
     try (DeviceBuffer counts = exec.allocateZeroed(8L * (2 * k + 1))) {
+      Descriptors fused = new Descriptors(exec, map, n, orNull, bad);
       for (int c = 0; c < k; c++) {
         DeviceColumn src = srcs.get(c);
         long srcRows = src.rowCount();
+        int width;
         if (src.type().id() == TypeId.BOOL) {
-          data[c] = bits(exec, src.data(), srcRows, map, n, orNull, bad, owned);
+          width = 0;
+          data[c] = exec.allocate(4 * ((n + 31L) / 32));
+          owned.add(data[c]);
         } else if (src.type().id() == TypeId.STRING) {
+          width = -1;
           // string lengths as int64 offsets, scanned; narrowed and filled once their total is known
           offsets[c] = exec.allocate(8L * (n + 1));
           owned.add(offsets[c]);
@@ -83,17 +88,20 @@ final class GpuGather {
           DeviceScan.scanAsync(exec, PhysicalType.I64, offsets[c], null, n, offsets[c], false, counts, 8L * (k + c));
           exec.copy(offsets[c], 8L * n, counts, 8L * (k + c), 8);
         } else {
-          int width = src.type().byteWidth();
+          width = src.type().byteWidth();
           data[c] = exec.allocate((long) n * width);
           owned.add(data[c]);
-          KernelLaunch.launch("gather_w" + width + "_kernel", grid, exec.stream(), src.data(), srcRows, map, (long) n,
-              data[c], orNull, bad);
         }
         if (src.validity() != null || nullable) {
-          validity[c] = bits(exec, src.validity(), srcRows, map, n, orNull, bad, owned);
-          Bitmaps.addSetCount(validity[c], null, n, counts.address() + 8L * c, exec.stream());
+          validity[c] = exec.allocate(4 * ((n + 31L) / 32));
+          owned.add(validity[c]);
+        }
+        if (width >= 0 || validity[c] != null) {
+          fused.add(width >= 0 ? src.data() : null, data[c], src.validity(), validity[c], counts.address() + 8L * c,
+              srcRows, width);
         }
       }
+      fused.launch();
       exec.copy(counts, 16L * k, bad, 0, 8);
       waited = exec.readLongs(counts, 2 * k + 1);
       if (checkRows >= 0 && waited[2 * k] != 0) {
@@ -135,16 +143,65 @@ final class GpuGather {
     return out;
   }
 
+  /** Columns one {@code gather_columns_kernel} launch takes: {@code kGatherColumns} in {@code gather.cu}. */
+  static final int COLUMNS_PER_LAUNCH = 16;
+  /** Bytes of one column's {@code GatherColumn} in {@code gather.cu}. */
+  static final int DESCRIPTOR_BYTES = 56;
+
+  /**
+   * The fixed-width values, BOOL bitmaps and validity of a gather's columns, described for
+   * {@code gather_columns_kernel} and launched {@link #COLUMNS_PER_LAUNCH} columns at a time: one
+   * launch reads each row id once for all of them and counts their valid rows.
+   */
+  private static final class Descriptors {
+    private final Exec exec;
+    private final DeviceBuffer map;
+    private final int n;
+    private final int nullable;
+    private final DeviceBuffer bad;
+    private final java.nio.ByteBuffer bytes = java.nio.ByteBuffer.allocate(COLUMNS_PER_LAUNCH * DESCRIPTOR_BYTES)
+        .order(java.nio.ByteOrder.nativeOrder());
+    private int count;
+
+    Descriptors(Exec exec, DeviceBuffer map, int n, int nullable, DeviceBuffer bad) {
+      this.exec = exec;
+      this.map = map;
+      this.n = n;
+      this.nullable = nullable;
+      this.bad = bad;
+    }
+
+    /** One column: {@code width} 1 to 16 bytes of values, 0 a BOOL bitmap, -1 validity only; null buffers are none. */
+    void add(DeviceBuffer src, DeviceBuffer dst, DeviceBuffer srcValid, DeviceBuffer dstValid, long validCount,
+        long srcRows, int width) {
+      int at = count * DESCRIPTOR_BYTES;
+      bytes.putLong(at, address(src));
+      bytes.putLong(at + 8, address(dst));
+      bytes.putLong(at + 16, address(srcValid));
+      bytes.putLong(at + 24, address(dstValid));
+      bytes.putLong(at + 32, dstValid == null ? 0 : validCount);
+      bytes.putLong(at + 40, srcRows);
+      bytes.putInt(at + 48, width);
+      bytes.putInt(at + 52, 0);
+      if (++count == COLUMNS_PER_LAUNCH) {
+        launch();
+      }
+    }
+
+    /** Launches the columns added since the last launch, if any rows and columns are left. */
+    void launch() {
+      if (count > 0 && n > 0) {
+        KernelLaunch.launch("gather_columns_kernel", KernelLaunch.gridFor(exec.stream().device(), n), exec.stream(),
+            bytes.clear(), count, map, (long) n, nullable, bad);
+      }
+      count = 0;
+    }
+
+    private static long address(DeviceBuffer b) {
+      return b == null ? 0 : b.address();
+    }
+  }
+
   /** Mean gathered string length under which a thread copies a string alone. */
   static final long SHORT_STRING_BYTES = 24;
-
-  private static DeviceBuffer bits(Exec exec, DeviceBuffer src, long srcRows, DeviceBuffer map, int n, int nullable,
-      DeviceBuffer bad, List<DeviceBuffer> owned) {
-    long words = (n + 31L) / 32;
-    DeviceBuffer out = exec.allocate(4 * words);
-    owned.add(out);
-    KernelLaunch.launch("gather_bits_kernel", KernelLaunch.gridFor(exec.stream().device(), words), exec.stream(), src,
-        srcRows, map, (long) n, out, nullable, bad);
-    return out;
-  }
 }

@@ -48,7 +48,9 @@ public final class KernelLaunch {
 
   /**
    * Launches {@code kernel} on {@code stream}. Arguments: {@link DeviceBuffer} (passed as its
-   * address; null passes a null pointer), {@link Long}, {@link Integer}, {@link Double}, {@link Float}.
+   * address; null passes a null pointer), {@link Long}, {@link Integer}, {@link Double}, {@link Float},
+   * and a {@link java.nio.ByteBuffer} for a struct passed by value (its bytes from position to
+   * limit, in the kernel's layout and byte order).
    */
   public static void launch(String kernel, int grid, CudaStream stream, Object... args) {
     launch(kernel, grid, BLOCK, stream, args);
@@ -67,32 +69,44 @@ public final class KernelLaunch {
   /** Most arguments a kernel takes. */
   static final int MAX_ARGS = 32;
 
+  /** Most bytes of by-value struct arguments one launch takes (CUDA's parameter space is 4 KiB). */
+  static final int MAX_STRUCT_BYTES = 2048;
+
   /**
    * One thread's kernel arguments, laid out in native memory as {@code cuLaunchKernel} reads
-   * them: {@link #MAX_ARGS} pointers, each to its own 8-byte value slot after them. The driver
-   * copies the values during the call, so the same memory serves every launch of the thread, and
-   * a launch costs no Java array per argument (JCuda pins and copies back each array it is given,
-   * which made a launch cost more than the driver's own work).
+   * them: {@link #MAX_ARGS} pointers, each to its own 8-byte value slot after them, then room for
+   * structs passed by value. The driver copies the values during the call, so the same memory
+   * serves every launch of the thread, and a launch costs no Java array per argument (JCuda pins
+   * and copies back each array it is given, which made a launch cost more than the driver's own work).
    */
   private static final class Arguments {
-    final java.nio.ByteBuffer slots = java.nio.ByteBuffer.allocateDirect(16 * MAX_ARGS)
+    final java.nio.ByteBuffer slots = java.nio.ByteBuffer.allocateDirect(16 * MAX_ARGS + MAX_STRUCT_BYTES)
         .order(java.nio.ByteOrder.nativeOrder());
     final Pointer pointer = Pointer.to(slots);
+    final long address = org.apache.arrow.memory.util.MemoryUtil.getByteBufferAddress(slots);
+    /** Where the next struct of this launch goes: after the value slots, 16-byte aligned. */
+    int structAt;
 
-    Arguments() {
-      long address = org.apache.arrow.memory.util.MemoryUtil.getByteBufferAddress(slots);
-      for (int i = 0; i < MAX_ARGS; i++) {
-        slots.putLong(8 * i, address + 8L * (MAX_ARGS + i));
-      }
+    void begin() {
+      structAt = 16 * MAX_ARGS;
     }
 
     void set(int i, Object a) {
       int at = 8 * (MAX_ARGS + i);
+      slots.putLong(8 * i, address + at);
       slots.putLong(at, 0);
       if (a == null) {
         return;
       }
-      if (a instanceof DeviceBuffer b) {
+      if (a instanceof java.nio.ByteBuffer struct) {
+        int bytes = struct.remaining();
+        if (structAt + bytes > slots.capacity()) {
+          throw new IllegalArgumentException("kernel struct arguments over " + MAX_STRUCT_BYTES + " bytes");
+        }
+        slots.put(structAt, struct, struct.position(), bytes);
+        slots.putLong(8 * i, address + structAt);
+        structAt += (bytes + 15) & ~15;
+      } else if (a instanceof DeviceBuffer b) {
         slots.putLong(at, b.address());
       } else if (a instanceof Long l) {
         slots.putLong(at, l);
@@ -116,6 +130,7 @@ public final class KernelLaunch {
       throw new IllegalArgumentException(kernel + " given " + args.length + " arguments, more than " + MAX_ARGS);
     }
     Arguments params = ARGUMENTS.get();
+    params.begin();
     for (int i = 0; i < args.length; i++) {
       params.set(i, args[i]);
     }
