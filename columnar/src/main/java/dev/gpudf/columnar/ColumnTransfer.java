@@ -121,47 +121,59 @@ final class ColumnTransfer {
   }
 
   /**
-   * Copies {@code column} into a new Arrow vector from {@code allocator} named {@code name}, and
-   * waits for the copy; the caller owns the vector.
+   * Copies {@code columns} into new Arrow vectors from {@code allocator}, named {@code names}, every
+   * buffer of every column in one batch ({@link dev.gpudf.columnar.cuda.HostDeviceCopier#toHostAll}:
+   * one wait for the whole table), and returns once they hold the data; the caller owns the vectors.
    */
-  static FieldVector toHost(Gpu gpu, String name, DeviceColumn column, BufferAllocator allocator, CudaStream stream) {
-    DataType type = column.type();
-    int n = column.rowCount();
-    List<ArrowBuf> buffers = new ArrayList<>(3);
+  static List<FieldVector> toHost(Gpu gpu, List<String> names, List<DeviceColumn> columns, BufferAllocator allocator,
+      CudaStream stream) {
+    int k = columns.size();
+    // per column its Arrow buffers (validity first), and the 64-bit decimals' narrow copies
+    List<List<ArrowBuf>> buffers = new ArrayList<>(k);
+    ArrowBuf[] narrow = new ArrowBuf[k];
+    Downloads downloads = new Downloads(3 * k);
+    List<FieldVector> vectors = new ArrayList<>(k);
     try {
-      // Arrow's loadFieldBuffers replaces an absent validity buffer by an all-valid one.
-      buffers.add(column.validity() == null
-          ? allocator.getEmpty()
-          : download(gpu, column.validity(), DeviceColumn.bitmapBytes(n), allocator, stream));
-      if (type.id() == TypeId.BOOL) {
-        buffers.add(download(gpu, column.data(), DeviceColumn.bitmapBytes(n), allocator, stream));
-      } else if (type.id() == TypeId.STRING) {
-        buffers.add(download(gpu, column.offsets(), 4L * (n + 1), allocator, stream));
-        buffers.add(download(gpu, column.data(), column.data().size(), allocator, stream));
-      } else if (type.isDecimal64()) {
-        ArrowBuf wide = allocator.buffer(16L * n);
-        buffers.add(wide);
-        try (ArrowBuf narrow = download(gpu, column.data(), 8L * n, gpu.pinnedAllocator(), stream)) {
-          stream.synchronize();
+      for (int c = 0; c < k; c++) {
+        DeviceColumn column = columns.get(c);
+        DataType type = column.type();
+        int n = column.rowCount();
+        List<ArrowBuf> own = new ArrayList<>(3);
+        buffers.add(own);
+        // Arrow's loadFieldBuffers replaces an absent validity buffer by an all-valid one.
+        own.add(column.validity() == null ? allocator.getEmpty()
+            : downloads.add(column.validity(), DeviceColumn.bitmapBytes(n), allocator));
+        if (type.id() == TypeId.BOOL) {
+          own.add(downloads.add(column.data(), DeviceColumn.bitmapBytes(n), allocator));
+        } else if (type.id() == TypeId.STRING) {
+          own.add(downloads.add(column.offsets(), 4L * (n + 1), allocator));
+          own.add(downloads.add(column.data(), column.data().size(), allocator));
+        } else if (type.isDecimal64()) {
+          own.add(allocator.buffer(Math.max(16L * n, 1)));
+          narrow[c] = downloads.add(column.data(), 8L * n, allocator);
+        } else {
+          own.add(downloads.add(column.data(), (long) n * type.byteWidth(), allocator));
+        }
+      }
+      downloads.run(gpu, stream);
+      for (int c = 0; c < k; c++) {
+        DeviceColumn column = columns.get(c);
+        int n = column.rowCount();
+        if (narrow[c] != null) {
+          ArrowBuf wide = buffers.get(c).get(1);
           for (long i = 0; i < n; i++) {
-            long v = narrow.getLong(8 * i);
+            long v = narrow[c].getLong(8 * i);
             wide.setLong(16 * i, v);
             wide.setLong(16 * i + 8, v >> 63);
           }
         }
-      } else {
-        buffers.add(download(gpu, column.data(), (long) n * type.byteWidth(), allocator, stream));
+        FieldVector vector = ArrowTypes.toArrowField(names.get(c), column.type()).createVector(allocator);
+        vectors.add(vector);
+        vector.loadFieldBuffers(new ArrowFieldNode(n, column.nullCount()), buffers.get(c));
       }
-      stream.synchronize();
-      FieldVector vector = ArrowTypes.toArrowField(name, type).createVector(allocator);
-      try {
-        vector.loadFieldBuffers(new ArrowFieldNode(n, column.nullCount()), buffers);
-      } catch (RuntimeException e) {
-        vector.close();
-        throw e;
-      }
-      return vector;
+      return vectors;
     } catch (RuntimeException e) {
+      vectors.forEach(FieldVector::close);
       // copies already queued may still be writing into the buffers about to be released
       try {
         stream.synchronize();
@@ -170,19 +182,50 @@ final class ColumnTransfer {
       }
       throw e;
     } finally {
-      // the vector holds its own references now
-      buffers.forEach(ArrowBuf::close);
+      // the vectors hold their own references now
+      buffers.forEach(b -> b.forEach(ArrowBuf::close));
+      for (ArrowBuf b : narrow) {
+        if (b != null) {
+          b.close();
+        }
+      }
     }
   }
 
-  private static ArrowBuf download(Gpu gpu, DeviceBuffer src, long bytes, BufferAllocator allocator, CudaStream stream) {
-    ArrowBuf dst = allocator.buffer(Math.max(bytes, 1));
-    try {
-      gpu.copier().toHost(src.address(), dst.memoryAddress(), PinnedAllocationManager.isPinned(dst), bytes, stream);
-    } catch (RuntimeException e) {
-      dst.close();
-      throw e;
+  /** The device-to-host copies of one table, gathered to be run as one batch. */
+  private static final class Downloads {
+    private final List<DeviceBuffer> src;
+    private final List<ArrowBuf> dst;
+    private final List<Long> bytes;
+
+    Downloads(int expected) {
+      src = new ArrayList<>(expected);
+      dst = new ArrayList<>(expected);
+      bytes = new ArrayList<>(expected);
     }
-    return dst;
+
+    /** A new host buffer that {@link #run} fills with the first {@code n} bytes of {@code from}; the caller closes it. */
+    ArrowBuf add(DeviceBuffer from, long n, BufferAllocator allocator) {
+      ArrowBuf to = allocator.buffer(Math.max(n, 1));
+      src.add(from);
+      dst.add(to);
+      bytes.add(n);
+      return to;
+    }
+
+    void run(Gpu gpu, CudaStream stream) {
+      int k = src.size();
+      long[] s = new long[k];
+      long[] d = new long[k];
+      boolean[] pinned = new boolean[k];
+      long[] n = new long[k];
+      for (int i = 0; i < k; i++) {
+        s[i] = src.get(i).address();
+        d[i] = dst.get(i).memoryAddress();
+        pinned[i] = PinnedAllocationManager.isPinned(dst.get(i));
+        n[i] = bytes.get(i);
+      }
+      gpu.copier().toHostAll(s, d, pinned, n, stream);
+    }
   }
 }

@@ -76,15 +76,11 @@ public final class DeviceTable extends Table<DeviceColumn> {
 
   /** {@link #toArrow(BufferAllocator)} on the caller's stream. */
   public VectorSchemaRoot toArrow(BufferAllocator allocator, CudaStream stream) {
-    List<FieldVector> vectors = new ArrayList<>();
-    try {
-      for (int i = 0; i < columnCount(); i++) {
-        vectors.add(ColumnTransfer.toHost(gpu, names().get(i), column(i), allocator, stream));
-      }
-    } catch (RuntimeException e) {
-      vectors.forEach(FieldVector::close);
-      throw e;
+    List<DeviceColumn> columns = new ArrayList<>(columnCount());
+    for (int i = 0; i < columnCount(); i++) {
+      columns.add(column(i));
     }
+    List<FieldVector> vectors = ColumnTransfer.toHost(gpu, names(), columns, allocator, stream);
     VectorSchemaRoot root = new VectorSchemaRoot(vectors);
     root.setRowCount(rowCount());
     return root;

@@ -87,6 +87,65 @@ public final class HostDeviceCopier implements AutoCloseable {
           "cuMemcpyDtoHAsync");
       return;
     }
+    staged(src, dst, bytes, stream);
+  }
+
+  /**
+   * Copies device ranges {@code src[i]} of {@code bytes[i]} each to host {@code dst[i]} ({@code
+   * dstPinned[i]}: page-locked), and returns once every one holds its data. Ranges that fit share
+   * a staging slot, so a table of many small buffers (a query's result) costs the host one wait
+   * instead of one per buffer.
+   */
+  public void toHostAll(long[] src, long[] dst, boolean[] dstPinned, long[] bytes, CudaStream stream) {
+    device.makeCurrent();
+    synchronized (this) {
+      long[] slotAt = new long[src.length];
+      int[] staged = new int[src.length];
+      int pending = 0;
+      long used = 0;
+      for (int i = 0; i < src.length; i++) {
+        if (bytes[i] == 0) {
+          continue;
+        }
+        bytesToHost.addAndGet(bytes[i]);
+        if (dstPinned[i]) {
+          check(JCudaDriver.cuMemcpyDtoHAsync(Pointers.host(dst[i]), Pointers.device(src[i]), bytes[i], stream.handle()),
+              "cuMemcpyDtoHAsync");
+        } else if (bytes[i] > SLOT_BYTES) {
+          drain(staged, pending, slotAt, dst, bytes, stream);
+          pending = 0;
+          used = 0;
+          staged(src[i], dst[i], bytes[i], stream);
+        } else {
+          if (used + bytes[i] > SLOT_BYTES) {
+            drain(staged, pending, slotAt, dst, bytes, stream);
+            pending = 0;
+            used = 0;
+          }
+          check(JCudaDriver.cuMemcpyDtoHAsync(Pointers.host(slots[0] + used), Pointers.device(src[i]), bytes[i],
+              stream.handle()), "cuMemcpyDtoHAsync");
+          slotAt[i] = used;
+          staged[pending++] = i;
+          used = (used + bytes[i] + 7) & ~7L;
+        }
+      }
+      // also the wait for the direct copies, queued on the same stream before this
+      drain(staged, pending, slotAt, dst, bytes, stream);
+    }
+  }
+
+  /** Waits for the copies queued on {@code stream}, then moves the {@code pending} staged ranges out of slot 0. */
+  private void drain(int[] staged, int pending, long[] slotAt, long[] dst, long[] bytes, CudaStream stream) {
+    slotFree[0].record(stream);
+    slotFree[0].synchronize();
+    for (int k = 0; k < pending; k++) {
+      int i = staged[k];
+      MemoryUtil.copyMemory(slots[0] + slotAt[i], dst[i], bytes[i]);
+    }
+  }
+
+  /** A copy to pageable host memory through both slots in turn. */
+  private void staged(long src, long dst, long bytes, CudaStream stream) {
     synchronized (this) {
       long chunks = (bytes + SLOT_BYTES - 1) / SLOT_BYTES;
       // DMA of chunk i runs while the host drains chunk i-1 out of the other slot
