@@ -1,5 +1,6 @@
 // Prefix sums (reduce-then-scan): block b owns rows [b*chunk, (b+1)*chunk); pass 1 writes each
 // block's total, pass 2 scans those totals in one block, pass 3 rescans each chunk from its offset.
+// A few thousand rows take pass 3 alone, in one block.
 // Nulls add nothing (and stay null in the output, which the host handles).
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
@@ -43,15 +44,17 @@ __device__ void offsets(A* values, int count) {
   if (threadIdx.x == 0) values[count] = total;
 }
 
+// Pass 3; with `offs` null (one block over every row: the whole scan in one launch) the carry
+// starts at 0 and the block's total goes to *total.
 template <typename T, typename A>
 __device__ void apply(const T* data, const uint32_t* validity, long long n, long long chunk, const A* offs,
-                      A* out, bool inclusive) {
+                      A* out, bool inclusive, A* total) {
   using BS = cub::BlockScan<A, kBlock>;
   __shared__ typename BS::TempStorage temp;
   __shared__ A carry;
   long long begin = blockIdx.x * chunk;
   long long end = min(n, begin + chunk);
-  if (threadIdx.x == 0) carry = offs[blockIdx.x];
+  if (threadIdx.x == 0) carry = offs == nullptr ? (A)0 : offs[blockIdx.x];
   __syncthreads();
   for (long long base = begin; base < end; base += kBlock) {
     long long i = base + threadIdx.x;
@@ -63,6 +66,7 @@ __device__ void apply(const T* data, const uint32_t* validity, long long n, long
     if (threadIdx.x == 0) carry += tile;
     __syncthreads();
   }
+  if (offs == nullptr && threadIdx.x == 0) *total = carry;
 }
 }  // namespace gpudf_scan
 
@@ -72,8 +76,9 @@ __device__ void apply(const T* data, const uint32_t* validity, long long n, long
     gpudf_scan::partials<T, A>(d, v, n, chunk, out);                                                      \
   }                                                                                                       \
   extern "C" __global__ void scan_apply_##NAME##_kernel(const T* d, const uint32_t* v, long long n,      \
-                                                         long long chunk, const A* offs, A* out, int incl) { \
-    gpudf_scan::apply<T, A>(d, v, n, chunk, offs, out, incl != 0);                                        \
+                                                         long long chunk, const A* offs, A* out, int incl,   \
+                                                         A* total) {                                         \
+    gpudf_scan::apply<T, A>(d, v, n, chunk, offs, out, incl != 0, total);                                 \
   }
 
 GPUDF_SCAN(i8, int8_t, long long)

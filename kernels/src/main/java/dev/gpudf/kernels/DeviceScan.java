@@ -9,6 +9,8 @@ import dev.gpudf.columnar.cuda.DeviceBuffer;
 final class DeviceScan {
   /** Most blocks whose totals one block can scan ({@code scan_offsets_*_kernel}). */
   static final int MAX_BLOCKS = 256 * 16;
+  /** Most rows scanned by one block in one launch: 16 of its steps of 256 rows. */
+  static final long ONE_LAUNCH_ROWS = 256 * 16;
 
   private DeviceScan() {}
 
@@ -37,12 +39,16 @@ final class DeviceScan {
     try (DeviceBuffer offsets = exec.allocate(8L * (blocks + 1))) {
       if (rows == 0) {
         exec.zero(offsets, 8L * blocks, 8);
+      } else if (rows <= ONE_LAUNCH_ROWS) {
+        // one block walks every row: one launch instead of three, which is most of a small scan's cost
+        KernelLaunch.launch("scan_apply_" + p.suffix() + "_kernel", 1, exec.stream(), data, validity, rows, rows, null,
+            out, inclusive ? 1 : 0, offsets.address() + 8L * blocks);
       } else {
         KernelLaunch.launch("scan_partials_" + p.suffix() + "_kernel", blocks, exec.stream(), data, validity, rows, g[1],
             offsets);
         KernelLaunch.launch("scan_offsets_" + acc + "_kernel", 1, exec.stream(), offsets, blocks);
         KernelLaunch.launch("scan_apply_" + p.suffix() + "_kernel", blocks, exec.stream(), data, validity, rows, g[1],
-            offsets, out, inclusive ? 1 : 0);
+            offsets, out, inclusive ? 1 : 0, null);
       }
       if (totalTo != null) {
         exec.copy(totalTo, totalAt, offsets, 8L * blocks, 8);

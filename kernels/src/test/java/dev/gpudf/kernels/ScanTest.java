@@ -48,7 +48,7 @@ class ScanTest {
   }
 
   @ParameterizedTest
-  @ValueSource(ints = {0, 1, 31, 32, 33, 65, 1000, 300_001})
+  @ValueSource(ints = {0, 1, 31, 32, 33, 65, 1000, 4096, 4097, 300_001})
   void cpuMatchesRunningSums(int rows) {
     try (RootAllocator a = new RootAllocator(); Exec exec = Exec.onCpu(a)) {
       for (Nulls nulls : List.of(Nulls.NONE, Nulls.every(3), Nulls.ALL)) {
@@ -67,7 +67,7 @@ class ScanTest {
 
   @RequiresGpu
   @ParameterizedTest
-  @ValueSource(ints = {0, 1, 31, 32, 33, 65, 1000, 300_001})
+  @ValueSource(ints = {0, 1, 31, 32, 33, 65, 1000, 4096, 4097, 300_001})
   void gpuMatchesTheCpuTwin(int rows) {
     try (RootAllocator a = new RootAllocator(); Gpu gpu = Gpu.open(0, 4L << 30, 256L << 20);
         Exec g = Exec.onGpu(gpu, a); Exec cpu = Exec.onCpu(a)) {
