@@ -4,6 +4,7 @@ import dev.gpudf.columnar.DeviceColumn;
 import dev.gpudf.columnar.DeviceTable;
 import dev.gpudf.columnar.TypeId;
 import dev.gpudf.columnar.cuda.DeviceBuffer;
+import dev.gpudf.columnar.error.InternalException;
 import dev.gpudf.columnar.error.UserException;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,6 +52,26 @@ final class GpuGather {
   }
 
   /**
+   * A join's output: the rows {@code leftMap[0..n)} of {@code left}, then {@code rightMap[0..n)}
+   * of {@code right}, where with {@code leftHoles} or {@code rightHoles} the index -1 gives that
+   * side's row of nulls; both sides in one wait. The caller owns the columns.
+   */
+  static List<DeviceColumn> pairs(Exec exec, DeviceTable left, DeviceBuffer leftMap, boolean leftHoles,
+      DeviceTable right, DeviceBuffer rightMap, boolean rightHoles, int n) {
+    List<Source> srcs = new ArrayList<>(left.columnCount() + right.columnCount());
+    for (int c = 0; c < left.columnCount(); c++) {
+      srcs.add(new Source(left.column(c), leftMap, leftHoles));
+    }
+    for (int c = 0; c < right.columnCount(); c++) {
+      srcs.add(new Source(right.column(c), rightMap, rightHoles));
+    }
+    try (DeviceBuffer bad = exec.allocateZeroed(8)) {
+      return gather(exec, srcs, n, bad).orThrow(() -> new InternalException("join maps hold an index outside [0, "
+          + left.rowCount() + ") or [0, " + right.rowCount() + ")"));
+    }
+  }
+
+  /**
    * The rows {@code map[0..n)} of each of {@code srcs}, waiting for the device once for them all
    * (for the string columns' sizes and every null count together) instead of once per column.
    * An index outside a column sets {@code bad}; with {@code checkRows} >= 0 that is refused here
@@ -59,8 +80,25 @@ final class GpuGather {
    */
   static List<DeviceColumn> columns(Exec exec, List<DeviceColumn> srcs, DeviceBuffer map, int n, boolean nullable,
       DeviceBuffer bad, long checkRows) {
-    int k = srcs.size();
-    int orNull = nullable ? 1 : 0;
+    List<Source> sources = new ArrayList<>(srcs.size());
+    for (DeviceColumn c : srcs) {
+      sources.add(new Source(c, map, nullable));
+    }
+    Gathered out = gather(exec, sources, n, bad);
+    return checkRows < 0 ? out.columns()
+        : out.orThrow(() -> new UserException("gather map holds an index outside [0, " + checkRows + ")"));
+  }
+
+  /** A column to gather, by its own map; with {@code nullable} the index -1 gives a null. */
+  private record Source(DeviceColumn column, DeviceBuffer map, boolean nullable) {}
+
+  /**
+   * The rows {@code map[0..n)} of each source by its map, in one wait; an index outside a column
+   * sets {@code bad} (read after that wait, so checking it costs the caller no second one). The
+   * caller owns the result.
+   */
+  private static Gathered gather(Exec exec, List<Source> sources, int n, DeviceBuffer bad) {
+    int k = sources.size();
     int grid = KernelLaunch.gridFor(exec.stream().device(), n);
     List<DeviceBuffer> owned = new ArrayList<>();
     DeviceBuffer[] data = new DeviceBuffer[k];
@@ -69,9 +107,11 @@ final class GpuGather {
     // per column its valid rows, then per column its gathered string bytes, then the bad flag
     long[] waited;
     try (DeviceBuffer counts = exec.allocateZeroed(8L * (2 * k + 1))) {
-      Descriptors fused = new Descriptors(exec, map, n, orNull, bad);
+      Descriptors fused = new Descriptors(exec, n, bad);
       for (int c = 0; c < k; c++) {
-        DeviceColumn src = srcs.get(c);
+        DeviceColumn src = sources.get(c).column();
+        DeviceBuffer map = sources.get(c).map();
+        int orNull = sources.get(c).nullable() ? 1 : 0;
         long srcRows = src.rowCount();
         int width;
         if (src.type().id() == TypeId.BOOL) {
@@ -92,21 +132,18 @@ final class GpuGather {
           data[c] = exec.allocate((long) n * width);
           owned.add(data[c]);
         }
-        if (src.validity() != null || nullable) {
+        if (src.validity() != null || orNull != 0) {
           validity[c] = exec.allocate(4 * ((n + 31L) / 32));
           owned.add(validity[c]);
         }
         if (width >= 0 || validity[c] != null) {
-          fused.add(width >= 0 ? src.data() : null, data[c], src.validity(), validity[c], counts.address() + 8L * c,
-              srcRows, width);
+          fused.add(map, orNull, width >= 0 ? src.data() : null, data[c], src.validity(), validity[c],
+              counts.address() + 8L * c, srcRows, width);
         }
       }
       fused.launch();
       exec.copy(counts, 16L * k, bad, 0, 8);
       waited = exec.readLongs(counts, 2 * k + 1);
-      if (checkRows >= 0 && waited[2 * k] != 0) {
-        throw new UserException("gather map holds an index outside [0, " + checkRows + ")");
-      }
       for (int c = 0; c < k; c++) {
         if (offsets[c] != null && waited[k + c] > Integer.MAX_VALUE) {
           throw new UserException("gathered strings hold " + waited[k + c] + " bytes, more than a column's 2 GiB limit");
@@ -114,7 +151,8 @@ final class GpuGather {
       }
       for (int c = 0; c < k; c++) {
         if (offsets[c] != null) {
-          DeviceColumn src = srcs.get(c);
+          DeviceColumn src = sources.get(c).column();
+          DeviceBuffer map = sources.get(c).map();
           long total = waited[k + c];
           DeviceBuffer wide = offsets[c];
           offsets[c] = exec.allocate(4L * (n + 1));
@@ -138,9 +176,21 @@ final class GpuGather {
     List<DeviceColumn> out = new ArrayList<>(k);
     for (int c = 0; c < k; c++) {
       int nulls = validity[c] == null ? 0 : n - (int) waited[c];
-      out.add(new DeviceColumn(srcs.get(c).type(), n, nulls, data[c], offsets[c], validity[c]));
+      out.add(new DeviceColumn(sources.get(c).column().type(), n, nulls, data[c], offsets[c], validity[c]));
     }
-    return out;
+    return new Gathered(out, waited[2 * k] != 0);
+  }
+
+  /** Gathered columns, and whether a map held an index outside its column (then their bytes are not to be used). */
+  private record Gathered(List<DeviceColumn> columns, boolean bad) {
+    /** The columns, or, when an index was bad, none: they are closed and {@code error} is thrown. */
+    List<DeviceColumn> orThrow(java.util.function.Supplier<RuntimeException> error) {
+      if (bad) {
+        columns.forEach(DeviceColumn::close);
+        throw error.get();
+      }
+      return columns;
+    }
   }
 
   /** Columns one {@code gather_columns_kernel} launch takes: {@code kGatherColumns} in {@code gather.cu}. */
@@ -155,25 +205,33 @@ final class GpuGather {
    */
   private static final class Descriptors {
     private final Exec exec;
-    private final DeviceBuffer map;
     private final int n;
-    private final int nullable;
     private final DeviceBuffer bad;
     private final java.nio.ByteBuffer bytes = java.nio.ByteBuffer.allocate(COLUMNS_PER_LAUNCH * DESCRIPTOR_BYTES)
         .order(java.nio.ByteOrder.nativeOrder());
+    /** The map and nullability the columns since the last launch share. */
+    private DeviceBuffer map;
+    private int nullable;
     private int count;
 
-    Descriptors(Exec exec, DeviceBuffer map, int n, int nullable, DeviceBuffer bad) {
+    Descriptors(Exec exec, int n, DeviceBuffer bad) {
       this.exec = exec;
-      this.map = map;
       this.n = n;
-      this.nullable = nullable;
       this.bad = bad;
     }
 
-    /** One column: {@code width} 1 to 16 bytes of values, 0 a BOOL bitmap, -1 validity only; null buffers are none. */
-    void add(DeviceBuffer src, DeviceBuffer dst, DeviceBuffer srcValid, DeviceBuffer dstValid, long validCount,
-        long srcRows, int width) {
+    /**
+     * One column gathered by {@code map}: {@code width} 1 to 16 bytes of values, 0 a BOOL bitmap,
+     * -1 validity only; null buffers are none. A column with another map or nullability than
+     * the ones before it starts a launch of its own.
+     */
+    void add(DeviceBuffer map, int nullable, DeviceBuffer src, DeviceBuffer dst, DeviceBuffer srcValid,
+        DeviceBuffer dstValid, long validCount, long srcRows, int width) {
+      if (count > 0 && (map != this.map || nullable != this.nullable)) {
+        launch();
+      }
+      this.map = map;
+      this.nullable = nullable;
       int at = count * DESCRIPTOR_BYTES;
       bytes.putLong(at, address(src));
       bytes.putLong(at + 8, address(dst));

@@ -56,17 +56,13 @@ final class GpuHashJoin {
         : withResidual(exec, left, right, leftKeys, rightKeys, kind, residual)) {
       boolean leftHoles = kind == Join.Kind.RIGHT || kind == Join.Kind.FULL;
       boolean rightHoles = kind == Join.Kind.LEFT || kind == Join.Kind.FULL;
-      List<DeviceColumn> out = new ArrayList<>();
-      try {
+      if (kind == Join.Kind.SEMI || kind == Join.Kind.ANTI || kind == Join.Kind.NULL_AWARE_ANTI) {
+        List<DeviceColumn> out = new ArrayList<>();
         take(GpuGather.table(exec, left, maps.left(), maps.count(), leftHoles), out);
-        if (kind != Join.Kind.SEMI && kind != Join.Kind.ANTI && kind != Join.Kind.NULL_AWARE_ANTI) {
-          take(GpuGather.table(exec, right, maps.right(), maps.count(), rightHoles), out);
-        }
-      } catch (RuntimeException e) {
-        out.forEach(DeviceColumn::close);
-        throw e;
+        return new DeviceTable(exec.gpu(), names, out, maps.count());
       }
-      return new DeviceTable(exec.gpu(), names, out, maps.count());
+      return new DeviceTable(exec.gpu(), names,
+          GpuGather.pairs(exec, left, maps.left(), leftHoles, right, maps.right(), rightHoles, maps.count()), maps.count());
     }
   }
 
@@ -285,8 +281,7 @@ final class GpuHashJoin {
   private static DeviceColumn holds(Exec exec, DeviceTable left, DeviceTable right, Maps pairs, Expr residual) {
     List<DeviceColumn> cols = new ArrayList<>();
     try {
-      take(GpuGather.table(exec, left, pairs.left(), pairs.count(), false), cols);
-      take(GpuGather.table(exec, right, pairs.right(), pairs.count(), false), cols);
+      cols.addAll(GpuGather.pairs(exec, left, pairs.left(), false, right, pairs.right(), false, pairs.count()));
       List<String> names = new ArrayList<>();
       for (int i = 0; i < cols.size(); i++) {
         names.add("c" + i);

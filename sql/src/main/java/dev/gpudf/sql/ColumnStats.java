@@ -8,12 +8,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalDouble;
 import java.util.function.Supplier;
+import org.apache.calcite.plan.RelOptCluster;
+import org.apache.calcite.rex.RexNode;
 
 /**
- * Distinct-value counts of catalog columns, which {@link JoinOrder} needs to estimate joins.
- * A count is measured on the table's own backend (a group-by of the column) the first time a
- * plan asks for it and kept until the table's rows change, so only the cold plan of a query
- * pays for it.
+ * Distinct-value counts of catalog columns, and the rows a small table's filter keeps, which
+ * {@link JoinOrder} needs to estimate joins. A count is measured on the table's own backend (a
+ * group-by of the column, or the filter run) the first time a plan asks for it and kept until the
+ * table's rows change, so only the cold plan of a query pays for it.
  */
 final class ColumnStats {
   private record Key(String table, long version, List<Integer> columns) {}
@@ -51,6 +53,54 @@ final class ColumnStats {
       return OptionalDouble.empty();
     }
     counts.put(key, measured);
+    return measured;
+  }
+
+  private record FilterKey(String table, long version, List<Integer> columns, String condition) {}
+
+  private final Map<FilterKey, OptionalDouble> kept = new HashMap<>();
+
+  /**
+   * The share of table {@code table}'s rows that {@code condition} keeps, counted by running it on
+   * the table's own backend, once per table version; {@code condition} reads columns {@code columns}
+   * of the table as its inputs 0, 1, ... Empty for a table read from files (counting would read
+   * them while planning), for a condition the backends cannot evaluate, or while the device is too
+   * full. Only for small tables: the caller decides which.
+   */
+  synchronized OptionalDouble keptShare(String table, int[] columns, RexNode condition, RelOptCluster cluster) {
+    if (catalog.inFiles(table)) {
+      return OptionalDouble.empty();
+    }
+    long version = catalog.version(table);
+    FilterKey key = new FilterKey(table, version, java.util.Arrays.stream(columns).boxed().toList(), condition.toString());
+    OptionalDouble known = kept.get(key);
+    if (known != null) {
+      return known;
+    }
+    kept.keySet().removeIf(k -> k.table().equals(table) && k.version() != version);
+    Catalog.Shape shape = catalog.shape(table);
+    List<dev.gpudf.columnar.DataType> types = java.util.Arrays.stream(columns).mapToObj(shape.types()::get).toList();
+    OptionalDouble measured;
+    try (QueryContext ctx = contexts.get()) {
+      dev.gpudf.kernels.Expr expr = RexToExpr.translate(condition, types, cluster, List.of());
+      long rows = 0;
+      for (int i = 0; i < shape.chunks(); i++) {
+        try (Table<?> chunk = catalog.acquire(table, i, columns);
+            dev.gpudf.columnar.Column mask = TableOps.evaluate(ctx.exec(), chunk, expr);
+            Table<?> left = TableOps.filter(ctx.exec(), chunk, mask)) {
+          rows += left.rowCount();
+        }
+      }
+      measured = OptionalDouble.of(shape.rows() == 0 ? 1 : rows / (double) shape.rows());
+    } catch (GpuOutOfMemoryException e) {
+      // as in distinct: this plan estimates without the count, and a later one measures again
+      return OptionalDouble.empty();
+    } catch (NotSupportedException | dev.gpudf.columnar.error.UserException e) {
+      // a condition the backends refuse fails the query when it runs, with its own message; the
+      // join order falls back to estimating it
+      measured = OptionalDouble.empty();
+    }
+    kept.put(key, measured);
     return measured;
   }
 
