@@ -133,7 +133,8 @@ public final class Reduce {
     };
   }
 
-  private static long countTrue(Exec exec, Column column) {
+  /** The valid TRUE rows of BOOL column {@code column}, on its backend (waits for the device). */
+  public static long countTrue(Exec exec, Column column) {
     if (column instanceof DeviceColumn d) {
       return Bitmaps.countSet(exec.gpu(), d.data(), d.validity(), d.rowCount(), exec.stream());
     }

@@ -86,9 +86,8 @@ final class ColumnStats {
       long rows = 0;
       for (int i = 0; i < shape.chunks(); i++) {
         try (Table<?> chunk = catalog.acquire(table, i, columns);
-            dev.gpudf.columnar.Column mask = TableOps.evaluate(ctx.exec(), chunk, expr);
-            Table<?> left = TableOps.filter(ctx.exec(), chunk, mask)) {
-          rows += left.rowCount();
+            dev.gpudf.columnar.Column mask = TableOps.evaluate(ctx.exec(), chunk, expr)) {
+          rows += dev.gpudf.kernels.Reduce.countTrue(ctx.exec(), mask);
         }
       }
       measured = OptionalDouble.of(shape.rows() == 0 ? 1 : rows / (double) shape.rows());
