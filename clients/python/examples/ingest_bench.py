@@ -5,9 +5,11 @@ Run against a gpudf server on the GPU backend (IngestBenchmark starts one and ru
 Four columns (int64, float64, int32, float32: 24 bytes a row). Per repetition: CuPy copying the
 same bytes device to device (the peer: what one copy costs), the IPC ingest (the call, end to end,
 replacing the table, the server mapping the arrays anew each time), then an action that does nothing
-(300 times: the floor under every call, which also warms the server's RPC path), then the same
+(``--empty-calls`` times, the last 100 timed: the floor under every call; a server in use has its
+RPC path compiled by the JIT, and a few hundred calls leave much of it interpreted), then the same
 ingest with the arrays' allocations kept mapped between calls (``keep_mapped``: the first call
-maps, the timed ones, ``--kept-reps`` of them, find the mappings open), and once or more the host path (device to host, an Arrow table, Flight
+maps, ``--kept-warm`` more warm the path untimed, the timed ones, ``--kept-reps`` of them, find the
+mappings open), and once or more the host path (device to host, an Arrow table, Flight
 SQL's bulk ingest over gRPC). Prints one JSON line with every time (ms), medians, and the sums
 of the columns for the server to check.
 """
@@ -36,7 +38,9 @@ def main():
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--rows", type=int, default=100_000_000)
     p.add_argument("--reps", type=int, default=5)
-    p.add_argument("--kept-reps", type=int, default=30)
+    p.add_argument("--kept-reps", type=int, default=100)
+    p.add_argument("--kept-warm", type=int, default=200)
+    p.add_argument("--empty-calls", type=int, default=3000)
     p.add_argument("--host-reps", type=int, default=2)
     a = p.parse_args()
     rng = cupy.random.default_rng(1)
@@ -69,12 +73,13 @@ def main():
         # its first calls warm the server's RPC path (a server in use is warm), the last ones are kept
         nothing = flight.Action(gpudf_client.UNMAP, json.dumps({"handles": []}).encode())
         floor = []
-        for _ in range(300):
+        for _ in range(max(a.empty_calls, 100)):
             t0 = time.perf_counter()
             list(conn._client.do_action(nothing, conn._options))
             floor.append((time.perf_counter() - t0) * 1e3)
         out["ms"]["empty_action"] = floor[-100:]
-        conn.ingest("bench", arrays, mode="replace", keep_mapped=True)  # maps and keeps (not timed)
+        for _ in range(1 + a.kept_warm):  # the first maps and keeps; none is timed
+            conn.ingest("bench", arrays, mode="replace", keep_mapped=True)
         for _ in range(a.kept_reps):
             t0 = time.perf_counter()
             answer = conn.ingest("bench", arrays, mode="replace", keep_mapped=True)

@@ -48,14 +48,15 @@ import org.duckdb.DuckDBConnection;
  * #runInPlace}): cold runs read them.
  *
  * <pre>gpudf bench tpch [--sf 1] [--reps 5] [--engines gpu,cpu,duckdb] [--queries q1,q6] [--budget-s S] [--data DIR [--in-place]]
- *     [--duckdb-file FILE] [--stream [--chunk-rows N]] [--out benchmarks/results]</pre>
+ *     [--device-budget-mb N] [--duckdb-file FILE] [--stream [--chunk-rows N]] [--out benchmarks/results]</pre>
  */
 public final class TpchBenchmark {
   private TpchBenchmark() {}
 
   /** Command-line settings. */
   record Settings(double sf, int reps, List<String> engines, List<String> queries, Path out, double budgetSeconds,
-      Path data, Path duckdbFile, boolean stream, int chunkRows, String command, boolean tpcds, boolean inPlace) {
+      Path data, Path duckdbFile, boolean stream, int chunkRows, String command, boolean tpcds, boolean inPlace,
+      long deviceBudgetMb) {
     static Settings parse(String[] args) {
       boolean tpcds = false;
       for (int i = 0; i + 1 < args.length; i++) {
@@ -77,6 +78,7 @@ public final class TpchBenchmark {
       boolean stream = false;
       boolean inPlace = false;
       int chunkRows = Integer.MAX_VALUE;
+      long deviceBudgetMb = -1;
       for (int i = 0; i < args.length; i++) {
         if (args[i].equals("--stream")) {
           stream = true;
@@ -97,10 +99,11 @@ public final class TpchBenchmark {
           case "--data" -> data = Path.of(value);
           case "--duckdb-file" -> duckdbFile = Path.of(value);
           case "--chunk-rows" -> chunkRows = Integer.parseInt(value);
+          case "--device-budget-mb" -> deviceBudgetMb = Long.parseLong(value);
           case "--workload" -> { }
           default -> throw new IllegalArgumentException("unknown option " + args[i]
               + " (options: --workload tpch|tpcds --sf N --reps N --engines gpu,cpu,duckdb --queries q1,q2 --budget-s SECONDS"
-              + " --data DIR [--in-place] --duckdb-file FILE --stream --chunk-rows N --out DIR)");
+              + " --data DIR [--in-place] --device-budget-mb N --duckdb-file FILE --stream --chunk-rows N --out DIR)");
         }
         i++;
       }
@@ -116,6 +119,10 @@ public final class TpchBenchmark {
       if (inPlace && (data == null || stream)) {
         throw new IllegalArgumentException("--in-place queries the files of --data where they are (not with --stream)");
       }
+      if (deviceBudgetMb != -1 && (deviceBudgetMb < 0 || !inPlace)) {
+        throw new IllegalArgumentException("--device-budget-mb takes the MiB a GPU catalog may keep of the files an"
+            + " --in-place run reads (0 or more)");
+      }
       if (tpcds && (stream || data != null)) {
         throw new IllegalArgumentException("--stream and --data are for TPC-H; TPC-DS is generated whole");
       }
@@ -125,7 +132,8 @@ public final class TpchBenchmark {
         shown.subList(w, w + 2).clear();
       }
       return new Settings(sf, reps, engines, queries, out, budget, data, duckdbFile, stream, chunkRows,
-          "gpudf bench " + (tpcds ? "tpcds" : "tpch") + (shown.isEmpty() ? "" : " " + String.join(" ", shown)), tpcds, inPlace);
+          "gpudf bench " + (tpcds ? "tpcds" : "tpch") + (shown.isEmpty() ? "" : " " + String.join(" ", shown)), tpcds, inPlace,
+          deviceBudgetMb);
     }
 
     /** The benchmark's name in reports: TPC-H or TPC-DS. */
@@ -544,6 +552,11 @@ public final class TpchBenchmark {
         try (Gpu device = gpu ? Gpu.open(0) : null;
             GpuSession session = gpu ? GpuSession.gpu(device, allocator) : GpuSession.cpu(allocator)) {
           System.out.printf("%s: opened %s%n", engine, FileTables.loadDirectory(session.catalog(), s.data(), allocator));
+          if (gpu && s.deviceBudgetMb() >= 0) {
+            // below the data's size, scans drop what they read to stay within it and read it again when needed
+            session.catalog().deviceBudget(s.deviceBudgetMb() << 20);
+            System.out.printf("%s: the catalog keeps at most %,d MiB of what it reads on the device%n", engine, s.deviceBudgetMb());
+          }
           report.loaded(engine, (System.nanoTime() - t0) / 1e6, gpu ? device.pool().stats().allocated() : 0, 0);
           runGpudfQueries(engine, session, s, queries, report);
         }
@@ -578,6 +591,10 @@ public final class TpchBenchmark {
       if (!overBudget(engine, q, start, s, report)) {
         dev.gpudf.sql.Catalog.FileReads before = catalog.fileReads();
         dev.gpudf.sql.Catalog.ReadsAhead aheadBefore = catalog.readsAhead();
+        dev.gpudf.sql.Catalog.ChunkScans scansBefore = catalog.chunkScans();
+        if (session.gpu() != null) {
+          session.gpu().pool().resetPeak();
+        }
         if (s.inPlace()) {
           // a cold run reads its files: what earlier queries left on the device is dropped first
           long budget = catalog.deviceBudget();
@@ -591,6 +608,17 @@ public final class TpchBenchmark {
               + " again after the budget dropped them: %,d, %,d MiB)%n", engine, q, after.columnChunks() - before.columnChunks(),
               (after.bytes() - before.bytes()) >> 20, after.rereadColumnChunks() - before.rereadColumnChunks(),
               (after.rereadBytes() - before.rereadBytes()) >> 20);
+        }
+        dev.gpudf.sql.Catalog.ChunkScans scans = catalog.chunkScans();
+        if (scans.filtered() > scansBefore.filtered()) {
+          System.out.printf("%s %s chunk scans under a filter when planned: %,d; skipped by statistics or partition values: %,d%n",
+              engine, q, scans.filtered() - scansBefore.filtered(), scans.skipped() - scansBefore.skipped());
+        }
+        if (s.inPlace() && session.gpu() != null) {
+          dev.gpudf.columnar.cuda.DeviceMemoryPool.Stats pool = session.gpu().pool().stats();
+          System.out.printf(java.util.Locale.ROOT, "%s %s device memory: peak %,d MiB over its runs; after them %,d MiB, of which"
+              + " the catalog keeps %,d MiB (budget %,d MiB)%n", engine, q, pool.peak() >> 20, pool.allocated() >> 20,
+              catalog.residency().deviceBytes() >> 20, catalog.deviceBudget() >> 20);
         }
         dev.gpudf.sql.Catalog.ReadsAhead ahead = catalog.readsAhead();
         if (after.columnChunks() > before.columnChunks() || ahead.started() > aheadBefore.started()) {

@@ -86,6 +86,17 @@ class TpchBenchmarkTest {
         new String[] {"--workload", "tpcds", "--sf", "0.01", "--queries", "q100"})));
   }
 
+  /** A device budget is for in-place runs (a GPU catalog keeps what it reads of the files), in MiB, not below 0. */
+  @Test
+  void aDeviceBudgetIsTakenForInPlaceRunsOnly() {
+    assertEquals(512, TpchBenchmark.Settings.parse(new String[] {"--data", "d", "--in-place", "--device-budget-mb", "512"})
+        .deviceBudgetMb());
+    assertEquals(-1, TpchBenchmark.Settings.parse(new String[] {"--data", "d", "--in-place"}).deviceBudgetMb());
+    assertThrows(IllegalArgumentException.class, () -> TpchBenchmark.Settings.parse(new String[] {"--device-budget-mb", "512"}));
+    assertThrows(IllegalArgumentException.class, () -> TpchBenchmark.Settings.parse(
+        new String[] {"--data", "d", "--in-place", "--device-budget-mb", "-2"}));
+  }
+
   @Test
   void anEngineStopsWhenItsBudgetIsSpent(@TempDir Path dir) throws Exception {
     TpchReport report = TpchBenchmark.run(TpchBenchmark.Settings.parse(new String[] {"--sf", "0.002", "--reps", "1",

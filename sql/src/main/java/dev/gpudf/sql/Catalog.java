@@ -871,6 +871,27 @@ public final class Catalog implements AutoCloseable {
   }
 
   /**
+   * Chunk scans of chunked tables that had a filter over them when their queries were planned, and
+   * of those the ones planning dropped because the chunk's file metadata (a Hive partition's value,
+   * a column's footer range) shows that no row passes: what statistics skipped without reading.
+   * Counted once per plan; a query answered from the plan cache is not planned again.
+   */
+  public record ChunkScans(long filtered, long skipped) {}
+
+  private long chunkScansFiltered;
+  private long chunkScansSkipped;
+
+  /** {@link ChunkScans} so far. */
+  public synchronized ChunkScans chunkScans() {
+    return new ChunkScans(chunkScansFiltered, chunkScansSkipped);
+  }
+
+  synchronized void countChunkScans(long filtered, long skipped) {
+    chunkScansFiltered += filtered;
+    chunkScansSkipped += skipped;
+  }
+
+  /**
    * Spills columns until the resident ones and {@code incoming} more bytes fit the budget, or
    * nothing more can spill; the columns of {@code reading} stay (a query is about to read them).
    */

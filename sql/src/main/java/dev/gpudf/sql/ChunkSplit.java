@@ -52,8 +52,11 @@ final class ChunkSplit {
       .withFunctionsToReduce(EnumSet.of(SqlKind.AVG))
       .toRule();
 
-  /** {@code logical} with its chunked scans split, and every scan narrowed to what it reads ({@link ScanColumns}). */
-  static RelNode apply(RelNode logical) {
+  /**
+   * {@code logical} with its chunked scans split, and every scan narrowed to what it reads ({@link
+   * ScanColumns}); the chunk scans a filter kept and those it dropped are counted in {@code catalog}.
+   */
+  static RelNode apply(RelNode logical, Catalog catalog) {
     if (!readsChunks(logical)) {
       return ScanColumns.apply(logical);
     }
@@ -62,7 +65,10 @@ final class ChunkSplit {
     RelNode rel = GpuSession.hep(logical, List.of(CoreRules.PROJECT_JOIN_TRANSPOSE, CoreRules.PROJECT_MERGE,
         CoreRules.PROJECT_REMOVE));
     // scans narrow before they split: the shuttle would copy a subtree that the branches share
-    return ScanColumns.apply(rel).accept(new Splitter());
+    Splitter splitter = new Splitter();
+    RelNode split = ScanColumns.apply(rel).accept(splitter);
+    catalog.countChunkScans(splitter.filtered, splitter.skipped);
+    return split;
   }
 
   /**
@@ -151,6 +157,10 @@ final class ChunkSplit {
 
   /** Bottom-up: chunked scans to unions, and the operators right above a union into its branches. */
   private static final class Splitter extends RelShuttleImpl {
+    /** Chunk scans under a filter, and of those the ones dropped because their metadata excludes it. */
+    long filtered;
+    long skipped;
+
     @Override
     public RelNode visit(TableScan scan) {
       CatalogTable t = scan.getTable().unwrap(CatalogTable.class);
@@ -187,6 +197,8 @@ final class ChunkSplit {
           kept.add(b);
         }
       }
+      filtered += input.getInputs().size();
+      skipped += input.getInputs().size() - kept.size();
       if (kept.isEmpty()) {
         return LogicalValues.createEmpty(filter.getCluster(), filter.getRowType());
       }

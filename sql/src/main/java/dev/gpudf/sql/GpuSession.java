@@ -822,7 +822,7 @@ public final class GpuSession implements AutoCloseable {
     rel = hep(rel, List.of(CoreRules.MULTI_JOIN_OPTIMIZE));
     rel = hep(rel, List.of(CoreRules.FILTER_INTO_JOIN, CoreRules.JOIN_CONDITION_PUSH, CoreRules.PROJECT_MERGE,
         CoreRules.PROJECT_REMOVE));
-    return ChunkSplit.apply(SemiJoinReduction.apply(rel));
+    return ChunkSplit.apply(SemiJoinReduction.apply(rel), catalog);
   }
 
   /**

@@ -55,6 +55,12 @@ class ChunkPruningTest {
       assertEquals(2, scans(s, "\"day\" = DATE '2024-01-02'"));
       assertEquals(0, scans(s, "\"year\" > 2025"));
       assertEquals(8, scans(s, "\"year\" = 2024 OR x = 3"), "a filter any chunk may pass keeps them all");
+      // the catalog counts what planning skipped: the figure a report gives of statistics' work
+      Catalog.ChunkScans before = s.catalog().chunkScans();
+      assertEquals(2, scans(s, "\"year\" < 2024"));
+      Catalog.ChunkScans after = s.catalog().chunkScans();
+      assertEquals(new Catalog.ChunkScans(8, 6),
+          new Catalog.ChunkScans(after.filtered() - before.filtered(), after.skipped() - before.skipped()));
     }
   }
 
