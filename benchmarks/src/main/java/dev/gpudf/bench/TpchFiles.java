@@ -14,9 +14,9 @@ import org.duckdb.DuckDBConnection;
  * Writes TPC-H at a scale factor as Parquet files, one a table ({@code DIR/<table>.parquet}), as
  * DuckDB's {@code COPY} writes them (row groups of 122,880 rows, Snappy): the data of the file
  * benchmarks (issue 21) on a host with no network and no DuckDB extension to generate it. Each
- * table is generated on all cores, copied into DuckDB through the Arrow C stream interface,
- * written and dropped, so one table at a time is in memory (SF10's lineitem: about 7 GiB of
- * Arrow and DuckDB's copy of it).
+ * table is generated in parts on all cores, each part appended to DuckDB's copy through the
+ * Arrow C stream interface and freed; the table is then written and dropped, so one table at a
+ * time is in DuckDB's memory and a few parts in Arrow's.
  *
  * <pre>TpchFiles --sf 10 --out DIR</pre>
  */
@@ -44,17 +44,30 @@ public final class TpchFiles {
         DuckDBConnection duck = (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:")) {
       for (TpchTable<?> t : TpchTable.getTables()) {
         long t0 = System.nanoTime();
-        long rows;
-        try (VectorSchemaRoot r = TpchTables.arrow(a, t, sf, cores, n -> { })) {
-          rows = r.getRowCount();
-          DuckDbTables.load(duck, a, t.getTableName(), r);
-        }
+        long[] rows = {0};
+        boolean[] made = {false};
+        // in parts (each generated on all cores, appended to DuckDB's table, freed): no whole-table
+        // Arrow vector, whose string data Arrow caps at 2 GiB (SF30's orders comments pass it)
+        int parts = Math.max(cores, (int) Math.ceil(sf * 4));
+        TpchTables.generate(a, t, sf, parts, cores, n -> { }, part -> {
+          try {
+            if (made[0]) {
+              DuckDbTables.append(duck, a, t.getTableName(), part);
+            } else {
+              DuckDbTables.load(duck, a, t.getTableName(), part);
+              made[0] = true;
+            }
+          } catch (java.sql.SQLException e) {
+            throw new IllegalStateException("copying " + t.getTableName() + " into DuckDB: " + e.getMessage(), e);
+          }
+          rows[0] += part.getRowCount();
+        });
         Path file = out.resolve(t.getTableName() + ".parquet");
         try (Statement st = duck.createStatement()) {
           st.execute("COPY " + t.getTableName() + " TO '" + file.toString().replace("'", "''") + "' (FORMAT parquet)");
           st.execute("DROP TABLE " + t.getTableName());
         }
-        System.out.printf(java.util.Locale.ROOT, "%s: %,d rows, %,d bytes of Parquet in %.1f s%n", file, rows, Files.size(file),
+        System.out.printf(java.util.Locale.ROOT, "%s: %,d rows, %,d bytes of Parquet in %.1f s%n", file, rows[0], Files.size(file),
             (System.nanoTime() - t0) / 1e9);
       }
     }
