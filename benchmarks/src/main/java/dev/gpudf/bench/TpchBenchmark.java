@@ -592,9 +592,6 @@ public final class TpchBenchmark {
         dev.gpudf.sql.Catalog.FileReads before = catalog.fileReads();
         dev.gpudf.sql.Catalog.ReadsAhead aheadBefore = catalog.readsAhead();
         dev.gpudf.sql.Catalog.ChunkScans scansBefore = catalog.chunkScans();
-        if (session.gpu() != null) {
-          session.gpu().pool().resetPeak();
-        }
         if (s.inPlace()) {
           // a cold run reads its files: what earlier queries left on the device is dropped first
           long budget = catalog.deviceBudget();
@@ -616,7 +613,8 @@ public final class TpchBenchmark {
         }
         if (s.inPlace() && session.gpu() != null) {
           dev.gpudf.columnar.cuda.DeviceMemoryPool.Stats pool = session.gpu().pool().stats();
-          System.out.printf(java.util.Locale.ROOT, "%s %s device memory: peak %,d MiB over its runs; after them %,d MiB, of which"
+          // the session starts the pool's peak anew at every run: this is the last run's
+          System.out.printf(java.util.Locale.ROOT, "%s %s device memory: peak %,d MiB in its last run; after it %,d MiB, of which"
               + " the catalog keeps %,d MiB (budget %,d MiB)%n", engine, q, pool.peak() >> 20, pool.allocated() >> 20,
               catalog.residency().deviceBytes() >> 20, catalog.deviceBudget() >> 20);
         }

@@ -28,6 +28,11 @@ final class CatalogTable extends AbstractTable {
     this.columns = columns;
   }
 
+  /** Whether this is one chunk of a chunked table's split scan, not the whole table. */
+  boolean isChunk() {
+    return chunk >= 0;
+  }
+
   /** Chunk {@code chunk} of this table. */
   CatalogTable chunk(int chunk) {
     return new CatalogTable(name, shape, chunk, columns);

@@ -193,12 +193,14 @@ final class ChunkSplit {
       for (RelNode b : input.getInputs()) {
         CatalogTable t = b instanceof TableScan scan ? scan.getTable().unwrap(CatalogTable.class) : null;
         List<dev.gpudf.sql.files.ValueRange> ranges = t == null ? null : t.ranges();
-        if (ranges == null || !ChunkPruning.excludes(filter.getCondition(), ranges, filter.getCluster().getRexBuilder())) {
+        boolean excluded = ranges != null && ChunkPruning.excludes(filter.getCondition(), ranges, filter.getCluster().getRexBuilder());
+        if (!excluded) {
           kept.add(b);
         }
+        // a branch of the query's own UNION ALL is no chunk scan
+        filtered += t != null && t.isChunk() ? 1 : 0;
+        skipped += excluded ? 1 : 0;
       }
-      filtered += input.getInputs().size();
-      skipped += input.getInputs().size() - kept.size();
       if (kept.isEmpty()) {
         return LogicalValues.createEmpty(filter.getCluster(), filter.getRowType());
       }
