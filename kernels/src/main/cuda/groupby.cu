@@ -235,6 +235,81 @@ GPUDF_GROUPBY_SUM_INT(i32, int32_t)
 GPUDF_GROUPBY_SUM_INT(i64, long long)
 GPUDF_GROUPBY_SUM_INT(d128, ulonglong2)
 
+// With at most kPrivateGroups groups (q1 has four), each thread sums its rows into accumulators of
+// its own, in registers (the unrolled compares keep them there): per row no atomic, no warp
+// matching and no serial combining. At the end the warps reduce them by shuffles, the block's
+// warps meet in shared memory, and each block adds one total per group to the global ones. The
+// per-thread sums are 192 bits too, so no order of additions can overflow where the total fits.
+constexpr int kPrivateGroups = 4;
+
+namespace gpudf_groupby {
+__device__ __forceinline__ W192 shfl_down(W192 v, int d) {
+  return W192{{__shfl_down_sync(0xffffffffu, v.w[0], d), __shfl_down_sync(0xffffffffu, v.w[1], d),
+               __shfl_down_sync(0xffffffffu, v.w[2], d)}};
+}
+
+template <typename T>
+__device__ void sum_private(const T* data, const uint32_t* validity, long long n, const int* group,
+                            unsigned long long* acc, unsigned long long* count, int groups) {
+  __shared__ unsigned long long block_acc[3 * kPrivateGroups];
+  __shared__ unsigned long long block_count[kPrivateGroups];
+  if (threadIdx.x < 3 * kPrivateGroups) block_acc[threadIdx.x] = 0;
+  if (threadIdx.x < kPrivateGroups) block_count[threadIdx.x] = 0;
+  __syncthreads();
+  W192 mine[kPrivateGroups];
+  unsigned long long rows[kPrivateGroups];
+#pragma unroll
+  for (int k = 0; k < kPrivateGroups; k++) {
+    mine[k] = W192{{0, 0, 0}};
+    rows[k] = 0;
+  }
+  for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) {
+    if (!gpudf::is_valid(validity, i)) continue;
+    int g = group[i];
+    W192 v = widen<T>(data, i);
+#pragma unroll
+    for (int k = 0; k < kPrivateGroups; k++) {
+      if (g == k) {
+        mine[k] = add(mine[k], v);
+        rows[k]++;
+      }
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < kPrivateGroups; k++) {
+    W192 s = mine[k];
+    unsigned long long c = rows[k];
+    for (int d = 16; d > 0; d >>= 1) {
+      s = add(s, shfl_down(s, d));
+      c += __shfl_down_sync(0xffffffffu, c, d);
+    }
+    if ((threadIdx.x & 31) == 0 && c != 0) {
+      atomic_add(block_acc + 3 * k, s);
+      atomicAdd(&block_count[k], c);
+    }
+  }
+  __syncthreads();
+  int g = threadIdx.x;
+  if (g < groups && g < kPrivateGroups && block_count[g] != 0) {
+    atomic_add(acc + 3LL * g, W192{{block_acc[3 * g], block_acc[3 * g + 1], block_acc[3 * g + 2]}});
+    atomicAdd(&count[g], block_count[g]);
+  }
+}
+}  // namespace gpudf_groupby
+
+// groupby_sum_int_*_kernel for at most kPrivateGroups groups (the host chooses), same arguments.
+#define GPUDF_GROUPBY_SUM_INT_PRIVATE(NAME, T)                                                          \
+  extern "C" __global__ void groupby_sum_int_private_##NAME##_kernel(                                   \
+      const T* data, const uint32_t* validity, long long n, const int* group, unsigned long long* acc,   \
+      unsigned long long* count, long long groups) {                                                    \
+    gpudf_groupby::sum_private<T>(data, validity, n, group, acc, count, (int)groups);                   \
+  }
+GPUDF_GROUPBY_SUM_INT_PRIVATE(i8, int8_t)
+GPUDF_GROUPBY_SUM_INT_PRIVATE(i16, int16_t)
+GPUDF_GROUPBY_SUM_INT_PRIVATE(i32, int32_t)
+GPUDF_GROUPBY_SUM_INT_PRIVATE(i64, long long)
+GPUDF_GROUPBY_SUM_INT_PRIVATE(d128, ulonglong2)
+
 // Float sums in double and non-null counts; with `mean` non-null, the sum of squared distances
 // from the group's mean instead (the second pass of VARIANCE and STDDEV).
 #define GPUDF_GROUPBY_SUM_FLOAT(NAME, T)                                                                 \

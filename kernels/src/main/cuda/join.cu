@@ -49,30 +49,58 @@ __device__ __forceinline__ long long output_rows(int kind, long long matches, bo
 }
 }  // namespace gpudf_join
 
+namespace gpudf_join {
+// The slot of build row j's key: the first empty slot of its walk, claimed, or the slot an equal
+// key claimed before (then *dups becomes 1). A slot is written once, from empty, so a plain read
+// that sees it empty (even a stale one) costs only the atomic that follows; most rows of a table
+// with repeated keys find their slot without one.
+__device__ __forceinline__ long long claim(const KeyCol* keys, int nkeys, long long j, unsigned long long h,
+                                           unsigned long long* table, long long mask, int* dups) {
+  unsigned long long mine = gpudf_keys::slot_entry(h, j);
+  for (long long s = (long long)(h & (unsigned long long)mask);; s = (s + 1) & mask) {
+    unsigned long long e = table[s];
+    if (e == gpudf_keys::kEmpty) {
+      e = atomicCAS(&table[s], gpudf_keys::kEmpty, mine);
+      if (e == gpudf_keys::kEmpty) return s;
+    }
+    if ((e >> 32) == (h >> 32) && gpudf_keys::rows_equal(keys, j, keys, gpudf_keys::entry_row(e), nkeys, false)) {
+      *dups = 1;
+      return s;
+    }
+  }
+}
+}  // namespace gpudf_join
+
 // Claims a slot per distinct key, counts each slot's rows into slot_rows (zeroed by the host), and
 // stores each row's slot in row_slot (-1 for a NULL key); *dups becomes 1 when a key has two rows.
+// A warp's rows of one key (fact tables often come sorted by it: lineitem by order) claim once,
+// through the first of them, and count with one atomic; a row whose hash but not key equals that
+// row's claims its own slot.
 extern "C" __global__ void join_build_kernel(const KeyCol* keys, int nkeys, long long m, unsigned long long* table,
                                              long long mask, int* slot_rows, int* row_slot, int* dups) {
-  for (long long j = gpudf::global_thread(); j < m; j += gpudf::grid_threads()) {
-    bool any_null;
-    unsigned long long h = gpudf_keys::row_hash(keys, nkeys, j, &any_null);
-    if (any_null) {
-      row_slot[j] = -1;
-      continue;
+  int lane = threadIdx.x & 31;
+  long long warps = gpudf::grid_threads() / 32;
+  // every lane of a warp runs every step, so the warp-wide votes below see the whole warp
+  for (long long base = gpudf::global_thread() / 32 * 32; base < m; base += warps * 32) {
+    long long j = base + lane;
+    bool any_null = true;
+    unsigned long long h = j < m ? gpudf_keys::row_hash(keys, nkeys, j, &any_null) : 0;
+    if (j < m && any_null) row_slot[j] = -1;
+    bool inserts = j < m && !any_null;
+    unsigned inserting = __ballot_sync(0xffffffffu, inserts);
+    if (inserts) {
+      unsigned peers = __match_any_sync(inserting, h);
+      int leader = __ffs(peers) - 1;
+      bool own = lane == leader || !gpudf_keys::rows_equal(keys, j, keys, base + leader, nkeys, false);
+      unsigned riders = __ballot_sync(peers, !own);
+      long long s = own ? gpudf_join::claim(keys, nkeys, j, h, table, mask, dups) : -1;
+      long long led = __shfl_sync(peers, s, leader);
+      if (!own) s = led;
+      if (lane == leader && riders != 0) *dups = 1;
+      if (own) atomicAdd(&slot_rows[s], 1 + (lane == leader ? __popc(riders) : 0));
+      row_slot[j] = (int)s;
     }
-    unsigned long long mine = gpudf_keys::slot_entry(h, j);
-    long long s = (long long)(h & (unsigned long long)mask);
-    for (;; s = (s + 1) & mask) {
-      // a slot is written once, so every row of a key walks the same slots and stops at the same one
-      unsigned long long e = atomicCAS(&table[s], gpudf_keys::kEmpty, mine);
-      if (e == gpudf_keys::kEmpty) break;
-      if ((e >> 32) == (h >> 32) && gpudf_keys::rows_equal(keys, j, keys, gpudf_keys::entry_row(e), nkeys, false)) {
-        *dups = 1;
-        break;
-      }
-    }
-    atomicAdd(&slot_rows[s], 1);
-    row_slot[j] = (int)s;
+    __syncwarp();
   }
 }
 

@@ -86,7 +86,9 @@ public final class Evaluate {
 
   /**
    * On the input's backend; the caller owns the result. Parts that build strings are computed
-   * first, as columns of their own ({@link StringBuild}).
+   * first, as columns of their own ({@link StringBuild}); so are, on the GPU from the rows where
+   * generated kernels start ({@link #setGeneratedMinRows}), string columns compared with constants
+   * ({@link StringMatch}).
    */
   static Column evaluate(Exec exec, EvalInput in, Expr e) {
     if (StringBuild.anywhere(e, in.types())) {
@@ -97,6 +99,19 @@ public final class Evaluate {
       try {
         Expr rest = StringBuild.materialize(exec, in, e, made);
         return evaluate(exec, in.plus(made), rest);
+      } finally {
+        made.forEach(Column::close);
+      }
+    }
+    if (in.onDevice() && in.rows() >= generatedMinRows && StringMatch.anywhere(e, in.types())) {
+      List<Column> made = new ArrayList<>();
+      try {
+        Expr rest = StringMatch.materialize(exec, in, e, made);
+        if (rest instanceof Expr.Col col && col.index() == in.width() && made.size() == 1) {
+          // the whole expression was one match: its column is the result
+          return made.remove(0);
+        }
+        return gpu(exec, in.plus(made), rest);
       } finally {
         made.forEach(Column::close);
       }

@@ -16,6 +16,12 @@ import java.util.List;
  * last bits of float sums, means and variances (their additions run in another order).
  */
 final class GpuHashGroupBy {
+  /**
+   * Up to this many groups an integer or decimal SUM (or MEAN) sums each thread's rows in its own
+   * registers ({@code kPrivateGroups} in {@code groupby.cu}): a few groups are a few hot addresses.
+   */
+  static final int PRIVATE_GROUPS = 4;
+
   private GpuHashGroupBy() {}
 
   /** See {@link GroupBy#aggregate(Exec, DeviceTable, int[], List, List)}. */
@@ -145,8 +151,9 @@ final class GpuHashGroupBy {
             outType = agg.op() == Reduction.MEAN ? DataType.FLOAT64
                 : decimal ? DataType.decimal(DataType.MAX_DECIMAL_PRECISION, type.scale()) : DataType.INT64;
             DeviceBuffer acc = track(temps, exec.allocateZeroed(24 * perGroup));
-            KernelLaunch.launch("groupby_sum_int_" + suffix + "_kernel", grid, exec.stream(), col.data(), col.validity(),
-                (long) n, groupOf, acc, count, (long) groups);
+            String kernel = groups <= PRIVATE_GROUPS ? "groupby_sum_int_private_" : "groupby_sum_int_";
+            KernelLaunch.launch(kernel + suffix + "_kernel", grid, exec.stream(), col.data(), col.validity(), (long) n,
+                groupOf, acc, count, (long) groups);
             data = track(results, exec.allocate((outType.id() == TypeId.DECIMAL ? 16 : 8) * perGroup));
             int mode = agg.op() == Reduction.MEAN ? 2 : decimal ? 1 : 0;
             // the overflow flag goes to the first wait slot

@@ -720,6 +720,80 @@ class EvaluateTest {
     generatedKernelsMatchTheCpuTwin(rows);
   }
 
+  /**
+   * String columns compared with constants ({@link StringMatch}, one kernel ahead of the program):
+   * every form it takes equals the CPU twin's comparisons and LIKE, on multi-byte UTF-8, the empty
+   * string, NULLs and a sliced table; forms it must leave to the interpreter are not taken.
+   */
+  @RequiresGpu
+  @ParameterizedTest
+  @ValueSource(ints = {0, 1, 31, 32, 33, 65, 1000, 70_001})
+  void stringMatchesMatchTheCpuTwin(int rows) {
+    List<String> names;
+    List<DataType> types;
+    try (VectorSchemaRoot r = TestTables.allTypes(allocator, 0, Nulls.NONE, 0); HostTable h = HostTable.fromArrow(r)) {
+      names = h.names();
+      types = h.types();
+    }
+    Expr s = col(names.indexOf("str"));
+    List<Expr> taken = List.of(
+        call(Op.EQ, s, str("héllo")),
+        call(Op.EQ, str("Ωmega"), s),
+        call(Op.NE, s, str("")),
+        call(Op.IN, s, str("a"), str("Zürich"), str("😀"), str("absent")),
+        call(Op.OR, call(Op.EQ, s, str("a")), call(Op.EQ, str("naïve café"), s)),
+        call(Op.AND, call(Op.NE, s, str("a")), call(Op.NE, s, str("x".repeat(70)))),
+        call(Op.LIKE, s, str("na%")),
+        call(Op.LIKE, s, str("%é")),
+        call(Op.LIKE, s, str("%🚀%")),
+        call(Op.LIKE, s, str("%")),
+        call(Op.LIKE, s, str("%%")),
+        call(Op.LIKE, s, str("")),
+        call(Op.LIKE, s, str("héllo")),
+        call(Op.NOT, call(Op.LIKE, s, str("%x%"))),
+        Expr.caseWhen(List.of(call(Op.EQ, s, str("a")), lit(1)), lit(0)),
+        call(Op.AND, call(Op.LIKE, s, str("%a%")), call(Op.GT, col(names.indexOf("i32")), lit(0))));
+    List<Expr> left = List.of(
+        call(Op.LIKE, s, str("h_llo")),
+        call(Op.LIKE, s, str("a%b")),
+        call(Op.IN, s, str("a"), new Expr.Lit(DataType.STRING, null)),
+        call(Op.EQ, s, s),
+        call(Op.LT, s, str("b")));
+    for (Expr e : taken) {
+      assertTrue(StringMatch.anywhere(e, types), e.toString());
+    }
+    for (Expr e : left) {
+      assertTrue(!StringMatch.anywhere(e, types), e.toString());
+    }
+    withGeneratedFrom(0, () -> {
+      try (Gpu gpu = Gpu.open(0, 1L << 30, 64L << 20); Exec g = Exec.onGpu(gpu, allocator)) {
+        for (Nulls nulls : List.of(Nulls.NONE, Nulls.every(3), Nulls.ALL)) {
+          for (boolean sliced : rows > 3 ? List.of(false, true) : List.of(false)) {
+            try (VectorSchemaRoot whole = TestTables.allTypes(allocator, rows, nulls, rows);
+                VectorSchemaRoot part = sliced ? TestTables.slice(whole, 3, rows - 3) : null) {
+              VectorSchemaRoot r = part == null ? whole : part;
+              try (HostTable h = HostTable.fromArrow(r); DeviceTable d = DeviceTable.fromArrow(gpu, r, g.stream())) {
+                for (Expr e : java.util.stream.Stream.concat(taken.stream(), left.stream()).toList()) {
+                  try (HostColumn want = Evaluate.evaluate(exec, h, e); DeviceColumn got = Evaluate.evaluate(g, d, e)) {
+                    assertEquals(want.nullCount(), got.nullCount(), e + " " + nulls);
+                    got.retain();
+                    try (DeviceTable one = new DeviceTable(gpu, List.of("x"), List.of(got), h.rowCount());
+                        VectorSchemaRoot back = one.toArrow(allocator, g.stream())) {
+                      for (int i = 0; i < h.rowCount(); i++) {
+                        assertEquals(want.vector().getObject(i), back.getVector(0).getObject(i),
+                            e + " " + nulls + (sliced ? " sliced" : "") + " row " + i);
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    });
+  }
+
   /** Runs {@code body} with {@link Evaluate#setGeneratedMinRows} at {@code rows}, then restores it. */
   private static void withGeneratedFrom(int rows, Runnable body) {
     int before = Evaluate.setGeneratedMinRows(rows);

@@ -251,6 +251,69 @@ class GroupByTest {
     }
   }
 
+  /**
+   * Up to {@link GpuHashGroupBy#PRIVATE_GROUPS} groups, SUM and MEAN run per-thread accumulators
+   * ({@code groupby_sum_int_private_*}); one group more runs the shared-memory kernel. Both equal the
+   * CPU twin for 8-bit, 64-bit and 38-digit values with NULLs, on sizes up to several rows a thread.
+   */
+  @RequiresGpu
+  @ParameterizedTest
+  @ValueSource(ints = {0, 1, 31, 32, 33, 1000, 300_000})
+  void gpuSumsOverFewGroupsMatchTheCpuTwin(int rows) {
+    try (RootAllocator a = new RootAllocator(); Gpu gpu = Gpu.open(0, 1L << 30, 64L << 20);
+        Exec g = Exec.onGpu(gpu, a); Exec cpu = Exec.onCpu(a)) {
+      for (int groups = 1; groups <= GpuHashGroupBy.PRIVATE_GROUPS + 1; groups++) {
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(groups);
+        try (IntVector k = new IntVector("k", a); org.apache.arrow.vector.TinyIntVector small =
+                new org.apache.arrow.vector.TinyIntVector("small", a);
+            BigIntVector big = new BigIntVector("big", a);
+            org.apache.arrow.vector.DecimalVector wide = new org.apache.arrow.vector.DecimalVector("wide", a, 38, 2)) {
+          k.allocateNew(rows);
+          small.allocateNew(rows);
+          big.allocateNew(rows);
+          wide.allocateNew(rows);
+          for (int i = 0; i < rows; i++) {
+            // with NULL keys (every 5th row when there is more than one group) one group more
+            if (groups == 1 || i % 5 != 4) {
+              k.set(i, i % (groups == 1 ? 1 : groups - 1));
+            }
+            if (i % 3 != 1) {
+              small.set(i, (byte) rnd.nextInt(-128, 128));
+              big.set(i, rnd.nextLong() >> 24);
+              wide.set(i, new BigDecimal(new java.math.BigInteger(100, new java.util.Random(rnd.nextLong()))
+                  .multiply(java.math.BigInteger.valueOf(rnd.nextBoolean() ? 1 : -1)), 2));
+            }
+          }
+          for (FieldVector v : List.<FieldVector>of(k, small, big, wide)) {
+            v.setValueCount(rows);
+          }
+          List<GroupBy.Agg> aggs = new ArrayList<>();
+          for (int c = 1; c <= 3; c++) {
+            aggs.add(new GroupBy.Agg(Reduction.SUM, c));
+            aggs.add(new GroupBy.Agg(Reduction.MEAN, c));
+          }
+          List<String> names = names(1 + aggs.size());
+          try (VectorSchemaRoot whole = new VectorSchemaRoot(List.<FieldVector>of(k, small, big, wide))) {
+            whole.setRowCount(rows);
+            for (boolean sliced : rows > 1000 ? List.of(false, true) : List.of(false)) {
+              try (VectorSchemaRoot in = sliced ? TestTables.slice(whole, 7, rows - 20) : null) {
+                VectorSchemaRoot r = in == null ? whole : in;
+                try (HostTable h = HostTable.fromArrow(r); DeviceTable d = DeviceTable.fromArrow(gpu, r, g.stream());
+                    HostTable want = GroupBy.aggregate(cpu, h, new int[] {0}, aggs, names);
+                    VectorSchemaRoot wr = want.toArrow(a);
+                    DeviceTable got = GroupBy.aggregate(g, d, new int[] {0}, aggs, names);
+                    VectorSchemaRoot gr = got.toArrow(a, g.stream())) {
+                  assertEquals(Math.min(rows, groups), wr.getRowCount(), "groups");
+                  Rows.assertSameOrderedRows(wr, gr, groups + " groups, " + rows + " rows" + (sliced ? ", sliced" : ""));
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
   /** Skewed keys (one key holds half the rows), all keys equal and all keys distinct, at 10^7 rows. */
   @HeavyGpu
   @ParameterizedTest

@@ -317,13 +317,13 @@ class JoinTest {
   }
 
   /**
-   * Many-to-many, skewed, all-equal and no-match keys, and a build side of few keys each held by
-   * hundreds of rows against mostly missing probe keys, on 10^6-row INT32 inputs; the gather maps
+   * Many-to-many, skewed, all-equal and no-match keys, a build side of few keys each held by
+   * hundreds of rows against mostly missing probe keys, and a build side sorted by its key, on 10^6-row INT32 inputs; the gather maps
    * pair equal keys and as many pairs as the CPU join.
    */
   @RequiresGpu
   @ParameterizedTest
-  @ValueSource(strings = {"manyToMany", "skewed", "noMatch", "allEqual", "fewBuildKeys"})
+  @ValueSource(strings = {"manyToMany", "skewed", "noMatch", "allEqual", "fewBuildKeys", "sortedBuildKeys"})
   void gpuKeyDistributions(String shape) {
     int n = 1_000_000;
     int m = shape.equals("allEqual") ? 3 : 200_000;
@@ -369,6 +369,9 @@ class JoinTest {
         case "noMatch" -> build ? -1 - i : i;
         // 500 keys of 400 build rows each; a probe row holds one of them one time in 2,000
         case "fewBuildKeys" -> build ? i % 500 : rnd.nextInt(1_000_000);
+        // runs of three equal build keys across warp boundaries (one claim per run in a warp), as a
+        // table sorted by its key; probe keys half of them present
+        case "sortedBuildKeys" -> build ? i / 3 : rnd.nextInt(2 * 200_000 / 3);
         default -> 5;
       });
       id.set(i, i);

@@ -1,0 +1,173 @@
+package dev.gpudf.kernels;
+
+import dev.gpudf.columnar.Column;
+import dev.gpudf.columnar.DataType;
+import dev.gpudf.columnar.DeviceColumn;
+import dev.gpudf.columnar.TypeId;
+import dev.gpudf.columnar.cuda.DeviceBuffer;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A string column compared with constants, computed on the GPU ahead of the program that reads it
+ * ({@code string_match.cu}): {@code c = 'x'}, {@code c <> 'x'}, {@code c IN ('x', 'y')}, an OR of
+ * equalities or an AND of inequalities on one column (what Calcite makes of IN and NOT IN lists),
+ * and LIKE patterns that are a constant with {@code %} at either end or both. The interpreter
+ * compares strings byte by byte with a dispatch per instruction and one row a thread; one kernel
+ * that does only this is several times faster, and what remains of the program is often
+ * arithmetic only, which then runs as a generated kernel. The result is the BOOL column the
+ * program would have computed (NULL where the string is NULL), so the interpreter and the CPU twin
+ * ({@link CpuEval}'s comparisons and LIKE) stay the reference it is tested against.
+ */
+final class StringMatch {
+  private StringMatch() {}
+
+  private enum Mode { EQUALS, PREFIX, SUFFIX, CONTAINS }
+
+  /** Column {@code column} matches any of {@code constants} in {@code mode}; negated: it matches none. */
+  private record Match(int column, Mode mode, List<String> constants, boolean negated) {}
+
+  /** Whether some part of {@code e} is a match this class computes. */
+  static boolean anywhere(Expr e, List<DataType> input) {
+    if (of(e, input) != null) {
+      return true;
+    }
+    if (e instanceof Expr.Call c) {
+      return c.args().stream().anyMatch(a -> anywhere(a, input));
+    }
+    return e instanceof Expr.Cast c && anywhere(c.arg(), input);
+  }
+
+  /**
+   * {@code e} with each match computed into a new BOOL column of {@code made} (which the caller
+   * closes) and read from there: column {@code in.width() + k} is {@code made.get(k)}.
+   */
+  static Expr materialize(Exec exec, EvalInput in, Expr e, List<Column> made) {
+    Match m = of(e, in.types());
+    if (m != null) {
+      made.add(match(exec, (DeviceColumn) in.columns().get(m.column()), m));
+      Expr ref = Expr.col(in.width() + made.size() - 1);
+      return m.negated() ? Expr.call(Op.NOT, ref) : ref;
+    }
+    if (e instanceof Expr.Call c) {
+      List<Expr> args = new ArrayList<>();
+      for (Expr a : c.args()) {
+        args.add(materialize(exec, in, a, made));
+      }
+      return new Expr.Call(c.op(), args);
+    }
+    if (e instanceof Expr.Cast c) {
+      return new Expr.Cast(materialize(exec, in, c.arg(), made), c.type());
+    }
+    return e;
+  }
+
+  /** The match {@code e} is, or null. */
+  private static Match of(Expr e, List<DataType> input) {
+    if (!(e instanceof Expr.Call c)) {
+      return null;
+    }
+    List<Expr> args = c.args();
+    return switch (c.op()) {
+      case EQ, NE -> {
+        if (args.size() != 2) {
+          yield null;
+        }
+        int column = stringColumn(args.get(0), input) >= 0 ? 0 : 1;
+        String constant = constant(args.get(1 - column));
+        int index = stringColumn(args.get(column), input);
+        yield index < 0 || constant == null ? null : new Match(index, Mode.EQUALS, List.of(constant), c.op() == Op.NE);
+      }
+      case IN -> {
+        int index = args.isEmpty() ? -1 : stringColumn(args.get(0), input);
+        List<String> constants = new ArrayList<>();
+        for (Expr a : args.subList(Math.min(1, args.size()), args.size())) {
+          constants.add(constant(a));
+        }
+        yield index < 0 || constants.isEmpty() || constants.contains(null) ? null
+            : new Match(index, Mode.EQUALS, constants, false);
+      }
+      case OR, AND -> {
+        // every argument an equality (OR) or an inequality (AND) of one column with a constant
+        List<String> constants = new ArrayList<>();
+        int index = -1;
+        for (Expr a : args) {
+          Match m = of(a, input);
+          if (m == null || m.mode() != Mode.EQUALS || m.negated() != (c.op() == Op.AND) || (index >= 0 && m.column() != index)) {
+            yield null;
+          }
+          index = m.column();
+          constants.addAll(m.constants());
+        }
+        yield args.size() < 2 ? null : new Match(index, Mode.EQUALS, constants, c.op() == Op.AND);
+      }
+      case LIKE -> {
+        int index = args.size() == 2 ? stringColumn(args.get(0), input) : -1;
+        String pattern = index < 0 ? null : constant(args.get(1));
+        yield pattern == null ? null : like(index, pattern);
+      }
+      default -> null;
+    };
+  }
+
+  /** A LIKE pattern that is a constant, or one with {@code %} at its start, its end or both; else null. */
+  private static Match like(int column, String pattern) {
+    boolean lead = pattern.startsWith("%");
+    boolean trail = pattern.length() > (lead ? 1 : 0) && pattern.endsWith("%");
+    String inner = pattern.substring(lead ? 1 : 0, pattern.length() - (trail ? 1 : 0));
+    if (inner.indexOf('%') >= 0 || inner.indexOf('_') >= 0) {
+      return null;
+    }
+    Mode mode = lead ? (trail ? Mode.CONTAINS : Mode.SUFFIX) : trail ? Mode.PREFIX : Mode.EQUALS;
+    // '%' alone: any string, a prefix of nothing
+    return new Match(column, pattern.equals("%") ? Mode.PREFIX : mode, List.of(inner), false);
+  }
+
+  private static int stringColumn(Expr e, List<DataType> input) {
+    return e instanceof Expr.Col col && col.index() >= 0 && col.index() < input.size()
+        && input.get(col.index()).id() == TypeId.STRING ? col.index() : -1;
+  }
+
+  private static String constant(Expr e) {
+    return e instanceof Expr.Lit lit && lit.type().id() == TypeId.STRING && lit.value() instanceof String s ? s : null;
+  }
+
+  /** The BOOL column of {@code m} over {@code col}; the caller closes it. */
+  private static DeviceColumn match(Exec exec, DeviceColumn col, Match m) {
+    int n = col.rowCount();
+    int count = m.constants().size();
+    // one upload: the constants' bounds (count + 1 int32), then their bytes
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    ByteBuffer bounds = ByteBuffer.allocate(4 * (count + 1)).order(ByteOrder.LITTLE_ENDIAN);
+    bounds.putInt(0);
+    for (String c : m.constants()) {
+      bytes.writeBytes(c.getBytes(StandardCharsets.UTF_8));
+      bounds.putInt(bytes.size());
+    }
+    ByteArrayOutputStream packed = new ByteArrayOutputStream();
+    packed.writeBytes(bounds.array());
+    packed.writeBytes(bytes.toByteArray());
+    long words = (n + 31L) / 32;
+    DeviceBuffer out = exec.allocate(4 * Math.max(1, words));
+    DeviceBuffer validity = null;
+    try (DeviceBuffer constants = exec.upload(packed.toByteArray())) {
+      validity = col.validity() == null ? null : exec.allocate(4 * Math.max(1, words));
+      if (n > 0) {
+        KernelLaunch.launch("string_match_kernel", KernelLaunch.gridFor(exec.stream().device(), n), exec.stream(),
+            col.offsets(), col.data(), col.validity(), (long) n, constants.address() + 4L * (count + 1), constants, count,
+            m.mode().ordinal(), out, validity);
+      }
+      return new DeviceColumn(DataType.BOOL, n, col.nullCount(), out, null, validity);
+    } catch (RuntimeException e) {
+      out.close();
+      if (validity != null) {
+        validity.close();
+      }
+      throw e;
+    }
+  }
+}
