@@ -1,12 +1,12 @@
-// String columns matched against constants (StringMatch): equal to one of several constants,
-// starts with, ends with, or contains one. A warp takes 32 rows and writes one word of result bits
+// String columns matched against constants (StringMatch): equal to one of several constants, or
+// LIKE a pattern of constant pieces and '%'s. A warp takes 32 rows and writes one word of result bits
 // and one of validity (the input's) by ballot, so the BOOL column needs no second pass. Bytes are
 // compared as bytes: a valid UTF-8 constant found in valid UTF-8 starts at a code point.
 #include <cstdint>
 #include "common.cuh"
 
 namespace gpudf_match {
-constexpr int kEquals = 0, kPrefix = 1, kSuffix = 2, kContains = 3;
+constexpr int kEquals = 0, kLike = 1;
 
 __device__ __forceinline__ bool same(const unsigned char* a, const unsigned char* b, int len) {
   for (int k = 0; k < len; k++) {
@@ -15,23 +15,40 @@ __device__ __forceinline__ bool same(const unsigned char* a, const unsigned char
   return true;
 }
 
-// Whether s (len bytes) matches constant c (m bytes) in `mode`.
-__device__ __forceinline__ bool matches(int mode, const unsigned char* s, int len, const unsigned char* c, int m) {
-  switch (mode) {
-    case kEquals: return len == m && same(s, c, m);
-    case kPrefix: return len >= m && same(s, c, m);
-    case kSuffix: return len >= m && same(s + len - m, c, m);
-    default:
-      for (int at = 0; at + m <= len; at++) {
-        if (same(s + at, c, m)) return true;
-      }
-      return false;
+// Whether s (len bytes) equals one of the `count` constants.
+__device__ __forceinline__ bool equals_any(const unsigned char* s, int len, const unsigned char* pool, const int* bounds,
+                                           int count) {
+  for (int k = 0; k < count; k++) {
+    int m = bounds[k + 1] - bounds[k];
+    if (len == m && same(s, pool + bounds[k], m)) return true;
   }
+  return false;
+}
+
+// LIKE with '%' only: the pattern's pieces between its '%'s (count >= 2). The first piece must
+// start s and the last end it; the others are found in order, each leftmost after the one before,
+// which is a match whenever there is one.
+__device__ __forceinline__ bool like(const unsigned char* s, int len, const unsigned char* pool, const int* bounds,
+                                     int count) {
+  int first = bounds[1] - bounds[0];
+  int last = bounds[count] - bounds[count - 1];
+  int end = len - last;
+  if (end < first || !same(s, pool, first) || !same(s + end, pool + bounds[count - 1], last)) return false;
+  int at = first;
+  for (int k = 1; k < count - 1; k++) {
+    const unsigned char* piece = pool + bounds[k];
+    int m = bounds[k + 1] - bounds[k];
+    while (at + m <= end && !same(s + at, piece, m)) at++;
+    if (at + m > end) return false;
+    at += m;
+  }
+  return true;
 }
 }  // namespace gpudf_match
 
-// Constant k is pool[bounds[k], bounds[k + 1]); a row matches when it matches any of the `count`.
-// out_validity is null when `validity` is (no NULLs); bits past n come out zero.
+// Constant k is pool[bounds[k], bounds[k + 1]). kEquals: a row matches when it equals any of the
+// `count`; kLike: they are the pieces of a LIKE pattern between its '%'s. out_validity is null
+// when `validity` is (no NULLs); bits past n come out zero.
 extern "C" __global__ void string_match_kernel(const int* offsets, const unsigned char* chars, const uint32_t* validity,
                                               long long n, const unsigned char* pool, const int* bounds, int count,
                                               int mode, uint32_t* out, uint32_t* out_validity) {
@@ -44,9 +61,8 @@ extern "C" __global__ void string_match_kernel(const int* offsets, const unsigne
     if (valid) {
       int start = offsets[i];
       int len = offsets[i + 1] - start;
-      for (int k = 0; k < count && !hit; k++) {
-        hit = gpudf_match::matches(mode, chars + start, len, pool + bounds[k], bounds[k + 1] - bounds[k]);
-      }
+      hit = mode == gpudf_match::kEquals ? gpudf_match::equals_any(chars + start, len, pool, bounds, count)
+                                         : gpudf_match::like(chars + start, len, pool, bounds, count);
     }
     unsigned bits = __ballot_sync(0xffffffffu, hit);
     unsigned valids = __ballot_sync(0xffffffffu, valid);

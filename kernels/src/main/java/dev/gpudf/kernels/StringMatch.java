@@ -16,7 +16,7 @@ import java.util.List;
  * A string column compared with constants, computed on the GPU ahead of the program that reads it
  * ({@code string_match.cu}): {@code c = 'x'}, {@code c <> 'x'}, {@code c IN ('x', 'y')}, an OR of
  * equalities or an AND of inequalities on one column (what Calcite makes of IN and NOT IN lists),
- * and LIKE patterns that are a constant with {@code %} at either end or both. The interpreter
+ * and LIKE patterns without {@code _} ({@code 'x%'}, {@code '%x'}, {@code '%special%requests%'}). The interpreter
  * compares strings byte by byte with a dispatch per instruction and one row a thread; one kernel
  * that does only this is several times faster, and what remains of the program is often
  * arithmetic only, which then runs as a generated kernel. The result is the BOOL column the
@@ -26,9 +26,10 @@ import java.util.List;
 final class StringMatch {
   private StringMatch() {}
 
-  private enum Mode { EQUALS, PREFIX, SUFFIX, CONTAINS }
+  /** Kernel modes: equal to one of the constants, or LIKE the pattern whose pieces between '%'s they are. */
+  private enum Mode { EQUALS, LIKE }
 
-  /** Column {@code column} matches any of {@code constants} in {@code mode}; negated: it matches none. */
+  /** Column {@code column} matches {@code constants} in {@code mode}; negated: it does not. */
   private record Match(int column, Mode mode, List<String> constants, boolean negated) {}
 
   /** Whether some part of {@code e} is a match this class computes. */
@@ -114,17 +115,13 @@ final class StringMatch {
     };
   }
 
-  /** A LIKE pattern that is a constant, or one with {@code %} at its start, its end or both; else null. */
+  /** A LIKE pattern without '_': a constant (EQUALS), or the pieces between its '%'s; else null. */
   private static Match like(int column, String pattern) {
-    boolean lead = pattern.startsWith("%");
-    boolean trail = pattern.length() > (lead ? 1 : 0) && pattern.endsWith("%");
-    String inner = pattern.substring(lead ? 1 : 0, pattern.length() - (trail ? 1 : 0));
-    if (inner.indexOf('%') >= 0 || inner.indexOf('_') >= 0) {
+    if (pattern.indexOf('_') >= 0) {
       return null;
     }
-    Mode mode = lead ? (trail ? Mode.CONTAINS : Mode.SUFFIX) : trail ? Mode.PREFIX : Mode.EQUALS;
-    // '%' alone: any string, a prefix of nothing
-    return new Match(column, pattern.equals("%") ? Mode.PREFIX : mode, List.of(inner), false);
+    List<String> pieces = List.of(pattern.split("%", -1));
+    return new Match(column, pieces.size() == 1 ? Mode.EQUALS : Mode.LIKE, pieces, false);
   }
 
   private static int stringColumn(Expr e, List<DataType> input) {

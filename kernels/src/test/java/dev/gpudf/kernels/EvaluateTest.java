@@ -750,12 +750,18 @@ class EvaluateTest {
         call(Op.LIKE, s, str("%%")),
         call(Op.LIKE, s, str("")),
         call(Op.LIKE, s, str("héllo")),
+        call(Op.LIKE, s, str("a%b")),
+        call(Op.LIKE, s, str("Z%h")),
+        call(Op.LIKE, s, str("%ï%é")),
+        call(Op.LIKE, s, str("%a%a%")),
+        call(Op.LIKE, s, str("%🚀%🎉%")),
+        call(Op.LIKE, s, str("%x%xx%x")),
         call(Op.NOT, call(Op.LIKE, s, str("%x%"))),
         Expr.caseWhen(List.of(call(Op.EQ, s, str("a")), lit(1)), lit(0)),
         call(Op.AND, call(Op.LIKE, s, str("%a%")), call(Op.GT, col(names.indexOf("i32")), lit(0))));
     List<Expr> left = List.of(
         call(Op.LIKE, s, str("h_llo")),
-        call(Op.LIKE, s, str("a%b")),
+        call(Op.LIKE, s, str("%_%")),
         call(Op.IN, s, str("a"), new Expr.Lit(DataType.STRING, null)),
         call(Op.EQ, s, s),
         call(Op.LT, s, str("b")));
