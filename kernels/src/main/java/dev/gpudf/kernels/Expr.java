@@ -81,6 +81,36 @@ public sealed interface Expr permits Expr.Col, Expr.Lit, Expr.Call, Expr.Cast {
     return new Call(op, List.of(args));
   }
 
+  /** Whether {@code test} holds for {@code e} or for some part of it. */
+  static boolean anyPart(Expr e, java.util.function.Predicate<Expr> test) {
+    if (test.test(e)) {
+      return true;
+    }
+    if (e instanceof Call c) {
+      return c.args().stream().anyMatch(a -> anyPart(a, test));
+    }
+    return e instanceof Cast c && anyPart(c.arg(), test);
+  }
+
+  /**
+   * {@code e} with each outermost part for which {@code replacement} gives an expression replaced
+   * by it (null: keep the part and look inside it), in argument order.
+   */
+  static Expr rewrite(Expr e, java.util.function.Function<Expr, Expr> replacement) {
+    Expr r = replacement.apply(e);
+    if (r != null) {
+      return r;
+    }
+    if (e instanceof Call c) {
+      List<Expr> args = new ArrayList<>();
+      for (Expr a : c.args()) {
+        args.add(rewrite(a, replacement));
+      }
+      return new Call(c.op(), args);
+    }
+    return e instanceof Cast c ? new Cast(rewrite(c.arg(), replacement), c.type()) : e;
+  }
+
   /** CASE WHEN w1 THEN t1 ... ELSE otherwise END; {@code whenThen} alternates conditions and values. */
   static Expr caseWhen(List<Expr> whenThen, Expr otherwise) {
     List<Expr> args = new ArrayList<>(whenThen);

@@ -60,13 +60,7 @@ final class StringBuild {
 
   /** Whether {@code e} or any part of it builds strings. */
   static boolean anywhere(Expr e, List<DataType> input) {
-    if (builds(e, input)) {
-      return true;
-    }
-    if (e instanceof Expr.Call c) {
-      return c.args().stream().anyMatch(a -> anywhere(a, input));
-    }
-    return e instanceof Expr.Cast c && anywhere(c.arg(), input);
+    return Expr.anyPart(e, part -> builds(part, input));
   }
 
   /**
@@ -74,32 +68,18 @@ final class StringBuild {
    * {@code width} columns; {@code made} receives those columns, which the caller closes.
    */
   static Expr materialize(Exec exec, EvalInput in, Expr e, List<Column> made) {
-    if (builds(e, in.types())) {
-      made.add(build(exec, in, e));
-      return Expr.col(in.width() + made.size() - 1);
-    }
-    if (e instanceof Expr.Call c) {
-      List<Expr> args = new ArrayList<>();
-      for (Expr a : c.args()) {
-        args.add(materialize(exec, in, a, made));
+    return Expr.rewrite(e, part -> {
+      if (!builds(part, in.types())) {
+        return null;
       }
-      return new Expr.Call(c.op(), args);
-    }
-    if (e instanceof Expr.Cast c) {
-      return new Expr.Cast(materialize(exec, in, c.arg(), made), c.type());
-    }
-    return e;
+      made.add(build(exec, in, part));
+      return Expr.col(in.width() + made.size() - 1);
+    });
   }
 
   /** {@code e} with each string-building part replaced by a VARCHAR placeholder: for typing only. */
   static Expr placeholders(Expr e, List<DataType> input) {
-    if (builds(e, input)) {
-      return new Expr.Lit(DataType.STRING, "");
-    }
-    if (e instanceof Expr.Call c) {
-      return new Expr.Call(c.op(), c.args().stream().map(a -> placeholders(a, input)).toList());
-    }
-    return e instanceof Expr.Cast c ? new Expr.Cast(placeholders(c.arg(), input), c.type()) : e;
+    return Expr.rewrite(e, part -> builds(part, input) ? new Expr.Lit(DataType.STRING, "") : null);
   }
 
   /** Evaluates string-building {@code e} into a new column; the caller closes it. */

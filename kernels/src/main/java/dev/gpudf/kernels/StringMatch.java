@@ -34,13 +34,7 @@ final class StringMatch {
 
   /** Whether some part of {@code e} is a match this class computes. */
   static boolean anywhere(Expr e, List<DataType> input) {
-    if (of(e, input) != null) {
-      return true;
-    }
-    if (e instanceof Expr.Call c) {
-      return c.args().stream().anyMatch(a -> anywhere(a, input));
-    }
-    return e instanceof Expr.Cast c && anywhere(c.arg(), input);
+    return Expr.anyPart(e, part -> of(part, input) != null);
   }
 
   /**
@@ -48,23 +42,15 @@ final class StringMatch {
    * closes) and read from there: column {@code in.width() + k} is {@code made.get(k)}.
    */
   static Expr materialize(Exec exec, EvalInput in, Expr e, List<Column> made) {
-    Match m = of(e, in.types());
-    if (m != null) {
+    return Expr.rewrite(e, part -> {
+      Match m = of(part, in.types());
+      if (m == null) {
+        return null;
+      }
       made.add(match(exec, (DeviceColumn) in.columns().get(m.column()), m));
       Expr ref = Expr.col(in.width() + made.size() - 1);
       return m.negated() ? Expr.call(Op.NOT, ref) : ref;
-    }
-    if (e instanceof Expr.Call c) {
-      List<Expr> args = new ArrayList<>();
-      for (Expr a : c.args()) {
-        args.add(materialize(exec, in, a, made));
-      }
-      return new Expr.Call(c.op(), args);
-    }
-    if (e instanceof Expr.Cast c) {
-      return new Expr.Cast(materialize(exec, in, c.arg(), made), c.type());
-    }
-    return e;
+    });
   }
 
   /** The match {@code e} is, or null. */

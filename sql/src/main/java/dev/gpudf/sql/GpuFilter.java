@@ -2,13 +2,18 @@ package dev.gpudf.sql;
 
 import dev.gpudf.columnar.Column;
 import dev.gpudf.columnar.Table;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.calcite.plan.RelOptCluster;
 import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Filter;
 import org.apache.calcite.rex.RexNode;
 
-/** WHERE: evaluates the condition to a mask (one interpreter launch) and compacts every column by it. */
+/**
+ * WHERE: evaluates the condition to a mask (one interpreter launch) and compacts every column by
+ * it, or only those its one parent reads ({@link GpuProject}).
+ */
 public final class GpuFilter extends Filter implements GpuRel {
   GpuFilter(RelOptCluster cluster, RelTraitSet traits, RelNode input, RexNode condition) {
     super(cluster, traits, input, condition);
@@ -21,9 +26,33 @@ public final class GpuFilter extends Filter implements GpuRel {
 
   @Override
   public Table<?> execute(QueryContext ctx) {
-    try (Table<?> in = input(ctx, 0);
-        Column mask = TableOps.evaluate(ctx.exec(), in, RexToExpr.translate(getCondition(), in.types(), getCluster(), ctx.parameters()))) {
-      return TableOps.filter(ctx.exec(), in, mask);
+    try (Table<?> in = input(ctx, 0)) {
+      return filter(ctx, in, null);
+    }
+  }
+
+  /**
+   * The rows of {@code in} (this filter's input, borrowed) that the condition keeps, with only
+   * the columns in {@code keep} (in that order; null: all of them): a parent that reads a few
+   * columns spares the compaction of the others (q13 drops the comments it filtered on). The
+   * caller closes the result.
+   */
+  Table<?> filter(QueryContext ctx, Table<?> in, int[] keep) {
+    try (Column mask = TableOps.evaluate(ctx.exec(), in, RexToExpr.translate(getCondition(), in.types(), getCluster(),
+        ctx.parameters()))) {
+      if (keep == null) {
+        return TableOps.filter(ctx.exec(), in, mask);
+      }
+      List<Column> columns = new ArrayList<>();
+      List<String> names = new ArrayList<>();
+      for (int c : keep) {
+        in.column(c).retain();
+        columns.add(in.column(c));
+        names.add(in.names().get(c));
+      }
+      try (Table<?> narrow = TableOps.table(ctx.exec(), in, names, columns, in.rowCount())) {
+        return TableOps.filter(ctx.exec(), narrow, mask);
+      }
     }
   }
 }

@@ -3,7 +3,10 @@ package dev.gpudf.sql;
 import dev.gpudf.columnar.Column;
 import dev.gpudf.columnar.Table;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.plan.RelOptCluster;
 import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.RelNode;
@@ -11,8 +14,13 @@ import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexShuttle;
+import org.apache.calcite.util.ImmutableBitSet;
 
-/** SELECT list: input columns pass through by reference, every other expression is evaluated. */
+/**
+ * SELECT list: input columns pass through by reference, every other expression is evaluated. Over
+ * a filter that nothing else reads, the filter compacts only the columns the list reads.
+ */
 public final class GpuProject extends Project implements GpuRel {
   GpuProject(RelOptCluster cluster, RelTraitSet traits, RelNode input, List<? extends RexNode> projects, RelDataType rowType) {
     super(cluster, traits, List.of(), input, projects, rowType, java.util.Set.of());
@@ -25,10 +33,34 @@ public final class GpuProject extends Project implements GpuRel {
 
   @Override
   public Table<?> execute(QueryContext ctx) {
-    try (Table<?> in = input(ctx, 0)) {
+    List<RexNode> projects = getProjects();
+    Table<?> input;
+    ImmutableBitSet used = RelOptUtil.InputFinder.bits(projects, null);
+    if (getInput() instanceof GpuFilter filter && !ctx.readByOthers(filter) && !used.isEmpty()
+        && used.cardinality() < filter.getRowType().getFieldCount()) {
+      // the filter compacts only the columns read here, which are renumbered in order
+      int[] keep = used.toArray();
+      try (Table<?> unfiltered = filter.input(ctx, 0)) {
+        input = filter.filter(ctx, unfiltered, keep);
+      }
+      Map<Integer, Integer> at = new HashMap<>();
+      for (int i = 0; i < keep.length; i++) {
+        at.put(keep[i], i);
+      }
+      RexShuttle renumber = new RexShuttle() {
+        @Override
+        public RexNode visitInputRef(RexInputRef ref) {
+          return new RexInputRef(at.get(ref.getIndex()), ref.getType());
+        }
+      };
+      projects = projects.stream().map(e -> e.accept(renumber)).toList();
+    } else {
+      input = input(ctx, 0);
+    }
+    try (Table<?> in = input) {
       List<Column> columns = new ArrayList<>();
       try {
-        for (RexNode e : getProjects()) {
+        for (RexNode e : projects) {
           if (e instanceof RexInputRef ref) {
             Column c = in.column(ref.getIndex());
             c.retain();

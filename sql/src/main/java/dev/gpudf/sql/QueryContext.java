@@ -130,6 +130,11 @@ public final class QueryContext implements AutoCloseable {
     }
   }
 
+  /** Whether a parent other than the one asking reads {@code rel} in this query (it runs once, for all). */
+  boolean readByOthers(GpuRel rel) {
+    return readsLeft.containsKey(rel);
+  }
+
   /** Runs {@code rel} for one of its parents (see {@link #execute}); the caller closes the result. */
   Table<?> run(GpuRel rel) {
     cancellation.check();
