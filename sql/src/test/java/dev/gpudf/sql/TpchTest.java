@@ -210,4 +210,16 @@ class TpchTest {
       runAll(s);
     }
   }
+
+  /** The GPU with generated expression kernels and the string match kernel from the first row. */
+  @RequiresGpu
+  @Test
+  void gpuBackendWithGeneratedKernelsAgreesWithDuckDb() throws Exception {
+    int before = dev.gpudf.kernels.Evaluate.setGeneratedMinRows(0);
+    try (Gpu gpu = Gpu.open(0, 4L << 30, 256L << 20); GpuSession s = GpuSession.gpu(gpu, allocator)) {
+      runAll(s);
+    } finally {
+      dev.gpudf.kernels.Evaluate.setGeneratedMinRows(before);
+    }
+  }
 }
