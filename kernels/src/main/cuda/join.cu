@@ -47,9 +47,7 @@ __device__ __forceinline__ long long output_rows(int kind, long long matches, bo
     default: return matches;
   }
 }
-}  // namespace gpudf_join
 
-namespace gpudf_join {
 // The slot of build row j's key: the first empty slot of its walk, claimed, or the slot an equal
 // key claimed before (then *dups becomes 1). A slot is written once, from empty, so a plain read
 // that sees it empty (even a stale one) costs only the atomic that follows; most rows of a table

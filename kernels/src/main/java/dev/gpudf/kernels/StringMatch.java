@@ -5,7 +5,6 @@ import dev.gpudf.columnar.DataType;
 import dev.gpudf.columnar.DeviceColumn;
 import dev.gpudf.columnar.TypeId;
 import dev.gpudf.columnar.cuda.DeviceBuffer;
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -124,20 +123,20 @@ final class StringMatch {
     int n = col.rowCount();
     int count = m.constants().size();
     // one upload: the constants' bounds (count + 1 int32), then their bytes
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    ByteBuffer bounds = ByteBuffer.allocate(4 * (count + 1)).order(ByteOrder.LITTLE_ENDIAN);
-    bounds.putInt(0);
-    for (String c : m.constants()) {
-      bytes.writeBytes(c.getBytes(StandardCharsets.UTF_8));
-      bounds.putInt(bytes.size());
+    List<byte[]> utf8 = m.constants().stream().map(c -> c.getBytes(StandardCharsets.UTF_8)).toList();
+    int bytes = utf8.stream().mapToInt(b -> b.length).sum();
+    ByteBuffer packed = ByteBuffer.allocate(4 * (count + 1) + bytes).order(ByteOrder.LITTLE_ENDIAN);
+    int at = 0;
+    packed.putInt(at);
+    for (byte[] b : utf8) {
+      at += b.length;
+      packed.putInt(at);
     }
-    ByteArrayOutputStream packed = new ByteArrayOutputStream();
-    packed.writeBytes(bounds.array());
-    packed.writeBytes(bytes.toByteArray());
+    utf8.forEach(packed::put);
     long words = (n + 31L) / 32;
     DeviceBuffer out = exec.allocate(4 * Math.max(1, words));
     DeviceBuffer validity = null;
-    try (DeviceBuffer constants = exec.upload(packed.toByteArray())) {
+    try (DeviceBuffer constants = exec.upload(packed.array())) {
       validity = col.validity() == null ? null : exec.allocate(4 * Math.max(1, words));
       if (n > 0) {
         KernelLaunch.launch("string_match_kernel", KernelLaunch.gridFor(exec.stream().device(), n), exec.stream(),

@@ -3,9 +3,7 @@ package dev.gpudf.sql;
 import dev.gpudf.columnar.Column;
 import dev.gpudf.columnar.Table;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.plan.RelOptCluster;
 import org.apache.calcite.plan.RelTraitSet;
@@ -39,21 +37,16 @@ public final class GpuProject extends Project implements GpuRel {
     if (getInput() instanceof GpuFilter filter && !ctx.readByOthers(filter) && !used.isEmpty()
         && used.cardinality() < filter.getRowType().getFieldCount()) {
       // the filter compacts only the columns read here, which are renumbered in order
-      int[] keep = used.toArray();
-      try (Table<?> unfiltered = filter.input(ctx, 0)) {
-        input = filter.filter(ctx, unfiltered, keep);
-      }
-      Map<Integer, Integer> at = new HashMap<>();
-      for (int i = 0; i < keep.length; i++) {
-        at.put(keep[i], i);
-      }
       RexShuttle renumber = new RexShuttle() {
         @Override
         public RexNode visitInputRef(RexInputRef ref) {
-          return new RexInputRef(at.get(ref.getIndex()), ref.getType());
+          return new RexInputRef(used.indexOf(ref.getIndex()), ref.getType());
         }
       };
       projects = projects.stream().map(e -> e.accept(renumber)).toList();
+      try (Table<?> unfiltered = filter.input(ctx, 0)) {
+        input = filter.filter(ctx, unfiltered, used.toArray());
+      }
     } else {
       input = input(ctx, 0);
     }
