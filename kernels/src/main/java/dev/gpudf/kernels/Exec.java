@@ -151,6 +151,24 @@ public final class Exec implements AutoCloseable {
     return upload(staged);
   }
 
+  /**
+   * A device copy of {@code bytes} of pinned host memory at {@code address}, queued on this
+   * query's stream: the caller keeps that memory until the stream's work is waited for.
+   */
+  public DeviceBuffer uploadPinned(long address, long bytes) {
+    DeviceBuffer b = allocate(Math.max(1, bytes));
+    if (bytes > 0) {
+      try {
+        Cuda.check(JCudaDriver.cuMemcpyHtoDAsync(b.pointer(), Pointers.host(address), bytes, stream().handle()),
+            "cuMemcpyHtoDAsync");
+      } catch (RuntimeException e) {
+        b.close();
+        throw e;
+      }
+    }
+    return b;
+  }
+
   private static ByteBuffer stage(int bytes) {
     return ByteBuffer.allocateDirect(bytes).order(ByteOrder.nativeOrder());
   }

@@ -1,0 +1,370 @@
+// Parquet column chunks decoded on the device (ParquetDecode): the pages' bytes are uploaded as
+// stored, a warp decompresses each page (Snappy, or a copy), then a warp decodes each data page's
+// definition levels into validity bits and its values (PLAIN, or dictionary indexes looked up in
+// the chunk's dictionary page) into fixed-width rows. Every length, run, index and offset comes
+// from a file and is checked before use; the first problem found is recorded as (code, page) and
+// the page is left, never read or written past its bounds.
+#include <cstdint>
+#include "common.cuh"
+
+namespace gpudf_parquet {
+// A page's description, 8 int64 each (ParquetDecode.Pages lays them out).
+constexpr int kSrc = 0, kSrcLen = 1, kDst = 2, kDstLen = 3, kRow0 = 4, kRows = 5, kFlags = 6, kDict = 7, kFields = 8;
+// kFlags: kind (low byte), codec (next byte), whether definition levels precede the values.
+constexpr int kDictionaryPage = 0, kPlainPage = 1, kDictionaryIndexes = 2;
+constexpr int kSnappy = 1;  // 0: stored uncompressed
+// Problems (ParquetDecode.Problem lists them in this order, from 1).
+constexpr int kBadSnappy = 1, kBadLength = 2, kBadLevels = 3, kBadIndexes = 4, kIndexRange = 5, kShortValues = 6;
+
+struct Page {
+  long long src, src_len, dst, dst_len, row0, rows;
+  int kind, codec;
+  bool levels;
+  long long dict;
+};
+
+__device__ __forceinline__ Page page_at(const long long* table, long long p) {
+  const long long* t = table + p * kFields;
+  Page g;
+  g.src = t[kSrc];
+  g.src_len = t[kSrcLen];
+  g.dst = t[kDst];
+  g.dst_len = t[kDstLen];
+  g.row0 = t[kRow0];
+  g.rows = t[kRows];
+  g.kind = (int)(t[kFlags] & 0xff);
+  g.codec = (int)((t[kFlags] >> 8) & 0xff);
+  g.levels = ((t[kFlags] >> 16) & 1) != 0;
+  g.dict = t[kDict];
+  return g;
+}
+
+// Records the first problem of the launch (lane 0 of the warp that found it calls this).
+__device__ __forceinline__ void fail(int* error, int code, long long page) {
+  if (atomicCAS(error, 0, code) == 0) {
+    reinterpret_cast<long long*>(error)[1] = page;
+  }
+}
+
+// A ULEB128 varint of at most 5 bytes (a 32-bit value) from [p, end); false when it runs past end or is longer.
+__device__ __forceinline__ bool varint(const uint8_t*& p, const uint8_t* end, unsigned long long& out) {
+  out = 0;
+  for (int shift = 0; shift < 35; shift += 7) {
+    if (p >= end) return false;
+    uint8_t b = *p++;
+    out |= (unsigned long long)(b & 0x7f) << shift;
+    if ((b & 0x80) == 0) return out <= 0xffffffffull;
+  }
+  return false;
+}
+
+// Decompresses one Snappy block [in, in + in_len) into [out, out + out_len) with the whole warp:
+// every lane reads each element's tag (the same bytes, from cache), then the lanes copy its bytes
+// together. A copy whose offset is below its length repeats a period of `offset` bytes, so byte
+// i is out[pos - offset + i % offset]: all of them were written before this element.
+__device__ bool unsnap(const uint8_t* in, long long in_len, uint8_t* out, long long out_len, int lane) {
+  const uint8_t* p = in;
+  const uint8_t* end = in + in_len;
+  unsigned long long declared;
+  if (!varint(p, end, declared) || (long long)declared != out_len) return false;
+  long long pos = 0;
+  while (p < end) {
+    uint8_t tag = *p++;
+    long long len, offset = 0;
+    int type = tag & 3;
+    if (type == 0) {
+      len = (tag >> 2) + 1;
+      if (len > 60) {
+        int extra = (int)len - 60;
+        if (end - p < extra) return false;
+        len = 0;
+        for (int k = 0; k < extra; k++) len |= (long long)p[k] << (8 * k);
+        len += 1;
+        p += extra;
+      }
+      if (end - p < len || out_len - pos < len) return false;
+      for (long long k = lane; k < len; k += 32) out[pos + k] = p[k];
+      p += len;
+    } else {
+      if (type == 1) {
+        if (end - p < 1) return false;
+        len = 4 + ((tag >> 2) & 7);
+        offset = ((long long)(tag >> 5) << 8) | p[0];
+        p += 1;
+      } else if (type == 2) {
+        if (end - p < 2) return false;
+        len = (tag >> 2) + 1;
+        offset = p[0] | ((long long)p[1] << 8);
+        p += 2;
+      } else {
+        if (end - p < 4) return false;
+        len = (tag >> 2) + 1;
+        offset = p[0] | ((long long)p[1] << 8) | ((long long)p[2] << 16) | ((long long)p[3] << 24);
+        p += 4;
+      }
+      if (offset <= 0 || offset > pos || out_len - pos < len) return false;
+      const uint8_t* from = out + pos - offset;
+      if (offset >= len) {
+        for (long long k = lane; k < len; k += 32) out[pos + k] = from[k];
+      } else {
+        for (long long k = lane; k < len; k += 32) out[pos + k] = from[k % offset];
+      }
+    }
+    pos += len;
+    // the next element may copy what the lanes just wrote
+    __syncwarp();
+  }
+  return pos == out_len;
+}
+
+// Decodes `count` values of bit width w (0..32) of Parquet's RLE / bit-packed hybrid from [p, end)
+// with the whole warp: run(i, n, v) for a repeated run, one(i, v) for each bit-packed value (lane
+// by lane). False when the runs end before `count` values or are malformed. Each run consumes at
+// least one byte, so the loop ends.
+template <class Run, class One>
+__device__ bool hybrid(const uint8_t* p, const uint8_t* end, int w, long long count, int lane, Run run, One one) {
+  long long i = 0;
+  int value_bytes = (w + 7) / 8;
+  while (i < count) {
+    unsigned long long h;
+    if (!varint(p, end, h)) return false;
+    if (h & 1) {
+      long long groups = (long long)(h >> 1);
+      long long bytes = groups * w;
+      if (groups == 0 || end - p < bytes) return false;
+      long long n = groups * 8;
+      long long take = n < count - i ? n : count - i;
+      for (long long k = lane; k < take; k += 32) {
+        long long bit = k * w;
+        unsigned long long word = 0;
+        long long first = bit >> 3;
+        // the bytes of this value, inside the run (its bits end within groups * w bytes)
+        for (int b = 0; b < 5 && first + b < bytes; b++) word |= (unsigned long long)p[first + b] << (8 * b);
+        unsigned v = w == 0 ? 0u : (unsigned)((word >> (bit & 7)) & ((w == 32) ? 0xffffffffull : ((1ull << w) - 1)));
+        one(i + k, v);
+      }
+      p += bytes;
+      i += take;
+    } else {
+      long long n = (long long)(h >> 1);
+      if (end - p < value_bytes) return false;
+      unsigned v = 0;
+      for (int b = 0; b < value_bytes; b++) v |= (unsigned)p[b] << (8 * b);
+      p += value_bytes;
+      if (n == 0) continue;
+      long long take = n < count - i ? n : count - i;
+      run(i, take, v);
+      i += take;
+    }
+  }
+  return true;
+}
+
+// Sets validity bits [from, from + n) with the warp (words shared with other pages by atomicOr).
+__device__ void set_bits(uint32_t* validity, long long from, long long n, int lane) {
+  long long to = from + n;
+  long long first_word = from >> 5, last_word = (to - 1) >> 5;
+  for (long long wd = first_word + lane; wd <= last_word; wd += 32) {
+    long long lo = wd << 5 > from ? wd << 5 : from;
+    long long hi = (wd << 5) + 32 < to ? (wd << 5) + 32 : to;
+    uint32_t bits = (hi - lo == 32) ? 0xffffffffu : (((1u << (hi - lo)) - 1u) << (lo & 31));
+    if (hi - lo == 32) {
+      validity[wd] = bits;
+    } else {
+      atomicOr(&validity[wd], bits);
+    }
+  }
+}
+
+template <int OUT>
+__device__ __forceinline__ void store(uint8_t* out, long long row, const uint8_t* value, int in_width) {
+  if (OUT == 4) {
+    reinterpret_cast<int32_t*>(out)[row] = *reinterpret_cast<const int32_t*>(value);
+  } else if (in_width == 8) {
+    reinterpret_cast<int64_t*>(out)[row] = *reinterpret_cast<const int64_t*>(value);
+  } else {
+    // INT32 stored, 64-bit in gpudf (a decimal of at most 9 digits): sign-extended
+    reinterpret_cast<int64_t*>(out)[row] = (int64_t)(*reinterpret_cast<const int32_t*>(value));
+  }
+}
+}  // namespace gpudf_parquet
+
+using namespace gpudf_parquet;
+
+// Decompresses (or copies) each page of the table into `scratch` at its dst; a warp per page.
+extern "C" __global__ void parquet_unsnap_kernel(const uint8_t* __restrict__ src, uint8_t* __restrict__ scratch,
+                                                 const long long* __restrict__ table, long long pages, int* error) {
+  long long p = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
+  int lane = threadIdx.x & 31;
+  if (p >= pages) return;
+  Page g = page_at(table, p);
+  bool ok;
+  if (g.codec == kSnappy) {
+    ok = unsnap(src + g.src, g.src_len, scratch + g.dst, g.dst_len, lane);
+  } else {
+    ok = g.src_len == g.dst_len;
+    if (ok) {
+      for (long long k = lane; k < g.dst_len; k += 32) scratch[g.dst + k] = src[g.src + k];
+    }
+  }
+  if (!ok && lane == 0) fail(error, g.codec == kSnappy ? kBadSnappy : kBadLength, p);
+}
+
+// Decodes each data page (a warp per page) into `out` (fixed-width rows of OUT bytes, from
+// values of in_width bytes) and `validity` (zeroed by the caller; bits set for rows present),
+// and writes the page's count of present values to valid[p]. `indexes` is scratch of one int32 per row.
+template <int OUT>
+__device__ void decode(const uint8_t* scratch, const long long* table, long long pages, int in_width, uint8_t* out,
+                       uint32_t* validity, int32_t* indexes, long long* valid, int* error) {
+  long long p = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
+  int lane = threadIdx.x & 31;
+  if (p >= pages) return;
+  Page g = page_at(table, p);
+  if (g.kind == kDictionaryPage) {
+    if (lane == 0) valid[p] = 0;
+    return;
+  }
+  const uint8_t* data = scratch + g.dst;
+  const uint8_t* end = data + g.dst_len;
+  long long present = g.rows;
+  if (g.levels) {
+    // V1 page: a 4-byte length, then the levels (bit width 1: a flat optional column)
+    if (g.dst_len < 4) {
+      if (lane == 0) fail(error, kBadLevels, p);
+      return;
+    }
+    unsigned len = data[0] | (data[1] << 8) | (data[2] << 16) | ((unsigned)data[3] << 24);
+    if (len > g.dst_len - 4) {
+      if (lane == 0) fail(error, kBadLevels, p);
+      return;
+    }
+    long long mine = 0;
+    bool ok = hybrid(
+        data + 4, data + 4 + len, 1, g.rows, lane,
+        [&](long long i, long long n, unsigned v) {
+          if (v > 1) {
+            mine = -(1ll << 40);
+          } else if (v == 1) {
+            set_bits(validity, g.row0 + i, n, lane);
+            if (lane == 0) mine += n;
+          }
+        },
+        [&](long long i, unsigned v) {
+          if (v) {
+            atomicOr(&validity[(g.row0 + i) >> 5], 1u << ((g.row0 + i) & 31));
+            mine++;
+          }
+        });
+    for (int d = 16; d > 0; d >>= 1) mine += __shfl_xor_sync(0xffffffffu, mine, d);
+    if (!ok || mine < 0) {
+      if (lane == 0) fail(error, kBadLevels, p);
+      return;
+    }
+    present = mine;
+    data += 4 + len;
+  } else {
+    set_bits(validity, g.row0, g.rows, lane);
+  }
+  if (lane == 0) valid[p] = present;
+  // rows present take the page's values in order: value k goes to the k-th row whose bit is set
+  bool dense = present == g.rows;
+  const uint8_t* values;
+  int width = in_width;
+  if (g.kind == kPlainPage) {
+    if ((end - data) / in_width < present) {
+      if (lane == 0) fail(error, kShortValues, p);
+      return;
+    }
+    values = data;
+    if (dense) {
+      for (long long k = lane; k < present; k += 32) store<OUT>(out, g.row0 + k, values + k * in_width, in_width);
+      return;
+    }
+  } else {
+    Page d = page_at(table, g.dict);
+    long long dict_count = d.rows;
+    if ((d.dst_len / in_width) < dict_count || end - data < 1 || data[0] > 32) {
+      if (lane == 0) fail(error, kBadIndexes, p);
+      return;
+    }
+    const uint8_t* dict = scratch + d.dst;
+    int w = data[0];
+    bool range_ok = true;
+    bool ok;
+    if (dense) {
+      ok = hybrid(
+          data + 1, end, w, present, lane,
+          [&](long long i, long long n, unsigned v) {
+            if (v >= dict_count) {
+              range_ok = false;
+              return;
+            }
+            for (long long k = lane; k < n; k += 32) store<OUT>(out, g.row0 + i + k, dict + (long long)v * in_width, in_width);
+          },
+          [&](long long i, unsigned v) {
+            if (v >= dict_count) {
+              range_ok = false;
+              return;
+            }
+            store<OUT>(out, g.row0 + i, dict + (long long)v * in_width, in_width);
+          });
+    } else {
+      ok = hybrid(
+          data + 1, end, w, present, lane,
+          [&](long long i, long long n, unsigned v) {
+            if (v >= dict_count) {
+              range_ok = false;
+              return;
+            }
+            for (long long k = lane; k < n; k += 32) indexes[g.row0 + i + k] = (int32_t)v;
+          },
+          [&](long long i, unsigned v) {
+            if (v >= dict_count) {
+              range_ok = false;
+              return;
+            }
+            indexes[g.row0 + i] = (int32_t)v;
+          });
+    }
+    range_ok = __all_sync(0xffffffffu, range_ok);
+    if (!ok || !range_ok) {
+      if (lane == 0) fail(error, ok ? kIndexRange : kBadIndexes, p);
+      return;
+    }
+    if (dense) return;
+    values = dict;
+    width = -1;  // values come through indexes
+  }
+  // a page with NULL rows: walk its rows 32 at a time, counting present ones by ballot
+  __syncwarp();
+  long long k0 = 0;
+  for (long long base = 0; base < g.rows; base += 32) {
+    long long r = base + lane;
+    bool here = r < g.rows && gpudf::is_valid(validity, g.row0 + r);
+    unsigned mask = __ballot_sync(0xffffffffu, here);
+    long long k = k0 + __popc(mask & ((1u << lane) - 1u));
+    if (r < g.rows) {
+      if (here) {
+        const uint8_t* v = width < 0 ? values + (long long)indexes[g.row0 + k] * in_width : values + k * in_width;
+        store<OUT>(out, g.row0 + r, v, in_width);
+      } else if (OUT == 4) {
+        reinterpret_cast<int32_t*>(out)[g.row0 + r] = 0;
+      } else {
+        reinterpret_cast<int64_t*>(out)[g.row0 + r] = 0;
+      }
+    }
+    k0 += __popc(mask);
+  }
+}
+
+extern "C" __global__ void parquet_decode4_kernel(const uint8_t* __restrict__ scratch, const long long* __restrict__ table,
+                                                  long long pages, int in_width, uint8_t* out, uint32_t* validity,
+                                                  int32_t* indexes, long long* valid, int* error) {
+  decode<4>(scratch, table, pages, in_width, out, validity, indexes, valid, error);
+}
+
+extern "C" __global__ void parquet_decode8_kernel(const uint8_t* __restrict__ scratch, const long long* __restrict__ table,
+                                                  long long pages, int in_width, uint8_t* out, uint32_t* validity,
+                                                  int32_t* indexes, long long* valid, int* error) {
+  decode<8>(scratch, table, pages, in_width, out, validity, indexes, valid, error);
+}

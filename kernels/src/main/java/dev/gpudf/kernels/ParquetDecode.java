@@ -1,0 +1,447 @@
+package dev.gpudf.kernels;
+
+import dev.gpudf.columnar.ArrowTypes;
+import dev.gpudf.columnar.DataType;
+import dev.gpudf.columnar.DeviceColumn;
+import dev.gpudf.columnar.TypeId;
+import dev.gpudf.columnar.cuda.DeviceBuffer;
+import dev.gpudf.columnar.error.InternalException;
+import dev.gpudf.columnar.error.UserException;
+import java.util.List;
+import java.util.function.IntFunction;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.FieldVector;
+
+/**
+ * Parquet column chunks of a fixed-width column decoded on the GPU ({@code parquet_decode.cu}): the
+ * pages go to the device as stored, a warp decompresses each (Snappy, or a copy) and a warp decodes
+ * each data page's definition levels and values (PLAIN, or indexes into the chunk's dictionary
+ * page). The host reads only the page headers, which the file's reader ({@code ParquetSource})
+ * turns into {@link Page}s; {@link #decodeOnHost} is the CPU twin, with the same checks and results,
+ * that the GPU is tested against. Everything in the bytes is untrusted: a run, length or index that
+ * does not fit is a {@link UserException} naming the page, never a read outside the bytes.
+ */
+public final class ParquetDecode {
+  private ParquetDecode() {}
+
+  /** What a page holds. */
+  public enum Kind { DICTIONARY, PLAIN, DICTIONARY_INDEXES }
+
+  /** How a page is stored. */
+  public enum Codec { UNCOMPRESSED, SNAPPY }
+
+  /** What the decoder found wrong with a page, in the kernel's order of codes (from 1). */
+  public enum Problem {
+    SNAPPY("its Snappy data is corrupt or not the size its header gives"),
+    LENGTH("its stored size is not its size uncompressed"),
+    LEVELS("its definition levels are corrupt"),
+    INDEXES("its dictionary indexes are corrupt, or its dictionary is shorter than it says"),
+    INDEX_RANGE("a dictionary index is past the dictionary's end"),
+    SHORT_VALUES("it holds fewer values than its rows need");
+
+    private final String message;
+
+    Problem(String message) {
+      this.message = message;
+    }
+
+    /** What the error says of the page. */
+    public String message() {
+      return message;
+    }
+  }
+
+  /** Fields per page in the kernels' table. */
+  private static final int FIELDS = 8;
+  private static final int WARPS_PER_BLOCK = 4;
+  /** Snappy makes at most 64 bytes of a 3-byte element; anything said to grow more is corrupt. */
+  private static final long MAX_SNAPPY_GROWTH = 32;
+
+  /**
+   * One page: its bytes ({@code storedBytes} from {@code offset} of the chunk's bytes, after the
+   * header), its size once decompressed, its rows ({@code values}: the header's count, NULLs
+   * included; a dictionary's entries), what it holds, how it is stored, whether definition levels
+   * (of a flat optional column) precede its values, and for dictionary indexes the index of its
+   * dictionary page in the list.
+   */
+  public record Page(long offset, long storedBytes, long bytes, int values, Kind kind, Codec codec, boolean levels,
+      int dictionary) {}
+
+  /**
+   * The stored pages of one column over consecutive rows: {@code bytes} (pinned host memory, which
+   * this chunk owns and frees on close), the pages in order, the column's type, the width of a
+   * stored value (4 or 8) and the rows. {@code where} names a page in errors (file, row group,
+   * column). The constructor checks what the headers say against the bytes and the rows.
+   */
+  public static final class Chunk implements AutoCloseable {
+    private final ArrowBuf bytes;
+    private final List<Page> pages;
+    private final DataType type;
+    private final int storedWidth;
+    private final int rows;
+    private final IntFunction<String> where;
+
+    public Chunk(ArrowBuf bytes, List<Page> pages, DataType type, int storedWidth, int rows, IntFunction<String> where) {
+      this.bytes = bytes;
+      this.pages = List.copyOf(pages);
+      this.type = type;
+      this.storedWidth = storedWidth;
+      this.rows = rows;
+      this.where = where;
+      if (!decodes(type, storedWidth)) {
+        throw new InternalException(type + " stored in " + storedWidth + " bytes is not decoded on the device");
+      }
+      long total = 0;
+      for (int p = 0; p < this.pages.size(); p++) {
+        Page g = this.pages.get(p);
+        String bad = null;
+        if (g.offset() < 0 || g.storedBytes() < 0 || g.offset() > bytes.capacity() - g.storedBytes()) {
+          bad = "it lies outside its column chunk";
+        } else if (g.bytes() < 0 || g.values() < 0) {
+          bad = "its header gives a negative size";
+        } else if (g.codec() == Codec.UNCOMPRESSED ? g.bytes() != g.storedBytes()
+            : g.bytes() > MAX_SNAPPY_GROWTH * g.storedBytes() + 64) {
+          bad = "its size uncompressed (" + g.bytes() + " bytes) cannot come from its " + g.storedBytes() + " stored";
+        } else if (g.kind() == Kind.DICTIONARY_INDEXES && (g.dictionary() < 0 || g.dictionary() >= p
+            || this.pages.get(g.dictionary()).kind() != Kind.DICTIONARY)) {
+          bad = "it has no dictionary page before it";
+        } else if (g.kind() == Kind.DICTIONARY && g.levels()) {
+          bad = "a dictionary page has no levels";
+        }
+        if (bad != null) {
+          throw new UserException(where.apply(p) + ": " + bad);
+        }
+        total += g.kind() == Kind.DICTIONARY ? 0 : g.values();
+      }
+      if (total != rows) {
+        throw new UserException(where.apply(0) + ": its data pages hold " + total + " rows, not the " + rows
+            + " its row groups give");
+      }
+    }
+
+    public int rows() {
+      return rows;
+    }
+
+    public DataType type() {
+      return type;
+    }
+
+    @Override
+    public void close() {
+      bytes.close();
+    }
+  }
+
+  /**
+   * Whether a column of {@code type} whose values are stored in {@code storedWidth} bytes is one
+   * the device decodes: 4- and 8-byte integers, dates, floating point and decimals of up to 18
+   * digits (a 4-byte decimal widened to 8).
+   */
+  public static boolean decodes(DataType type, int storedWidth) {
+    boolean fits = switch (type.id()) {
+      case INT32, DATE, FLOAT32 -> storedWidth == 4;
+      case INT64, FLOAT64 -> storedWidth == 8;
+      case DECIMAL -> type.isDecimal64() && (storedWidth == 4 || storedWidth == 8);
+      default -> false;
+    };
+    return fits;
+  }
+
+  /** The page table for the kernels: {@link #FIELDS} longs a page, each page's place in the scratch 8-aligned. */
+  private static long[] table(Chunk c, long[] scratchBytes) {
+    long[] t = new long[FIELDS * c.pages.size()];
+    long dst = 0;
+    long row = 0;
+    for (int p = 0; p < c.pages.size(); p++) {
+      Page g = c.pages.get(p);
+      int at = p * FIELDS;
+      t[at] = g.offset();
+      t[at + 1] = g.storedBytes();
+      t[at + 2] = dst;
+      t[at + 3] = g.bytes();
+      t[at + 4] = g.kind() == Kind.DICTIONARY ? 0 : row;
+      t[at + 5] = g.values();
+      t[at + 6] = g.kind().ordinal() | (long) g.codec().ordinal() << 8 | (g.levels() ? 1L << 16 : 0);
+      t[at + 7] = g.dictionary();
+      dst += (g.bytes() + 7) & ~7L;
+      row += g.kind() == Kind.DICTIONARY ? 0 : g.values();
+    }
+    scratchBytes[0] = dst;
+    return t;
+  }
+
+  /** {@code c} decoded on the device; the caller closes the column and keeps {@code c} (whose bytes are read by then). */
+  public static DeviceColumn decode(Exec exec, Chunk c) {
+    long[] scratchBytes = new long[1];
+    long[] table = table(c, scratchBytes);
+    int pages = c.pages.size();
+    int width = c.type.byteWidth();
+    long words = (c.rows + 31L) / 32;
+    boolean indexesNeeded = c.pages.stream().anyMatch(g -> g.levels() && g.kind() == Kind.DICTIONARY_INDEXES);
+    DeviceBuffer out = exec.allocate(Math.max(8, (long) c.rows * width));
+    DeviceBuffer validity = null;
+    int nulls;
+    try (DeviceBuffer src = exec.uploadPinned(c.bytes.memoryAddress(), c.bytes.capacity());
+        DeviceBuffer tab = exec.upload(table);
+        DeviceBuffer scratch = exec.allocate(Math.max(8, scratchBytes[0]));
+        DeviceBuffer status = exec.allocateZeroed(16 + 8L * pages);
+        DeviceBuffer indexes = exec.allocate(indexesNeeded ? 4L * c.rows : 8)) {
+      validity = exec.allocateZeroed(4 * Math.max(1, words));
+      if (pages > 0) {
+        int grid = (pages + WARPS_PER_BLOCK - 1) / WARPS_PER_BLOCK;
+        KernelLaunch.launch("parquet_unsnap_kernel", grid, 32 * WARPS_PER_BLOCK, exec.stream(), src, scratch, tab,
+            (long) pages, status);
+        KernelLaunch.launch(width == 4 ? "parquet_decode4_kernel" : "parquet_decode8_kernel", grid,
+            32 * WARPS_PER_BLOCK, exec.stream(), scratch, tab, (long) pages, c.storedWidth, out, validity, indexes,
+            status.address() + 16, status);
+      }
+      // (code, page) of the first problem, then each page's count of rows present; the wait also
+      // ends the upload from c's bytes
+      long[] result = exec.readLongs(status, pages + 2);
+      int code = (int) result[0];
+      if (code != 0) {
+        throw problem(c, Problem.values()[code - 1], (int) result[1]);
+      }
+      long present = 0;
+      for (int p = 0; p < pages; p++) {
+        present += result[p + 2];
+      }
+      nulls = Math.toIntExact(c.rows - present);
+    } catch (RuntimeException e) {
+      out.close();
+      if (validity != null) {
+        validity.close();
+      }
+      throw e;
+    }
+    if (nulls == 0) {
+      validity.close();
+      validity = null;
+    }
+    DeviceColumn col = new DeviceColumn(c.type, c.rows, nulls, out, null, validity);
+    if (c.type.id() == TypeId.DECIMAL) {
+      try {
+        InputCheck.check(exec, col, c.where.apply(0));
+      } catch (RuntimeException e) {
+        col.close();
+        throw e;
+      }
+    }
+    return col;
+  }
+
+  private static UserException problem(Chunk c, Problem p, int page) {
+    return new UserException(c.where.apply(page) + ": " + p.message);
+  }
+
+  // ---- the CPU twin ----
+
+  /**
+   * {@code c} decoded on the host into a vector named {@code name} from {@code allocator} (the
+   * caller closes it): what {@link #decode} computes, page by page in the same order.
+   */
+  public static FieldVector decodeOnHost(Chunk c, String name, BufferAllocator allocator) {
+    FieldVector v = ArrowTypes.toArrowField(name, c.type).createVector(allocator);
+    try {
+      ((BaseFixedWidthVector) v).allocateNew(c.rows);
+      byte[][] plain = new byte[c.pages.size()][];
+      long row = 0;
+      for (int p = 0; p < c.pages.size(); p++) {
+        Page g = c.pages.get(p);
+        plain[p] = unsnap(c, g, p);
+        if (g.kind() != Kind.DICTIONARY) {
+          decodePage(c, p, plain, (int) row, v);
+          row += g.values();
+        }
+      }
+      v.setValueCount(c.rows);
+      return v;
+    } catch (RuntimeException e) {
+      v.close();
+      throw e;
+    }
+  }
+
+  private static byte[] unsnap(Chunk c, Page g, int p) {
+    byte[] in = new byte[Math.toIntExact(g.storedBytes())];
+    c.bytes.getBytes(g.offset(), in);
+    if (g.codec() == Codec.UNCOMPRESSED) {
+      return in;
+    }
+    byte[] out = new byte[Math.toIntExact(g.bytes())];
+    if (!Snappy.decompress(in, out)) {
+      throw problem(c, Problem.SNAPPY, p);
+    }
+    return out;
+  }
+
+  private static void decodePage(Chunk c, int p, byte[][] plain, int row0, FieldVector v) {
+    Page g = c.pages.get(p);
+    byte[] data = plain[p];
+    int at = 0;
+    boolean[] present = new boolean[g.values()];
+    int count = g.values();
+    if (g.levels()) {
+      if (data.length < 4) {
+        throw problem(c, Problem.LEVELS, p);
+      }
+      long len = Integer.toUnsignedLong(le(data, 0, 4));
+      if (len > data.length - 4) {
+        throw problem(c, Problem.LEVELS, p);
+      }
+      int[] levels = new int[g.values()];
+      if (!Hybrid.decode(data, 4, (int) (4 + len), 1, levels)) {
+        throw problem(c, Problem.LEVELS, p);
+      }
+      count = 0;
+      for (int i = 0; i < levels.length; i++) {
+        if (levels[i] > 1) {
+          throw problem(c, Problem.LEVELS, p);
+        }
+        present[i] = levels[i] == 1;
+        count += levels[i];
+      }
+      at = (int) (4 + len);
+    } else {
+      java.util.Arrays.fill(present, true);
+    }
+    int w = c.storedWidth;
+    byte[] values;
+    int[] index = null;
+    if (g.kind() == Kind.PLAIN) {
+      if ((data.length - at) / w < count) {
+        throw problem(c, Problem.SHORT_VALUES, p);
+      }
+      values = java.util.Arrays.copyOfRange(data, at, data.length);
+    } else {
+      Page d = c.pages.get(g.dictionary());
+      values = plain[g.dictionary()];
+      if (values.length / w < d.values() || at >= data.length || (data[at] & 0xff) > 32) {
+        throw problem(c, Problem.INDEXES, p);
+      }
+      index = new int[count];
+      if (!Hybrid.decode(data, at + 1, data.length, data[at] & 0xff, index)) {
+        throw problem(c, Problem.INDEXES, p);
+      }
+      for (int k : index) {
+        if (Integer.toUnsignedLong(k) >= d.values()) {
+          throw problem(c, Problem.INDEX_RANGE, p);
+        }
+      }
+    }
+    int k = 0;
+    for (int r = 0; r < g.values(); r++) {
+      if (!present[r]) {
+        v.setNull(row0 + r);
+        continue;
+      }
+      int from = (index == null ? k : index[k]) * w;
+      long value = w == 4 ? le(values, from, 4) : leLong(values, from);
+      k++;
+      if (c.type.id() == TypeId.DECIMAL && (value >= TEN[c.type.precision()] || value <= -TEN[c.type.precision()])) {
+        throw new UserException(c.where.apply(0) + " row " + (row0 + r) + " holds more digits than its type "
+            + c.type + " has");
+      }
+      set(v, row0 + r, value);
+    }
+  }
+
+  /**
+   * Sets row {@code row} of fixed-width vector {@code v} to {@code value} (a stored int
+   * sign-extended): its bits as they are (floating point included, NaN payloads kept), and a
+   * decimal's high word as the sign.
+   */
+  private static void set(FieldVector v, int row, long value) {
+    int w = ((BaseFixedWidthVector) v).getTypeWidth();
+    ArrowBuf data = v.getDataBuffer();
+    if (w == 4) {
+      data.setInt(4L * row, (int) value);
+    } else {
+      data.setLong((long) w * row, value);
+      if (w == 16) {
+        data.setLong(16L * row + 8, value >> 63);
+      }
+    }
+    org.apache.arrow.vector.BitVectorHelper.setBit(v.getValidityBuffer(), row);
+  }
+
+  private static final long[] TEN = java.util.stream.LongStream.iterate(1, x -> x * 10).limit(19).toArray();
+
+  private static int le(byte[] b, int at, int n) {
+    int v = 0;
+    for (int i = 0; i < n; i++) {
+      v |= (b[at + i] & 0xff) << (8 * i);
+    }
+    return v;
+  }
+
+  private static long leLong(byte[] b, int at) {
+    return (le(b, at, 4) & 0xffffffffL) | (long) le(b, at + 4, 4) << 32;
+  }
+
+  /** Parquet's RLE / bit-packed hybrid, as the kernel reads it. */
+  static final class Hybrid {
+    private Hybrid() {}
+
+    /** Decodes {@code out.length} values of width {@code w} from {@code b[from, to)}; false when the runs are malformed or short. */
+    static boolean decode(byte[] b, int from, int to, int w, int[] out) {
+      int p = from;
+      int i = 0;
+      int valueBytes = (w + 7) / 8;
+      while (i < out.length) {
+        long h = 0;
+        boolean ended = false;
+        for (int shift = 0; ; shift += 7) {
+          if (shift >= 35 || p >= to) {
+            return false;
+          }
+          int x = b[p++] & 0xff;
+          h |= (long) (x & 0x7f) << shift;
+          if ((x & 0x80) == 0) {
+            ended = h <= 0xffffffffL;
+            break;
+          }
+        }
+        if (!ended) {
+          return false;
+        }
+        if ((h & 1) != 0) {
+          long groups = h >>> 1;
+          long bytes = groups * w;
+          if (groups == 0 || to - p < bytes) {
+            return false;
+          }
+          long take = Math.min(groups * 8, out.length - i);
+          for (int k = 0; k < take; k++) {
+            long bit = (long) k * w;
+            long word = 0;
+            long first = bit >>> 3;
+            for (int q = 0; q < 5 && first + q < bytes; q++) {
+              word |= (long) (b[(int) (p + first + q)] & 0xff) << (8 * q);
+            }
+            out[i + k] = w == 0 ? 0 : (int) ((word >>> (bit & 7)) & ((1L << w) - 1));
+          }
+          p += (int) bytes;
+          i += (int) take;
+        } else {
+          long n = h >>> 1;
+          if (to - p < valueBytes) {
+            return false;
+          }
+          int v = 0;
+          for (int q = 0; q < valueBytes; q++) {
+            v |= (b[p + q] & 0xff) << (8 * q);
+          }
+          p += valueBytes;
+          int take = (int) Math.min(n, out.length - i);
+          java.util.Arrays.fill(out, i, i + take, v);
+          i += take;
+        }
+      }
+      return true;
+    }
+  }
+}

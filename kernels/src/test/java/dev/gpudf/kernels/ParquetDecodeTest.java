@@ -1,0 +1,406 @@
+package dev.gpudf.kernels;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.gpudf.columnar.DataType;
+import dev.gpudf.columnar.DeviceColumn;
+import dev.gpudf.columnar.DeviceTable;
+import dev.gpudf.columnar.cuda.Gpu;
+import dev.gpudf.columnar.error.UserException;
+import dev.gpudf.columnar.testing.RequiresGpu;
+import dev.gpudf.kernels.ParquetDecode.Codec;
+import dev.gpudf.kernels.ParquetDecode.Kind;
+import dev.gpudf.kernels.ParquetDecode.Page;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.function.Consumer;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Parquet page decoder: its CPU twin against the values the pages were written from, the GPU
+ * against the twin, over every type it takes, edge row counts, pages whose rows do not start on a
+ * 32-row word, NULLs (none, some, all), PLAIN and dictionary pages, Snappy and stored pages; and
+ * corrupt pages, which both reject with the same error naming the page.
+ */
+class ParquetDecodeTest {
+  private static final int[] SIZES = {0, 1, 31, 32, 33, 1000, 70_001};
+  private static final DataType[] TYPES = {DataType.INT32, DataType.INT64, DataType.DATE, DataType.FLOAT32,
+      DataType.FLOAT64, DataType.decimal(15, 2), DataType.decimal(9, 2)};
+
+  /** How a case's NULLs fall: a required column (no levels), optional with none, every third, all. */
+  private enum Nulls { REQUIRED, NONE, THIRD, ALL }
+
+  /** One column chunk to decode and the values it was written from (null: a NULL row). */
+  private record Case(String name, DataType type, int width, Long[] values, Writer pages) {}
+
+  /** Pages laid out as a writer stores them, with the headers' facts as {@link Page}s. */
+  private static final class Writer {
+    final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    final List<Page> pages = new ArrayList<>();
+
+    int add(byte[] page, Kind kind, Codec codec, int values, boolean levels, int dictionary) {
+      byte[] stored = codec == Codec.SNAPPY ? snappy(page) : page;
+      pages.add(new Page(bytes.size(), stored.length, page.length, values, kind, codec, levels, dictionary));
+      bytes.writeBytes(stored);
+      return pages.size() - 1;
+    }
+
+    ParquetDecode.Chunk chunk(BufferAllocator a, DataType type, int width, int rows) {
+      byte[] b = bytes.toByteArray();
+      ArrowBuf buf = a.buffer(Math.max(1, b.length));
+      buf.setBytes(0, b);
+      try {
+        return new ParquetDecode.Chunk(buf.slice(0, b.length), pages, type, width, rows, p -> "t.parquet page " + p);
+      } catch (RuntimeException e) {
+        buf.close();
+        throw e;
+      }
+    }
+  }
+
+  private static byte[] snappy(byte[] b) {
+    try {
+      return org.xerial.snappy.Snappy.compress(b);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Parquet's RLE / bit-packed hybrid of {@code v} at width {@code w}: repeats of 8 or more as runs, the rest bit-packed. */
+  static byte[] hybrid(int[] v, int w) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    int i = 0;
+    while (i < v.length) {
+      int j = i;
+      while (j < v.length && v[j] == v[i]) {
+        j++;
+      }
+      if (j - i >= 8) {
+        varint(out, (long) (j - i) << 1);
+        for (int b = 0; b < (w + 7) / 8; b++) {
+          out.write(v[i] >>> (8 * b));
+        }
+        i = j;
+        continue;
+      }
+      int groups = Math.min(8, (v.length - i + 7) / 8);
+      varint(out, (long) groups << 1 | 1);
+      byte[] packed = new byte[groups * w];
+      for (int k = 0; k < groups * 8 && i + k < v.length; k++) {
+        for (int bit = 0; bit < w; bit++) {
+          if ((v[i + k] >>> bit & 1) != 0) {
+            int at = k * w + bit;
+            packed[at >>> 3] |= (byte) (1 << (at & 7));
+          }
+        }
+      }
+      out.writeBytes(packed);
+      i += groups * 8;
+    }
+    return out.toByteArray();
+  }
+
+  private static void varint(ByteArrayOutputStream out, long v) {
+    while (v >= 0x80) {
+      out.write((int) (v & 0x7f) | 0x80);
+      v >>>= 7;
+    }
+    out.write((int) v);
+  }
+
+  private static void value(ByteArrayOutputStream out, long v, int width) {
+    for (int b = 0; b < width; b++) {
+      out.write((int) (v >>> (8 * b)));
+    }
+  }
+
+  /** A data page of {@code rows}: levels when optional, then PLAIN values or indexes into {@code dict}. */
+  private static byte[] dataPage(Long[] rows, boolean levels, Map<Long, Integer> dict, int width) {
+    ByteArrayOutputStream page = new ByteArrayOutputStream();
+    if (levels) {
+      int[] defined = new int[rows.length];
+      for (int r = 0; r < rows.length; r++) {
+        defined[r] = rows[r] == null ? 0 : 1;
+      }
+      byte[] l = hybrid(defined, 1);
+      value(page, l.length, 4);
+      page.writeBytes(l);
+    }
+    List<Long> present = java.util.Arrays.stream(rows).filter(java.util.Objects::nonNull).toList();
+    if (dict == null) {
+      present.forEach(v -> value(page, v, width));
+    } else {
+      int w = 32 - Integer.numberOfLeadingZeros(Math.max(0, dict.size() - 1));
+      page.write(w);
+      page.writeBytes(hybrid(present.stream().mapToInt(dict::get).toArray(), w));
+    }
+    return page.toByteArray();
+  }
+
+  /**
+   * The rows written as two row groups (each with its own dictionary when {@code dictionary}),
+   * each in pages of at most 1,000 rows, Snappy and stored pages alternating.
+   */
+  private static Writer write(Long[] values, boolean levels, boolean dictionary, int width) {
+    Writer w = new Writer();
+    int half = values.length / 2;
+    int page = 0;
+    for (int[] group : new int[][] {{0, half}, {half, values.length}}) {
+      int dict = -1;
+      Map<Long, Integer> entries = null;
+      if (dictionary) {
+        entries = new LinkedHashMap<>();
+        for (int r = group[0]; r < group[1]; r++) {
+          if (values[r] != null) {
+            entries.putIfAbsent(values[r], entries.size());
+          }
+        }
+        ByteArrayOutputStream d = new ByteArrayOutputStream();
+        entries.keySet().forEach(v -> value(d, v, width));
+        dict = w.add(d.toByteArray(), Kind.DICTIONARY, Codec.SNAPPY, entries.size(), false, -1);
+      }
+      for (int from = group[0]; from < group[1] || from == group[0] && group[0] == group[1]; from += 1000) {
+        int to = Math.min(group[1], from + 1000);
+        Long[] rows = java.util.Arrays.copyOfRange(values, from, to);
+        w.add(dataPage(rows, levels, entries, width), dictionary ? Kind.DICTIONARY_INDEXES : Kind.PLAIN,
+            page++ % 2 == 0 ? Codec.SNAPPY : Codec.UNCOMPRESSED, rows.length, levels, dict);
+        if (to == from) {
+          break;
+        }
+      }
+    }
+    return w;
+  }
+
+  private static int storedWidth(DataType t) {
+    return switch (t.id()) {
+      case INT32, DATE, FLOAT32 -> 4;
+      case DECIMAL -> t.precision() <= 9 ? 4 : 8;
+      default -> 8;
+    };
+  }
+
+  private static List<Case> cases() {
+    List<Case> out = new ArrayList<>();
+    Random random = new Random(42);
+    for (DataType type : TYPES) {
+      int width = storedWidth(type);
+      for (int rows : SIZES) {
+        for (Nulls nulls : Nulls.values()) {
+          for (boolean dictionary : new boolean[] {false, true}) {
+            Long[] values = new Long[rows];
+            for (int r = 0; r < rows; r++) {
+              boolean isNull = nulls == Nulls.ALL || nulls == Nulls.THIRD && r % 3 == 1;
+              long v = type.id() == dev.gpudf.columnar.TypeId.DECIMAL
+                  ? (random.nextLong() % (type.precision() <= 9 ? 1_000_000_000L : 1_000_000_000_000_000L))
+                  : width == 4 ? random.nextInt() : random.nextLong();
+              // a dictionary column repeats few values (runs and bit-packed indexes both occur)
+              values[r] = isNull ? null : dictionary ? (r / 10 % 3 == 0 ? v % 5 : (long) (r % 7)) : v;
+            }
+            String name = type + " " + rows + " rows " + nulls + (dictionary ? " dictionary" : " plain");
+            out.add(new Case(name, type, width, values, write(values, nulls != Nulls.REQUIRED, dictionary, width)));
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Row {@code r} of a fixed-width vector as its low 64 bits (a 4-byte value sign-extended); null for NULL. */
+  private static Long raw(FieldVector v, int r) {
+    if (v.isNull(r)) {
+      return null;
+    }
+    int w = ((BaseFixedWidthVector) v).getTypeWidth();
+    return w == 4 ? (long) v.getDataBuffer().getInt(4L * r) : v.getDataBuffer().getLong((long) w * r);
+  }
+
+  private static void assertRows(Long[] want, FieldVector got, String name) {
+    assertEquals(want.length, got.getValueCount(), name);
+    for (int r = 0; r < want.length; r++) {
+      assertEquals(want[r], raw(got, r), name + " row " + r);
+    }
+  }
+
+  @Test
+  void theCpuTwinGivesBackWhatWasWritten() {
+    try (RootAllocator a = new RootAllocator()) {
+      for (Case c : cases()) {
+        try (ParquetDecode.Chunk chunk = c.pages().chunk(a, c.type(), c.width(), c.values().length);
+            FieldVector v = ParquetDecode.decodeOnHost(chunk, "c", a)) {
+          assertRows(c.values(), v, c.name());
+        }
+      }
+    }
+  }
+
+  @RequiresGpu
+  @Test
+  void theGpuDecodesAsTheCpuTwin() {
+    try (RootAllocator a = new RootAllocator(); Gpu gpu = Gpu.open(0, 2L << 30, 256L << 20);
+        Exec g = Exec.onGpu(gpu, a)) {
+      for (Case c : cases()) {
+        try (ParquetDecode.Chunk chunk = c.pages().chunk(a, c.type(), c.width(), c.values().length);
+            FieldVector want = ParquetDecode.decodeOnHost(chunk, "c", a);
+            DeviceTable t = new DeviceTable(gpu, List.of("c"), List.of(ParquetDecode.decode(g, chunk)), chunk.rows());
+            VectorSchemaRoot got = t.toArrow(a, g.stream())) {
+          assertRows(c.values(), want, c.name());
+          for (int r = 0; r < c.values().length; r++) {
+            assertEquals(raw(want, r), raw(got.getVector(0), r), c.name() + " row " + r);
+          }
+          assertEquals(want.getNullCount(), t.column(0).nullCount(), c.name());
+        }
+      }
+    }
+  }
+
+  /** A corrupt chunk and the end of the error it must give. */
+  private record Broken(String name, Writer pages, DataType type, int rows, String error) {}
+
+  private static List<Broken> broken() {
+    List<Broken> out = new ArrayList<>();
+    Long[] values = new Long[100];
+    for (int r = 0; r < values.length; r++) {
+      values[r] = r % 4 == 0 ? null : (long) r % 3;
+    }
+    // Snappy cut short: the last byte of the first page's block dropped
+    Writer cut = write(values, true, false, 8);
+    Page first = cut.pages.get(0);
+    cut.pages.set(0, new Page(first.offset(), first.storedBytes() - 1, first.bytes(), first.values(), first.kind(),
+        first.codec(), first.levels(), first.dictionary()));
+    out.add(new Broken("snappy cut", cut, DataType.INT64, 100, "t.parquet page 0: " + ParquetDecode.Problem.SNAPPY.name()));
+    // a block whose preamble gives another size than the header
+    Writer size = write(values, true, false, 8);
+    Page s0 = size.pages.get(0);
+    size.pages.set(0, new Page(s0.offset(), s0.storedBytes(), s0.bytes() + 8, s0.values(), s0.kind(), s0.codec(),
+        s0.levels(), s0.dictionary()));
+    out.add(new Broken("snappy size", size, DataType.INT64, 100, "t.parquet page 0: SNAPPY"));
+    // levels whose length runs past the page (a stored page: its bytes are as written)
+    out.add(new Broken("levels length", page(p -> {
+      value(p, 1 << 20, 4);
+      p.writeBytes(new byte[16]);
+    }, 10, true), DataType.INT64, 10, "t.parquet page 0: LEVELS"));
+    // levels that end before the page's rows
+    out.add(new Broken("levels short", page(p -> {
+      byte[] l = hybrid(new int[8], 1);
+      value(p, l.length, 4);
+      p.writeBytes(l);
+    }, 10, true), DataType.INT64, 10, "t.parquet page 0: LEVELS"));
+    // a level of 2 in a flat column
+    out.add(new Broken("level 2", page(p -> {
+      value(p, 2, 4);
+      p.write(10 << 1);
+      p.write(2);
+    }, 10, true), DataType.INT64, 10, "t.parquet page 0: LEVELS"));
+    // PLAIN values that run out before the rows do
+    out.add(new Broken("short values", page(p -> value(p, 7, 8), 2, false), DataType.INT64, 2,
+        "t.parquet page 0: SHORT_VALUES"));
+    // an index past the dictionary (3 entries, index 5)
+    Writer range = new Writer();
+    ByteArrayOutputStream d = new ByteArrayOutputStream();
+    for (long v = 0; v < 3; v++) {
+      value(d, v, 8);
+    }
+    int dict = range.add(d.toByteArray(), Kind.DICTIONARY, Codec.UNCOMPRESSED, 3, false, -1);
+    ByteArrayOutputStream idx = new ByteArrayOutputStream();
+    idx.write(3);
+    idx.writeBytes(hybrid(new int[] {0, 1, 2, 5, 0, 1, 2}, 3));
+    range.add(idx.toByteArray(), Kind.DICTIONARY_INDEXES, Codec.UNCOMPRESSED, 7, false, dict);
+    out.add(new Broken("index range", range, DataType.INT64, 7, "t.parquet page 1: INDEX_RANGE"));
+    // a dictionary that says it holds more entries than its bytes do
+    Writer big = new Writer();
+    int bigDict = big.add(d.toByteArray(), Kind.DICTIONARY, Codec.UNCOMPRESSED, 4, false, -1);
+    big.add(idx.toByteArray(), Kind.DICTIONARY_INDEXES, Codec.UNCOMPRESSED, 7, false, bigDict);
+    out.add(new Broken("dictionary short", big, DataType.INT64, 7, "t.parquet page 1: INDEXES"));
+    // more digits than DECIMAL(4, 2) holds
+    out.add(new Broken("digits", page(p -> value(p, 12345, 4), 1, false), DataType.decimal(4, 2), 1,
+        "t.parquet page 0 row 0 holds more digits than its type DECIMAL(4, 2) has"));
+    return out;
+  }
+
+  /** One stored PLAIN page of {@code rows} whose bytes {@code body} writes. */
+  private static Writer page(Consumer<ByteArrayOutputStream> body, int rows, boolean levels) {
+    Writer w = new Writer();
+    ByteArrayOutputStream p = new ByteArrayOutputStream();
+    body.accept(p);
+    w.add(p.toByteArray(), Kind.PLAIN, Codec.UNCOMPRESSED, rows, levels, -1);
+    return w;
+  }
+
+  /** The message {@code problem} gives, for the expected endings written with the problem's name. */
+  private static String expected(String error) {
+    for (ParquetDecode.Problem p : ParquetDecode.Problem.values()) {
+      if (error.endsWith(": " + p.name())) {
+        return error.substring(0, error.length() - p.name().length()) + p.message();
+      }
+    }
+    return error;
+  }
+
+  @Test
+  void theCpuTwinRejectsEachCorruptPageNamingIt() {
+    try (RootAllocator a = new RootAllocator()) {
+      for (Broken b : broken()) {
+        try (ParquetDecode.Chunk chunk = b.pages().chunk(a, b.type(), storedWidth(b.type()), b.rows())) {
+          UserException e = assertThrows(UserException.class, () -> ParquetDecode.decodeOnHost(chunk, "c", a).close(),
+              b.name());
+          assertEquals(expected(b.error()), e.getMessage(), b.name());
+        }
+      }
+    }
+  }
+
+  @RequiresGpu
+  @Test
+  void theGpuRejectsEachCorruptPageAsTheCpuTwin() {
+    try (RootAllocator a = new RootAllocator(); Gpu gpu = Gpu.open(0, 1L << 30, 256L << 20);
+        Exec g = Exec.onGpu(gpu, a)) {
+      for (Broken b : broken()) {
+        try (ParquetDecode.Chunk chunk = b.pages().chunk(a, b.type(), storedWidth(b.type()), b.rows())) {
+          UserException e = assertThrows(UserException.class, () -> ParquetDecode.decode(g, chunk).close(), b.name());
+          assertEquals(expected(b.error()), e.getMessage(), b.name());
+        }
+      }
+    }
+  }
+
+  @Test
+  void headersThatDoNotFitTheirBytesOrRowsAreRejectedBeforeDecoding() {
+    try (RootAllocator a = new RootAllocator()) {
+      Writer outside = page(p -> value(p, 1, 8), 1, false);
+      Page p = outside.pages.get(0);
+      outside.pages.set(0, new Page(p.offset() + 1, p.storedBytes(), p.bytes(), 1, Kind.PLAIN, Codec.UNCOMPRESSED,
+          false, -1));
+      UserException e = assertThrows(UserException.class, () -> outside.chunk(a, DataType.INT64, 8, 1));
+      assertEquals("t.parquet page 0: it lies outside its column chunk", e.getMessage());
+      UserException rows = assertThrows(UserException.class,
+          () -> page(q -> value(q, 1, 8), 1, false).chunk(a, DataType.INT64, 8, 2));
+      assertTrue(rows.getMessage().contains("hold 1 rows, not the 2"), rows.getMessage());
+      Writer noDict = page(q -> q.write(1), 1, false);
+      Page n = noDict.pages.get(0);
+      noDict.pages.set(0, new Page(n.offset(), n.storedBytes(), n.bytes(), 1, Kind.DICTIONARY_INDEXES,
+          Codec.UNCOMPRESSED, false, 0));
+      UserException d = assertThrows(UserException.class, () -> noDict.chunk(a, DataType.INT64, 8, 1));
+      assertEquals("t.parquet page 0: it has no dictionary page before it", d.getMessage());
+      Writer grows = page(q -> q.writeBytes(new byte[4]), 1, false);
+      Page g0 = grows.pages.get(0);
+      grows.pages.set(0, new Page(g0.offset(), g0.storedBytes(), 1 << 20, 1, Kind.PLAIN, Codec.SNAPPY, false, -1));
+      UserException big = assertThrows(UserException.class, () -> grows.chunk(a, DataType.INT64, 8, 1));
+      assertTrue(big.getMessage().contains("cannot come from its 4 stored"), big.getMessage());
+    }
+  }
+}
