@@ -8,9 +8,12 @@
 #include "common.cuh"
 
 namespace gpudf_parquet {
-// A page's description, 8 int64 each (ParquetDecode.Pages lays them out).
-constexpr int kSrc = 0, kSrcLen = 1, kDst = 2, kDstLen = 3, kRow0 = 4, kRows = 5, kFlags = 6, kDict = 7, kFields = 8;
-// kFlags: kind (low byte), codec (next byte), whether definition levels precede the values.
+// A page's description, kFields int64 each (ParquetDecode lays them out); one launch decodes the
+// pages of several columns, each page naming its column's output, validity and index scratch.
+constexpr int kSrc = 0, kSrcLen = 1, kDst = 2, kDstLen = 3, kRow0 = 4, kRows = 5, kFlags = 6, kDict = 7, kOut = 8,
+              kValidity = 9, kIndexes = 10, kFields = 11;
+// kFlags: kind (bits 0-7), codec (8-15), whether definition levels precede the values (16), the
+// stored value's width (24-31) and the column's (32-39).
 constexpr int kDictionaryPage = 0, kPlainPage = 1, kDictionaryIndexes = 2;
 constexpr int kSnappy = 1;  // 0: stored uncompressed
 // Problems (ParquetDecode.Problem lists them in this order, from 1).
@@ -18,9 +21,12 @@ constexpr int kBadSnappy = 1, kBadLength = 2, kBadLevels = 3, kBadIndexes = 4, k
 
 struct Page {
   long long src, src_len, dst, dst_len, row0, rows;
-  int kind, codec;
+  int kind, codec, in_width, out_width;
   bool levels;
   long long dict;
+  uint8_t* out;
+  uint32_t* validity;
+  int32_t* indexes;
 };
 
 __device__ __forceinline__ Page page_at(const long long* table, long long p) {
@@ -35,7 +41,12 @@ __device__ __forceinline__ Page page_at(const long long* table, long long p) {
   g.kind = (int)(t[kFlags] & 0xff);
   g.codec = (int)((t[kFlags] >> 8) & 0xff);
   g.levels = ((t[kFlags] >> 16) & 1) != 0;
+  g.in_width = (int)((t[kFlags] >> 24) & 0xff);
+  g.out_width = (int)((t[kFlags] >> 32) & 0xff);
   g.dict = t[kDict];
+  g.out = reinterpret_cast<uint8_t*>(t[kOut]);
+  g.validity = reinterpret_cast<uint32_t*>(t[kValidity]);
+  g.indexes = reinterpret_cast<int32_t*>(t[kIndexes]);
   return g;
 }
 
@@ -176,9 +187,8 @@ __device__ void set_bits(uint32_t* validity, long long from, long long n, int la
   }
 }
 
-template <int OUT>
-__device__ __forceinline__ void store(uint8_t* out, long long row, const uint8_t* value, int in_width) {
-  if (OUT == 4) {
+__device__ __forceinline__ void store(uint8_t* out, int out_width, long long row, const uint8_t* value, int in_width) {
+  if (out_width == 4) {
     reinterpret_cast<int32_t*>(out)[row] = *reinterpret_cast<const int32_t*>(value);
   } else if (in_width == 8) {
     reinterpret_cast<int64_t*>(out)[row] = *reinterpret_cast<const int64_t*>(value);
@@ -210,16 +220,21 @@ extern "C" __global__ void parquet_unsnap_kernel(const uint8_t* __restrict__ src
   if (!ok && lane == 0) fail(error, g.codec == kSnappy ? kBadSnappy : kBadLength, p);
 }
 
-// Decodes each data page (a warp per page) into `out` (fixed-width rows of OUT bytes, from
-// values of in_width bytes) and `validity` (zeroed by the caller; bits set for rows present),
-// and writes the page's count of present values to valid[p]. `indexes` is scratch of one int32 per row.
-template <int OUT>
-__device__ void decode(const uint8_t* scratch, const long long* table, long long pages, int in_width, uint8_t* out,
-                       uint32_t* validity, int32_t* indexes, long long* valid, int* error) {
+// Decodes each data page (a warp per page) into its column's rows (out_width bytes each, from
+// stored values of in_width bytes) and validity (zeroed by the caller; bits set for rows present),
+// and writes the page's count of present values to valid[p]. A page with NULL rows puts its
+// dictionary indexes in its column's index scratch (one int32 a row) first.
+extern "C" __global__ void parquet_decode_kernel(const uint8_t* __restrict__ scratch, const long long* __restrict__ table,
+                                                 long long pages, long long* valid, int* error) {
   long long p = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
   int lane = threadIdx.x & 31;
   if (p >= pages) return;
   Page g = page_at(table, p);
+  uint8_t* out = g.out;
+  uint32_t* validity = g.validity;
+  int32_t* indexes = g.indexes;
+  int in_width = g.in_width;
+  int ow = g.out_width;
   if (g.kind == kDictionaryPage) {
     if (lane == 0) valid[p] = 0;
     return;
@@ -277,7 +292,7 @@ __device__ void decode(const uint8_t* scratch, const long long* table, long long
     }
     values = data;
     if (dense) {
-      for (long long k = lane; k < present; k += 32) store<OUT>(out, g.row0 + k, values + k * in_width, in_width);
+      for (long long k = lane; k < present; k += 32) store(out, ow, g.row0 + k, values + k * in_width, in_width);
       return;
     }
   } else {
@@ -299,14 +314,14 @@ __device__ void decode(const uint8_t* scratch, const long long* table, long long
               range_ok = false;
               return;
             }
-            for (long long k = lane; k < n; k += 32) store<OUT>(out, g.row0 + i + k, dict + (long long)v * in_width, in_width);
+            for (long long k = lane; k < n; k += 32) store(out, ow, g.row0 + i + k, dict + (long long)v * in_width, in_width);
           },
           [&](long long i, unsigned v) {
             if (v >= dict_count) {
               range_ok = false;
               return;
             }
-            store<OUT>(out, g.row0 + i, dict + (long long)v * in_width, in_width);
+            store(out, ow, g.row0 + i, dict + (long long)v * in_width, in_width);
           });
     } else {
       ok = hybrid(
@@ -346,8 +361,8 @@ __device__ void decode(const uint8_t* scratch, const long long* table, long long
     if (r < g.rows) {
       if (here) {
         const uint8_t* v = width < 0 ? values + (long long)indexes[g.row0 + k] * in_width : values + k * in_width;
-        store<OUT>(out, g.row0 + r, v, in_width);
-      } else if (OUT == 4) {
+        store(out, ow, g.row0 + r, v, in_width);
+      } else if (ow == 4) {
         reinterpret_cast<int32_t*>(out)[g.row0 + r] = 0;
       } else {
         reinterpret_cast<int64_t*>(out)[g.row0 + r] = 0;
@@ -357,14 +372,3 @@ __device__ void decode(const uint8_t* scratch, const long long* table, long long
   }
 }
 
-extern "C" __global__ void parquet_decode4_kernel(const uint8_t* __restrict__ scratch, const long long* __restrict__ table,
-                                                  long long pages, int in_width, uint8_t* out, uint32_t* validity,
-                                                  int32_t* indexes, long long* valid, int* error) {
-  decode<4>(scratch, table, pages, in_width, out, validity, indexes, valid, error);
-}
-
-extern "C" __global__ void parquet_decode8_kernel(const uint8_t* __restrict__ scratch, const long long* __restrict__ table,
-                                                  long long pages, int in_width, uint8_t* out, uint32_t* validity,
-                                                  int32_t* indexes, long long* valid, int* error) {
-  decode<8>(scratch, table, pages, in_width, out, validity, indexes, valid, error);
-}

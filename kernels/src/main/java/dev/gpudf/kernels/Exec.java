@@ -152,21 +152,15 @@ public final class Exec implements AutoCloseable {
   }
 
   /**
-   * A device copy of {@code bytes} of pinned host memory at {@code address}, queued on this
-   * query's stream: the caller keeps that memory until the stream's work is waited for.
+   * Queues a copy of {@code bytes} of pinned host memory at {@code address} to {@code dst} at
+   * {@code dstOffset} on this query's stream: the caller keeps that memory until the stream's
+   * work is waited for.
    */
-  public DeviceBuffer uploadPinned(long address, long bytes) {
-    DeviceBuffer b = allocate(Math.max(1, bytes));
+  public void uploadPinned(long address, long bytes, DeviceBuffer dst, long dstOffset) {
     if (bytes > 0) {
-      try {
-        Cuda.check(JCudaDriver.cuMemcpyHtoDAsync(b.pointer(), Pointers.host(address), bytes, stream().handle()),
-            "cuMemcpyHtoDAsync");
-      } catch (RuntimeException e) {
-        b.close();
-        throw e;
-      }
+      Cuda.check(JCudaDriver.cuMemcpyHtoDAsync(Pointers.device(dst.address() + dstOffset), Pointers.host(address), bytes,
+          stream().handle()), "cuMemcpyHtoDAsync");
     }
-    return b;
   }
 
   private static ByteBuffer stage(int bytes) {

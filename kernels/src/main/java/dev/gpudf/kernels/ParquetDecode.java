@@ -7,6 +7,7 @@ import dev.gpudf.columnar.TypeId;
 import dev.gpudf.columnar.cuda.DeviceBuffer;
 import dev.gpudf.columnar.error.InternalException;
 import dev.gpudf.columnar.error.UserException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.IntFunction;
 import org.apache.arrow.memory.ArrowBuf;
@@ -53,8 +54,8 @@ public final class ParquetDecode {
     }
   }
 
-  /** Fields per page in the kernels' table. */
-  private static final int FIELDS = 8;
+  /** Fields per page in the kernels' table ({@code kFields} in the kernel). */
+  private static final int FIELDS = 11;
   private static final int WARPS_PER_BLOCK = 4;
   /** Snappy makes at most 64 bytes of a 3-byte element; anything said to grow more is corrupt. */
   private static final long MAX_SNAPPY_GROWTH = 32;
@@ -150,87 +151,133 @@ public final class ParquetDecode {
     return fits;
   }
 
-  /** The page table for the kernels: {@link #FIELDS} longs a page, each page's place in the scratch 8-aligned. */
-  private static long[] table(Chunk c, long[] scratchBytes) {
-    long[] t = new long[FIELDS * c.pages.size()];
-    long dst = 0;
-    long row = 0;
-    for (int p = 0; p < c.pages.size(); p++) {
-      Page g = c.pages.get(p);
-      int at = p * FIELDS;
-      t[at] = g.offset();
-      t[at + 1] = g.storedBytes();
-      t[at + 2] = dst;
-      t[at + 3] = g.bytes();
-      t[at + 4] = g.kind() == Kind.DICTIONARY ? 0 : row;
-      t[at + 5] = g.values();
-      t[at + 6] = g.kind().ordinal() | (long) g.codec().ordinal() << 8 | (g.levels() ? 1L << 16 : 0);
-      t[at + 7] = g.dictionary();
-      dst += (g.bytes() + 7) & ~7L;
-      row += g.kind() == Kind.DICTIONARY ? 0 : g.values();
+  /**
+   * Columns {@code chunks} decoded on the device, in order, by one launch of each kernel over all
+   * their pages; the caller closes the columns and keeps the chunks (whose bytes are read by then).
+   */
+  public static List<DeviceColumn> decode(Exec exec, List<Chunk> chunks) {
+    int pages = chunks.stream().mapToInt(c -> c.pages.size()).sum();
+    long[] table = new long[FIELDS * pages];
+    long[] srcAt = new long[chunks.size()];
+    long srcBytes = 0;
+    long dstBytes = 0;
+    for (int j = 0; j < chunks.size(); j++) {
+      srcAt[j] = srcBytes;
+      srcBytes += (chunks.get(j).bytes.capacity() + 7) & ~7L;
+      for (Page g : chunks.get(j).pages) {
+        dstBytes += (g.bytes() + 7) & ~7L;
+      }
     }
-    scratchBytes[0] = dst;
-    return t;
-  }
-
-  /** {@code c} decoded on the device; the caller closes the column and keeps {@code c} (whose bytes are read by then). */
-  public static DeviceColumn decode(Exec exec, Chunk c) {
-    long[] scratchBytes = new long[1];
-    long[] table = table(c, scratchBytes);
-    int pages = c.pages.size();
-    int width = c.type.byteWidth();
-    long words = (c.rows + 31L) / 32;
-    boolean indexesNeeded = c.pages.stream().anyMatch(g -> g.levels() && g.kind() == Kind.DICTIONARY_INDEXES);
-    DeviceBuffer out = exec.allocate(Math.max(8, (long) c.rows * width));
-    DeviceBuffer validity = null;
-    int nulls;
-    try (DeviceBuffer src = exec.uploadPinned(c.bytes.memoryAddress(), c.bytes.capacity());
-        DeviceBuffer tab = exec.upload(table);
-        DeviceBuffer scratch = exec.allocate(Math.max(8, scratchBytes[0]));
-        DeviceBuffer status = exec.allocateZeroed(16 + 8L * pages);
-        DeviceBuffer indexes = exec.allocate(indexesNeeded ? 4L * c.rows : 8)) {
-      validity = exec.allocateZeroed(4 * Math.max(1, words));
+    List<DeviceBuffer> outs = new ArrayList<>();
+    List<DeviceBuffer> validities = new ArrayList<>();
+    List<DeviceColumn> columns = new ArrayList<>();
+    long[] result;
+    try (DeviceBuffer src = exec.allocate(Math.max(8, srcBytes)); DeviceBuffer scratch = exec.allocate(Math.max(8, dstBytes));
+        DeviceBuffer status = exec.allocateZeroed(16 + 8L * pages); Closer indexes = new Closer()) {
+      int p = 0;
+      long dst = 0;
+      for (int j = 0; j < chunks.size(); j++) {
+        Chunk c = chunks.get(j);
+        exec.uploadPinned(c.bytes.memoryAddress(), c.bytes.capacity(), src, srcAt[j]);
+        DeviceBuffer out = exec.allocate(Math.max(8, (long) c.rows * c.type.byteWidth()));
+        outs.add(out);
+        DeviceBuffer validity = exec.allocateZeroed(4 * Math.max(1, (c.rows + 31L) / 32));
+        validities.add(validity);
+        boolean nullIndexes = c.pages.stream().anyMatch(g -> g.levels() && g.kind() == Kind.DICTIONARY_INDEXES);
+        DeviceBuffer index = nullIndexes ? indexes.add(exec.allocate(4L * Math.max(1, c.rows))) : null;
+        int first = p;
+        long row = 0;
+        for (Page g : c.pages) {
+          int at = p * FIELDS;
+          table[at] = srcAt[j] + g.offset();
+          table[at + 1] = g.storedBytes();
+          table[at + 2] = dst;
+          table[at + 3] = g.bytes();
+          table[at + 4] = g.kind() == Kind.DICTIONARY ? 0 : row;
+          table[at + 5] = g.values();
+          table[at + 6] = g.kind().ordinal() | (long) g.codec().ordinal() << 8 | (g.levels() ? 1L << 16 : 0)
+              | (long) c.storedWidth << 24 | (long) c.type.byteWidth() << 32;
+          table[at + 7] = g.dictionary() < 0 ? -1 : first + g.dictionary();
+          table[at + 8] = out.address();
+          table[at + 9] = validity.address();
+          table[at + 10] = index == null ? 0 : index.address();
+          dst += (g.bytes() + 7) & ~7L;
+          row += g.kind() == Kind.DICTIONARY ? 0 : g.values();
+          p++;
+        }
+      }
       if (pages > 0) {
-        int grid = (pages + WARPS_PER_BLOCK - 1) / WARPS_PER_BLOCK;
-        KernelLaunch.launch("parquet_unsnap_kernel", grid, 32 * WARPS_PER_BLOCK, exec.stream(), src, scratch, tab,
-            (long) pages, status);
-        KernelLaunch.launch(width == 4 ? "parquet_decode4_kernel" : "parquet_decode8_kernel", grid,
-            32 * WARPS_PER_BLOCK, exec.stream(), scratch, tab, (long) pages, c.storedWidth, out, validity, indexes,
-            status.address() + 16, status);
+        try (DeviceBuffer tab = exec.upload(table)) {
+          int grid = (pages + WARPS_PER_BLOCK - 1) / WARPS_PER_BLOCK;
+          KernelLaunch.launch("parquet_unsnap_kernel", grid, 32 * WARPS_PER_BLOCK, exec.stream(), src, scratch, tab,
+              (long) pages, status);
+          KernelLaunch.launch("parquet_decode_kernel", grid, 32 * WARPS_PER_BLOCK, exec.stream(), scratch, tab,
+              (long) pages, status.address() + 16, status);
+          // (code, page) of the first problem, then each page's count of rows present; the wait
+          // also ends the uploads from the chunks' bytes
+          result = exec.readLongs(status, pages + 2);
+        }
+      } else {
+        result = new long[2];
       }
-      // (code, page) of the first problem, then each page's count of rows present; the wait also
-      // ends the upload from c's bytes
-      long[] result = exec.readLongs(status, pages + 2);
-      int code = (int) result[0];
-      if (code != 0) {
-        throw problem(c, Problem.values()[code - 1], (int) result[1]);
+      if ((int) result[0] != 0) {
+        int page = (int) result[1];
+        int j = 0;
+        while (page >= chunks.get(j).pages.size()) {
+          page -= chunks.get(j++).pages.size();
+        }
+        throw problem(chunks.get(j), Problem.values()[(int) result[0] - 1], page);
       }
-      long present = 0;
-      for (int p = 0; p < pages; p++) {
-        present += result[p + 2];
+      p = 0;
+      for (int j = 0; j < chunks.size(); j++) {
+        Chunk c = chunks.get(j);
+        long present = 0;
+        for (int k = 0; k < c.pages.size(); k++) {
+          present += result[2 + p++];
+        }
+        int nulls = Math.toIntExact(c.rows - present);
+        DeviceBuffer validity = validities.set(j, null);
+        if (nulls == 0) {
+          validity.close();
+          validity = null;
+        }
+        columns.add(new DeviceColumn(c.type, c.rows, nulls, outs.set(j, null), null, validity));
       }
-      nulls = Math.toIntExact(c.rows - present);
+      for (int j = 0; j < chunks.size(); j++) {
+        if (chunks.get(j).type.id() == TypeId.DECIMAL) {
+          InputCheck.check(exec, columns.get(j), chunks.get(j).where.apply(0));
+        }
+      }
+      return columns;
     } catch (RuntimeException e) {
-      out.close();
-      if (validity != null) {
-        validity.close();
+      columns.forEach(DeviceColumn::close);
+      for (DeviceBuffer b : outs) {
+        if (b != null) {
+          b.close();
+        }
+      }
+      for (DeviceBuffer b : validities) {
+        if (b != null) {
+          b.close();
+        }
       }
       throw e;
     }
-    if (nulls == 0) {
-      validity.close();
-      validity = null;
+  }
+
+  /** Device buffers closed together. */
+  private static final class Closer implements AutoCloseable {
+    private final List<DeviceBuffer> held = new ArrayList<>();
+
+    DeviceBuffer add(DeviceBuffer b) {
+      held.add(b);
+      return b;
     }
-    DeviceColumn col = new DeviceColumn(c.type, c.rows, nulls, out, null, validity);
-    if (c.type.id() == TypeId.DECIMAL) {
-      try {
-        InputCheck.check(exec, col, c.where.apply(0));
-      } catch (RuntimeException e) {
-        col.close();
-        throw e;
-      }
+
+    @Override
+    public void close() {
+      held.forEach(DeviceBuffer::close);
     }
-    return col;
   }
 
   private static UserException problem(Chunk c, Problem p, int page) {

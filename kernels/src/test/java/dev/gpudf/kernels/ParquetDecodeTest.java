@@ -248,21 +248,36 @@ class ParquetDecodeTest {
     }
   }
 
+  /** Every case of one row count decoded by one call (one launch of each kernel over all their pages). */
   @RequiresGpu
   @Test
   void theGpuDecodesAsTheCpuTwin() {
     try (RootAllocator a = new RootAllocator(); Gpu gpu = Gpu.open(0, 2L << 30, 256L << 20);
         Exec g = Exec.onGpu(gpu, a)) {
-      for (Case c : cases()) {
-        try (ParquetDecode.Chunk chunk = c.pages().chunk(a, c.type(), c.width(), c.values().length);
-            FieldVector want = ParquetDecode.decodeOnHost(chunk, "c", a);
-            DeviceTable t = new DeviceTable(gpu, List.of("c"), List.of(ParquetDecode.decode(g, chunk)), chunk.rows());
-            VectorSchemaRoot got = t.toArrow(a, g.stream())) {
-          assertRows(c.values(), want, c.name());
-          for (int r = 0; r < c.values().length; r++) {
-            assertEquals(raw(want, r), raw(got.getVector(0), r), c.name() + " row " + r);
+      List<Case> all = cases();
+      for (int rows : SIZES) {
+        List<Case> some = all.stream().filter(c -> c.values().length == rows).toList();
+        List<ParquetDecode.Chunk> chunks = new ArrayList<>();
+        try {
+          for (Case c : some) {
+            chunks.add(c.pages().chunk(a, c.type(), c.width(), rows));
           }
-          assertEquals(want.getNullCount(), t.column(0).nullCount(), c.name());
+          List<DeviceColumn> decoded = ParquetDecode.decode(g, chunks);
+          List<String> names = some.stream().map(Case::name).toList();
+          try (DeviceTable t = new DeviceTable(gpu, names, decoded, rows); VectorSchemaRoot got = t.toArrow(a, g.stream())) {
+            for (int k = 0; k < some.size(); k++) {
+              Case c = some.get(k);
+              try (FieldVector want = ParquetDecode.decodeOnHost(chunks.get(k), "c", a)) {
+                assertRows(c.values(), want, c.name());
+                for (int r = 0; r < rows; r++) {
+                  assertEquals(raw(want, r), raw(got.getVector(k), r), c.name() + " row " + r);
+                }
+                assertEquals(want.getNullCount(), t.column(k).nullCount(), c.name());
+              }
+            }
+          }
+        } finally {
+          chunks.forEach(ParquetDecode.Chunk::close);
         }
       }
     }
@@ -364,17 +379,22 @@ class ParquetDecodeTest {
     }
   }
 
+  /** Each corrupt chunk decoded after a good one in the same call: the error still names its own page. */
   @RequiresGpu
   @Test
   void theGpuRejectsEachCorruptPageAsTheCpuTwin() {
     try (RootAllocator a = new RootAllocator(); Gpu gpu = Gpu.open(0, 1L << 30, 256L << 20);
         Exec g = Exec.onGpu(gpu, a)) {
+      Case good = cases().get(40);
       for (Broken b : broken()) {
-        try (ParquetDecode.Chunk chunk = b.pages().chunk(a, b.type(), storedWidth(b.type()), b.rows())) {
-          UserException e = assertThrows(UserException.class, () -> ParquetDecode.decode(g, chunk).close(), b.name());
+        try (ParquetDecode.Chunk first = good.pages().chunk(a, good.type(), good.width(), good.values().length);
+            ParquetDecode.Chunk chunk = b.pages().chunk(a, b.type(), storedWidth(b.type()), b.rows())) {
+          UserException e = assertThrows(UserException.class,
+              () -> ParquetDecode.decode(g, List.of(first, chunk)).forEach(DeviceColumn::close), b.name());
           assertEquals(expected(b.error()), e.getMessage(), b.name());
         }
       }
+      assertEquals(0, gpu.pool().stats().liveBuffers(), "nothing is left on the device");
     }
   }
 

@@ -145,16 +145,17 @@ public final class Catalog implements AutoCloseable {
     }
 
     /**
-     * Columns {@code columns} of chunk {@code chunk} from the source, into {@code into}; the caller
-     * closes the root. One read at a time: the catalog's reader thread reads ahead (see {@link
-     * #readAhead}) while scans read under the catalog's lock.
+     * Columns {@code columns} of chunk {@code chunk} from the source, into {@code into}, as stored
+     * pages where {@code device} and the source can ({@link ChunkColumns}); the caller closes them.
+     * One read at a time: the catalog's reader thread reads ahead (see {@link #readAhead}) while
+     * scans read under the catalog's lock.
      */
-    VectorSchemaRoot readRows(int chunk, int[] columns, BufferAllocator into) {
+    ChunkColumns readColumns(int chunk, int[] columns, BufferAllocator into, boolean device) {
       synchronized (source) {
         if (closed) {
           throw new UserException("a table kept in files was dropped or replaced while its chunk " + chunk + " was read");
         }
-        return source.read(chunk, columns, into);
+        return ChunkColumns.read(source, chunk, columns, into, device);
       }
     }
 
@@ -336,7 +337,7 @@ public final class Catalog implements AutoCloseable {
     int[] all = java.util.stream.IntStream.range(0, e.source.names().size()).toArray();
     try {
       for (int c = 0; c < e.source.chunkRows().size(); c++) {
-        try (VectorSchemaRoot root = e.readRows(c, all, allocator); Table<?> chunk = TableOps.load(gpu, root)) {
+        try (ChunkColumns read = e.readColumns(c, all, allocator, false); Table<?> chunk = TableOps.load(gpu, read.rows())) {
           if (made == null) {
             chunk.retain();
             made = new Entry(chunk);
@@ -637,8 +638,8 @@ public final class Catalog implements AutoCloseable {
         int[] read = columns != null ? columns : allColumns(e);
         if (gpu == null) {
           // the host backend reads each scan anew: its memory holds only what queries run on
-          try (VectorSchemaRoot root = rows(e, chunk, read, allocator, ahead)) {
-            return TableOps.load(gpu, root);
+          try (ChunkColumns got = columns(e, chunk, read, allocator, ahead)) {
+            return TableOps.load(gpu, got.rows());
           }
         }
         return fromFile(e, chunk, read, ahead);
@@ -673,7 +674,7 @@ public final class Catalog implements AutoCloseable {
     }
     readsAheadStarted++;
     return new ChunkRead(e, chunk, wanted,
-        java.util.concurrent.CompletableFuture.supplyAsync(() -> e.readRows(chunk, wanted, into), reader));
+        java.util.concurrent.CompletableFuture.supplyAsync(() -> e.readColumns(chunk, wanted, into, gpu != null), reader));
   }
 
   private static int[] allColumns(Entry e) {
@@ -686,13 +687,16 @@ public final class Catalog implements AutoCloseable {
     return c == null ? java.util.Arrays.stream(columns).distinct().toArray() : c.absent(columns);
   }
 
-  /** Columns {@code wanted} of chunk {@code chunk} of {@code e}: {@code ahead}'s rows when it read them, else read now. */
-  private VectorSchemaRoot rows(Entry e, int chunk, int[] wanted, BufferAllocator into, ChunkRead ahead) {
+  /**
+   * Columns {@code wanted} of chunk {@code chunk} of {@code e} (as stored pages where a GPU
+   * catalog's source can): {@code ahead}'s when it read them, else read now.
+   */
+  private ChunkColumns columns(Entry e, int chunk, int[] wanted, BufferAllocator into, ChunkRead ahead) {
     if (ahead != null && ahead.reads(e, chunk, wanted)) {
       readsAheadTaken++;
       return ahead.take();
     }
-    return e.readRows(chunk, wanted, into);
+    return e.readColumns(chunk, wanted, into, gpu != null);
   }
 
   /** {@link #acquire} of resident table {@code e}. */
@@ -727,8 +731,8 @@ public final class Catalog implements AutoCloseable {
       int[] again = java.util.Arrays.stream(absent).filter(c::dropped).toArray();
       // into pinned memory: its pool is touched once, not page by page per chunk as fresh host
       // memory is (most of a scan's time), and it goes to the device with no staging copy
-      try (VectorSchemaRoot root = rows(e, chunk, absent, gpu.pinnedAllocator(), ahead);
-          Table<?> t = TableOps.load(gpu, root)) {
+      try (ChunkColumns read = columns(e, chunk, absent, gpu.pinnedAllocator(), ahead); Exec exec = exec();
+          Table<?> t = read.load(gpu, exec, e.source.names())) {
         c.fill(absent, t);
       }
       fileReads = new FileReads(fileReads.columnChunks() + absent.length, fileReads.bytes() + c.deviceBytes(absent),

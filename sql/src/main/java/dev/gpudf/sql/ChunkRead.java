@@ -4,7 +4,6 @@ import dev.gpudf.columnar.error.InternalException;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
  * Columns of one chunk of a table kept in files, being read on the catalog's reader thread ahead
@@ -20,10 +19,10 @@ final class ChunkRead implements AutoCloseable {
   private final Object table;
   private final int chunk;
   private final int[] columns;
-  private final CompletableFuture<VectorSchemaRoot> rows;
+  private final CompletableFuture<ChunkColumns> rows;
   private boolean taken;
 
-  ChunkRead(Object table, int chunk, int[] columns, CompletableFuture<VectorSchemaRoot> rows) {
+  ChunkRead(Object table, int chunk, int[] columns, CompletableFuture<ChunkColumns> rows) {
     this.table = table;
     this.chunk = chunk;
     this.columns = columns;
@@ -36,10 +35,10 @@ final class ChunkRead implements AutoCloseable {
   }
 
   /**
-   * The rows read, once they are, for the caller, who closes them; the read's own error (a
+   * The columns read, once they are, for the caller, who closes them; the read's own error (a
    * changed or corrupt file names itself) when it failed.
    */
-  VectorSchemaRoot take() {
+  ChunkColumns take() {
     if (taken) {
       throw new InternalException("a chunk read ahead was taken twice");
     }
@@ -53,7 +52,7 @@ final class ChunkRead implements AutoCloseable {
       throw new InternalException("reading a chunk ahead failed: " + e.getCause(), e.getCause());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      rows.thenAccept(VectorSchemaRoot::close);
+      rows.thenAccept(ChunkColumns::close);
       throw new dev.gpudf.columnar.error.QueryCancelledException("interrupted while a chunk was read", false);
     }
   }
@@ -72,7 +71,7 @@ final class ChunkRead implements AutoCloseable {
       LOG.debug("a chunk read ahead and not used failed: {}", e.getCause().toString());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      rows.thenAccept(VectorSchemaRoot::close);
+      rows.thenAccept(ChunkColumns::close);
     }
   }
 }

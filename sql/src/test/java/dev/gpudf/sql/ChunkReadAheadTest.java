@@ -115,8 +115,8 @@ class ChunkReadAheadTest {
       s.catalog().drop("t");
       release.join();
       assertNull(s.catalog().readAhead("t", 1, null), "no read ahead of a table that is gone");
-      try (VectorSchemaRoot before = queued.take()) {
-        assertEquals(2000, before.getRowCount(), "the queued read ran before the drop");
+      try (ChunkColumns before = queued.take()) {
+        assertEquals(2000, before.rows().getRowCount(), "the queued read ran before the drop");
       } catch (UserException gone) {
         assertTrue(gone.getMessage().contains("dropped or replaced"), gone.getMessage());
       }

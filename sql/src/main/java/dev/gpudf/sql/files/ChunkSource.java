@@ -44,6 +44,15 @@ public interface ChunkSource extends AutoCloseable {
     return null;
   }
 
+  /**
+   * Column {@code column} of chunk {@code chunk} as stored pages that the device decodes itself
+   * ({@link dev.gpudf.kernels.ParquetDecode}), read into {@code into}; the caller closes it. Null
+   * when this source cannot give that column so (then {@link #read} reads it).
+   */
+  default dev.gpudf.kernels.ParquetDecode.Chunk readEncoded(int chunk, int column, BufferAllocator into) {
+    return null;
+  }
+
   @Override
   void close();
 

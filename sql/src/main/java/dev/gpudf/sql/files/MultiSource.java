@@ -79,6 +79,14 @@ public final class MultiSource implements ChunkSource {
   }
 
   @Override
+  public dev.gpudf.kernels.ParquetDecode.Chunk readEncoded(int chunk, int column, BufferAllocator allocator) {
+    if (chunk < 0 || chunk >= chunkRows.size()) {
+      throw new UserException("the table has " + chunkRows.size() + " chunks, not " + (chunk + 1));
+    }
+    return parts.get(owner.get(chunk)).readEncoded(local.get(chunk), column, allocator);
+  }
+
+  @Override
   public void check(int chunk) {
     if (chunk < 0 || chunk >= chunkRows.size()) {
       throw new UserException("the table has " + chunkRows.size() + " chunks, not " + (chunk + 1));

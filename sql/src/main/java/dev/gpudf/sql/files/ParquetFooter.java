@@ -16,7 +16,10 @@ import java.util.List;
 import org.apache.parquet.format.ColumnChunk;
 import org.apache.parquet.format.ColumnMetaData;
 import org.apache.parquet.format.ColumnOrder;
+import dev.gpudf.kernels.ParquetDecode;
 import org.apache.parquet.format.ConvertedType;
+import org.apache.parquet.format.Encoding;
+import org.apache.parquet.format.FieldRepetitionType;
 import org.apache.parquet.format.FileMetaData;
 import org.apache.parquet.format.SchemaElement;
 import org.apache.parquet.format.Statistics;
@@ -41,10 +44,22 @@ final class ParquetFooter {
   private ParquetFooter() {}
 
   /**
-   * One row group: its rows, per column (the file's order) its range (null where unknown) and the
-   * bytes its column chunk takes in the file (compressed, as stored; 0 where the footer says none).
+   * One row group: its rows, per column (the file's order) its range (null where unknown), the
+   * bytes its column chunk takes in the file (compressed, as stored; 0 where the footer says none)
+   * and where its pages are for the device to decode them (null where it cannot).
    */
-  record RowGroup(long rows, List<ValueRange> ranges, long[] storedBytes) {}
+  record RowGroup(long rows, List<ValueRange> ranges, long[] storedBytes, List<Stored> stored) {}
+
+  /**
+   * A column chunk the device decodes ({@link ParquetDecode#decodes}): {@code bytes} from file
+   * offset {@code start}, values of {@code width} bytes, {@code codec}, definition levels when
+   * {@code optional}. Only what the footer says; the page headers are checked when read.
+   */
+  record Stored(long start, long bytes, int width, ParquetDecode.Codec codec, boolean optional) {}
+
+  /** Encodings whose pages the device decodes (levels: RLE; values: PLAIN and dictionary indexes). */
+  private static final java.util.Set<Encoding> DEVICE_ENCODINGS = java.util.EnumSet.of(Encoding.PLAIN,
+      Encoding.PLAIN_DICTIONARY, Encoding.RLE_DICTIONARY, Encoding.RLE, Encoding.BIT_PACKED);
 
   /**
    * The row groups of {@code file}, whose columns are {@code names} of {@code types}; null when
@@ -53,8 +68,10 @@ final class ParquetFooter {
    */
   static List<RowGroup> read(Path file, List<String> names, List<DataType> types) throws IOException {
     FileMetaData meta;
+    long fileSize;
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
       long size = ch.size();
+      fileSize = size;
       if (size < 12) {
         throw new IOException("too short for Parquet (" + size + " bytes)");
       }
@@ -89,15 +106,51 @@ final class ParquetFooter {
       }
       List<ValueRange> ranges = new ArrayList<>();
       long[] stored = new long[names.size()];
+      List<Stored> pages = new ArrayList<>();
       for (int c = 0; c < names.size(); c++) {
         boolean typeOrder = orders != null && orders.size() == names.size() && orders.get(c).isSetTYPE_ORDER();
         ColumnChunk chunk = g.getColumns().get(c);
         ranges.add(range(chunk, schema.get(c + 1), typeOrder, types.get(c), g.getNum_rows()));
         stored[c] = chunk.isSetMeta_data() ? Math.max(0, chunk.getMeta_data().getTotal_compressed_size()) : 0;
+        pages.add(stored(chunk, schema.get(c + 1), types.get(c), g.getNum_rows(), fileSize));
       }
-      groups.add(new RowGroup(g.getNum_rows(), ranges, stored));
+      groups.add(new RowGroup(g.getNum_rows(), ranges, stored, java.util.Collections.unmodifiableList(pages)));
     }
     return groups;
+  }
+
+  /**
+   * Where column chunk {@code chunk} of a row group of {@code rows} rows keeps its pages, when the
+   * device decodes them: a flat column of a physical type of 4 or 8 bytes that is {@code type},
+   * not encrypted, Snappy or stored, in encodings it knows, inside the file before its footer.
+   */
+  private static Stored stored(ColumnChunk chunk, SchemaElement element, DataType type, long rows, long fileSize) {
+    if (!chunk.isSetMeta_data() || chunk.isSetCrypto_metadata() || chunk.isSetFile_path()) {
+      return null;
+    }
+    ColumnMetaData m = chunk.getMeta_data();
+    int width = switch (m.getType()) {
+      case INT32, FLOAT -> 4;
+      case INT64, DOUBLE -> 8;
+      default -> 0;
+    };
+    boolean integer = m.getType() == Type.INT32 || m.getType() == Type.INT64;
+    ParquetDecode.Codec codec = switch (m.getCodec()) {
+      case UNCOMPRESSED -> ParquetDecode.Codec.UNCOMPRESSED;
+      case SNAPPY -> ParquetDecode.Codec.SNAPPY;
+      default -> null;
+    };
+    FieldRepetitionType repetition = element.getRepetition_type();
+    long start = m.isSetDictionary_page_offset() && m.getDictionary_page_offset() > 0
+        ? Math.min(m.getDictionary_page_offset(), m.getData_page_offset()) : m.getData_page_offset();
+    long bytes = m.getTotal_compressed_size();
+    if (width == 0 || codec == null || (integer && !signed(element)) || !ParquetDecode.decodes(type, width)
+        || repetition == null || repetition == FieldRepetitionType.REPEATED || m.getNum_values() != rows || m.getEncodings() == null
+        || !DEVICE_ENCODINGS.containsAll(m.getEncodings()) || start < 4 || bytes <= 0 || bytes > fileSize - 8 - start
+        || bytes > Integer.MAX_VALUE) {
+      return null;
+    }
+    return new Stored(start, bytes, width, codec, repetition != FieldRepetitionType.REQUIRED);
   }
 
   private static void readFully(FileChannel ch, ByteBuffer into, long position) throws IOException {

@@ -18,11 +18,16 @@ import org.apache.arrow.dataset.jni.NativeMemoryPool;
 import org.apache.arrow.dataset.scanner.ScanOptions;
 import org.apache.arrow.dataset.scanner.Scanner;
 import org.apache.arrow.dataset.source.Dataset;
+import dev.gpudf.kernels.ParquetDecode;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.parquet.format.DataPageHeader;
+import org.apache.parquet.format.Encoding;
+import org.apache.parquet.format.PageHeader;
 
 /**
  * A Parquet file as a {@link ChunkSource}, through Arrow Dataset's native reader. Opening reads the
@@ -63,6 +68,10 @@ public final class ParquetSource implements ChunkSource {
   private final List<List<ValueRange>> ranges;
   // per column, the bytes its chunks take in the file (0 where the footer cannot be read)
   private final long[] storedBytes;
+  // the footer's row groups (null when it cannot be read), and per chunk the row groups it is made
+  // of, first and end (null where a chunk's rows do not start and end on row groups)
+  private final List<ParquetFooter.RowGroup> groups;
+  private final int[][] groupSpans;
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ParquetSource.class);
 
   /** An open scan over some columns, positioned at the start of chunk {@code next}. */
@@ -117,8 +126,9 @@ public final class ParquetSource implements ChunkSource {
       throw e;
     }
     dataset = d;
-    List<ParquetFooter.RowGroup> groups = footer(file, names, types);
+    groups = footer(file, names, types);
     ranges = chunkRanges(groups, names, this.chunkRows);
+    groupSpans = spans(groups, this.chunkRows);
     storedBytes = new long[names.size()];
     for (ParquetFooter.RowGroup g : groups == null ? List.<ParquetFooter.RowGroup>of() : groups) {
       for (int c = 0; c < storedBytes.length; c++) {
@@ -137,6 +147,198 @@ public final class ParquetSource implements ChunkSource {
     } catch (IOException | RuntimeException e) {
       LOG.warn("{}: no row-group statistics ({}); every chunk is read", file, e.toString());
       return null;
+    }
+  }
+
+  /** Each chunk's row groups {first, end}, or null for a chunk that does not start and end on row groups. */
+  private static int[][] spans(List<ParquetFooter.RowGroup> groups, List<Integer> chunkRows) {
+    int[][] out = new int[chunkRows.size()][];
+    if (groups == null) {
+      return out;
+    }
+    long[] groupStart = new long[groups.size() + 1];
+    for (int g = 0; g < groups.size(); g++) {
+      groupStart[g + 1] = groupStart[g] + groups.get(g).rows();
+    }
+    long start = 0;
+    int g = 0;
+    for (int c = 0; c < chunkRows.size(); c++) {
+      long end = start + chunkRows.get(c);
+      while (g < groups.size() && groupStart[g] < start) {
+        g++;
+      }
+      int first = g;
+      while (g < groups.size() && groupStart[g + 1] <= end) {
+        g++;
+      }
+      if (groupStart[first] == start && groupStart[g] == end) {
+        out[c] = new int[] {first, g};
+      }
+      start = end;
+    }
+    return out;
+  }
+
+  /**
+   * Column {@code column} of chunk {@code chunk} as its stored pages, for the device to decode
+   * ({@link ParquetDecode}), read into {@code into} (pinned memory goes to the device with no
+   * staging copy); the caller closes it. Null when the device cannot decode it: a chunk that
+   * is not whole row groups, a column whose footer or page headers name something the decoder
+   * does not take (another codec or encoding, version-2 pages). A page header that cannot be
+   * read or does not fit its column chunk is a {@link UserException} naming the row group.
+   */
+  @Override
+  public ParquetDecode.Chunk readEncoded(int chunk, int column, BufferAllocator into) {
+    ChunkSource.checkChunk(file, chunkRows, chunk);
+    int[] span = groupSpans[chunk];
+    if (span == null || column < 0 || column >= names.size()) {
+      return null;
+    }
+    long total = 0;
+    for (int g = span[0]; g < span[1]; g++) {
+      ParquetFooter.Stored s = groups.get(g).stored().get(column);
+      if (s == null) {
+        return null;
+      }
+      total += s.bytes();
+    }
+    stamp.check();
+    ArrowBuf buf = into.buffer(Math.max(1, total));
+    try {
+      List<ParquetDecode.Page> pages = new ArrayList<>();
+      List<Integer> pageGroups = new ArrayList<>();
+      try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.READ)) {
+        long at = 0;
+        for (int g = span[0]; g < span[1]; g++) {
+          ParquetFooter.Stored s = groups.get(g).stored().get(column);
+          java.nio.ByteBuffer to = buf.nioBuffer(at, (int) s.bytes());
+          while (to.hasRemaining()) {
+            if (ch.read(to, s.start() + to.position()) < 0) {
+              throw new UserException(file + " ended inside row group " + g + " column " + names.get(column)
+                  + ": it changed since it was opened");
+            }
+          }
+          if (!pages(buf, at, s, g, column, pages, pageGroups)) {
+            buf.close();
+            return null;
+          }
+          at += s.bytes();
+        }
+      }
+      // what was read is what was opened, or the query fails: never a mix of two versions
+      stamp.check();
+      String name = names.get(column);
+      return new ParquetDecode.Chunk(buf, pages, types.get(column), groups.get(span[0]).stored().get(column).width(),
+          chunkRows.get(chunk), p -> file + " row group " + pageGroups.get(p) + " column " + name);
+    } catch (IOException e) {
+      buf.close();
+      throw new UserException("cannot read Parquet file " + file + " (chunk " + chunk + "): " + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      buf.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Adds the pages of column chunk {@code s} (row group {@code group}), whose bytes are at {@code
+   * at} of {@code buf}, to {@code pages}; false when one is of a kind the device does not decode.
+   */
+  private boolean pages(ArrowBuf buf, long at, ParquetFooter.Stored s, int group, int column,
+      List<ParquetDecode.Page> pages, List<Integer> pageGroups) {
+    long end = at + s.bytes();
+    long off = at;
+    int dictionary = -1;
+    // each page takes at least its header's byte, so the loop ends
+    while (off < end) {
+      PageHeader h;
+      BufInput in = new BufInput(buf, off, end);
+      try {
+        h = org.apache.parquet.format.Util.readPageHeader(in);
+      } catch (IOException | RuntimeException e) {
+        throw new UserException(file + " row group " + group + " column " + names.get(column)
+            + ": a page header at byte " + (s.start() + off - at) + " cannot be read (" + e.getMessage() + ")", e);
+      }
+      long payload = in.position();
+      long size = h.getCompressed_page_size();
+      if (size < 0 || size > end - payload || h.getUncompressed_page_size() < 0) {
+        throw new UserException(file + " row group " + group + " column " + names.get(column)
+            + ": the page at byte " + (s.start() + off - at) + " runs past its column chunk");
+      }
+      ParquetDecode.Page page;
+      switch (h.getType()) {
+        case DICTIONARY_PAGE -> {
+          if (!h.isSetDictionary_page_header() || !plain(h.getDictionary_page_header().getEncoding())) {
+            return false;
+          }
+          page = new ParquetDecode.Page(payload, size, h.getUncompressed_page_size(),
+              h.getDictionary_page_header().getNum_values(), ParquetDecode.Kind.DICTIONARY, s.codec(), false, -1);
+          dictionary = pages.size();
+        }
+        case DATA_PAGE -> {
+          if (!h.isSetData_page_header()) {
+            return false;
+          }
+          DataPageHeader d = h.getData_page_header();
+          ParquetDecode.Kind kind = d.getEncoding() == Encoding.PLAIN ? ParquetDecode.Kind.PLAIN
+              : d.getEncoding() == Encoding.PLAIN_DICTIONARY || d.getEncoding() == Encoding.RLE_DICTIONARY
+              ? ParquetDecode.Kind.DICTIONARY_INDEXES : null;
+          if (kind == null || s.optional() && d.getDefinition_level_encoding() != Encoding.RLE) {
+            return false;
+          }
+          page = new ParquetDecode.Page(payload, size, h.getUncompressed_page_size(), d.getNum_values(), kind, s.codec(),
+              s.optional(), kind == ParquetDecode.Kind.DICTIONARY_INDEXES ? dictionary : -1);
+        }
+        case INDEX_PAGE -> page = null;
+        default -> {
+          return false;
+        }
+      }
+      if (page != null) {
+        pages.add(page);
+        pageGroups.add(group);
+      }
+      off = payload + size;
+    }
+    return true;
+  }
+
+  private static boolean plain(Encoding e) {
+    return e == Encoding.PLAIN || e == Encoding.PLAIN_DICTIONARY;
+  }
+
+  /** Bytes {@code [from, end)} of a buffer as a stream, for the Thrift reader; it reads nothing past {@code end}. */
+  private static final class BufInput extends java.io.InputStream {
+    private final ArrowBuf buf;
+    private final long end;
+    private long at;
+
+    BufInput(ArrowBuf buf, long from, long end) {
+      this.buf = buf;
+      this.at = from;
+      this.end = end;
+    }
+
+    long position() {
+      return at;
+    }
+
+    @Override
+    public int read() {
+      return at < end ? buf.getByte(at++) & 0xff : -1;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) {
+      if (len == 0) {
+        return 0;
+      }
+      if (at >= end) {
+        return -1;
+      }
+      int n = (int) Math.min(len, end - at);
+      buf.getBytes(at, b, off, n);
+      at += n;
+      return n;
     }
   }
 

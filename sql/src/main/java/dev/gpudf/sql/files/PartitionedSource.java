@@ -175,6 +175,12 @@ public final class PartitionedSource implements ChunkSource {
     }
   }
 
+  /** The file's own columns as the file gives them; a partition column is made on the host. */
+  @Override
+  public dev.gpudf.kernels.ParquetDecode.Chunk readEncoded(int chunk, int column, BufferAllocator allocator) {
+    return column < file.names().size() ? file.readEncoded(chunk, column, allocator) : null;
+  }
+
   /** A partition column's range is its one value; the file's own columns have what the file says. */
   @Override
   public ValueRange range(int chunk, int column) {

@@ -1,0 +1,122 @@
+package dev.gpudf.sql;
+
+import dev.gpudf.columnar.DeviceColumn;
+import dev.gpudf.columnar.DeviceTable;
+import dev.gpudf.columnar.cuda.Gpu;
+import dev.gpudf.columnar.error.InternalException;
+import dev.gpudf.kernels.Exec;
+import dev.gpudf.kernels.ParquetDecode;
+import dev.gpudf.sql.files.ChunkSource;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+
+/**
+ * Columns of one chunk of a table kept in files, as read from the files and not yet on the
+ * device: for a GPU catalog, those its source gives as stored pages are kept so ({@link
+ * ParquetDecode.Chunk}: the device decompresses and decodes them), the others are decoded on the
+ * host into Arrow rows. Whoever holds it closes it; {@link #load} leaves it to be closed.
+ */
+final class ChunkColumns implements AutoCloseable {
+  /** Off with {@code -Dgpudf.files.deviceDecode=false}: every column is decoded on the host (for comparisons). */
+  static final boolean DEVICE_DECODE = Boolean.parseBoolean(System.getProperty("gpudf.files.deviceDecode", "true"));
+
+  private final int[] columns;
+  private final int rows;
+  // per column of `columns`: its stored pages, or null where it is among `hostRows`
+  private final ParquetDecode.Chunk[] encoded;
+  private final VectorSchemaRoot hostRows;
+
+  private ChunkColumns(int[] columns, int rows, ParquetDecode.Chunk[] encoded, VectorSchemaRoot hostRows) {
+    this.columns = columns;
+    this.rows = rows;
+    this.encoded = encoded;
+    this.hostRows = hostRows;
+  }
+
+  /**
+   * Columns {@code columns} of chunk {@code chunk} of {@code source}, into {@code into}; as stored
+   * pages where {@code device} and the source can, else decoded on the host. The caller closes it.
+   */
+  static ChunkColumns read(ChunkSource source, int chunk, int[] columns, BufferAllocator into, boolean device) {
+    ParquetDecode.Chunk[] encoded = new ParquetDecode.Chunk[columns.length];
+    try {
+      List<Integer> host = new ArrayList<>();
+      for (int i = 0; i < columns.length; i++) {
+        encoded[i] = device && DEVICE_DECODE ? source.readEncoded(chunk, columns[i], into) : null;
+        if (encoded[i] == null) {
+          host.add(columns[i]);
+        }
+      }
+      // no column at all (COUNT(*)) still reads the chunk's row count
+      VectorSchemaRoot rows = host.isEmpty() && columns.length > 0 ? null
+          : source.read(chunk, host.stream().mapToInt(Integer::intValue).toArray(), into);
+      return new ChunkColumns(columns, source.chunkRows().get(chunk), encoded, rows);
+    } catch (RuntimeException e) {
+      for (ParquetDecode.Chunk c : encoded) {
+        if (c != null) {
+          c.close();
+        }
+      }
+      throw e;
+    }
+  }
+
+  /** Whether these are columns {@code columns} in that order. */
+  boolean holds(int[] columns) {
+    return java.util.Arrays.equals(this.columns, columns);
+  }
+
+  /** The columns decoded on the host, in order, when none is kept as stored pages (the CPU catalog's reads); it keeps them. */
+  VectorSchemaRoot rows() {
+    for (ParquetDecode.Chunk c : encoded) {
+      if (c != null) {
+        throw new InternalException("a chunk read for the device was taken as host rows");
+      }
+    }
+    return hostRows;
+  }
+
+  /**
+   * The columns as a table on {@code gpu} in order, the stored pages decoded on {@code exec}'s
+   * stream; the caller closes the table (and still this).
+   */
+  DeviceTable load(Gpu gpu, Exec exec, List<String> names) {
+    List<DeviceColumn> out = new ArrayList<>();
+    List<ParquetDecode.Chunk> stored = java.util.Arrays.stream(encoded).filter(java.util.Objects::nonNull).toList();
+    try (DeviceTable host = hostRows == null ? null : (DeviceTable) TableOps.load(gpu, hostRows)) {
+      List<DeviceColumn> decoded = stored.isEmpty() ? List.of() : ParquetDecode.decode(exec, stored);
+      int nextDecoded = 0;
+      int nextHost = 0;
+      for (ParquetDecode.Chunk c : encoded) {
+        if (c != null) {
+          out.add(decoded.get(nextDecoded++));
+        } else {
+          DeviceColumn d = host.column(nextHost++);
+          d.retain();
+          out.add(d);
+        }
+      }
+      List<String> named = new ArrayList<>();
+      for (int c : columns) {
+        named.add(names.get(c));
+      }
+      return new DeviceTable(gpu, named, out, rows);
+    } catch (RuntimeException e) {
+      out.forEach(DeviceColumn::close);
+      throw e;
+    }
+  }
+
+  @Override
+  public void close() {
+    try (hostRows) {
+      for (ParquetDecode.Chunk c : encoded) {
+        if (c != null) {
+          c.close();
+        }
+      }
+    }
+  }
+}
