@@ -602,9 +602,10 @@ public final class TpchBenchmark {
         dev.gpudf.sql.Catalog.FileReads after = catalog.fileReads();
         if (after.columnChunks() > before.columnChunks()) {
           System.out.printf(java.util.Locale.ROOT, "%s %s read from files: %,d column chunks, %,d MiB on the device (read"
-              + " again after the budget dropped them: %,d, %,d MiB)%n", engine, q, after.columnChunks() - before.columnChunks(),
-              (after.bytes() - before.bytes()) >> 20, after.rereadColumnChunks() - before.rereadColumnChunks(),
-              (after.rereadBytes() - before.rereadBytes()) >> 20);
+              + " again after the budget dropped them: %,d, %,d MiB; decoded on the device: %,d)%n", engine, q,
+              after.columnChunks() - before.columnChunks(), (after.bytes() - before.bytes()) >> 20,
+              after.rereadColumnChunks() - before.rereadColumnChunks(), (after.rereadBytes() - before.rereadBytes()) >> 20,
+              after.decodedOnDevice() - before.decodedOnDevice());
         }
         dev.gpudf.sql.Catalog.ChunkScans scans = catalog.chunkScans();
         if (scans.filtered() > scansBefore.filtered()) {

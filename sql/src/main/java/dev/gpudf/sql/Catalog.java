@@ -731,12 +731,15 @@ public final class Catalog implements AutoCloseable {
       int[] again = java.util.Arrays.stream(absent).filter(c::dropped).toArray();
       // into pinned memory: its pool is touched once, not page by page per chunk as fresh host
       // memory is (most of a scan's time), and it goes to the device with no staging copy
+      long decoded;
       try (ChunkColumns read = columns(e, chunk, absent, gpu.pinnedAllocator(), ahead); Exec exec = exec();
           Table<?> t = read.load(gpu, exec, e.source.names())) {
         c.fill(absent, t);
+        decoded = read.decodedOnDevice();
       }
       fileReads = new FileReads(fileReads.columnChunks() + absent.length, fileReads.bytes() + c.deviceBytes(absent),
-          fileReads.rereadColumnChunks() + again.length, fileReads.rereadBytes() + c.deviceBytes(again));
+          fileReads.rereadColumnChunks() + again.length, fileReads.rereadBytes() + c.deviceBytes(again),
+          fileReads.decodedOnDevice() + decoded);
     }
     return read(c, columns);
   }
@@ -844,12 +847,14 @@ public final class Catalog implements AutoCloseable {
   /**
    * What the scans of tables kept in files read from them since the catalog was made, on a GPU
    * catalog (which keeps what it read): column chunks and their device bytes, and of those the
-   * ones read again after the device budget had dropped them. A host catalog reads every scan
-   * anew and counts nothing here.
+   * ones read again after the device budget had dropped them, and the column chunks whose stored
+   * pages the device decoded ({@link ChunkColumns}; the others were decoded on the host). A host
+   * catalog reads every scan anew and counts nothing here.
    */
-  public record FileReads(long columnChunks, long bytes, long rereadColumnChunks, long rereadBytes) {}
+  public record FileReads(long columnChunks, long bytes, long rereadColumnChunks, long rereadBytes,
+      long decodedOnDevice) {}
 
-  private FileReads fileReads = new FileReads(0, 0, 0, 0);
+  private FileReads fileReads = new FileReads(0, 0, 0, 0, 0);
 
   /**
    * Chunk reads started ahead of their scans ({@link #readAhead}) since the catalog was made, on

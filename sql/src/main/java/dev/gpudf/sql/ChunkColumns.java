@@ -63,9 +63,9 @@ final class ChunkColumns implements AutoCloseable {
     }
   }
 
-  /** Whether these are columns {@code columns} in that order. */
-  boolean holds(int[] columns) {
-    return java.util.Arrays.equals(this.columns, columns);
+  /** How many of the columns are stored pages for the device to decode. */
+  long decodedOnDevice() {
+    return java.util.Arrays.stream(encoded).filter(java.util.Objects::nonNull).count();
   }
 
   /** The columns decoded on the host, in order, when none is kept as stored pages (the CPU catalog's reads); it keeps them. */
