@@ -187,14 +187,26 @@ __device__ void set_bits(uint32_t* validity, long long from, long long n, int la
   }
 }
 
+// A stored little-endian value of `width` bytes, sign-extended: PLAIN values follow the levels at
+// any byte, so a value is read whole only where it is aligned.
+__device__ __forceinline__ long long load(const uint8_t* value, int width) {
+  if (width == 4) {
+    if ((reinterpret_cast<uintptr_t>(value) & 3) == 0) return *reinterpret_cast<const int32_t*>(value);
+    return (int32_t)(value[0] | (value[1] << 8) | (value[2] << 16) | ((unsigned)value[3] << 24));
+  }
+  if ((reinterpret_cast<uintptr_t>(value) & 7) == 0) return *reinterpret_cast<const long long*>(value);
+  unsigned long long v = 0;
+  for (int b = 0; b < 8; b++) v |= (unsigned long long)value[b] << (8 * b);
+  return (long long)v;
+}
+
+// Row `row` of a column of out_width bytes (4 or 8; a 4-byte value into 8 is sign-extended).
 __device__ __forceinline__ void store(uint8_t* out, int out_width, long long row, const uint8_t* value, int in_width) {
+  long long v = load(value, in_width);
   if (out_width == 4) {
-    reinterpret_cast<int32_t*>(out)[row] = *reinterpret_cast<const int32_t*>(value);
-  } else if (in_width == 8) {
-    reinterpret_cast<int64_t*>(out)[row] = *reinterpret_cast<const int64_t*>(value);
+    reinterpret_cast<int32_t*>(out)[row] = (int32_t)v;
   } else {
-    // INT32 stored, 64-bit in gpudf (a decimal of at most 9 digits): sign-extended
-    reinterpret_cast<int64_t*>(out)[row] = (int64_t)(*reinterpret_cast<const int32_t*>(value));
+    reinterpret_cast<long long*>(out)[row] = v;
   }
 }
 }  // namespace gpudf_parquet
