@@ -69,56 +69,82 @@ __device__ __forceinline__ bool varint(const uint8_t*& p, const uint8_t* end, un
   return false;
 }
 
-// Decompresses one Snappy block [in, in + in_len) into [out, out + out_len) with the whole warp:
-// every lane reads each element's tag (the same bytes, from cache), then the lanes copy its bytes
-// together. A copy whose offset is below its length repeats a period of `offset` bytes, so byte
-// i is out[pos - offset + i % offset]: all of them were written before this element.
-__device__ bool unsnap(const uint8_t* in, long long in_len, uint8_t* out, long long out_len, int lane) {
-  const uint8_t* p = in;
-  const uint8_t* end = in + in_len;
-  unsigned long long declared;
-  if (!varint(p, end, declared) || (long long)declared != out_len) return false;
+// Bytes of output a warp keeps in shared memory for copies (a copy reaching further back reads
+// the output in global memory), and bytes of input it stages there for reading tags.
+constexpr int kWindow = 32768, kStage = 2048;
+
+// Decompresses one Snappy block [in, in + in_len) into [out, out + out_len) with the whole warp.
+// An element's tag is read from the staged input by every lane (a broadcast), then the lanes copy
+// its bytes together, into the output and into the window of recent output, from which copies
+// read: reading back what was just written through global memory cost a round trip to L2 per
+// element, most of the time of a page. A copy whose offset is below its length repeats a period
+// of `offset` bytes, so byte i is the one at pos - offset + i % offset, written before this element.
+__device__ bool unsnap(const uint8_t* in, long long in_len, uint8_t* out, long long out_len, int lane, uint8_t* window,
+                       uint8_t* stage) {
+  long long p = 0, staged = 0, staged_end = 0;
+  // the stage holds in[staged, staged_end); refilled when an element's header may pass its end
+  auto refill = [&](long long from) {
+    __syncwarp();
+    staged = from;
+    staged_end = from + kStage < in_len ? from + kStage : in_len;
+    for (long long k = lane; k < staged_end - staged; k += 32) stage[k] = in[staged + k];
+    __syncwarp();
+  };
+  auto at = [&](long long i) -> uint8_t { return stage[i - staged]; };
+  refill(0);
+  unsigned long long declared = 0;
+  for (int shift = 0;; shift += 7) {
+    if (shift >= 35 || p >= in_len) return false;
+    uint8_t b = at(p++);
+    declared |= (unsigned long long)(b & 0x7f) << shift;
+    if ((b & 0x80) == 0) break;
+  }
+  if ((long long)declared != out_len) return false;
   long long pos = 0;
-  while (p < end) {
-    uint8_t tag = *p++;
+  while (p < in_len) {
+    if (staged_end - p < 5 && staged_end < in_len) refill(p);
+    uint8_t tag = at(p++);
     long long len, offset = 0;
     int type = tag & 3;
     if (type == 0) {
       len = (tag >> 2) + 1;
       if (len > 60) {
         int extra = (int)len - 60;
-        if (end - p < extra) return false;
+        if (in_len - p < extra) return false;
         len = 0;
-        for (int k = 0; k < extra; k++) len |= (long long)p[k] << (8 * k);
+        for (int k = 0; k < extra; k++) len |= (long long)at(p + k) << (8 * k);
         len += 1;
         p += extra;
       }
-      if (end - p < len || out_len - pos < len) return false;
-      for (long long k = lane; k < len; k += 32) out[pos + k] = p[k];
+      if (in_len - p < len || out_len - pos < len) return false;
+      bool inStage = p + len <= staged_end;
+      for (long long k = lane; k < len; k += 32) {
+        uint8_t b = inStage ? at(p + k) : in[p + k];
+        out[pos + k] = b;
+        window[(pos + k) & (kWindow - 1)] = b;
+      }
       p += len;
     } else {
+      int extra = type == 1 ? 1 : type == 2 ? 2 : 4;
+      if (in_len - p < extra) return false;
       if (type == 1) {
-        if (end - p < 1) return false;
         len = 4 + ((tag >> 2) & 7);
-        offset = ((long long)(tag >> 5) << 8) | p[0];
-        p += 1;
-      } else if (type == 2) {
-        if (end - p < 2) return false;
-        len = (tag >> 2) + 1;
-        offset = p[0] | ((long long)p[1] << 8);
-        p += 2;
+        offset = ((long long)(tag >> 5) << 8) | at(p);
       } else {
-        if (end - p < 4) return false;
         len = (tag >> 2) + 1;
-        offset = p[0] | ((long long)p[1] << 8) | ((long long)p[2] << 16) | ((long long)p[3] << 24);
-        p += 4;
+        offset = 0;
+        for (int k = 0; k < extra; k++) offset |= (long long)at(p + k) << (8 * k);
       }
+      p += extra;
       if (offset <= 0 || offset > pos || out_len - pos < len) return false;
-      const uint8_t* from = out + pos - offset;
-      if (offset >= len) {
-        for (long long k = lane; k < len; k += 32) out[pos + k] = from[k];
-      } else {
-        for (long long k = lane; k < len; k += 32) out[pos + k] = from[k % offset];
+      // from the window when every byte read is still there after this element's own writes
+      bool near = offset + len <= kWindow;
+      long long from = pos - offset;
+      for (long long k = lane; k < len; k += 32) {
+        long long src = from + (offset >= len ? k : k % offset);
+        uint8_t b = near ? window[src & (kWindow - 1)] : out[src];
+        out[pos + k] = b;
+        window[(pos + k) & (kWindow - 1)] = b;
       }
     }
     pos += len;
@@ -213,16 +239,19 @@ __device__ __forceinline__ void store(uint8_t* out, int out_width, long long row
 
 using namespace gpudf_parquet;
 
-// Decompresses (or copies) each page of the table into `scratch` at its dst; a warp per page.
+// Decompresses (or copies) each page of the table into `scratch` at its dst: a block of one warp
+// per page, with its window and stage in shared memory (34 KiB: six pages at a time per SM).
 extern "C" __global__ void parquet_unsnap_kernel(const uint8_t* __restrict__ src, uint8_t* __restrict__ scratch,
                                                  const long long* __restrict__ table, long long pages, int* error) {
-  long long p = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
+  __shared__ uint8_t window[kWindow];
+  __shared__ uint8_t stage[kStage];
+  long long p = blockIdx.x;
   int lane = threadIdx.x & 31;
   if (p >= pages) return;
   Page g = page_at(table, p);
   bool ok;
   if (g.codec == kSnappy) {
-    ok = unsnap(src + g.src, g.src_len, scratch + g.dst, g.dst_len, lane);
+    ok = unsnap(src + g.src, g.src_len, scratch + g.dst, g.dst_len, lane, window, stage);
   } else {
     ok = g.src_len == g.dst_len;
     if (ok) {

@@ -209,8 +209,8 @@ public final class ParquetDecode {
       if (pages > 0) {
         try (DeviceBuffer tab = exec.upload(table)) {
           int grid = (pages + WARPS_PER_BLOCK - 1) / WARPS_PER_BLOCK;
-          KernelLaunch.launch("parquet_unsnap_kernel", grid, 32 * WARPS_PER_BLOCK, exec.stream(), src, scratch, tab,
-              (long) pages, status);
+          // a block of one warp a page: each keeps its window of recent output in shared memory
+          KernelLaunch.launch("parquet_unsnap_kernel", pages, 32, exec.stream(), src, scratch, tab, (long) pages, status);
           KernelLaunch.launch("parquet_decode_kernel", grid, 32 * WARPS_PER_BLOCK, exec.stream(), scratch, tab,
               (long) pages, status.address() + 16, status);
           // (code, page) of the first problem, then each page's count of rows present; the wait

@@ -217,6 +217,16 @@ class ParquetDecodeTest {
         }
       }
     }
+    // one large Snappy page repeating 40,000 bytes: copies reach further back than the kernel's
+    // window of recent output in shared memory (32 KiB) and read the output itself
+    long[] period = random.longs(5000).toArray();
+    Long[] far = new Long[25_000];
+    for (int r = 0; r < far.length; r++) {
+      far[r] = r % 9 == 4 ? null : period[r % period.length];
+    }
+    Writer big = new Writer();
+    big.add(dataPage(far, true, null, 8), Kind.PLAIN, Codec.SNAPPY, far.length, true, -1);
+    out.add(new Case("INT64 one page of far copies", DataType.INT64, 8, far, big));
     return out;
   }
 
@@ -255,7 +265,8 @@ class ParquetDecodeTest {
     try (RootAllocator a = new RootAllocator(); Gpu gpu = Gpu.open(0, 2L << 30, 256L << 20);
         Exec g = Exec.onGpu(gpu, a)) {
       List<Case> all = cases();
-      for (int rows : SIZES) {
+      for (int rows : java.util.stream.IntStream.concat(java.util.Arrays.stream(SIZES), java.util.stream.IntStream.of(25_000))
+          .toArray()) {
         List<Case> some = all.stream().filter(c -> c.values().length == rows).toList();
         List<ParquetDecode.Chunk> chunks = new ArrayList<>();
         try {
