@@ -14,7 +14,7 @@ constexpr int kSrc = 0, kSrcLen = 1, kDst = 2, kDstLen = 3, kRow0 = 4, kRows = 5
               kValidity = 9, kIndexes = 10, kFields = 11;
 // kFlags: kind (bits 0-7), codec (8-15), whether definition levels precede the values (16), the
 // stored value's width (24-31) and the column's (32-39).
-constexpr int kDictionaryPage = 0, kPlainPage = 1, kDictionaryIndexes = 2;
+constexpr int kDictionaryPage = 0, kPlainPage = 1;  // 2: a data page of dictionary indexes
 constexpr int kSnappy = 1;  // 0: stored uncompressed
 // Problems (ParquetDecode.Problem lists them in this order, from 1).
 constexpr int kBadSnappy = 1, kBadLength = 2, kBadLevels = 3, kBadIndexes = 4, kIndexRange = 5, kShortValues = 6;
@@ -70,78 +70,101 @@ __device__ __forceinline__ bool varint(const uint8_t*& p, const uint8_t* end, un
 }
 
 // Bytes of output a warp keeps in shared memory for copies (a copy reaching further back reads
-// the output in global memory), and bytes of input it stages there for reading tags.
-constexpr int kWindow = 32768, kStage = 2048;
+// the output in global memory), and bytes of input it stages there for reading tags: 9 KiB a
+// warp, so that up to 25 pages decompress at a time on each SM.
+constexpr int kWindow = 8192, kStage = 1024;
 
-// Decompresses one Snappy block [in, in + in_len) into [out, out + out_len) with the whole warp.
-// An element's tag is read from the staged input by every lane (a broadcast), then the lanes copy
-// its bytes together, into the output and into the window of recent output, from which copies
-// read: reading back what was just written through global memory cost a round trip to L2 per
-// element, most of the time of a page. A copy whose offset is below its length repeats a period
-// of `offset` bytes, so byte i is the one at pos - offset + i % offset, written before this element.
-__device__ bool unsnap(const uint8_t* in, long long in_len, uint8_t* out, long long out_len, int lane, uint8_t* window,
+// Decompresses one Snappy block [in, in + in_len) into [out, out + out_len) (sizes below 2^31,
+// which the host checks) with the whole warp. One page is a long serial chain of elements, and a
+// single warp on an SM waits out the full latency of each instruction of it, so the chain is
+// kept short: an element's tag and the four bytes after it are read from the staged input at
+// once by every lane (a broadcast), and a copy reads the window of recent output in shared
+// memory, not the output just written to global memory (a round trip to L2). A copy whose offset
+// is below its length repeats a period of `offset` bytes: byte k is the one at pos - offset +
+// k % offset, written before this element.
+__device__ bool unsnap(const uint8_t* in, int in_len, uint8_t* out, int out_len, int lane, uint8_t* window,
                        uint8_t* stage) {
-  long long p = 0, staged = 0, staged_end = 0;
-  // the stage holds in[staged, staged_end); refilled when an element's header may pass its end
-  auto refill = [&](long long from) {
-    __syncwarp();
-    staged = from;
-    staged_end = from + kStage < in_len ? from + kStage : in_len;
-    for (long long k = lane; k < staged_end - staged; k += 32) stage[k] = in[staged + k];
-    __syncwarp();
-  };
-  auto at = [&](long long i) -> uint8_t { return stage[i - staged]; };
-  refill(0);
-  unsigned long long declared = 0;
-  for (int shift = 0;; shift += 7) {
-    if (shift >= 35 || p >= in_len) return false;
-    uint8_t b = at(p++);
-    declared |= (unsigned long long)(b & 0x7f) << shift;
-    if ((b & 0x80) == 0) break;
-  }
-  if ((long long)declared != out_len) return false;
-  long long pos = 0;
+  int staged = 0, staged_end = 0;
+  int p = 0;
+  int pos = 0;
+  bool first = true;
+  unsigned declared = 0;
+  int shift = 0;
   while (p < in_len) {
-    if (staged_end - p < 5 && staged_end < in_len) refill(p);
-    uint8_t tag = at(p++);
-    long long len, offset = 0;
-    int type = tag & 3;
-    if (type == 0) {
-      len = (tag >> 2) + 1;
-      if (len > 60) {
-        int extra = (int)len - 60;
-        if (in_len - p < extra) return false;
-        len = 0;
-        for (int k = 0; k < extra; k++) len |= (long long)at(p + k) << (8 * k);
-        len += 1;
-        p += extra;
+    // keep the next element's header (at most 5 bytes) in the stage
+    if (staged_end - p < 5 && staged_end < in_len) {
+      __syncwarp();
+      staged = p;
+      staged_end = p + kStage < in_len ? p + kStage : in_len;
+      for (int k = lane; k < staged_end - staged; k += 32) stage[k] = in[staged + k];
+      __syncwarp();
+    }
+    const uint8_t* h = stage + (p - staged);
+    int avail = staged_end - p;
+    unsigned b0 = h[0];
+    unsigned b1 = avail > 1 ? h[1] : 0, b2 = avail > 2 ? h[2] : 0, b3 = avail > 3 ? h[3] : 0, b4 = avail > 4 ? h[4] : 0;
+    if (first) {
+      // the preamble: the size as a varint of at most 5 bytes (32 bits)
+      if (shift >= 35) return false;
+      declared |= (b0 & 0x7fu) << shift;
+      shift += 7;
+      p++;
+      if ((b0 & 0x80u) == 0) {
+        if (shift == 35 && b0 > 15) return false;
+        if ((long long)declared != out_len) return false;
+        first = false;
       }
-      if (in_len - p < len || out_len - pos < len) return false;
-      bool inStage = p + len <= staged_end;
-      for (long long k = lane; k < len; k += 32) {
-        uint8_t b = inStage ? at(p + k) : in[p + k];
+      continue;
+    }
+    int type = b0 & 3;
+    int len;
+    int offset = 0;
+    int head;
+    if (type == 0) {
+      len = (int)(b0 >> 2) + 1;
+      head = 1;
+      if (len > 60) {
+        int extra = len - 60;
+        unsigned v = b1 | (b2 << 8) | (b3 << 16) | (b4 << 24);
+        v = extra == 4 ? v : v & ((1u << (8 * extra)) - 1u);
+        if (avail < 1 + extra || v >= 0x7fffffffu) return false;
+        len = (int)v + 1;
+        head += extra;
+      }
+    } else if (type == 1) {
+      len = 4 + ((b0 >> 2) & 7);
+      offset = (int)(((b0 >> 5) << 8) | b1);
+      head = 2;
+    } else if (type == 2) {
+      len = (int)(b0 >> 2) + 1;
+      offset = (int)(b1 | (b2 << 8));
+      head = 3;
+    } else {
+      len = (int)(b0 >> 2) + 1;
+      unsigned v = b1 | (b2 << 8) | (b3 << 16) | (b4 << 24);
+      if (v > 0x7fffffffu) return false;
+      offset = (int)v;
+      head = 5;
+    }
+    if (avail < head) return false;
+    p += head;
+    if (out_len - pos < len) return false;
+    if (type == 0) {
+      if (in_len - p < len) return false;
+      bool staged_all = p + len <= staged_end;
+      for (int k = lane; k < len; k += 32) {
+        uint8_t b = staged_all ? stage[p - staged + k] : in[p + k];
         out[pos + k] = b;
         window[(pos + k) & (kWindow - 1)] = b;
       }
       p += len;
     } else {
-      int extra = type == 1 ? 1 : type == 2 ? 2 : 4;
-      if (in_len - p < extra) return false;
-      if (type == 1) {
-        len = 4 + ((tag >> 2) & 7);
-        offset = ((long long)(tag >> 5) << 8) | at(p);
-      } else {
-        len = (tag >> 2) + 1;
-        offset = 0;
-        for (int k = 0; k < extra; k++) offset |= (long long)at(p + k) << (8 * k);
-      }
-      p += extra;
-      if (offset <= 0 || offset > pos || out_len - pos < len) return false;
+      if (offset <= 0 || offset > pos) return false;
       // from the window when every byte read is still there after this element's own writes
       bool near = offset + len <= kWindow;
-      long long from = pos - offset;
-      for (long long k = lane; k < len; k += 32) {
-        long long src = from + (offset >= len ? k : k % offset);
+      int from = pos - offset;
+      for (int k = lane; k < len; k += 32) {
+        int src = from + (offset >= len ? k : k % offset);
         uint8_t b = near ? window[src & (kWindow - 1)] : out[src];
         out[pos + k] = b;
         window[(pos + k) & (kWindow - 1)] = b;
@@ -151,7 +174,7 @@ __device__ bool unsnap(const uint8_t* in, long long in_len, uint8_t* out, long l
     // the next element may copy what the lanes just wrote
     __syncwarp();
   }
-  return pos == out_len;
+  return !first && pos == out_len;
 }
 
 // Decodes `count` values of bit width w (0..32) of Parquet's RLE / bit-packed hybrid from [p, end)
@@ -240,7 +263,7 @@ __device__ __forceinline__ void store(uint8_t* out, int out_width, long long row
 using namespace gpudf_parquet;
 
 // Decompresses (or copies) each page of the table into `scratch` at its dst: a block of one warp
-// per page, with its window and stage in shared memory (34 KiB: six pages at a time per SM).
+// per page, with its window and stage in shared memory.
 extern "C" __global__ void parquet_unsnap_kernel(const uint8_t* __restrict__ src, uint8_t* __restrict__ scratch,
                                                  const long long* __restrict__ table, long long pages, int* error) {
   __shared__ uint8_t window[kWindow];
@@ -251,7 +274,7 @@ extern "C" __global__ void parquet_unsnap_kernel(const uint8_t* __restrict__ src
   Page g = page_at(table, p);
   bool ok;
   if (g.codec == kSnappy) {
-    ok = unsnap(src + g.src, g.src_len, scratch + g.dst, g.dst_len, lane, window, stage);
+    ok = unsnap(src + g.src, (int)g.src_len, scratch + g.dst, (int)g.dst_len, lane, window, stage);
   } else {
     ok = g.src_len == g.dst_len;
     if (ok) {
