@@ -69,24 +69,35 @@ __device__ __forceinline__ bool varint(const uint8_t*& p, const uint8_t* end, un
   return false;
 }
 
-// Bytes of output a warp keeps in shared memory for copies (a copy reaching further back reads
-// the output in global memory), and bytes of input it stages there for reading tags: 9 KiB a
-// warp, so that up to 25 pages decompress at a time on each SM.
-constexpr int kWindow = 8192, kStage = 1024;
+// Bytes of output a warp keeps in shared memory (copies read it there; a copy reaching further
+// back reads the output in global memory), the part of it written out to global memory at once,
+// and bytes of input it stages there for reading tags: 9 KiB a warp, so that up to 25 pages
+// decompress at a time on each SM.
+constexpr int kWindow = 8192, kFlush = 4096, kStage = 1024;
+// An element longer than this (a literal) goes straight to global memory.
+constexpr int kLong = 1024;
+
+// Writes output [from, to) from the window to global memory with the warp; a lane's bytes are
+// consecutive across the warp, so the stores coalesce.
+__device__ __forceinline__ void flush(const uint8_t* window, uint8_t* out, int from, int to, int lane) {
+  for (int k = from + lane; k < to; k += 32) out[k] = window[k & (kWindow - 1)];
+}
 
 // Decompresses one Snappy block [in, in + in_len) into [out, out + out_len) (sizes below 2^31,
-// which the host checks) with the whole warp. One page is a long serial chain of elements, and a
-// single warp on an SM waits out the full latency of each instruction of it, so the chain is
-// kept short: an element's tag and the four bytes after it are read from the staged input at
-// once by every lane (a broadcast), and a copy reads the window of recent output in shared
-// memory, not the output just written to global memory (a round trip to L2). A copy whose offset
-// is below its length repeats a period of `offset` bytes: byte k is the one at pos - offset +
-// k % offset, written before this element.
+// which the host checks) with the whole warp. A page is a long serial chain of elements, and the
+// lanes must see each other's bytes before the next element (__syncwarp), which waits for the
+// warp's outstanding stores: so elements are written to the window in shared memory only, and
+// the window goes to global memory kFlush bytes at a time. An element's tag and the four bytes
+// after it are read from the staged input at once by every lane (a broadcast). A copy whose
+// offset is below its length repeats a period of `offset` bytes: byte k is the one at pos -
+// offset + k % offset, written before this element.
 __device__ bool unsnap(const uint8_t* in, int in_len, uint8_t* out, int out_len, int lane, uint8_t* window,
                        uint8_t* stage) {
   int staged = 0, staged_end = 0;
   int p = 0;
   int pos = 0;
+  // output before `flushed` is in global memory; pos - flushed < kFlush between elements
+  int flushed = 0;
   bool first = true;
   unsigned declared = 0;
   int shift = 0;
@@ -151,29 +162,42 @@ __device__ bool unsnap(const uint8_t* in, int in_len, uint8_t* out, int out_len,
     if (out_len - pos < len) return false;
     if (type == 0) {
       if (in_len - p < len) return false;
-      bool staged_all = p + len <= staged_end;
-      for (int k = lane; k < len; k += 32) {
-        uint8_t b = staged_all ? stage[p - staged + k] : in[p + k];
-        out[pos + k] = b;
-        window[(pos + k) & (kWindow - 1)] = b;
+      if (len > kLong) {
+        // a long literal: what is pending first, then the literal straight out, its last bytes
+        // kept in the window (a lane writes every kWindow-th byte in order, so the last wins)
+        flush(window, out, flushed, pos, lane);
+        for (int k = lane; k < len; k += 32) {
+          uint8_t b = in[p + k];
+          out[pos + k] = b;
+          window[(pos + k) & (kWindow - 1)] = b;
+        }
+        flushed = pos + len;
+      } else {
+        bool staged_all = p + len <= staged_end;
+        for (int k = lane; k < len; k += 32) window[(pos + k) & (kWindow - 1)] = staged_all ? stage[p - staged + k] : in[p + k];
       }
       p += len;
     } else {
       if (offset <= 0 || offset > pos) return false;
-      // from the window when every byte read is still there after this element's own writes
+      // from the window when every byte read is still there after this element's own writes;
+      // else from global memory, where it was flushed long before (offset + len > kWindow)
       bool near = offset + len <= kWindow;
       int from = pos - offset;
       for (int k = lane; k < len; k += 32) {
         int src = from + (offset >= len ? k : k % offset);
-        uint8_t b = near ? window[src & (kWindow - 1)] : out[src];
-        out[pos + k] = b;
-        window[(pos + k) & (kWindow - 1)] = b;
+        window[(pos + k) & (kWindow - 1)] = near ? window[src & (kWindow - 1)] : out[src];
       }
     }
     pos += len;
     // the next element may copy what the lanes just wrote
     __syncwarp();
+    if (pos - flushed >= kFlush) {
+      flush(window, out, flushed, flushed + kFlush, lane);
+      flushed += kFlush;
+      __syncwarp();
+    }
   }
+  flush(window, out, flushed, pos, lane);
   return !first && pos == out_len;
 }
 
