@@ -19,8 +19,13 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * host into Arrow rows. Whoever holds it closes it; {@link #load} leaves it to be closed.
  */
 final class ChunkColumns implements AutoCloseable {
-  /** Off with {@code -Dgpudf.files.deviceDecode=false}: every column is decoded on the host (for comparisons). */
-  static final boolean DEVICE_DECODE = Boolean.parseBoolean(System.getProperty("gpudf.files.deviceDecode", "true"));
+  /**
+   * On with {@code -Dgpudf.files.deviceDecode=true}. Off by default: on the H200 at TPC-H SF10,
+   * in chunks of 2^22 rows, a cold scan decoded on the device took 2.3-2.5x the time of Arrow's
+   * host reader, as a page's Snappy block is one serial chain on one warp and a chunk has too few
+   * pages to fill the GPU (benchmarks/results/2026-12-04-tpch-sf10-parquet-devdecode-*-s26*).
+   */
+  static final boolean DEVICE_DECODE = Boolean.getBoolean("gpudf.files.deviceDecode");
 
   private final int[] columns;
   private final int rows;
