@@ -393,42 +393,30 @@ extern "C" __global__ void parquet_decode_kernel(const uint8_t* __restrict__ scr
     const uint8_t* dict = scratch + d.dst;
     int w = data[0];
     bool range_ok = true;
-    bool ok;
-    if (dense) {
-      ok = hybrid(
-          data + 1, end, w, present, lane,
-          [&](long long i, long long n, unsigned v) {
-            if (v >= dict_count) {
-              range_ok = false;
-              return;
-            }
-            for (long long k = lane; k < n; k += 32) store(out, ow, g.row0 + i + k, dict + (long long)v * in_width, in_width);
-          },
-          [&](long long i, unsigned v) {
-            if (v >= dict_count) {
-              range_ok = false;
-              return;
-            }
-            store(out, ow, g.row0 + i, dict + (long long)v * in_width, in_width);
-          });
-    } else {
-      ok = hybrid(
-          data + 1, end, w, present, lane,
-          [&](long long i, long long n, unsigned v) {
-            if (v >= dict_count) {
-              range_ok = false;
-              return;
-            }
-            for (long long k = lane; k < n; k += 32) indexes[g.row0 + i + k] = (int32_t)v;
-          },
-          [&](long long i, unsigned v) {
-            if (v >= dict_count) {
-              range_ok = false;
-              return;
-            }
-            indexes[g.row0 + i] = (int32_t)v;
-          });
-    }
+    // a page with no NULL row looks its values up at once; else its indexes wait for their rows
+    auto put = [&](long long i, unsigned v) {
+      if (dense) {
+        store(out, ow, g.row0 + i, dict + (long long)v * in_width, in_width);
+      } else {
+        indexes[g.row0 + i] = (int32_t)v;
+      }
+    };
+    bool ok = hybrid(
+        data + 1, end, w, present, lane,
+        [&](long long i, long long n, unsigned v) {
+          if (v >= dict_count) {
+            range_ok = false;
+            return;
+          }
+          for (long long k = lane; k < n; k += 32) put(i + k, v);
+        },
+        [&](long long i, unsigned v) {
+          if (v >= dict_count) {
+            range_ok = false;
+            return;
+          }
+          put(i, v);
+        });
     range_ok = __all_sync(0xffffffffu, range_ok);
     if (!ok || !range_ok) {
       if (lane == 0) fail(error, ok ? kIndexRange : kBadIndexes, p);
