@@ -142,13 +142,12 @@ public final class ParquetDecode {
    * digits (a 4-byte decimal widened to 8).
    */
   public static boolean decodes(DataType type, int storedWidth) {
-    boolean fits = switch (type.id()) {
+    return switch (type.id()) {
       case INT32, DATE, FLOAT32 -> storedWidth == 4;
       case INT64, FLOAT64 -> storedWidth == 8;
       case DECIMAL -> type.isDecimal64() && (storedWidth == 4 || storedWidth == 8);
       default -> false;
     };
-    return fits;
   }
 
   /**
