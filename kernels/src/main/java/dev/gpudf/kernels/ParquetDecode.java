@@ -126,10 +126,6 @@ public final class ParquetDecode {
       return rows;
     }
 
-    public DataType type() {
-      return type;
-    }
-
     @Override
     public void close() {
       bytes.close();

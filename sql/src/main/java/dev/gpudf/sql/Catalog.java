@@ -732,8 +732,8 @@ public final class Catalog implements AutoCloseable {
       // into pinned memory: its pool is touched once, not page by page per chunk as fresh host
       // memory is (most of a scan's time), and it goes to the device with no staging copy
       long decoded;
-      try (ChunkColumns read = columns(e, chunk, absent, gpu.pinnedAllocator(), ahead); Exec exec = exec();
-          Table<?> t = read.load(gpu, exec, e.source.names())) {
+      try (ChunkColumns read = columns(e, chunk, absent, gpu.pinnedAllocator(), ahead);
+          Table<?> t = read.load(gpu, allocator, e.source.names())) {
         c.fill(absent, t);
         decoded = read.decodedOnDevice();
       }

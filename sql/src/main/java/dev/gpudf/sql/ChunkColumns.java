@@ -84,13 +84,14 @@ final class ChunkColumns implements AutoCloseable {
   }
 
   /**
-   * The columns as a table on {@code gpu} in order, the stored pages decoded on {@code exec}'s
-   * stream; the caller closes the table (and still this).
+   * The columns as a table on {@code gpu} in order, the stored pages decoded on a stream of their
+   * own (made only when there are any); the caller closes the table (and still this).
    */
-  DeviceTable load(Gpu gpu, Exec exec, List<String> names) {
+  DeviceTable load(Gpu gpu, BufferAllocator allocator, List<String> names) {
     List<DeviceColumn> out = new ArrayList<>();
     List<ParquetDecode.Chunk> stored = java.util.Arrays.stream(encoded).filter(java.util.Objects::nonNull).toList();
-    try (DeviceTable host = hostRows == null ? null : (DeviceTable) TableOps.load(gpu, hostRows)) {
+    try (DeviceTable host = hostRows == null ? null : (DeviceTable) TableOps.load(gpu, hostRows);
+        Exec exec = stored.isEmpty() ? null : Exec.onGpu(gpu, allocator)) {
       List<DeviceColumn> decoded = stored.isEmpty() ? List.of() : ParquetDecode.decode(exec, stored);
       int nextDecoded = 0;
       int nextHost = 0;

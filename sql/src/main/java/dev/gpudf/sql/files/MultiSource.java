@@ -70,28 +70,27 @@ public final class MultiSource implements ChunkSource {
     return chunkRows;
   }
 
-  @Override
-  public VectorSchemaRoot read(int chunk, int[] columns, BufferAllocator allocator) {
+  /** The part chunk {@code chunk} comes from; a chunk past the table is a {@link UserException}. */
+  private ChunkSource part(int chunk) {
     if (chunk < 0 || chunk >= chunkRows.size()) {
       throw new UserException("the table has " + chunkRows.size() + " chunks, not " + (chunk + 1));
     }
-    return parts.get(owner.get(chunk)).read(local.get(chunk), columns, allocator);
+    return parts.get(owner.get(chunk));
+  }
+
+  @Override
+  public VectorSchemaRoot read(int chunk, int[] columns, BufferAllocator allocator) {
+    return part(chunk).read(local.get(chunk), columns, allocator);
   }
 
   @Override
   public dev.gpudf.kernels.ParquetDecode.Chunk readEncoded(int chunk, int column, BufferAllocator allocator) {
-    if (chunk < 0 || chunk >= chunkRows.size()) {
-      throw new UserException("the table has " + chunkRows.size() + " chunks, not " + (chunk + 1));
-    }
-    return parts.get(owner.get(chunk)).readEncoded(local.get(chunk), column, allocator);
+    return part(chunk).readEncoded(local.get(chunk), column, allocator);
   }
 
   @Override
   public void check(int chunk) {
-    if (chunk < 0 || chunk >= chunkRows.size()) {
-      throw new UserException("the table has " + chunkRows.size() + " chunks, not " + (chunk + 1));
-    }
-    parts.get(owner.get(chunk)).check(local.get(chunk));
+    part(chunk).check(local.get(chunk));
   }
 
   @Override
