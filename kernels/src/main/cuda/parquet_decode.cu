@@ -71,11 +71,13 @@ __device__ __forceinline__ bool varint(const uint8_t*& p, const uint8_t* end, un
 
 // Bytes of output a warp keeps in shared memory (copies read it there; a copy reaching further
 // back reads the output in global memory), the part of it written out to global memory at once,
-// and bytes of input it stages there for reading tags: 9 KiB a warp, so that up to 25 pages
-// decompress at a time on each SM.
+// and bytes of input it stages there.
 constexpr int kWindow = 8192, kFlush = 4096, kStage = 1024;
-// An element longer than this (a literal) goes straight to global memory.
-constexpr int kLong = 1024;
+// A batch is the elements whose tags lie in 32 consecutive bytes of input (at most one a lane),
+// writing at most kBatch bytes of output; a literal longer than kShort goes alone, straight out.
+// Before a batch the stage holds its 32 bytes of tags, a header's 4 more and a short literal.
+constexpr int kBatch = 1024, kShort = 64, kAhead = 32 + 4 + kShort;
+constexpr unsigned kAll = 0xffffffffu;
 
 // Writes output [from, to) from the window to global memory with the warp; a lane's bytes are
 // consecutive across the warp, so the stores coalesce.
@@ -83,113 +85,171 @@ __device__ __forceinline__ void flush(const uint8_t* window, uint8_t* out, int f
   for (int k = from + lane; k < to; k += 32) out[k] = window[k & (kWindow - 1)];
 }
 
+// What one lane reads of the element that would start at input byte q (a byte the stage holds):
+// its type, output length, copy offset and header length, and whether it is a short element a
+// batch takes (kind 0), a long literal (1) or a header or literal cut off by the input's end (2).
+struct Element {
+  int type, len, offset, head, kind;
+};
+
+__device__ __forceinline__ Element element_at(const uint8_t* stage, int staged, int staged_end, int in_len, int q) {
+  Element e{0, 0, 0, 0, 2};
+  int avail = staged_end - q;
+  if (avail <= 0) return e;
+  const uint8_t* h = stage + (q - staged);
+  unsigned b0 = h[0];
+  unsigned b1 = avail > 1 ? h[1] : 0, b2 = avail > 2 ? h[2] : 0, b3 = avail > 3 ? h[3] : 0, b4 = avail > 4 ? h[4] : 0;
+  unsigned v4 = b1 | (b2 << 8) | (b3 << 16) | (b4 << 24);
+  e.type = (int)(b0 & 3);
+  e.len = (int)(b0 >> 2) + 1;
+  if (e.type == 0) {
+    e.head = 1;
+    bool ok = true;
+    if (e.len > 60) {
+      int extra = e.len - 60;
+      unsigned v = extra == 4 ? v4 : v4 & ((1u << (8 * extra)) - 1u);
+      e.head += extra;
+      ok = avail >= e.head && v < 0x7fffffffu;
+      e.len = (int)v + 1;
+    }
+    if (ok && in_len - (q + e.head) >= e.len) e.kind = e.len <= kShort && q + e.head + e.len <= staged_end ? 0 : 1;
+  } else {
+    if (e.type == 1) {
+      e.len = 4 + ((b0 >> 2) & 7);
+      e.offset = (int)(((b0 >> 5) << 8) | b1);
+      e.head = 2;
+    } else if (e.type == 2) {
+      e.offset = (int)(v4 & 0xffffu);
+      e.head = 3;
+    } else {
+      // an offset past 2^31 is past any output: 0 is rejected the same way
+      e.offset = v4 > 0x7fffffffu ? 0 : (int)v4;
+      e.head = 5;
+    }
+    if (avail >= e.head) e.kind = 0;
+  }
+  return e;
+}
+
 // Decompresses one Snappy block [in, in + in_len) into [out, out + out_len) (sizes below 2^31,
-// which the host checks) with the whole warp. A page is a long serial chain of elements, and the
-// lanes must see each other's bytes before the next element (__syncwarp), which waits for the
-// warp's outstanding stores: so elements are written to the window in shared memory only, and
-// the window goes to global memory kFlush bytes at a time. An element's tag and the four bytes
-// after it are read from the staged input at once by every lane (a broadcast). A copy whose
-// offset is below its length repeats a period of `offset` bytes: byte k is the one at pos -
-// offset + k % offset, written before this element.
+// which the host checks) with the whole warp. A page is one long chain of elements of a few bytes
+// each, so the warp takes them a batch at a time rather than one by one:
+// - every lane reads the element that would start at its byte of the next 32, and a walk over
+//   shuffles from lane 0 picks those that do (each names where the next one starts);
+// - each element's lane writes its literal bytes into the window in shared memory and, for
+//   every byte of the batch, where it comes from (itself, or an earlier position: a copy's byte k
+//   is the byte `offset` before it, also when the copy overlaps itself);
+// - pointer jumping follows those sources to a literal of the batch or to output before it, in
+//   about log2(chain) rounds, and each byte takes its value from there.
+// The output goes from the window to global memory kFlush bytes at a time; a source before the
+// window's reach is read back there. The same checks as the CPU twin (Snappy.java), so the two
+// accept the same blocks.
 __device__ bool unsnap(const uint8_t* in, int in_len, uint8_t* out, int out_len, int lane, uint8_t* window,
-                       uint8_t* stage) {
-  int staged = 0, staged_end = 0;
+                       uint8_t* stage, int* from) {
   int p = 0;
-  int pos = 0;
-  // output before `flushed` is in global memory; pos - flushed < kFlush between elements
-  int flushed = 0;
-  bool first = true;
+  // the preamble: the size as a varint of at most 5 bytes (32 bits), read by every lane
   unsigned declared = 0;
-  int shift = 0;
+  for (int shift = 0;; shift += 7) {
+    if (shift >= 35 || p >= in_len) return false;
+    unsigned b = in[p++];
+    if (shift == 28 && (b & 0x7fu) > 15) return false;
+    declared |= (b & 0x7fu) << shift;
+    if ((b & 0x80u) == 0) break;
+  }
+  if ((long long)declared != out_len) return false;
+  int staged = 0, staged_end = 0;
+  int pos = 0;
+  // output before `flushed` is in global memory; pos - flushed < kFlush between batches
+  int flushed = 0;
   while (p < in_len) {
-    // keep the next element's header (at most 5 bytes) in the stage
-    if (staged_end - p < 5 && staged_end < in_len) {
+    if (staged_end < in_len && staged_end - p < kAhead) {
       __syncwarp();
       staged = p;
-      staged_end = p + kStage < in_len ? p + kStage : in_len;
+      staged_end = in_len - p > kStage ? p + kStage : in_len;
       for (int k = lane; k < staged_end - staged; k += 32) stage[k] = in[staged + k];
       __syncwarp();
     }
-    const uint8_t* h = stage + (p - staged);
-    int avail = staged_end - p;
-    unsigned b0 = h[0];
-    unsigned b1 = avail > 1 ? h[1] : 0, b2 = avail > 2 ? h[2] : 0, b3 = avail > 3 ? h[3] : 0, b4 = avail > 4 ? h[4] : 0;
-    if (first) {
-      // the preamble: the size as a varint of at most 5 bytes (32 bits)
-      if (shift >= 35) return false;
-      declared |= (b0 & 0x7fu) << shift;
-      shift += 7;
-      p++;
-      if ((b0 & 0x80u) == 0) {
-        if (shift == 35 && b0 > 15) return false;
-        if ((long long)declared != out_len) return false;
-        first = false;
+    Element e = element_at(stage, staged, staged_end, in_len, p + lane);
+    // next element's byte (relative to p; at most 31 + 5 + kShort), output length, kind
+    int packed = (lane + e.head + (e.type == 0 ? e.len : 0)) | ((e.len & 0xff) << 8) | (e.kind << 16);
+    int at = -1;  // where this lane's element writes in the batch, when one starts at its byte
+    int cur = 0, total = 0, consumed = 0, stop = 0;
+    while (cur < 32 && p + cur < in_len) {
+      int info = __shfl_sync(kAll, packed, cur);
+      int kind = info >> 16, len = (info >> 8) & 0xff;
+      if (kind != 0) {
+        // a bad header is an error wherever it is; a long literal waits for its own turn
+        stop = kind == 2 || cur == 0 ? kind : 0;
+        break;
       }
+      if (total + len > kBatch) break;
+      if (lane == cur) at = total;
+      total += len;
+      cur = info & 0xff;
+      consumed = cur;
+    }
+    if (stop == 2) return false;
+    if (stop == 1) {
+      // a long literal alone: what is pending first, then the literal straight out, its last
+      // bytes kept in the window (a lane writes every kWindow-th byte in order, so the last wins)
+      int head = __shfl_sync(kAll, e.head, 0), len = __shfl_sync(kAll, e.len, 0);
+      if (out_len - pos < len) return false;
+      flush(window, out, flushed, pos, lane);
+      const uint8_t* lit = in + p + head;
+      for (int k = lane; k < len; k += 32) {
+        uint8_t b = lit[k];
+        out[pos + k] = b;
+        window[(pos + k) & (kWindow - 1)] = b;
+      }
+      pos += len;
+      flushed = pos;
+      p += head + len;
+      __syncwarp();
       continue;
     }
-    int type = b0 & 3;
-    int len;
-    int offset = 0;
-    int head;
-    if (type == 0) {
-      len = (int)(b0 >> 2) + 1;
-      head = 1;
-      if (len > 60) {
-        int extra = len - 60;
-        unsigned v = b1 | (b2 << 8) | (b3 << 16) | (b4 << 24);
-        v = extra == 4 ? v : v & ((1u << (8 * extra)) - 1u);
-        if (avail < 1 + extra || v >= 0x7fffffffu) return false;
-        len = (int)v + 1;
-        head += extra;
-      }
-    } else if (type == 1) {
-      len = 4 + ((b0 >> 2) & 7);
-      offset = (int)(((b0 >> 5) << 8) | b1);
-      head = 2;
-    } else if (type == 2) {
-      len = (int)(b0 >> 2) + 1;
-      offset = (int)(b1 | (b2 << 8));
-      head = 3;
-    } else {
-      len = (int)(b0 >> 2) + 1;
-      unsigned v = b1 | (b2 << 8) | (b3 << 16) | (b4 << 24);
-      if (v > 0x7fffffffu) return false;
-      offset = (int)v;
-      head = 5;
-    }
-    if (avail < head) return false;
-    p += head;
-    if (out_len - pos < len) return false;
-    if (type == 0) {
-      if (in_len - p < len) return false;
-      if (len > kLong) {
-        // a long literal: what is pending first, then the literal straight out, its last bytes
-        // kept in the window (a lane writes every kWindow-th byte in order, so the last wins)
-        flush(window, out, flushed, pos, lane);
-        for (int k = lane; k < len; k += 32) {
-          uint8_t b = in[p + k];
-          out[pos + k] = b;
-          window[(pos + k) & (kWindow - 1)] = b;
+    if (out_len - pos < total) return false;
+    bool copy = at >= 0 && e.type != 0;
+    if (__any_sync(kAll, copy && (e.offset <= 0 || e.offset > pos + at))) return false;
+    if (at >= 0) {
+      if (e.type == 0) {
+        const uint8_t* lit = stage + (p + lane + e.head - staged);
+        for (int k = 0; k < e.len; k++) {
+          window[(pos + at + k) & (kWindow - 1)] = lit[k];
+          from[at + k] = at + k;
         }
-        flushed = pos + len;
       } else {
-        bool staged_all = p + len <= staged_end;
-        for (int k = lane; k < len; k += 32) window[(pos + k) & (kWindow - 1)] = staged_all ? stage[p - staged + k] : in[p + k];
-      }
-      p += len;
-    } else {
-      if (offset <= 0 || offset > pos) return false;
-      // from the window when every byte read is still there after this element's own writes;
-      // else from global memory, where it was flushed long before (offset + len > kWindow)
-      bool near = offset + len <= kWindow;
-      int from = pos - offset;
-      for (int k = lane; k < len; k += 32) {
-        int src = from + (offset >= len ? k : k % offset);
-        window[(pos + k) & (kWindow - 1)] = near ? window[src & (kWindow - 1)] : out[src];
+        for (int k = 0; k < e.len; k++) from[at + k] = at + k - e.offset;
       }
     }
-    pos += len;
-    // the next element may copy what the lanes just wrote
+    __syncwarp();
+    // each round a source inside the batch that is not a literal is replaced by its own source,
+    // always an earlier byte, so a chain of n bytes takes about log2(n) rounds
+    for (int round = 0; round < kBatch; round++) {
+      bool moved = false;
+      for (int r = lane; r < total; r += 32) {
+        int d = from[r];
+        if (d >= 0 && d != r) {
+          int dd = from[d];
+          if (dd != d) {
+            from[r] = dd;
+            moved = true;
+          }
+        }
+      }
+      __syncwarp();
+      if (!__any_sync(kAll, moved)) break;
+    }
+    // the window holds output from `reach` on, after this batch's writes
+    int reach = pos + total - kWindow;
+    for (int r = lane; r < total; r += 32) {
+      int d = from[r];
+      if (d != r) {
+        int a = pos + d;
+        window[(pos + r) & (kWindow - 1)] = a >= reach ? window[a & (kWindow - 1)] : out[a];
+      }
+    }
+    pos += total;
+    p += consumed;
     __syncwarp();
     if (pos - flushed >= kFlush) {
       flush(window, out, flushed, flushed + kFlush, lane);
@@ -198,7 +258,7 @@ __device__ bool unsnap(const uint8_t* in, int in_len, uint8_t* out, int out_len,
     }
   }
   flush(window, out, flushed, pos, lane);
-  return !first && pos == out_len;
+  return pos == out_len;
 }
 
 // Decodes `count` values of bit width w (0..32) of Parquet's RLE / bit-packed hybrid from [p, end)
@@ -292,13 +352,14 @@ extern "C" __global__ void parquet_unsnap_kernel(const uint8_t* __restrict__ src
                                                  const long long* __restrict__ table, long long pages, int* error) {
   __shared__ uint8_t window[kWindow];
   __shared__ uint8_t stage[kStage];
+  __shared__ int from[kBatch];
   long long p = blockIdx.x;
   int lane = threadIdx.x & 31;
   if (p >= pages) return;
   Page g = page_at(table, p);
   bool ok;
   if (g.codec == kSnappy) {
-    ok = unsnap(src + g.src, (int)g.src_len, scratch + g.dst, (int)g.dst_len, lane, window, stage);
+    ok = unsnap(src + g.src, (int)g.src_len, scratch + g.dst, (int)g.dst_len, lane, window, stage, from);
   } else {
     ok = g.src_len == g.dst_len;
     if (ok) {
