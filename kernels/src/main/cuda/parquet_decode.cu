@@ -195,6 +195,8 @@ __device__ bool unsnap(const uint8_t* in, int in_len, uint8_t* out, int out_len,
       int head = __shfl_sync(kAll, e.head, 0), len = __shfl_sync(kAll, e.len, 0);
       if (out_len - pos < len) return false;
       flush(window, out, flushed, pos, lane);
+      // the literal's window writes reach slots the flush reads when it is over kWindow - kFlush long
+      __syncwarp();
       const uint8_t* lit = in + p + head;
       for (int k = lane; k < len; k += 32) {
         uint8_t b = lit[k];
