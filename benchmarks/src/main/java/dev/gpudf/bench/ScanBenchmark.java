@@ -46,7 +46,7 @@ public final class ScanBenchmark {
     String sets = args.length > 2 ? args[2]
         : "l_extendedprice,l_discount,l_shipdate,l_quantity;l_returnflag,l_linestatus,l_quantity,l_extendedprice,"
             + "l_discount,l_tax,l_shipdate;l_orderkey";
-    int chunkRows = args.length > 3 ? Integer.parseInt(args[3]) : 1 << 22;
+    int chunkRows = args.length > 3 ? Integer.parseInt(args[3]) : 1 << 24;
     boolean gpu = args.length <= 4 || args[4].equals("gpu");
     if (!Files.isRegularFile(file)) {
       throw new IllegalArgumentException("no file " + file);

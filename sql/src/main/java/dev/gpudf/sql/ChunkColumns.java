@@ -20,12 +20,11 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  */
 final class ChunkColumns implements AutoCloseable {
   /**
-   * On with {@code -Dgpudf.files.deviceDecode=true}. Off by default: on the H200 at TPC-H SF10,
-   * in chunks of 2^22 rows, a cold scan decoded on the device took 2.3-2.5x the time of Arrow's
-   * host reader, as a page's Snappy block is one serial chain on one warp and a chunk has too few
-   * pages to fill the GPU (benchmarks/results/2026-12-04-tpch-sf10-parquet-devdecode-*-s26*).
+   * On unless {@code -Dgpudf.files.deviceDecode=false}: on the H200 at TPC-H SF10 in chunks of
+   * 2^24 rows, a cold scan decoded on the device gave a cold geometric mean of 438 ms against 597
+   * ms with Arrow's host reader, hot unchanged (benchmarks/results/2026-12-04-tpch-sf10-parquet-*-s27*).
    */
-  static final boolean DEVICE_DECODE = Boolean.getBoolean("gpudf.files.deviceDecode");
+  static final boolean DEVICE_DECODE = Boolean.parseBoolean(System.getProperty("gpudf.files.deviceDecode", "true"));
 
   private final int[] columns;
   private final int rows;
