@@ -4,11 +4,12 @@
 #   scripts/gpu-bundle.sh            (then, on the GPU host, from the repository root:)
 #   bash .gpu-bundle/run org.junit.platform.console.ConsoleLauncher execute --scan-classpath --include-tag gpu
 #   bash .gpu-bundle/run dev.gpudf.bench.TransferBenchmark
-# scripts/gpu-bundle.sh --files packs the benchmarks over Parquet files instead, in two parts, as
-# Arrow Dataset's native reader does not fit the device's 64 MiB carry with the rest:
-# .gpu-bundle (no tests, no server, Arrow Dataset without its library) and .gpu-bundle-natives
-# (that library, Linux x86-64, stripped). Carry .gpu-bundle-natives in one call and .gpu-bundle in
-# the next, on the same warm machine: `bash scripts/gpu-run.sh files` puts the library in place.
+# Both profiles come in two parts, as Arrow Dataset's native reader does not fit the device's
+# 64 MiB carry with the rest: .gpu-bundle (Arrow Dataset without its library) and
+# .gpu-bundle-natives (that library, Linux x86-64, stripped). Carry .gpu-bundle-natives in one
+# call and .gpu-bundle in the next, on the same warm machine: `bash scripts/gpu-run.sh tests` (or
+# files) puts the library in place. scripts/gpu-bundle.sh --files packs the benchmarks over
+# Parquet files instead of the tests (no tests, no server).
 # GPUDF_SHARED points at the shared/ folder holding gpu-bundle/pack.sh (default ../shared).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,44 +41,43 @@ done
 # corpus keeps only its test/select*.test files there.
 mkdir -p target/slim
 # Left out, as no GPU test or benchmark needs them and the bundle must stay under the device's
-# 64 MiB carry limit: Arrow Dataset (Parquet, 78 MB of natives), the Flight SQL JDBC driver
-# (43 MB, CPU tests only), Testcontainers with its Docker client, other platforms' TLS natives.
-# The --files profile keeps Arrow Dataset's classes (its library goes into the second part) and
-# leaves out the Flight server's stack (gRPC, Netty's HTTP/2 and TLS, protobuf) and the CLI's
-# shell, which a benchmark in one process does not load; DuckDB's library loses its symbol table.
-out='arrow-dataset|flight-sql-jdbc-driver|testcontainers|docker-java-[a-z-]+'
+# 64 MiB carry limit: the Flight SQL JDBC driver (43 MB, CPU tests only), Testcontainers with its
+# Docker client, other platforms' TLS natives. Arrow Dataset keeps its classes in both profiles;
+# its library (Parquet, 78 MB of natives for four platforms) goes into the second part. The
+# --files profile also leaves out the Flight server's stack (gRPC, Netty's HTTP/2 and TLS,
+# protobuf) and the CLI's shell, which a benchmark in one process does not load.
+out='flight-sql-jdbc-driver|testcontainers|docker-java-[a-z-]+'
 if [ "$profile" = --files ]; then
-  out='flight-sql-jdbc-driver|testcontainers|docker-java-[a-z-]+|flight-core|flight-sql|grpc-[a-z-]+|protobuf-java(-util)?'
+  out="$out|flight-core|flight-sql|grpc-[a-z-]+|protobuf-java(-util)?"
   out="$out|proto-google-common-protos|netty-codec-http2?|netty-codec-socks|netty-handler-proxy|netty-tcnative-[a-z-]+"
   out="$out|httpclient5|httpcore5(-h2)?|jline|picocli"
-  # the folder the second part's library is unpacked into on the GPU host: first on the classpath,
-  # so pack.sh names it 001-gpu-natives
-  rm -rf target/gpu-natives && mkdir -p target/gpu-natives
-  echo "Arrow Dataset's native library goes here (scripts/gpu-run.sh files)" > target/gpu-natives/README
-  cp="$(pwd)/target/gpu-natives:$cp"
 fi
+# the folder the second part's library is unpacked into on the GPU host (scripts/gpu-run.sh):
+# first on the classpath, so pack.sh names it 001-gpu-natives
+rm -rf target/gpu-natives && mkdir -p target/gpu-natives
+echo "Arrow Dataset's native library goes here (scripts/gpu-run.sh)" > target/gpu-natives/README
+cp="$(pwd)/target/gpu-natives:$cp"
 cp=$(echo "$cp" | tr ':' '\n' | grep -v -E "/($out)-[^/]*\\.jar\$|/netty-tcnative-boringssl-static-[^/]*-(osx|windows|linux-aarch_64)[^/]*\\.jar\$" | paste -sd:)
 rm -rf .gpu-bundle-natives
 for jar in $(echo "$cp" | tr ':' '\n' | grep '\.jar$'); do
-  drop=$(unzip -Z1 "$jar" | grep -E '^META-INF/[^/]*\.(SF|RSA|DSA|EC)$|^libduckdb_java\.so_(osx|windows|linux_arm64)|^test/(random|index|evidence)/|^arrow_dataset_jni/.*\.(so|dylib)$' || true)
+  drop=$(unzip -Z1 "$jar" | grep -E '^META-INF/[^/]*\.(SF|RSA|DSA|EC)$|^libduckdb_java\.so_(osx|windows|linux_arm64)|^test/(random|index|evidence)/|^arrow_dataset_jni/.*\.(so|dylib|dll)$' || true)
   [ -n "$drop" ] || continue
   slim=$(pwd)/target/slim/$(basename "$jar")
   cp "$jar" "$slim" && echo "$drop" | xargs zip -q -d "$slim"
-  if [ "$profile" = --files ]; then
-    tmp=$(mktemp -d)
-    if unzip -Z1 "$jar" | grep -q '^arrow_dataset_jni/x86_64/libarrow_dataset_jni\.so$'; then
-      (cd "$tmp" && unzip -q "$jar" arrow_dataset_jni/x86_64/libarrow_dataset_jni.so \
-        && strip --strip-unneeded arrow_dataset_jni/x86_64/libarrow_dataset_jni.so)
-      mkdir -p .gpu-bundle-natives && tar -C "$tmp" -cf - arrow_dataset_jni | xz -6 -T0 > .gpu-bundle-natives/arrow-dataset.tar.xz
-    elif unzip -Z1 "$slim" | grep -q '^libduckdb_java\.so_linux_amd64$'; then
-      (cd "$tmp" && unzip -q "$slim" libduckdb_java.so_linux_amd64 && strip --strip-unneeded libduckdb_java.so_linux_amd64 \
-        && zip -q "$slim" libduckdb_java.so_linux_amd64)
-    fi
-    rm -rf "$tmp"
+  # Arrow Dataset's library goes into the second part; DuckDB's loses its symbol table
+  tmp=$(mktemp -d)
+  if unzip -Z1 "$jar" | grep -q '^arrow_dataset_jni/x86_64/libarrow_dataset_jni\.so$'; then
+    (cd "$tmp" && unzip -q "$jar" arrow_dataset_jni/x86_64/libarrow_dataset_jni.so \
+      && strip --strip-unneeded arrow_dataset_jni/x86_64/libarrow_dataset_jni.so)
+    mkdir -p .gpu-bundle-natives && tar -C "$tmp" -cf - arrow_dataset_jni | xz -6 -T0 > .gpu-bundle-natives/arrow-dataset.tar.xz
+  elif unzip -Z1 "$slim" | grep -q '^libduckdb_java\.so_linux_amd64$'; then
+    (cd "$tmp" && unzip -q "$slim" libduckdb_java.so_linux_amd64 && strip --strip-unneeded libduckdb_java.so_linux_amd64 \
+      && zip -q "$slim" libduckdb_java.so_linux_amd64)
   fi
+  rm -rf "$tmp"
   cp=${cp//$jar/$slim}
 done
-if [ "$profile" = --files ] && [ ! -f .gpu-bundle-natives/arrow-dataset.tar.xz ]; then
+if [ ! -f .gpu-bundle-natives/arrow-dataset.tar.xz ]; then
   echo "no Arrow Dataset library for Linux x86-64 was found on the classpath" >&2; exit 1
 fi
 rm -rf .gpu-bundle

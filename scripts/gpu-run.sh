@@ -8,8 +8,9 @@
 # and peer_hash.py; EXPR_ARGS to ExprBenchmark)
 # (fuzz: FUZZ_PROCS SqlFuzzTest processes on the GPU backend at once, FUZZ_SECONDS each, each its own
 # fresh seed, sharing the device; a total, then each one's output, go to fuzz.txt)
-# (files: with the two-part bundle of `scripts/gpu-bundle.sh --files`, .gpu-bundle-natives carried
-# in an earlier call on this machine: TPC-H at FILES_SF (default 10) written as Parquet on the
+# (tests and files: the bundle's second part, .gpu-bundle-natives with Arrow Dataset's library for
+# Parquet, carried in an earlier call on this machine)
+# (files: with the bundle of `scripts/gpu-bundle.sh --files`: TPC-H at FILES_SF (default 10) written as Parquet on the
 # host's disk, then queried in place by gpudf and DuckDB; FILES_ARGS passes harness options; then
 # ScanBenchmark over its lineitem file, SCAN_ARGS its options after the file; FILES_TPCH=0 skips
 # the TPC-H run, FILES_SCAN=0 the scan one; FILES_JAVA_OPTS adds JVM flags to the TPC-H run)
@@ -22,11 +23,27 @@ mkdir -p "$OUT"
 export JAVA_OPTS="${JAVA_OPTS:--Xmx24g --sun-misc-unsafe-memory-access=allow}"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$OUT/device.txt"
 rc=0
+# Arrow Dataset's library (the bundle's second part, .gpu-bundle-natives, carried in an earlier
+# call on this machine) into the unpacked bundle; false, saying why, when it is not here
+natives() {
+  bash .gpu-bundle/run -version > /dev/null 2>&1
+  local dir=${GPU_BUNDLE_DIR:-/tmp/gpu-bundle}/app/001-gpu-natives
+  if [ ! -f .gpu-bundle-natives/arrow-dataset.tar.xz ] || [ ! -d "$dir" ]; then
+    echo "no .gpu-bundle-natives here (carry it in a call before this one, on the same machine)" \
+      "or .gpu-bundle was packed without a place for it: Parquet cannot be read" | tee -a "$OUT/$1"
+    return 1
+  fi
+  tar -xJf .gpu-bundle-natives/arrow-dataset.tar.xz -C "$dir"
+}
 if [ "$what" = tests ] || [ "$what" = all ]; then
+  # the Parquet tests fail without the library; the rest still run
+  : > "$OUT/gpu-tests.txt"
+  natives gpu-tests.txt; have=$?
   JAVA_OPTS="$JAVA_OPTS -Dgpudf.debug.allocations=true -Dgpudf.debug.checkLayout=true" bash .gpu-bundle/run \
     org.junit.platform.console.ConsoleLauncher execute --scan-classpath --include-tag gpu --disable-banner \
-    --details=tree --config=junit.jupiter.execution.timeout.default=90s 2>&1 | tee "$OUT/gpu-tests.txt"
+    --details=tree --config=junit.jupiter.execution.timeout.default=90s 2>&1 | tee -a "$OUT/gpu-tests.txt"
   rc=${PIPESTATUS[0]}
+  [ $have = 0 ] || rc=1
 fi
 if [ "$what" = heavy ]; then
   JAVA_OPTS="$JAVA_OPTS -Dgpudf.debug.checkLayout=true" bash .gpu-bundle/run org.junit.platform.console.ConsoleLauncher \
@@ -99,14 +116,9 @@ if [ "$what" = fuzz ]; then
   for f in "$logs"/*.txt; do grep -q " 1 tests successful" "$f" || rc=1; done
 fi
 if [ "$what" = files ]; then
-  bash .gpu-bundle/run -version > /dev/null 2>&1
-  natives=${GPU_BUNDLE_DIR:-/tmp/gpu-bundle}/app/001-gpu-natives
-  if [ ! -f .gpu-bundle-natives/arrow-dataset.tar.xz ] || [ ! -d "$natives" ]; then
-    echo "files: no .gpu-bundle-natives here (carry it in a call before this one, on the same machine)" \
-      "or .gpu-bundle is not a --files bundle" | tee "$OUT/files-log.txt"
+  if ! natives files-log.txt; then
     rc=1
   else
-    tar -xJf .gpu-bundle-natives/arrow-dataset.tar.xz -C "$natives"
     sf=${FILES_SF:-10}
     data=/tmp/tpch-parquet-sf$sf
     [ -f "$data/region.parquet" ] || JAVA_OPTS="-Xmx96g --sun-misc-unsafe-memory-access=allow" bash .gpu-bundle/run \
