@@ -69,6 +69,7 @@ __device__ __forceinline__ bool varint(const uint8_t*& p, const uint8_t* end, un
   return false;
 }
 
+// [unsnap begin] (scripts/emulate-unsnap.sh runs what lies between the markers on the host)
 // Bytes of output a warp keeps in shared memory (copies read it there; a copy reaching further
 // back reads the output in global memory), the part of it written out to global memory at once,
 // and bytes of input it stages there.
@@ -262,6 +263,8 @@ __device__ bool unsnap(const uint8_t* in, int in_len, uint8_t* out, int out_len,
   flush(window, out, flushed, pos, lane);
   return pos == out_len;
 }
+
+// [unsnap end]
 
 // Decodes `count` values of bit width w (0..32) of Parquet's RLE / bit-packed hybrid from [p, end)
 // with the whole warp: run(i, n, v) for a repeated run, one(i, v) for each bit-packed value (lane

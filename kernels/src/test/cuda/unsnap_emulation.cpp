@@ -1,0 +1,100 @@
+// The warp code of parquet_decode.cu's Snappy decompression (between its [unsnap begin] and
+// [unsnap end] markers, included as unsnap_section.inc) run on the host: 32 threads play the
+// lanes, and the warp intrinsics it uses are barriers over a shared slot array, so a lane that
+// reads another's value or shared memory before a __syncwarp sees what the GPU would. Checked
+// against libsnappy's compressor on blocks of several shapes and sizes, with truncated blocks
+// and wrong sizes, which must be rejected. Built and run by scripts/emulate-unsnap.sh.
+#include <barrier>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+#include <snappy.h>
+
+#define __device__
+#define __forceinline__ inline
+static std::barrier<>* warp;
+static thread_local int tl_lane;
+static int slots[32];
+static void __syncwarp() { warp->arrive_and_wait(); }
+static int __shfl_sync(unsigned, int v, int src) {
+  warp->arrive_and_wait();
+  slots[tl_lane] = v;
+  warp->arrive_and_wait();
+  int r = slots[src & 31];
+  warp->arrive_and_wait();
+  return r;
+}
+static bool __any_sync(unsigned, bool v) {
+  warp->arrive_and_wait();
+  slots[tl_lane] = v;
+  warp->arrive_and_wait();
+  bool r = false;
+  for (int i = 0; i < 32; i++) r |= slots[i] != 0;
+  warp->arrive_and_wait();
+  return r;
+}
+#include "unsnap_section.inc"
+
+// Runs unsnap with 32 lanes; every lane must give the same verdict.
+static bool run(const std::string& in, std::vector<uint8_t>& out) {
+  std::barrier<> b(32);
+  warp = &b;
+  static uint8_t window[kWindow], stage[kStage];
+  static int from[kBatch];
+  bool verdict[32];
+  std::vector<std::thread> lanes;
+  for (int l = 0; l < 32; l++) {
+    lanes.emplace_back([&, l] {
+      tl_lane = l;
+      verdict[l] = unsnap((const uint8_t*)in.data(), (int)in.size(), out.data(), (int)out.size(), l, window, stage, from);
+    });
+  }
+  for (auto& t : lanes) t.join();
+  for (int l = 1; l < 32; l++) {
+    if (verdict[l] != verdict[0]) {
+      std::printf("lanes disagree\n");
+      return false;
+    }
+  }
+  return verdict[0];
+}
+
+int main(int argc, char** argv) {
+  int blocks = argc > 1 ? std::atoi(argv[1]) : 100;
+  std::mt19937_64 rng(42);
+  int failures = 0;
+  for (int t = 0; t < blocks; t++) {
+    int n = t < 40 ? t : (int)(rng() % (t % 10 == 0 ? 300000 : 20000));
+    std::string raw(n, '\0');
+    int shape = t % 5;
+    for (int i = 0; i < n; i++) {
+      if (shape == 0) raw[i] = (char)(rng() % 256);  // incompressible: long literals
+      else if (shape == 1) raw[i] = (i % 8 < 3) ? (char)(rng() % 256) : (char)(i / 100000);  // 8-byte integers
+      else if (shape == 2) raw[i] = (char)('a' + rng() % 3);  // short copies
+      else if (shape == 3) raw[i] = (char)((i / 1000) % 256);  // runs: copies that overlap themselves
+      else raw[i] = i < 20000 ? (char)(rng() % 256) : raw[i - 20000 + (i % 7 == 0)];  // copies from past the window
+    }
+    std::string block;
+    snappy::Compress(raw.data(), raw.size(), &block);
+    std::vector<uint8_t> out(n);
+    if (!run(block, out) || std::memcmp(out.data(), raw.data(), n) != 0) {
+      std::printf("FAIL: block %d (%d bytes, shape %d) not decompressed as written\n", t, n, shape);
+      failures++;
+    }
+    std::vector<uint8_t> longer(n + 1);
+    if (run(block, longer)) {
+      std::printf("FAIL: block %d accepted for a size it does not declare\n", t);
+      failures++;
+    }
+    if (n > 0 && run(block.substr(0, block.size() - 1), out)) {
+      std::printf("FAIL: block %d accepted without its last byte\n", t);
+      failures++;
+    }
+  }
+  std::printf("%d blocks, %d failures\n", blocks, failures);
+  return failures != 0;
+}
