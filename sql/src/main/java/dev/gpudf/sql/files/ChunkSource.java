@@ -80,16 +80,30 @@ public interface ChunkSource extends AutoCloseable {
    * firstOut[i] .. firstOut[i + 1] - 1). No batch gives one chunk of 0 rows.
    */
   static void group(List<Integer> batchRows, int chunkRows, List<Integer> rowsOut, List<Integer> firstOut) {
+    group(batchRows, chunkRows, null, Long.MAX_VALUE, rowsOut, firstOut);
+  }
+
+  /**
+   * As {@link #group(List, int, List, List)}, and a chunk also ends before its batches' {@code
+   * batchBytes} (each batch's estimated bytes of its widest string column; null for none) pass
+   * {@code maxBytes}: a chunk's string column is one Arrow vector, which holds at most 2 GiB.
+   */
+  static void group(List<Integer> batchRows, int chunkRows, long[] batchBytes, long maxBytes, List<Integer> rowsOut,
+      List<Integer> firstOut) {
     int rows = 0;
+    long bytes = 0;
     firstOut.add(0);
     for (int b = 0; b < batchRows.size(); b++) {
       int n = batchRows.get(b);
-      if (b > firstOut.get(firstOut.size() - 1) && rows + (long) n > chunkRows) {
+      long w = batchBytes == null ? 0 : batchBytes[b];
+      if (b > firstOut.get(firstOut.size() - 1) && (rows + (long) n > chunkRows || bytes + w > maxBytes)) {
         rowsOut.add(rows);
         firstOut.add(b);
         rows = 0;
+        bytes = 0;
       }
       rows += n;
+      bytes += w;
     }
     rowsOut.add(rows);
     firstOut.add(batchRows.size());

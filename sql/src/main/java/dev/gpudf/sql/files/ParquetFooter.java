@@ -48,7 +48,7 @@ final class ParquetFooter {
    * bytes its column chunk takes in the file (compressed, as stored; 0 where the footer says none)
    * and where its pages are for the device to decode them (null where it cannot).
    */
-  record RowGroup(long rows, List<ValueRange> ranges, long[] storedBytes, List<Stored> stored) {}
+  record RowGroup(long rows, List<ValueRange> ranges, long[] storedBytes, List<Stored> stored, long stringBytes) {}
 
   /**
    * A column chunk the device decodes ({@link ParquetDecode#decodes}): {@code bytes} from file
@@ -114,9 +114,43 @@ final class ParquetFooter {
         stored[c] = chunk.isSetMeta_data() ? Math.max(0, chunk.getMeta_data().getTotal_compressed_size()) : 0;
         pages.add(stored(chunk, schema.get(c + 1), types.get(c), g.getNum_rows(), fileSize));
       }
-      groups.add(new RowGroup(g.getNum_rows(), ranges, stored, java.util.Collections.unmodifiableList(pages)));
+      long strings = 0;
+      for (int c = 0; c < names.size(); c++) {
+        strings = Math.max(strings, stringBytes(g.getColumns().get(c), types.get(c), g.getNum_rows()));
+      }
+      groups.add(new RowGroup(g.getNum_rows(), ranges, stored, java.util.Collections.unmodifiableList(pages), strings));
     }
     return groups;
+  }
+
+  /**
+   * Bytes of string data column chunk {@code chunk} (of a row group of {@code rows} rows) holds
+   * once decoded, as well as its metadata tells; 0 for a column of another type. Exact where the
+   * writer recorded the unencoded bytes (size statistics); else the larger of its uncompressed
+   * size and its rows times the mean length of its minimum and maximum, as a dictionary-encoded
+   * column's uncompressed size counts each distinct string once. An estimate: it sizes chunks
+   * ({@link ChunkSource#group}), and the read itself still refuses a chunk past 2 GiB of strings.
+   * It falls short for wide dictionary-encoded strings whose statistics are cut short (DuckDB's
+   * files: a column of three 1,000-byte values was estimated at about a quarter of its bytes).
+   */
+  static long stringBytes(ColumnChunk chunk, DataType type, long rows) {
+    if (type.id() != dev.gpudf.columnar.TypeId.STRING || !chunk.isSetMeta_data()) {
+      return 0;
+    }
+    ColumnMetaData m = chunk.getMeta_data();
+    if (m.isSetSize_statistics() && m.getSize_statistics().isSetUnencoded_byte_array_data_bytes()) {
+      return Math.max(0, m.getSize_statistics().getUnencoded_byte_array_data_bytes());
+    }
+    long bytes = Math.max(0, m.getTotal_uncompressed_size());
+    if (m.isSetStatistics()) {
+      Statistics st = m.getStatistics();
+      byte[] min = st.isSetMin_value() ? st.getMin_value() : st.isSetMin() ? st.getMin() : null;
+      byte[] max = st.isSetMax_value() ? st.getMax_value() : st.isSetMax() ? st.getMax() : null;
+      if (min != null && max != null) {
+        bytes = Math.max(bytes, Math.max(0, rows) * ((min.length + max.length + 1) / 2));
+      }
+    }
+    return bytes;
   }
 
   /**

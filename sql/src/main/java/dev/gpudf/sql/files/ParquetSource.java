@@ -51,6 +51,11 @@ public final class ParquetSource implements ChunkSource {
   private static final int MIN_BATCH_ROWS = 1 << 12;
   private static final int MAX_BATCH_ROWS = 1 << 17;
   private static final int READ_AHEAD_BATCHES = 16;
+  /**
+   * The estimated string bytes a chunk's column may hold ({@link ParquetFooter#stringBytes}): half
+   * of an Arrow string vector's 2 GiB, as the estimate can fall short.
+   */
+  private static final long CHUNK_STRING_BYTES = 1L << 30;
 
   private final Path file;
   private final BufferAllocator allocator;
@@ -95,7 +100,7 @@ public final class ParquetSource implements ChunkSource {
     }
   }
 
-  private ParquetSource(Path file, BufferAllocator allocator, int chunkRows) throws Exception {
+  private ParquetSource(Path file, BufferAllocator allocator, int chunkRows, long chunkStringBytes) throws Exception {
     this.file = file;
     this.allocator = allocator;
     batchRows = Math.max(MIN_BATCH_ROWS, Math.min(MAX_BATCH_ROWS, chunkRows / READ_AHEAD_BATCHES));
@@ -116,7 +121,8 @@ public final class ParquetSource implements ChunkSource {
           batches.add(r.getVectorSchemaRoot().getRowCount());
         }
       }
-      ChunkSource.group(batches, chunkRows, this.chunkRows, firstBatch);
+      groups = footer(file, names, types);
+      ChunkSource.group(batches, chunkRows, batchStringBytes(groups, batches), chunkStringBytes, this.chunkRows, firstBatch);
     } catch (Exception e) {
       try (factory) {
         if (d != null) {
@@ -126,7 +132,6 @@ public final class ParquetSource implements ChunkSource {
       throw e;
     }
     dataset = d;
-    groups = footer(file, names, types);
     ranges = chunkRanges(groups, names, this.chunkRows);
     groupSpans = spans(groups, this.chunkRows);
     storedBytes = new long[names.size()];
@@ -135,6 +140,31 @@ public final class ParquetSource implements ChunkSource {
         storedBytes[c] += g.storedBytes()[c];
       }
     }
+  }
+
+  /**
+   * Each batch's estimated bytes of its widest string column: its rows at the density of the row
+   * group its first row is in ({@link ParquetFooter#stringBytes}); null without a footer.
+   */
+  private static long[] batchStringBytes(List<ParquetFooter.RowGroup> groups, List<Integer> batches) {
+    if (groups == null) {
+      return null;
+    }
+    long[] out = new long[batches.size()];
+    int g = 0;
+    long groupStart = 0;
+    long row = 0;
+    for (int b = 0; b < batches.size(); b++) {
+      while (g < groups.size() && row >= groupStart + groups.get(g).rows()) {
+        groupStart += groups.get(g++).rows();
+      }
+      if (g < groups.size() && groups.get(g).rows() > 0) {
+        ParquetFooter.RowGroup rg = groups.get(g);
+        out[b] = (long) Math.ceil((double) rg.stringBytes() / rg.rows() * batches.get(b));
+      }
+      row += batches.get(b);
+    }
+    return out;
   }
 
   /**
@@ -382,11 +412,16 @@ public final class ParquetSource implements ChunkSource {
    * non-Parquet file, or a column of a type gpudf does not store, is an error naming the file.
    */
   public static ParquetSource open(Path file, BufferAllocator allocator, int chunkRows) {
+    return open(file, allocator, chunkRows, CHUNK_STRING_BYTES);
+  }
+
+  /** As {@link #open(Path, BufferAllocator, int)}, a chunk's estimated string bytes per column at most {@code chunkStringBytes}. */
+  static ParquetSource open(Path file, BufferAllocator allocator, int chunkRows, long chunkStringBytes) {
     if (!Files.isRegularFile(file)) {
       throw new UserException("no file " + file);
     }
     try {
-      return new ParquetSource(file, allocator, Math.max(1, chunkRows));
+      return new ParquetSource(file, allocator, Math.max(1, chunkRows), Math.max(1, chunkStringBytes));
     } catch (GpudfException e) {
       throw new UserException(file + ": " + e.getMessage(), e);
     } catch (Exception e) {
