@@ -67,26 +67,27 @@ final class ParquetFooter {
    * {@link IOException} (or the Thrift reader's runtime exception); the caller decides.
    */
   static List<RowGroup> read(Path file, List<String> names, List<DataType> types) throws IOException {
-    FileMetaData meta;
-    long fileSize;
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-      long size = ch.size();
-      fileSize = size;
-      if (size < 12) {
-        throw new IOException("too short for Parquet (" + size + " bytes)");
-      }
-      ByteBuffer tail = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
-      readFully(ch, tail, size - 8);
-      byte[] magic = new byte[4];
-      tail.get(4, magic);
-      int length = tail.getInt(0);
-      if (!java.util.Arrays.equals(magic, MAGIC) || length <= 0 || length > size - 12 || length > MAX_FOOTER_BYTES) {
-        throw new IOException("no Parquet footer of a readable length at its end");
-      }
-      ByteBuffer footer = ByteBuffer.allocate(length);
-      readFully(ch, footer, size - 8 - length);
-      meta = Util.readFileMetaData(new ByteArrayInputStream(footer.array()));
+      return read(ch, names, types);
     }
+  }
+
+  private static List<RowGroup> read(FileChannel ch, List<String> names, List<DataType> types) throws IOException {
+    long fileSize = ch.size();
+    if (fileSize < 12) {
+      throw new IOException("too short for Parquet (" + fileSize + " bytes)");
+    }
+    ByteBuffer tail = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
+    readFully(ch, tail, fileSize - 8);
+    byte[] magic = new byte[4];
+    tail.get(4, magic);
+    int length = tail.getInt(0);
+    if (!java.util.Arrays.equals(magic, MAGIC) || length <= 0 || length > fileSize - 12 || length > MAX_FOOTER_BYTES) {
+      throw new IOException("no Parquet footer of a readable length at its end");
+    }
+    ByteBuffer footer = ByteBuffer.allocate(length);
+    readFully(ch, footer, fileSize - 8 - length);
+    FileMetaData meta = Util.readFileMetaData(new ByteArrayInputStream(footer.array()));
     List<SchemaElement> schema = meta.getSchema();
     if (schema == null || schema.size() != names.size() + 1) {
       return null;
@@ -116,7 +117,7 @@ final class ParquetFooter {
       }
       long strings = 0;
       for (int c = 0; c < names.size(); c++) {
-        strings = Math.max(strings, stringBytes(g.getColumns().get(c), types.get(c), g.getNum_rows()));
+        strings = Math.max(strings, stringBytes(g.getColumns().get(c), types.get(c), g.getNum_rows(), ch, fileSize));
       }
       groups.add(new RowGroup(g.getNum_rows(), ranges, stored, java.util.Collections.unmodifiableList(pages), strings));
     }
@@ -126,14 +127,14 @@ final class ParquetFooter {
   /**
    * Bytes of string data column chunk {@code chunk} (of a row group of {@code rows} rows) holds
    * once decoded, as well as its metadata tells; 0 for a column of another type. Exact where the
-   * writer recorded the unencoded bytes (size statistics); else the larger of its uncompressed
-   * size and its rows times the mean length of its minimum and maximum, as a dictionary-encoded
-   * column's uncompressed size counts each distinct string once. An estimate: it sizes chunks
-   * ({@link ChunkSource#group}), and the read itself still refuses a chunk past 2 GiB of strings.
-   * It falls short for wide dictionary-encoded strings whose statistics are cut short (DuckDB's
-   * files: a column of three 1,000-byte values was estimated at about a quarter of its bytes).
+   * writer recorded the unencoded bytes (size statistics). Else the largest of its uncompressed
+   * size; its rows times the mean length of its minimum and maximum; and, with a dictionary, its
+   * rows times the dictionary's mean entry (from the dictionary page's header, read from {@code
+   * ch}: the uncompressed size counts each distinct string once, and writers cut long statistics
+   * short). An estimate: it sizes chunks ({@link ChunkSource#group}); the read itself still refuses
+   * a chunk past 2 GiB of strings.
    */
-  static long stringBytes(ColumnChunk chunk, DataType type, long rows) {
+  static long stringBytes(ColumnChunk chunk, DataType type, long rows, FileChannel ch, long fileSize) {
     if (type.id() != dev.gpudf.columnar.TypeId.STRING || !chunk.isSetMeta_data()) {
       return 0;
     }
@@ -142,15 +143,48 @@ final class ParquetFooter {
       return Math.max(0, m.getSize_statistics().getUnencoded_byte_array_data_bytes());
     }
     long bytes = Math.max(0, m.getTotal_uncompressed_size());
+    long rowsAtLeast0 = Math.max(0, rows);
     if (m.isSetStatistics()) {
       Statistics st = m.getStatistics();
       byte[] min = st.isSetMin_value() ? st.getMin_value() : st.isSetMin() ? st.getMin() : null;
       byte[] max = st.isSetMax_value() ? st.getMax_value() : st.isSetMax() ? st.getMax() : null;
       if (min != null && max != null) {
-        bytes = Math.max(bytes, Math.max(0, rows) * ((min.length + max.length + 1) / 2));
+        bytes = Math.max(bytes, rowsAtLeast0 * ((min.length + max.length + 1) / 2));
       }
     }
-    return bytes;
+    long entry = dictionaryEntryBytes(m, ch, fileSize);
+    return entry > 0 ? Math.max(bytes, rowsAtLeast0 * entry) : bytes;
+  }
+
+  // a dictionary page's header is a few dozen bytes; one that does not fit this is not used
+  private static final int DICTIONARY_HEADER_BYTES = 1024;
+
+  /**
+   * The mean bytes of a dictionary entry of column chunk {@code m} (PLAIN strings: 4 bytes of
+   * length before each), from its dictionary page's header; 0 when it has none or the header
+   * cannot be read as one (the estimate then goes without it).
+   */
+  private static long dictionaryEntryBytes(ColumnMetaData m, FileChannel ch, long fileSize) {
+    if (!m.isSetDictionary_page_offset()) {
+      return 0;
+    }
+    long at = m.getDictionary_page_offset();
+    if (at < MAGIC.length || at >= fileSize) {
+      return 0;
+    }
+    try {
+      ByteBuffer b = ByteBuffer.allocate((int) Math.min(DICTIONARY_HEADER_BYTES, fileSize - at));
+      readFully(ch, b, at);
+      org.apache.parquet.format.PageHeader h = org.apache.parquet.format.Util.readPageHeader(new ByteArrayInputStream(b.array()));
+      if (h.getType() != org.apache.parquet.format.PageType.DICTIONARY_PAGE || !h.isSetDictionary_page_header()) {
+        return 0;
+      }
+      long n = h.getDictionary_page_header().getNum_values();
+      long u = h.getUncompressed_page_size();
+      return n <= 0 || u < 4 * n ? 0 : (u - 4 * n + n - 1) / n;
+    } catch (IOException | RuntimeException e) {
+      return 0;
+    }
   }
 
   /**

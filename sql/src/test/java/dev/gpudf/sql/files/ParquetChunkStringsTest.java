@@ -17,9 +17,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A Parquet table's chunks end before their string columns pass the byte cap as well as the row
  * cap ({@link ParquetFooter#stringBytes}, {@link ChunkSource#group}), so that a wide string column
- * does not outgrow the one Arrow vector a chunk's column is, for PLAIN strings (the uncompressed
- * size tells); every row is still read, once, in order. (Dictionary-encoded strings are estimated
- * from the statistics' lengths, which DuckDB's files do not keep whole: not asserted here.)
+ * does not outgrow the one Arrow vector a chunk's column is: for PLAIN strings (the uncompressed
+ * size tells) and for dictionary-encoded ones (each distinct string counted once there, and
+ * DuckDB cuts long statistics short, so the estimate takes the dictionary page's mean entry);
+ * every row is still read, once, in order.
  */
 class ParquetChunkStringsTest {
   // 20,000 rows of ~1,000-byte strings: ~20 MB of string data, row groups of 2,048
@@ -61,6 +62,13 @@ class ParquetChunkStringsTest {
     try (RootAllocator a = new RootAllocator(); ParquetSource source = ParquetSource.open(file, a, 1 << 20, Long.MAX_VALUE)) {
       assertEquals(List.of(20000), source.chunkRows());
     }
+  }
+
+  @Test
+  void chunksOfWideDictionaryStringsEndAtTheByteCapToo(@TempDir Path dir) throws Exception {
+    // three distinct values: DuckDB writes a dictionary, whose uncompressed size is a few KB a row group
+    Path file = write(dir, "dict.parquet", "repeat(chr(120 + (i % 3)::INTEGER), 1000)");
+    check(file, 4 << 20, 6 << 20, 4);
   }
 
   @Test
