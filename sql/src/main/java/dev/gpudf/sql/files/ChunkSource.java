@@ -96,14 +96,15 @@ public interface ChunkSource extends AutoCloseable {
     for (int b = 0; b < batchRows.size(); b++) {
       int n = batchRows.get(b);
       long w = batchBytes == null ? 0 : batchBytes[b];
-      if (b > firstOut.get(firstOut.size() - 1) && (rows + (long) n > chunkRows || bytes + w > maxBytes)) {
+      // (w > maxBytes - bytes, not bytes + w > maxBytes: estimates from a footer can be near Long.MAX_VALUE)
+      if (b > firstOut.get(firstOut.size() - 1) && (rows + (long) n > chunkRows || w > maxBytes - bytes)) {
         rowsOut.add(rows);
         firstOut.add(b);
         rows = 0;
         bytes = 0;
       }
       rows += n;
-      bytes += w;
+      bytes = w > Long.MAX_VALUE - bytes ? Long.MAX_VALUE : bytes + w;
     }
     rowsOut.add(rows);
     firstOut.add(batchRows.size());

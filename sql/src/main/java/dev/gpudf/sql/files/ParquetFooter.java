@@ -149,11 +149,16 @@ final class ParquetFooter {
       byte[] min = st.isSetMin_value() ? st.getMin_value() : st.isSetMin() ? st.getMin() : null;
       byte[] max = st.isSetMax_value() ? st.getMax_value() : st.isSetMax() ? st.getMax() : null;
       if (min != null && max != null) {
-        bytes = Math.max(bytes, rowsAtLeast0 * ((min.length + max.length + 1) / 2));
+        bytes = Math.max(bytes, times(rowsAtLeast0, (min.length + max.length + 1) / 2));
       }
     }
     long entry = dictionaryEntryBytes(m, ch, fileSize);
-    return entry > 0 ? Math.max(bytes, rowsAtLeast0 * entry) : bytes;
+    return entry > 0 ? Math.max(bytes, times(rowsAtLeast0, entry)) : bytes;
+  }
+
+  /** {@code a * b} for {@code a, b >= 0}, at most {@link Long#MAX_VALUE}: a footer's row count is not trusted to be small. */
+  private static long times(long a, long b) {
+    return b != 0 && a > Long.MAX_VALUE / b ? Long.MAX_VALUE : a * b;
   }
 
   // a dictionary page's header is a few dozen bytes; one that does not fit this is not used

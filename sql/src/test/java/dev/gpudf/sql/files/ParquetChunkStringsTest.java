@@ -71,6 +71,17 @@ class ParquetChunkStringsTest {
     check(file, 4 << 20, 6 << 20, 4);
   }
 
+  /** Byte estimates near Long.MAX_VALUE (a footer's counts are not trusted) still cut chunks, never wrap around. */
+  @Test
+  void hugeByteEstimatesCutChunksWithoutOverflow() {
+    long half = Long.MAX_VALUE / 2 + 1;
+    List<Integer> rows = new java.util.ArrayList<>();
+    List<Integer> first = new java.util.ArrayList<>();
+    ChunkSource.group(List.of(10, 10, 10), 1000, new long[] {half, half, 1}, Long.MAX_VALUE, rows, first);
+    assertEquals(List.of(10, 20), rows);
+    assertEquals(List.of(0, 1, 3), first);
+  }
+
   @Test
   void aFileWithoutStringsIsCutByRowsOnly(@TempDir Path dir) throws Exception {
     Path file = dir.resolve("ints.parquet");
