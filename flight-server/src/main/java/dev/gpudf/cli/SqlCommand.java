@@ -96,13 +96,7 @@ final class SqlCommand implements Callable<Integer> {
       if (sql == null) {
         return shell(target, System.in, System.out, timings);
       }
-      if (explain) {
-        out.print(target.explain(sql));
-      } else {
-        out.print(run(target, sql, timings));
-      }
-      out.flush();
-      return 0;
+      return statements(target, null, sql, out, timings, explain);
     }
   }
 
@@ -117,18 +111,32 @@ final class SqlCommand implements Callable<Integer> {
     } catch (java.io.IOException e) {
       throw new UserException("cannot read " + file + ": " + e.getMessage(), e);
     }
+    return statements(target, file.getFileName().toString(), text, out, timings, false);
+  }
+
+  /**
+   * Runs (or with {@code explain} explains) the statements of {@code text} in order, printing each
+   * one's outcome; the first that fails stops the run. A statement argument is split as a file is,
+   * so that one pasted with its closing ';' runs, as several do; its error names the statement by
+   * number and line when there are several, and the file ({@code source}) when there is one.
+   */
+  private static int statements(SqlTarget target, String source, String text, PrintWriter out, boolean timings,
+      boolean explain) {
     List<SqlScript.Statement> statements = SqlScript.split(text);
+    if (statements.isEmpty() && source == null) {
+      throw new UserException("the statement is empty");
+    }
     for (int i = 0; i < statements.size(); i++) {
       SqlScript.Statement st = statements.get(i);
+      String where = source == null && statements.size() == 1 ? ""
+          : (source == null ? "" : source + ", ") + "statement " + (i + 1) + " (line " + st.line() + "): ";
       try {
-        out.print(run(target, st.sql(), timings));
+        out.print(explain ? target.explain(st.sql()) : run(target, st.sql(), timings));
         out.flush();
       } catch (UserException e) {
-        throw new UserException(file.getFileName() + ", statement " + (i + 1) + " (line " + st.line() + "): "
-            + e.getMessage(), e);
+        throw where.isEmpty() ? e : new UserException(where + e.getMessage(), e);
       } catch (NotSupportedException e) {
-        throw new NotSupportedException(file.getFileName() + ", statement " + (i + 1) + " (line " + st.line() + "): "
-            + e.getMessage(), e);
+        throw where.isEmpty() ? e : new NotSupportedException(where + e.getMessage(), e);
       }
     }
     return 0;

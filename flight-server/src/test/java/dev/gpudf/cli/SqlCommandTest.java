@@ -93,6 +93,9 @@ class SqlCommandTest {
     Files.writeString(dir.resolve("t.csv"), "k,v\na,1\n");
     assertResult("k\na\n", 1, sql(dir, "--backend", "cpu", "-- which keys\nSELECT k FROM t"));
     assertResult("k\na\n", 1, sql(dir, "--backend", "cpu", "--\tTPC-H style header\n-- two lines\nSELECT k FROM t"));
+    // as pasted, with the ';' that ends it (and blanks after it)
+    assertResult("k\na\n", 1, sql(dir, "--backend", "cpu", "SELECT k FROM t;\n"));
+    assertEquals(new Run(1, "", "error: the statement is empty"), sql(dir, "--backend", "cpu", " ; "));
     assertEquals(new Run(2, "", "error: Unknown option: '--bakcend'"), sql(dir, "--bakcend", "cpu"));
     assertEquals(new Run(1, "", "error: Unknown option: '-x'"), sql(dir, "-x"));
   }
@@ -115,6 +118,14 @@ class SqlCommandTest {
     assertTrue(failed.out().startsWith("EXPR$0\n1\n") || failed.out().contains("\n1\n(1 rows"), failed.out());
     assertTrue(failed.err().startsWith("error: q.sql, statement 2 (line 3): From line 1, column 8"), failed.err());
     assertTrue(!failed.out().contains("\n2\n"), "the run stops at the failure: " + failed.out());
+
+    // several statements in the argument run as a file's do, an error naming the one that failed
+    Run two = sql(dir, "--backend", "cpu", "SELECT COUNT(*) AS n FROM t; SELECT MAX(v) AS m FROM t;");
+    assertEquals(0, two.status(), two.err());
+    assertTrue(two.out().matches("(?s)n\n2\n\\(1 rows, .*m\n2\n\\(1 rows, .*"), two.out());
+    Run second = sql(dir, "--backend", "cpu", "SELECT 1;\nSELECT nope FROM t");
+    assertEquals(1, second.status());
+    assertTrue(second.err().startsWith("error: statement 2 (line 2): From line 1, column 8"), second.err());
 
     Files.writeString(script, "SELECT 'open;\nSELECT 2;");
     assertEquals(new Run(1, "", "error: line 1: a ' quote is not closed"), sql(dir, "-f", script.toString()));
