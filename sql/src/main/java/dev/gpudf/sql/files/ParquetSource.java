@@ -238,21 +238,20 @@ public final class ParquetSource implements ChunkSource {
       List<ParquetDecode.Page> pages = new ArrayList<>();
       List<Integer> pageGroups = new ArrayList<>();
       try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.READ)) {
+        List<RangeReads.Range> ranges = new ArrayList<>();
         long at = 0;
         for (int g = span[0]; g < span[1]; g++) {
           ParquetFooter.Stored s = groups.get(g).stored().get(column);
-          java.nio.ByteBuffer to = buf.nioBuffer(at, (int) s.bytes());
-          while (to.hasRemaining()) {
-            if (ch.read(to, s.start() + to.position()) < 0) {
-              throw new UserException(file + " ended inside row group " + g + " column " + names.get(column)
-                  + ": it changed since it was opened");
-            }
-          }
-          if (!pages(buf, at, s, g, column, pages, pageGroups)) {
+          ranges.add(new RangeReads.Range(s.start(), at, s.bytes(), g));
+          at += s.bytes();
+        }
+        RangeReads.read(ch, buf, ranges, g -> new UserException(file + " ended inside row group " + g + " column "
+            + names.get(column) + ": it changed since it was opened"));
+        for (RangeReads.Range r : ranges) {
+          if (!pages(buf, r.into(), groups.get(r.part()).stored().get(column), r.part(), column, pages, pageGroups)) {
             buf.close();
             return null;
           }
-          at += s.bytes();
         }
       }
       // what was read is what was opened, or the query fails: never a mix of two versions

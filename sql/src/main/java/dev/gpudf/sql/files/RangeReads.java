@@ -1,0 +1,125 @@
+package dev.gpudf.sql.files;
+
+import dev.gpudf.columnar.error.InternalException;
+import dev.gpudf.columnar.error.QueryCancelledException;
+import dev.gpudf.columnar.error.UserException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.IntFunction;
+import org.apache.arrow.memory.ArrowBuf;
+
+/**
+ * Byte ranges of a file read into a buffer by several threads at once: one thread copies a file
+ * from the page cache at a few GB/s, less than the PCIe link and the device decoder take, and one
+ * column often holds most of a chunk's bytes (TPC-H q6: l_extendedprice is 64% of what it reads).
+ * Positional reads on one channel, each into its own part of the buffer.
+ */
+final class RangeReads {
+  /** Bytes of a file ({@code at}, {@code length}) that go to {@code into} of the buffer; {@code part} names it in errors. */
+  record Range(long at, long into, long length, int part) {}
+
+  /** A piece a thread reads at once: ranges are cut so that the threads share a large one. */
+  static final long PIECE = 4L << 20;
+  /** Below this many bytes the caller's thread reads alone. */
+  static final long ALONE = 8L << 20;
+
+  private RangeReads() {}
+
+  /** The threads: daemons, made when first used, at most 8. */
+  private static final class Pool {
+    static final ExecutorService THREADS = Executors.newFixedThreadPool(
+        Math.max(2, Math.min(8, Runtime.getRuntime().availableProcessors())), r -> {
+          Thread t = new Thread(r, "gpudf-range-reader");
+          t.setDaemon(true);
+          return t;
+        });
+  }
+
+  /**
+   * Reads {@code ranges} of {@code channel} into {@code buf}; every read has ended when this
+   * returns. A range that runs past the file's end is a {@link UserException} from {@code ended}
+   * (given the range's part); the first failure is thrown.
+   */
+  static void read(FileChannel channel, ArrowBuf buf, List<Range> ranges, IntFunction<UserException> ended)
+      throws IOException {
+    List<Range> pieces = new ArrayList<>();
+    long total = 0;
+    for (Range r : ranges) {
+      if (r.into() < 0 || r.length() < 0 || r.into() + r.length() > buf.capacity()) {
+        throw new InternalException("a range of " + r.length() + " bytes at " + r.into() + " is outside a buffer of "
+            + buf.capacity());
+      }
+      for (long off = 0; off < r.length(); off += PIECE) {
+        long n = Math.min(PIECE, r.length() - off);
+        pieces.add(new Range(r.at() + off, r.into() + off, n, r.part()));
+      }
+      total += r.length();
+    }
+    if (total < ALONE || pieces.size() < 2) {
+      for (Range p : pieces) {
+        readOne(channel, buf, p, ended);
+      }
+      return;
+    }
+    List<Future<?>> reads = new ArrayList<>();
+    for (Range p : pieces) {
+      reads.add(Pool.THREADS.submit(() -> {
+        readOne(channel, buf, p, ended);
+        return null;
+      }));
+    }
+    Exception failed = null;
+    boolean interrupted = false;
+    for (Future<?> f : reads) {
+      while (true) {
+        try {
+          f.get();
+          break;
+        } catch (InterruptedException e) {
+          // the reads write into the caller's buffer: wait for each to end before it is freed
+          interrupted = true;
+        } catch (ExecutionException e) {
+          Exception cause = e.getCause() instanceof Exception x ? x : new InternalException("a read failed: " + e.getCause(), e.getCause());
+          if (failed == null) {
+            failed = cause;
+          } else {
+            failed.addSuppressed(cause);
+          }
+          break;
+        }
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+      if (failed == null) {
+        failed = new QueryCancelledException("interrupted while a file was read", false);
+      }
+    }
+    if (failed instanceof IOException io) {
+      throw io;
+    }
+    if (failed instanceof RuntimeException r) {
+      throw r;
+    }
+    if (failed != null) {
+      throw new InternalException("a read failed: " + failed, failed);
+    }
+  }
+
+  private static void readOne(FileChannel channel, ArrowBuf buf, Range r, IntFunction<UserException> ended)
+      throws IOException {
+    ByteBuffer to = buf.nioBuffer(r.into(), Math.toIntExact(r.length()));
+    while (to.hasRemaining()) {
+      if (channel.read(to, r.at() + to.position()) < 0) {
+        throw ended.apply(r.part());
+      }
+    }
+  }
+}
