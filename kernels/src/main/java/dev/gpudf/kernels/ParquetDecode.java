@@ -151,24 +151,62 @@ public final class ParquetDecode {
    * their pages; the caller closes the columns and keeps the chunks (whose bytes are read by then).
    */
   public static List<DeviceColumn> decode(Exec exec, List<Chunk> chunks) {
-    int pages = chunks.stream().mapToInt(c -> c.pages.size()).sum();
-    long[] table = new long[FIELDS * pages];
-    long[] srcAt = new long[chunks.size()];
-    long srcBytes = 0;
-    long dstBytes = 0;
-    for (int j = 0; j < chunks.size(); j++) {
-      srcAt[j] = srcBytes;
-      srcBytes += (chunks.get(j).bytes.capacity() + 7) & ~7L;
-      for (Page g : chunks.get(j).pages) {
-        dstBytes += (g.bytes() + 7) & ~7L;
+    try (Pending p = launch(exec, chunks)) {
+      return p.finish();
+    }
+  }
+
+  /**
+   * Queues the decoding of {@code chunks} on {@code exec}'s stream and returns without waiting, so
+   * that the device decodes several tables' chunks at once (a page is one warp's long chain of
+   * work: one launch takes about as long for 100 pages as for 500). The caller keeps {@code exec}
+   * and the chunks' bytes (uploaded from as the stream runs) until the decoding is closed, and
+   * closes it; {@link Pending#finish} waits and gives the columns.
+   */
+  public static Pending launch(Exec exec, List<Chunk> chunks) {
+    return new Pending(exec, chunks);
+  }
+
+  /** A decoding queued on a stream ({@link #launch}): the buffers it writes, until it is finished or closed. */
+  public static final class Pending implements AutoCloseable {
+    private final Exec exec;
+    private final List<Chunk> chunks;
+    private final int pages;
+    private final Closer scratch = new Closer();
+    private final List<DeviceBuffer> outs = new ArrayList<>();
+    private final List<DeviceBuffer> validities = new ArrayList<>();
+    private DeviceBuffer status;
+    // whether finish was called, and whether the stream's work is known to have ended
+    private boolean taken;
+    private boolean finished;
+
+    private Pending(Exec exec, List<Chunk> chunks) {
+      this.exec = exec;
+      this.chunks = List.copyOf(chunks);
+      pages = chunks.stream().mapToInt(c -> c.pages.size()).sum();
+      try {
+        queue();
+      } catch (RuntimeException e) {
+        close();
+        throw e;
       }
     }
-    List<DeviceBuffer> outs = new ArrayList<>();
-    List<DeviceBuffer> validities = new ArrayList<>();
-    List<DeviceColumn> columns = new ArrayList<>();
-    long[] result;
-    try (DeviceBuffer src = exec.allocate(Math.max(8, srcBytes)); DeviceBuffer scratch = exec.allocate(Math.max(8, dstBytes));
-        DeviceBuffer status = exec.allocateZeroed(16 + 8L * pages); Closer indexes = new Closer()) {
+
+    private void queue() {
+      long[] table = new long[FIELDS * pages];
+      long[] srcAt = new long[chunks.size()];
+      long srcBytes = 0;
+      long dstBytes = 0;
+      for (int j = 0; j < chunks.size(); j++) {
+        srcAt[j] = srcBytes;
+        srcBytes += (chunks.get(j).bytes.capacity() + 7) & ~7L;
+        for (Page g : chunks.get(j).pages) {
+          dstBytes += (g.bytes() + 7) & ~7L;
+        }
+      }
+      DeviceBuffer src = scratch.add(exec.allocate(Math.max(8, srcBytes)));
+      DeviceBuffer decompressed = scratch.add(exec.allocate(Math.max(8, dstBytes)));
+      status = scratch.add(exec.allocateZeroed(16 + 8L * pages));
       int p = 0;
       long dst = 0;
       for (int j = 0; j < chunks.size(); j++) {
@@ -179,7 +217,7 @@ public final class ParquetDecode {
         DeviceBuffer validity = exec.allocateZeroed(4 * Math.max(1, (c.rows + 31L) / 32));
         validities.add(validity);
         boolean nullIndexes = c.pages.stream().anyMatch(g -> g.levels() && g.kind() == Kind.DICTIONARY_INDEXES);
-        DeviceBuffer index = nullIndexes ? indexes.add(exec.allocate(4L * Math.max(1, c.rows))) : null;
+        DeviceBuffer index = nullIndexes ? scratch.add(exec.allocate(4L * Math.max(1, c.rows))) : null;
         int first = p;
         long row = 0;
         for (Page g : c.pages) {
@@ -202,19 +240,34 @@ public final class ParquetDecode {
         }
       }
       if (pages > 0) {
-        try (DeviceBuffer tab = exec.upload(table)) {
-          int grid = (pages + WARPS_PER_BLOCK - 1) / WARPS_PER_BLOCK;
-          // a block of one warp a page: each keeps its window of recent output in shared memory
-          KernelLaunch.launch("parquet_unsnap_kernel", pages, 32, exec.stream(), src, scratch, tab, (long) pages, status);
-          KernelLaunch.launch("parquet_decode_kernel", grid, 32 * WARPS_PER_BLOCK, exec.stream(), scratch, tab,
-              (long) pages, status.address() + 16, status);
-          // (code, page) of the first problem, then each page's count of rows present; the wait
-          // also ends the uploads from the chunks' bytes
-          result = exec.readLongs(status, pages + 2);
-        }
+        DeviceBuffer tab = scratch.add(exec.upload(table));
+        int grid = (pages + WARPS_PER_BLOCK - 1) / WARPS_PER_BLOCK;
+        // a block of one warp a page: each keeps its window of recent output in shared memory
+        KernelLaunch.launch("parquet_unsnap_kernel", pages, 32, exec.stream(), src, decompressed, tab, (long) pages, status);
+        KernelLaunch.launch("parquet_decode_kernel", grid, 32 * WARPS_PER_BLOCK, exec.stream(), decompressed, tab,
+            (long) pages, status.address() + 16, status);
+      }
+    }
+
+    /**
+     * Waits for the decoding and gives the columns, in the chunks' order, to the caller, who
+     * closes them; a {@link UserException} naming the page when one is corrupt. Once only.
+     */
+    public List<DeviceColumn> finish() {
+      if (taken) {
+        throw new InternalException("a Parquet decoding was finished twice");
+      }
+      taken = true;
+      // (code, page) of the first problem, then each page's count of rows present; the wait
+      // also ends the uploads from the chunks' bytes
+      long[] result;
+      if (pages > 0) {
+        result = exec.readLongs(status, pages + 2);
       } else {
+        exec.stream().synchronize();
         result = new long[2];
       }
+      finished = true;
       if ((int) result[0] != 0) {
         int page = (int) result[1];
         int j = 0;
@@ -223,40 +276,59 @@ public final class ParquetDecode {
         }
         throw problem(chunks.get(j), Problem.values()[(int) result[0] - 1], page);
       }
-      p = 0;
-      for (int j = 0; j < chunks.size(); j++) {
-        Chunk c = chunks.get(j);
-        long present = 0;
-        for (int k = 0; k < c.pages.size(); k++) {
-          present += result[2 + p++];
+      List<DeviceColumn> columns = new ArrayList<>();
+      try {
+        int p = 0;
+        for (int j = 0; j < chunks.size(); j++) {
+          Chunk c = chunks.get(j);
+          long present = 0;
+          for (int k = 0; k < c.pages.size(); k++) {
+            present += result[2 + p++];
+          }
+          int nulls = Math.toIntExact(c.rows - present);
+          DeviceBuffer validity = validities.set(j, null);
+          if (nulls == 0) {
+            validity.close();
+            validity = null;
+          }
+          columns.add(new DeviceColumn(c.type, c.rows, nulls, outs.set(j, null), null, validity));
         }
-        int nulls = Math.toIntExact(c.rows - present);
-        DeviceBuffer validity = validities.set(j, null);
-        if (nulls == 0) {
-          validity.close();
-          validity = null;
+        for (int j = 0; j < chunks.size(); j++) {
+          if (chunks.get(j).type.id() == TypeId.DECIMAL) {
+            InputCheck.check(exec, columns.get(j), chunks.get(j).where.apply(0));
+          }
         }
-        columns.add(new DeviceColumn(c.type, c.rows, nulls, outs.set(j, null), null, validity));
+        return columns;
+      } catch (RuntimeException e) {
+        columns.forEach(DeviceColumn::close);
+        throw e;
       }
-      for (int j = 0; j < chunks.size(); j++) {
-        if (chunks.get(j).type.id() == TypeId.DECIMAL) {
-          InputCheck.check(exec, columns.get(j), chunks.get(j).where.apply(0));
+    }
+
+    /**
+     * Frees what the decoding holds on the device (in the stream's order: a decoding never
+     * finished may still be running) and waits for the stream when it was not finished, so that
+     * the chunks' bytes may be freed after this.
+     */
+    @Override
+    public void close() {
+      try (scratch) {
+        for (DeviceBuffer b : outs) {
+          if (b != null) {
+            b.close();
+          }
+        }
+        for (DeviceBuffer b : validities) {
+          if (b != null) {
+            b.close();
+          }
+        }
+      } finally {
+        if (!finished) {
+          finished = true;
+          exec.stream().synchronize();
         }
       }
-      return columns;
-    } catch (RuntimeException e) {
-      columns.forEach(DeviceColumn::close);
-      for (DeviceBuffer b : outs) {
-        if (b != null) {
-          b.close();
-        }
-      }
-      for (DeviceBuffer b : validities) {
-        if (b != null) {
-          b.close();
-        }
-      }
-      throw e;
     }
   }
 

@@ -146,16 +146,17 @@ public final class Catalog implements AutoCloseable {
 
     /**
      * Columns {@code columns} of chunk {@code chunk} from the source, into {@code into}, as stored
-     * pages where {@code device} and the source can ({@link ChunkColumns}); the caller closes them.
+     * pages decoding on {@code gpu} where it is not null and the source can ({@link ChunkColumns});
+     * the caller closes them.
      * One read at a time: the catalog's reader thread reads ahead (see {@link #readAhead}) while
      * scans read under the catalog's lock.
      */
-    ChunkColumns readColumns(int chunk, int[] columns, BufferAllocator into, boolean device) {
+    ChunkColumns readColumns(int chunk, int[] columns, BufferAllocator into, Gpu gpu) {
       synchronized (source) {
         if (closed) {
           throw new UserException("a table kept in files was dropped or replaced while its chunk " + chunk + " was read");
         }
-        return ChunkColumns.read(source, chunk, columns, into, device);
+        return ChunkColumns.read(source, chunk, columns, into, gpu);
       }
     }
 
@@ -337,7 +338,7 @@ public final class Catalog implements AutoCloseable {
     int[] all = java.util.stream.IntStream.range(0, e.source.names().size()).toArray();
     try {
       for (int c = 0; c < e.source.chunkRows().size(); c++) {
-        try (ChunkColumns read = e.readColumns(c, all, allocator, false); Table<?> chunk = TableOps.load(gpu, read.rows())) {
+        try (ChunkColumns read = e.readColumns(c, all, allocator, null); Table<?> chunk = TableOps.load(gpu, read.rows())) {
           if (made == null) {
             chunk.retain();
             made = new Entry(chunk);
@@ -674,7 +675,7 @@ public final class Catalog implements AutoCloseable {
     }
     readsAheadStarted++;
     return new ChunkRead(e, chunk, wanted,
-        java.util.concurrent.CompletableFuture.supplyAsync(() -> e.readColumns(chunk, wanted, into, gpu != null), reader));
+        java.util.concurrent.CompletableFuture.supplyAsync(() -> e.readColumns(chunk, wanted, into, gpu), reader));
   }
 
   private static int[] allColumns(Entry e) {
@@ -696,7 +697,7 @@ public final class Catalog implements AutoCloseable {
       readsAheadTaken++;
       return ahead.take();
     }
-    return e.readColumns(chunk, wanted, into, gpu != null);
+    return e.readColumns(chunk, wanted, into, gpu);
   }
 
   /** {@link #acquire} of resident table {@code e}. */
@@ -733,7 +734,7 @@ public final class Catalog implements AutoCloseable {
       // memory is (most of a scan's time), and it goes to the device with no staging copy
       long decoded;
       try (ChunkColumns read = columns(e, chunk, absent, gpu.pinnedAllocator(), ahead);
-          Table<?> t = read.load(gpu, allocator, e.source.names())) {
+          Table<?> t = read.load(gpu, e.source.names())) {
         c.fill(absent, t);
         decoded = read.decodedOnDevice();
       }

@@ -13,10 +13,12 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
- * Columns of one chunk of a table kept in files, as read from the files and not yet on the
- * device: for a GPU catalog, those its source gives as stored pages are kept so ({@link
- * ParquetDecode.Chunk}: the device decompresses and decodes them), the others are decoded on the
- * host into Arrow rows. Whoever holds it closes it; {@link #load} leaves it to be closed.
+ * Columns of one chunk of a table kept in files, as read from the files: for a GPU catalog, those
+ * its source gives as stored pages are kept so ({@link ParquetDecode.Chunk}) and their decoding
+ * on the device is queued as soon as they are read, on a stream of the read's own (so that the
+ * device decodes the next chunk, read ahead, while a scan waits for this one); the others are
+ * decoded on the host into Arrow rows. Whoever holds it closes it; {@link #load} leaves it to be
+ * closed.
  */
 final class ChunkColumns implements AutoCloseable {
   /**
@@ -31,22 +33,31 @@ final class ChunkColumns implements AutoCloseable {
   // per column of `columns`: its stored pages, or null where it is among `hostRows`
   private final ParquetDecode.Chunk[] encoded;
   private final VectorSchemaRoot hostRows;
+  // the stream the stored pages decode on and their decoding (both null when there are none)
+  private final Exec exec;
+  private final ParquetDecode.Pending decoding;
 
-  private ChunkColumns(int[] columns, int rows, ParquetDecode.Chunk[] encoded, VectorSchemaRoot hostRows) {
+  private ChunkColumns(int[] columns, int rows, ParquetDecode.Chunk[] encoded, VectorSchemaRoot hostRows, Exec exec,
+      ParquetDecode.Pending decoding) {
     this.columns = columns;
     this.rows = rows;
     this.encoded = encoded;
     this.hostRows = hostRows;
+    this.exec = exec;
+    this.decoding = decoding;
   }
 
   /**
    * Columns {@code columns} of chunk {@code chunk} of {@code source}, into {@code into}; as stored
-   * pages where {@code device} and the source can, else decoded on the host. The caller closes it.
+   * pages where {@code gpu} is not null and the source can, their decoding on {@code gpu} queued,
+   * else decoded on the host. The caller closes it.
    */
-  static ChunkColumns read(ChunkSource source, int chunk, int[] columns, BufferAllocator into, boolean device) {
+  static ChunkColumns read(ChunkSource source, int chunk, int[] columns, BufferAllocator into, Gpu gpu) {
     ParquetDecode.Chunk[] encoded = new ParquetDecode.Chunk[columns.length];
+    VectorSchemaRoot rows = null;
+    Exec exec = null;
     try {
-      if (device && DEVICE_DECODE) {
+      if (gpu != null && DEVICE_DECODE) {
         readEncoded(source, chunk, columns, into, encoded);
       }
       List<Integer> host = new ArrayList<>();
@@ -56,13 +67,22 @@ final class ChunkColumns implements AutoCloseable {
         }
       }
       // no column at all (COUNT(*)) still reads the chunk's row count
-      VectorSchemaRoot rows = host.isEmpty() && columns.length > 0 ? null
+      rows = host.isEmpty() && columns.length > 0 ? null
           : source.read(chunk, host.stream().mapToInt(Integer::intValue).toArray(), into);
-      return new ChunkColumns(columns, source.chunkRows().get(chunk), encoded, rows);
+      List<ParquetDecode.Chunk> stored = java.util.Arrays.stream(encoded).filter(java.util.Objects::nonNull).toList();
+      ParquetDecode.Pending decoding = null;
+      if (!stored.isEmpty()) {
+        exec = Exec.onGpu(gpu, into);
+        decoding = ParquetDecode.launch(exec, stored);
+      }
+      return new ChunkColumns(columns, source.chunkRows().get(chunk), encoded, rows, exec, decoding);
     } catch (RuntimeException e) {
-      for (ParquetDecode.Chunk c : encoded) {
-        if (c != null) {
-          c.close();
+      // a failed launch has waited for its stream: the pages' bytes are free to go
+      try (VectorSchemaRoot r = rows; Exec x = exec) {
+        for (ParquetDecode.Chunk c : encoded) {
+          if (c != null) {
+            c.close();
+          }
         }
       }
       throw e;
@@ -141,15 +161,13 @@ final class ChunkColumns implements AutoCloseable {
   }
 
   /**
-   * The columns as a table on {@code gpu} in order, the stored pages decoded on a stream of their
-   * own (made only when there are any); the caller closes the table (and still this).
+   * The columns as a table on {@code gpu} in order, once the stored pages' decoding has ended; the
+   * caller closes the table (and still this).
    */
-  DeviceTable load(Gpu gpu, BufferAllocator allocator, List<String> names) {
+  DeviceTable load(Gpu gpu, List<String> names) {
     List<DeviceColumn> out = new ArrayList<>();
-    List<ParquetDecode.Chunk> stored = java.util.Arrays.stream(encoded).filter(java.util.Objects::nonNull).toList();
-    try (DeviceTable host = hostRows == null ? null : (DeviceTable) TableOps.load(gpu, hostRows);
-        Exec exec = stored.isEmpty() ? null : Exec.onGpu(gpu, allocator)) {
-      List<DeviceColumn> decoded = stored.isEmpty() ? List.of() : ParquetDecode.decode(exec, stored);
+    try (DeviceTable host = hostRows == null ? null : (DeviceTable) TableOps.load(gpu, hostRows)) {
+      List<DeviceColumn> decoded = decoding == null ? List.of() : decoding.finish();
       int nextDecoded = 0;
       int nextHost = 0;
       for (ParquetDecode.Chunk c : encoded) {
@@ -174,10 +192,17 @@ final class ChunkColumns implements AutoCloseable {
 
   @Override
   public void close() {
-    try (hostRows) {
-      for (ParquetDecode.Chunk c : encoded) {
-        if (c != null) {
-          c.close();
+    try {
+      // first: a decoding never finished is waited for, as it may still read the pages' bytes
+      if (decoding != null) {
+        decoding.close();
+      }
+    } finally {
+      try (hostRows; Exec x = exec) {
+        for (ParquetDecode.Chunk c : encoded) {
+          if (c != null) {
+            c.close();
+          }
         }
       }
     }

@@ -162,7 +162,8 @@ public final class QueryContext implements AutoCloseable {
    * a union of a table's chunks calls this for its first branch and then, as each runs, for the
    * branch after it, so one chunk is decoded on the host while the one before it is uploaded and
    * worked on, and each file is read in order by one thread. A union inside {@code
-   * branch} is left alone: it reads ahead its own branches, one at a time.
+   * branch} is left alone: it reads ahead its own branches. On the GPU a read also queues the
+   * chunk's decoding on the device ({@link ChunkColumns}).
    */
   void readAhead(RelNode branch) {
     if (branch instanceof GpuTableScan scan) {
