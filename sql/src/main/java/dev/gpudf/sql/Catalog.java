@@ -260,6 +260,11 @@ public final class Catalog implements AutoCloseable {
     return gpu != null;
   }
 
+  /** The bytes the GPU's memory pool may hold (0 on the CPU). */
+  long devicePoolBytes() {
+    return gpu == null ? 0 : gpu.pool().limit();
+  }
+
   /** Sets the directory whose files are this catalog's tables, and where COPY ... TO writes. */
   public synchronized void dataDirectory(java.nio.file.Path dir) {
     dataDirectory = dir;

@@ -42,12 +42,14 @@ public final class FileTables {
    * Rows of a chunk of a Parquet table in {@code catalog}: what a scan holds in memory at once, per
    * column read ({@code -Dgpudf.files.chunkRows} sets it). Unless set, 2^18 on the CPU, where
    * smaller chunks measured faster and smaller (TPC-H SF1 q6 from files: 6.7 s and 617 MB at 2^18,
-   * 8.1 s and 726 MB at 2^20, on 2 cores), and 2^24 on the GPU, where each chunk costs its own
-   * launches and a chunk's pages are what the device decodes at once (TPC-H SF10 in place on the
-   * H200: hot geometric mean 11.5 ms at 2^24 against 20.0 ms at 2^22, cold 438 against 803 ms).
+   * 8.1 s and 726 MB at 2^20, on 2 cores). On the GPU each chunk costs its own launches, and a
+   * chunk's pages are what the device decodes at once: 2^26 where the device's pool holds 64 GiB
+   * or more, else 2^24 (TPC-H SF10 in place on the H200, in one run: cold geometric mean 290 ms at
+   * 2^26 against 352 ms at 2^24, hot 9.4 against 12.3 ms; 2^22 was slower still).
    */
   static int chunkRows(Catalog catalog) {
-    return Integer.getInteger("gpudf.files.chunkRows", catalog.onGpu() ? 1 << 24 : 1 << 18);
+    return Integer.getInteger("gpudf.files.chunkRows", !catalog.onGpu() ? 1 << 18
+        : catalog.devicePoolBytes() >= 64L << 30 ? 1 << 26 : 1 << 24);
   }
 
   private FileTables() {}
