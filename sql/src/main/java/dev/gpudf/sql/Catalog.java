@@ -260,6 +260,13 @@ public final class Catalog implements AutoCloseable {
     return gpu != null;
   }
 
+  /** Pins {@code bytes} of host memory ahead of reads, in the background, on the GPU ({@link Gpu#reservePinned}); nothing on the CPU. */
+  void reservePinned(long bytes) {
+    if (gpu != null && bytes > 0) {
+      gpu.reservePinned(bytes);
+    }
+  }
+
   /** The bytes the GPU's memory pool may hold (0 on the CPU). */
   long devicePoolBytes() {
     return gpu == null ? 0 : gpu.pool().limit();

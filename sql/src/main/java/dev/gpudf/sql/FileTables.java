@@ -68,6 +68,7 @@ public final class FileTables {
   static List<String> loadDirectory(Catalog catalog, Path dir, BufferAllocator allocator, int chunkRows) {
     catalog.dataDirectory(dir);
     List<String> names = new ArrayList<>();
+    long parquetBytes = 0;
     try (Stream<Path> files = Files.list(dir)) {
       for (Path f : files.sorted().toList()) {
         String file = f.getFileName().toString();
@@ -80,8 +81,14 @@ public final class FileTables {
           String format = directoryFormat(f);
           if (format != null) {
             String name = dev.gpudf.sql.files.TableNames.tableName(file);
-            register(catalog, name, format, f, dev.gpudf.sql.files.FileGlob.match(f, "**." + format), allocator, chunkRows);
+            List<Path> parts = dev.gpudf.sql.files.FileGlob.match(f, "**." + format);
+            register(catalog, name, format, f, parts, allocator, chunkRows);
             names.add(name);
+            if (format.equals("parquet")) {
+              for (Path part : parts) {
+                parquetBytes += Files.size(part);
+              }
+            }
           }
           continue;
         }
@@ -92,6 +99,9 @@ public final class FileTables {
         String name = dev.gpudf.sql.files.TableNames.tableName(file.substring(0, file.lastIndexOf('.')));
         register(catalog, name, format, dir, List.of(f), allocator, chunkRows);
         names.add(name);
+        if (format.equals("parquet")) {
+          parquetBytes += Files.size(f);
+        }
         if (format.equals("arrow")) {
           appendLogged(catalog, name, dir, f, allocator);
         }
@@ -99,8 +109,18 @@ public final class FileTables {
     } catch (IOException e) {
       throw new UserException("cannot read directory " + dir + ": " + e.getMessage(), e);
     }
+    // a GPU catalog reads Parquet pages into pinned memory: pinned now, while the first query plans
+    catalog.reservePinned(Math.min(parquetBytes, PINNED_RESERVE));
     return names;
   }
+
+  /**
+   * Pinned host memory a GPU catalog of Parquet tables pins when it opens them, at most (as much
+   * as the files hold, if less): TPC-H SF10's q1 took 1.5 GiB of it, and pinning costs about 0.4
+   * s per GiB (H200 host, 2026-12-04-tpch-sf10-parquet-profile-q1-h200-s28.txt). {@code
+   * -Dgpudf.files.pinnedReserve} sets it in bytes.
+   */
+  private static final long PINNED_RESERVE = Long.getLong("gpudf.files.pinnedReserve", 2L << 30);
 
   /**
    * Applies the append log that Arrow file {@code f} (table {@code name}) names, where a server

@@ -94,6 +94,15 @@ public final class Gpu implements AutoCloseable {
     return pinnedAllocator;
   }
 
+  /**
+   * Pins host memory for the pinned pool ahead of use, in the background, until it holds {@code
+   * bytes} (at most the pinned limit); returns at once. For callers that know reads are coming
+   * (a catalog of Parquet tables), so that a first query does not wait for pinning.
+   */
+  public void reservePinned(long bytes) {
+    pinnedPool.reserve(Math.min(bytes, pinnedLimit));
+  }
+
   /** Bytes of host memory the pinned pool has pinned so far (it keeps them until close: pinning is slow). */
   public long pinnedReserved() {
     return pinnedPool.reserved();
