@@ -102,37 +102,8 @@ final class ChunkColumns implements AutoCloseable {
     for (int column : columns) {
       reads.add(Readers.POOL.submit(() -> source.readEncoded(chunk, column, into)));
     }
-    RuntimeException failed = null;
-    boolean interrupted = false;
-    for (int i = 0; i < columns.length; i++) {
-      while (true) {
-        try {
-          encoded[i] = reads.get(i).get();
-          break;
-        } catch (InterruptedException e) {
-          // the reads hold pinned buffers: wait for each to end so none is lost
-          interrupted = true;
-        } catch (java.util.concurrent.ExecutionException e) {
-          RuntimeException r = e.getCause() instanceof RuntimeException x ? x
-              : new InternalException("reading a column's pages failed: " + e.getCause(), e.getCause());
-          if (failed == null) {
-            failed = r;
-          } else {
-            failed.addSuppressed(r);
-          }
-          break;
-        }
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-      if (failed == null) {
-        failed = new dev.gpudf.columnar.error.QueryCancelledException("interrupted while a chunk was read", false);
-      }
-    }
-    if (failed != null) {
-      throw failed;
-    }
+    // the reads hold pinned buffers: each is waited for, so that none is lost
+    dev.gpudf.sql.files.Await.all(reads, "reading a chunk's pages", (c, i) -> encoded[i] = c);
   }
 
   /** The threads that read columns' stored pages at once: daemons, made when first used. */

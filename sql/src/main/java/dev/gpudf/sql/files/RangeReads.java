@@ -1,14 +1,13 @@
 package dev.gpudf.sql.files;
 
 import dev.gpudf.columnar.error.InternalException;
-import dev.gpudf.columnar.error.QueryCancelledException;
 import dev.gpudf.columnar.error.UserException;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -68,48 +67,21 @@ final class RangeReads {
       }
       return;
     }
-    List<Future<?>> reads = new ArrayList<>();
+    List<Future<Object>> reads = new ArrayList<>();
     for (Range p : pieces) {
       reads.add(Pool.THREADS.submit(() -> {
-        readOne(channel, buf, p, ended);
+        try {
+          readOne(channel, buf, p, ended);
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
         return null;
       }));
     }
-    Exception failed = null;
-    boolean interrupted = false;
-    for (Future<?> f : reads) {
-      while (true) {
-        try {
-          f.get();
-          break;
-        } catch (InterruptedException e) {
-          // the reads write into the caller's buffer: wait for each to end before it is freed
-          interrupted = true;
-        } catch (ExecutionException e) {
-          Exception cause = e.getCause() instanceof Exception x ? x : new InternalException("a read failed: " + e.getCause(), e.getCause());
-          if (failed == null) {
-            failed = cause;
-          } else {
-            failed.addSuppressed(cause);
-          }
-          break;
-        }
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-      if (failed == null) {
-        failed = new QueryCancelledException("interrupted while a file was read", false);
-      }
-    }
-    if (failed instanceof IOException io) {
-      throw io;
-    }
-    if (failed instanceof RuntimeException r) {
-      throw r;
-    }
-    if (failed != null) {
-      throw new InternalException("a read failed: " + failed, failed);
+    try {
+      Await.all(reads, "reading a file", (nothing, i) -> { });
+    } catch (UncheckedIOException e) {
+      throw e.getCause();
     }
   }
 
