@@ -9,6 +9,7 @@ import org.apache.spark.sql.catalyst.expressions.Alias;
 import org.apache.spark.sql.catalyst.expressions.And;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.expressions.AttributeReference;
+import org.apache.spark.sql.catalyst.expressions.CaseWhen;
 import org.apache.spark.sql.catalyst.expressions.Cast;
 import org.apache.spark.sql.catalyst.expressions.Contains;
 import org.apache.spark.sql.catalyst.expressions.EndsWith;
@@ -29,6 +30,7 @@ import org.apache.spark.sql.catalyst.expressions.Literal;
 import org.apache.spark.sql.catalyst.expressions.Multiply;
 import org.apache.spark.sql.catalyst.expressions.Not;
 import org.apache.spark.sql.catalyst.expressions.Or;
+import org.apache.spark.sql.catalyst.expressions.Substring;
 import org.apache.spark.sql.catalyst.expressions.Subtract;
 import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.DateType;
@@ -145,6 +147,12 @@ final class ExprTranslator {
     if (e instanceof Cast c) {
       return cast(c, input);
     }
+    if (e instanceof Substring sub) {
+      return substring(sub, input);
+    }
+    if (e instanceof CaseWhen w) {
+      return caseWhen(w, input);
+    }
     if (e instanceof In in) {
       List<Expr> args = new java.util.ArrayList<>();
       args.add(translate(in.value(), input));
@@ -239,6 +247,43 @@ final class ExprTranslator {
     return new Expr.Cast(exact, result);
   }
 
+  /**
+   * CASE WHEN ... THEN ... [ELSE ...] END: a NULL condition is not taken, as in Spark, and only the
+   * branch taken counts for a row (an error in another, ANSI mode's overflow say, does not). Spark
+   * has cast the branches to the result type already; where gpudf would still type the CASE
+   * otherwise (decimals of other precisions), it stays Spark's.
+   */
+  private static Expr caseWhen(CaseWhen w, List<Attribute> input) {
+    List<Expr> args = new java.util.ArrayList<>();
+    for (scala.Tuple2<Expression, Expression> branch : scala.jdk.javaapi.CollectionConverters.asJava(w.branches())) {
+      args.add(translate(branch._1(), input));
+      args.add(translate(branch._2(), input));
+    }
+    DataType result = type(w.dataType());
+    args.add(w.elseValue().isDefined() ? translate(w.elseValue().get(), input) : new Expr.Lit(result, null));
+    Expr out = new Expr.Call(Op.CASE, args);
+    DataType computed = dev.gpudf.kernels.Evaluate.typeOf(out, types(input));
+    if (!computed.equals(result)) {
+      throw new Refused("casewhen of " + w.dataType().simpleString() + " would be " + computed + " on gpudf");
+    }
+    return out;
+  }
+
+  /**
+   * substring(s, pos, len) with constant positions where Spark's rule is SQL's: a start of 1 or
+   * more and a length of 0 or more, in characters (Spark takes a start of 0 as 1, counts a
+   * negative one from the end and gives '' for a negative length; those stay Spark's).
+   */
+  private static Expr substring(Substring sub, List<Attribute> input) {
+    if (!(sub.pos() instanceof Literal pos && pos.value() instanceof Integer p && p >= 1)
+        || !(sub.len() instanceof Literal len && len.value() instanceof Integer n && n >= 0)) {
+      throw new Refused("substring with a start below 1, a negative length or positions not constant");
+    }
+    // Spark's substr(s, pos) is a length of Integer.MAX_VALUE: SQL's form without a length
+    return new Expr.Call(Op.SUBSTRING, n == Integer.MAX_VALUE ? List.of(translate(sub.str(), input), literal(pos))
+        : List.of(translate(sub.str(), input), literal(pos), literal(len)));
+  }
+
   private static Expr cast(Cast c, List<Attribute> input) {
     DataType from = type(c.child().dataType());
     DataType to = type(c.dataType());
@@ -247,11 +292,29 @@ final class ExprTranslator {
     boolean widening = (from.equals(DataType.INT32) && (to.equals(DataType.INT64) || to.equals(DataType.FLOAT64)))
         || (from.equals(DataType.INT64) && to.equals(DataType.FLOAT64)) || from.equals(to);
     boolean narrowing = fromInt && toInt && c.evalMode().toString().equals("ANSI");
-    if (!widening && !narrowing) {
+    if (!widening && !narrowing && !exactDecimal(from, to)) {
       throw new Refused("cast from " + c.child().dataType().simpleString() + " to " + c.dataType().simpleString()
           + " is not translated to gpudf");
     }
     return new Expr.Cast(translate(c.child(), input), to);
+  }
+
+  /**
+   * Whether a cast from {@code from} to {@code to} is a decimal of at most 18 digits that holds
+   * every value of {@code from} exactly (as many digits before the point or more, as many after it
+   * or more): it never fails and never rounds, in Spark and in gpudf alike. A wider decimal stays
+   * Spark's: gpudf computes decimals in 64 bits and would fail where Spark's 128 bits go on.
+   */
+  private static boolean exactDecimal(DataType from, DataType to) {
+    if (to.id() != dev.gpudf.columnar.TypeId.DECIMAL || to.precision() > 18) {
+      return false;
+    }
+    int whole = to.precision() - to.scale();
+    if (from.equals(DataType.INT32)) {
+      return whole >= 10;
+    }
+    return from.id() == dev.gpudf.columnar.TypeId.DECIMAL && to.scale() >= from.scale()
+        && whole >= from.precision() - from.scale();
   }
 
   private static Expr literal(Literal l) {

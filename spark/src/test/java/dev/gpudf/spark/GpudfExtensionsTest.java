@@ -93,6 +93,26 @@ class GpudfExtensionsTest {
     // wildcards in the text of startswith/contains are matched as themselves
     sameAnswer("SELECT id FROM t WHERE contains(name, '_') OR startswith(name, '%') OR endswith(name, 'n%')", "GpudfFilter");
     sameAnswer("SELECT id, year(d) AS y FROM t WHERE year(d) = 2025", "GpudfProject", "GpudfFilter");
+    // CASE WHEN: NULL conditions not taken, no ELSE (NULL), strings, decimals, nested, in a filter
+    sameAnswer("SELECT id, CASE WHEN v > 500 THEN 1 WHEN name IS NULL THEN 2 ELSE 0 END AS c,"
+        + " CASE WHEN k < 10 THEN name END AS n, CASE WHEN d >= DATE '2024-12-01' THEN price ELSE 0 END AS p,"
+        + " CASE WHEN v IS NULL THEN 'none' WHEN v > 100 THEN CASE WHEN k > 50 THEN 'big' ELSE 'mid' END ELSE 'low' END AS s"
+        + " FROM t WHERE id < 700", "GpudfProject", "GpudfFilter");
+    sameAnswer("SELECT id FROM t WHERE CASE WHEN name LIKE 'n%' THEN k ELSE v END > 40", "GpudfFilter");
+    sameAnswer("SELECT g, SUM(CASE WHEN name LIKE 'né%' THEN 1 ELSE 0 END) AS accented FROM t GROUP BY g",
+        "GpudfHashAggregate");
+    // substring by characters (non-ASCII names), past the end, NULLs; a start of 0 or below stays Spark's
+    sameAnswer("SELECT id, substring(name, 1, 2) AS a, substring(name, 3, 10) AS b, substr(name, 2) AS c FROM t"
+        + " WHERE substring(name, 1, 2) IN ('né', 'n1')", "GpudfProject", "GpudfFilter");
+    String fromEnd = "SELECT id, substring(name, -2, 2) AS e, substring(name, 0, 2) AS z FROM t WHERE id < 50";
+    assertEquals(rows(fromEnd, false), rows(fromEnd, true));
+    assertFalse(plan(fromEnd).contains("GpudfProject"), plan(fromEnd));
+    // casts to a decimal that holds every value exactly; one that could round or overflow stays Spark's
+    sameAnswer("SELECT id, CAST(k AS DECIMAL(12, 1)) AS kd, CAST(price AS DECIMAL(16, 4)) AS p4 FROM t"
+        + " WHERE CAST(k AS DECIMAL(10, 0)) > 40", "GpudfProject", "GpudfFilter");
+    String rounding = "SELECT id, CAST(price AS DECIMAL(5, 1)) AS p1 FROM t WHERE id < 60";
+    assertEquals(rows(rounding, false), rows(rounding, true));
+    assertFalse(plan(rounding).contains("GpudfProject"), plan(rounding));
     // decimal arithmetic where Spark's result keeps the exact scale
     sameAnswer("SELECT id, price * (1 - price / 1000) AS p FROM t WHERE price * 2 > 300", "GpudfFilter");
   }
