@@ -30,6 +30,7 @@ import org.apache.spark.sql.catalyst.expressions.Literal;
 import org.apache.spark.sql.catalyst.expressions.Multiply;
 import org.apache.spark.sql.catalyst.expressions.Not;
 import org.apache.spark.sql.catalyst.expressions.Or;
+import org.apache.spark.sql.catalyst.expressions.Remainder;
 import org.apache.spark.sql.catalyst.expressions.Substring;
 import org.apache.spark.sql.catalyst.expressions.Subtract;
 import org.apache.spark.sql.types.BooleanType;
@@ -143,6 +144,15 @@ final class ExprTranslator {
     }
     if (e instanceof Multiply m) {
       return arithmetic(Op.MUL, m, m.left(), m.right(), m.evalMode().toString(), input);
+    }
+    if (e instanceof Remainder r) {
+      // integers in ANSI mode only: outside it Spark gives NULL for a zero divisor (gpudf fails, as
+      // ANSI mode does), and a float's remainder by zero is Spark's error but gpudf's NaN
+      DataType t = type(r.dataType());
+      if (!t.equals(DataType.INT32) && !t.equals(DataType.INT64)) {
+        throw new Refused("remainder of " + r.dataType().simpleString() + " is not translated to gpudf");
+      }
+      return arithmetic(Op.MOD, r, r.left(), r.right(), r.evalMode().toString(), input);
     }
     if (e instanceof Cast c) {
       return cast(c, input);

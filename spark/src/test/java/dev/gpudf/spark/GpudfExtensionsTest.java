@@ -232,15 +232,22 @@ class GpudfExtensionsTest {
 
   @Test
   void whatGpudfMustNotTakeStaysOnSpark() {
-    // integer % and string functions are not translated; legacy (non-ANSI) integer arithmetic wraps in Spark
-    String modulo = "SELECT id FROM t WHERE id % 7 = 1";
-    assertEquals(rows(modulo, false), rows(modulo, true));
-    assertFalse(plan(modulo).contains("GpudfFilter"), plan(modulo));
+    // a float's remainder stays Spark's (by zero: Spark's error, IEEE's NaN); an integer's goes to
+    // gpudf in ANSI mode (negative dividends and divisors keep the dividend's sign in both)
+    sameAnswer("SELECT id, (k - 50) % 7 AS m, id % (k - 48) AS n FROM t WHERE id % 7 = 1 AND k <> 48",
+        "GpudfFilter", "GpudfProject");
+    String floatModulo = "SELECT id FROM t WHERE v % 3 = 0";
+    assertEquals(rows(floatModulo, false), rows(floatModulo, true));
+    assertFalse(plan(floatModulo).contains("GpudfFilter"), plan(floatModulo));
+    // legacy (non-ANSI) integer arithmetic wraps in Spark, and its remainder by zero is NULL
     spark.conf().set("spark.sql.ansi.enabled", "false");
     try {
       String wrapping = "SELECT k * 1000000000 AS big FROM t WHERE k > 90";
       assertEquals(rows(wrapping, false), rows(wrapping, true));
       assertFalse(plan(wrapping).contains("GpudfProject"), plan(wrapping));
+      String modulo = "SELECT id FROM t WHERE id % 7 = 1";
+      assertEquals(rows(modulo, false), rows(modulo, true));
+      assertFalse(plan(modulo).contains("GpudfFilter"), plan(modulo));
     } finally {
       spark.conf().set("spark.sql.ansi.enabled", "true");
     }
