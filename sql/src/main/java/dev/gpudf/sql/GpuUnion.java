@@ -12,16 +12,9 @@ import org.apache.calcite.rel.core.Union;
 /**
  * UNION ALL concatenates the inputs on the session's backend; UNION then keeps one row of each
  * group of equal rows (NULLs equal), by the backend's hash group-by. While an input runs, the
- * file chunks the next ones scan are read ahead ({@link QueryContext#readAhead}).
+ * file chunks the next one scans are read ahead ({@link QueryContext#readAhead}).
  */
 public final class GpuUnion extends Union implements GpuRel {
-  /**
-   * Branches read ahead of the one running on the GPU ({@code -Dgpudf.files.branchesAhead}, default
-   * 1): each read queues its chunk's decoding on the device, so that decodings of this many
-   * chunks run at once with the running branch's own; on the host, one.
-   */
-  static final int GPU_BRANCHES_AHEAD = Math.max(1, Integer.getInteger("gpudf.files.branchesAhead", 1));
-
   GpuUnion(RelOptCluster cluster, RelTraitSet traits, List<RelNode> inputs, boolean all) {
     super(cluster, traits, List.of(), inputs, all);
   }
@@ -38,10 +31,9 @@ public final class GpuUnion extends Union implements GpuRel {
       // the first branch's chunks too: the reader thread then reads a file's chunks in order, and
       // a file read in order is decoded once (read out of order, its stream starts over)
       ctx.readAhead(getInput(0));
-      int ahead = ctx.catalog().onGpu() ? GPU_BRANCHES_AHEAD : 1;
       for (int i = 0; i < getInputs().size(); i++) {
-        for (int k = i + 1; k <= i + ahead && k < getInputs().size(); k++) {
-          ctx.readAhead(getInput(k));
+        if (i + 1 < getInputs().size()) {
+          ctx.readAhead(getInput(i + 1));
         }
         parts.add(input(ctx, i));
       }
