@@ -1,7 +1,8 @@
 // Parquet column chunks decoded on the device (ParquetDecode): the pages' bytes are uploaded as
 // stored, a warp decompresses each page (Snappy, or a copy), then a warp decodes each data page's
 // definition levels into validity bits and its values (PLAIN, or dictionary indexes looked up in
-// the chunk's dictionary page) into fixed-width rows. Every length, run, index and offset comes
+// the chunk's dictionary page) into fixed-width rows; a string column's rows take their codes
+// into the dictionaries, which the host decodes and the caller gathers by code. Every length, run, index and offset comes
 // from a file and is checked before use; the first problem found is recorded as (code, page) and
 // the page is left, never read or written past its bounds.
 #include <cstdint>
@@ -11,9 +12,11 @@ namespace gpudf_parquet {
 // A page's description, kFields int64 each (ParquetDecode lays them out); one launch decodes the
 // pages of several columns, each page naming its column's output, validity and index scratch.
 constexpr int kSrc = 0, kSrcLen = 1, kDst = 2, kDstLen = 3, kRow0 = 4, kRows = 5, kFlags = 6, kDict = 7, kOut = 8,
-              kValidity = 9, kIndexes = 10, kFields = 11;
-// kFlags: kind (bits 0-7), codec (8-15), whether definition levels precede the values (16), the
-// stored value's width (24-31) and the column's (32-39).
+              kValidity = 9, kIndexes = 10, kBase = 11, kFields = 12;
+// kFlags: kind (bits 0-7), codec (8-15), whether definition levels precede the values (16),
+// whether the rows take their dictionary codes rather than its values (17: strings, whose
+// dictionary the host decodes), the stored value's width (24-31) and the column's (32-39).
+// kBase: a dictionary page's first code (its entries' place among all the column's dictionaries).
 constexpr int kDictionaryPage = 0, kPlainPage = 1;  // 2: a data page of dictionary indexes
 constexpr int kSnappy = 1;  // 0: stored uncompressed
 // Problems (ParquetDecode.Problem lists them in this order, from 1).
@@ -22,8 +25,8 @@ constexpr int kBadSnappy = 1, kBadLength = 2, kBadLevels = 3, kBadIndexes = 4, k
 struct Page {
   long long src, src_len, dst, dst_len, row0, rows;
   int kind, codec, in_width, out_width;
-  bool levels;
-  long long dict;
+  bool levels, codes;
+  long long dict, base;
   uint8_t* out;
   uint32_t* validity;
   int32_t* indexes;
@@ -41,6 +44,8 @@ __device__ __forceinline__ Page page_at(const long long* table, long long p) {
   g.kind = (int)(t[kFlags] & 0xff);
   g.codec = (int)((t[kFlags] >> 8) & 0xff);
   g.levels = ((t[kFlags] >> 16) & 1) != 0;
+  g.codes = ((t[kFlags] >> 17) & 1) != 0;
+  g.base = t[kBase];
   g.in_width = (int)((t[kFlags] >> 24) & 0xff);
   g.out_width = (int)((t[kFlags] >> 32) & 0xff);
   g.dict = t[kDict];
@@ -437,6 +442,7 @@ extern "C" __global__ void parquet_decode_kernel(const uint8_t* __restrict__ scr
   if (lane == 0) valid[p] = present;
   // rows present take the page's values in order: value k goes to the k-th row whose bit is set
   bool dense = present == g.rows;
+  long long codes_base = 0;
   const uint8_t* values;
   int width = in_width;
   if (g.kind == kPlainPage) {
@@ -459,9 +465,12 @@ extern "C" __global__ void parquet_decode_kernel(const uint8_t* __restrict__ scr
     const uint8_t* dict = scratch + d.dst;
     int w = data[0];
     bool range_ok = true;
+    codes_base = d.base;
     // a page with no NULL row looks its values up at once; else its indexes wait for their rows
     auto put = [&](long long i, unsigned v) {
-      if (dense) {
+      if (dense && g.codes) {
+        reinterpret_cast<int32_t*>(out)[g.row0 + i] = (int32_t)(codes_base + v);
+      } else if (dense) {
         store(out, ow, g.row0 + i, dict + (long long)v * in_width, in_width);
       } else {
         indexes[g.row0 + i] = (int32_t)v;
@@ -501,7 +510,10 @@ extern "C" __global__ void parquet_decode_kernel(const uint8_t* __restrict__ scr
     unsigned mask = __ballot_sync(0xffffffffu, here);
     long long k = k0 + __popc(mask & ((1u << lane) - 1u));
     if (r < g.rows) {
-      if (here) {
+      if (g.codes) {
+        // a NULL row's code is -1: the gather of the dictionary by code makes it NULL
+        reinterpret_cast<int32_t*>(out)[g.row0 + r] = here ? (int32_t)(codes_base + indexes[g.row0 + k]) : -1;
+      } else if (here) {
         const uint8_t* v = width < 0 ? values + (long long)indexes[g.row0 + k] * in_width : values + k * in_width;
         store(out, ow, g.row0 + r, v, in_width);
       } else if (ow == 4) {

@@ -13,13 +13,16 @@ import java.util.function.IntFunction;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.FieldVector;
 
 /**
- * Parquet column chunks of a fixed-width column decoded on the GPU ({@code parquet_decode.cu}): the
- * pages go to the device as stored, a warp decompresses each (Snappy, or a copy) and a warp decodes
- * each data page's definition levels and values (PLAIN, or indexes into the chunk's dictionary
- * page). The host reads only the page headers, which the file's reader ({@code ParquetSource})
+ * Parquet column chunks of a fixed-width or a dictionary-encoded string column decoded on the GPU
+ * ({@code parquet_decode.cu}): the pages go to the device as stored, a warp decompresses each
+ * (Snappy, or a copy) and a warp decodes each data page's definition levels and values (PLAIN, or
+ * indexes into the chunk's dictionary page). A string column's dictionaries (a few distinct
+ * values a row group) are decoded on the host; its rows take their codes on the device, and the
+ * dictionaries' strings are gathered by code there. The host reads only the page headers, which the file's reader ({@code ParquetSource})
  * turns into {@link Page}s; {@link #decodeOnHost} is the CPU twin, with the same checks and results,
  * that the GPU is tested against. Everything in the bytes is untrusted: a run, length or index that
  * does not fit is a {@link UserException} naming the page, never a read outside the bytes.
@@ -54,8 +57,16 @@ public final class ParquetDecode {
     }
   }
 
+  /**
+   * The stored width given for strings: Parquet's BYTE_ARRAY, each value its 4-byte length and
+   * then its bytes.
+   */
+  public static final int BYTE_ARRAY = 0;
+
   /** Fields per page in the kernels' table ({@code kFields} in the kernel). */
-  private static final int FIELDS = 11;
+  private static final int FIELDS = 12;
+  /** Bit of a page's flags saying its rows take dictionary codes ({@code kFlags} in the kernel). */
+  private static final long CODES = 1L << 17;
   private static final int WARPS_PER_BLOCK = 4;
   /** Snappy makes at most 64 bytes of a 3-byte element; anything said to grow more is corrupt. */
   private static final long MAX_SNAPPY_GROWTH = 32;
@@ -73,8 +84,11 @@ public final class ParquetDecode {
   /**
    * The stored pages of one column over consecutive rows: {@code bytes} (pinned host memory, which
    * this chunk owns and frees on close), the pages in order, the column's type, the width of a
-   * stored value (4 or 8) and the rows. {@code where} names a page in errors (file, row group,
-   * column). The constructor checks what the headers say against the bytes and the rows.
+   * stored value (4, 8, or {@link #BYTE_ARRAY} for strings, whose data pages must all be
+   * dictionary indexes) and the rows. {@code where} names a page in errors (file, row group,
+   * column). The constructor checks what the headers say against the bytes and the rows, and
+   * decodes a string column's dictionaries (a {@link UserException} naming the page when one is
+   * corrupt).
    */
   public static final class Chunk implements AutoCloseable {
     private final ArrowBuf bytes;
@@ -83,6 +97,8 @@ public final class ParquetDecode {
     private final int storedWidth;
     private final int rows;
     private final IntFunction<String> where;
+    // a string column's dictionaries, one after another, or null
+    private final Dictionaries dictionaries;
 
     public Chunk(ArrowBuf bytes, List<Page> pages, DataType type, int storedWidth, int rows, IntFunction<String> where) {
       this.bytes = bytes;
@@ -120,6 +136,14 @@ public final class ParquetDecode {
         throw new UserException(where.apply(0) + ": its data pages hold " + total + " rows, not the " + rows
             + " its row groups give");
       }
+      if (storedWidth == BYTE_ARRAY) {
+        if (this.pages.stream().anyMatch(g -> g.kind() == Kind.PLAIN)) {
+          throw new InternalException("a string column's PLAIN pages are not decoded on the device");
+        }
+        dictionaries = new Dictionaries(this);
+      } else {
+        dictionaries = null;
+      }
     }
 
     public int rows() {
@@ -133,12 +157,69 @@ public final class ParquetDecode {
   }
 
   /**
+   * A string column's dictionary pages decoded on the host, their entries one after another: the
+   * strings' bytes, their offsets (one more than the entries) and, for each page of the chunk, the
+   * code of its first entry (a dictionary page's) or -1.
+   */
+  private static final class Dictionaries {
+    final byte[] bytes;
+    final int[] offsets;
+    final int[] base;
+
+    Dictionaries(Chunk c) {
+      base = new int[c.pages.size()];
+      java.util.Arrays.fill(base, -1);
+      java.io.ByteArrayOutputStream strings = new java.io.ByteArrayOutputStream();
+      List<Integer> ends = new ArrayList<>();
+      ends.add(0);
+      for (int p = 0; p < c.pages.size(); p++) {
+        Page g = c.pages.get(p);
+        if (g.kind() != Kind.DICTIONARY) {
+          continue;
+        }
+        base[p] = ends.size() - 1;
+        byte[] d = unsnap(c, g, p);
+        int at = 0;
+        // each entry takes its 4 bytes of length at least, so the loop ends with the page
+        for (int k = 0; k < g.values(); k++) {
+          long len = d.length - at < 4 ? -1 : Integer.toUnsignedLong(le(d, at, 4));
+          if (len < 0 || len > d.length - at - 4) {
+            throw new UserException(c.where.apply(p) + ": its dictionary's strings run past its end");
+          }
+          if (len > Integer.MAX_VALUE - 16 - strings.size()) {
+            throw new UserException(c.where.apply(p) + ": its dictionaries hold more than 2 GiB of strings");
+          }
+          strings.write(d, at + 4, (int) len);
+          ends.add(strings.size());
+          at += 4 + (int) len;
+        }
+      }
+      bytes = strings.toByteArray();
+      offsets = ends.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    int entries() {
+      return offsets.length - 1;
+    }
+
+    /** The entries' strings of {@code codes} ({@code rows} int32, -1 a NULL) on the device; the caller closes it. */
+    DeviceColumn gather(Exec exec, DataType type, DeviceBuffer codes, int rows) {
+      try (DeviceColumn strings = new DeviceColumn(type, entries(), 0, exec.upload(bytes), exec.upload(offsets), null);
+          DeviceBuffer bad = exec.allocateZeroed(8)) {
+        return GpuGather.columns(exec, List.of(strings), codes, rows, true, bad, entries()).get(0);
+      }
+    }
+  }
+
+  /**
    * Whether a column of {@code type} whose values are stored in {@code storedWidth} bytes is one
    * the device decodes: 4- and 8-byte integers, dates, floating point and decimals of up to 18
-   * digits (a 4-byte decimal widened to 8).
+   * digits (a 4-byte decimal widened to 8), and strings stored as {@link #BYTE_ARRAY} (when their
+   * data pages are dictionary indexes: {@link Chunk}).
    */
   public static boolean decodes(DataType type, int storedWidth) {
     return switch (type.id()) {
+      case STRING -> storedWidth == BYTE_ARRAY;
       case INT32, DATE, FLOAT32 -> storedWidth == 4;
       case INT64, FLOAT64 -> storedWidth == 8;
       case DECIMAL -> type.isDecimal64() && (storedWidth == 4 || storedWidth == 8);
@@ -212,7 +293,11 @@ public final class ParquetDecode {
       for (int j = 0; j < chunks.size(); j++) {
         Chunk c = chunks.get(j);
         exec.uploadPinned(c.bytes.memoryAddress(), c.bytes.capacity(), src, srcAt[j]);
-        DeviceBuffer out = exec.allocate(Math.max(8, (long) c.rows * c.type.byteWidth()));
+        // a string's row takes an int32 code, its dictionary page's entries 4 bytes of length at least
+        boolean codes = c.dictionaries != null;
+        int inWidth = codes ? 4 : c.storedWidth;
+        int outWidth = codes ? 4 : c.type.byteWidth();
+        DeviceBuffer out = exec.allocate(Math.max(8, (long) c.rows * outWidth));
         outs.add(out);
         DeviceBuffer validity = exec.allocateZeroed(4 * Math.max(1, (c.rows + 31L) / 32));
         validities.add(validity);
@@ -229,11 +314,12 @@ public final class ParquetDecode {
           table[at + 4] = g.kind() == Kind.DICTIONARY ? 0 : row;
           table[at + 5] = g.values();
           table[at + 6] = g.kind().ordinal() | (long) g.codec().ordinal() << 8 | (g.levels() ? 1L << 16 : 0)
-              | (long) c.storedWidth << 24 | (long) c.type.byteWidth() << 32;
+              | (codes ? CODES : 0) | (long) inWidth << 24 | (long) outWidth << 32;
           table[at + 7] = g.dictionary() < 0 ? -1 : first + g.dictionary();
           table[at + 8] = out.address();
           table[at + 9] = validity.address();
           table[at + 10] = index == null ? 0 : index.address();
+          table[at + 11] = codes ? c.dictionaries.base[p - first] : 0;
           dst += (g.bytes() + 7) & ~7L;
           row += g.kind() == Kind.DICTIONARY ? 0 : g.values();
           p++;
@@ -287,6 +373,14 @@ public final class ParquetDecode {
           }
           int nulls = Math.toIntExact(c.rows - present);
           DeviceBuffer validity = validities.set(j, null);
+          if (c.dictionaries != null) {
+            // the codes of NULL rows are -1, which the gather makes NULL
+            validity.close();
+            try (DeviceBuffer codes = outs.set(j, null)) {
+              columns.add(c.dictionaries.gather(exec, c.type, codes, c.rows));
+            }
+            continue;
+          }
           if (nulls == 0) {
             validity.close();
             validity = null;
@@ -360,15 +454,29 @@ public final class ParquetDecode {
   public static FieldVector decodeOnHost(Chunk c, String name, BufferAllocator allocator) {
     FieldVector v = ArrowTypes.toArrowField(name, c.type).createVector(allocator);
     try {
-      ((BaseFixedWidthVector) v).allocateNew(c.rows);
+      // a string column's rows take their codes first, as on the device
+      int[] codes = c.dictionaries == null ? null : new int[c.rows];
+      if (codes == null) {
+        ((BaseFixedWidthVector) v).allocateNew(c.rows);
+      } else {
+        ((BaseVariableWidthVector) v).allocateNew(c.rows);
+      }
       byte[][] plain = new byte[c.pages.size()][];
       long row = 0;
       for (int p = 0; p < c.pages.size(); p++) {
         Page g = c.pages.get(p);
         plain[p] = unsnap(c, g, p);
         if (g.kind() != Kind.DICTIONARY) {
-          decodePage(c, p, plain, (int) row, v);
+          decodePage(c, p, plain, (int) row, v, codes);
           row += g.values();
+        }
+      }
+      if (codes != null) {
+        Dictionaries d = c.dictionaries;
+        for (int r = 0; r < c.rows; r++) {
+          if (codes[r] >= 0) {
+            ((BaseVariableWidthVector) v).setSafe(r, d.bytes, d.offsets[codes[r]], d.offsets[codes[r] + 1] - d.offsets[codes[r]]);
+          }
         }
       }
       v.setValueCount(c.rows);
@@ -392,7 +500,8 @@ public final class ParquetDecode {
     return out;
   }
 
-  private static void decodePage(Chunk c, int p, byte[][] plain, int row0, FieldVector v) {
+  /** Page {@code p} into rows from {@code row0} of {@code v}, or of a string column into {@code codes} (-1 a NULL). */
+  private static void decodePage(Chunk c, int p, byte[][] plain, int row0, FieldVector v, int[] codes) {
     Page g = c.pages.get(p);
     byte[] data = plain[p];
     int at = 0;
@@ -422,7 +531,7 @@ public final class ParquetDecode {
     } else {
       java.util.Arrays.fill(present, true);
     }
-    int w = c.storedWidth;
+    int w = codes != null ? 4 : c.storedWidth;
     byte[] values;
     int[] index = null;
     if (g.kind() == Kind.PLAIN) {
@@ -449,7 +558,15 @@ public final class ParquetDecode {
     int k = 0;
     for (int r = 0; r < g.values(); r++) {
       if (!present[r]) {
-        v.setNull(row0 + r);
+        if (codes != null) {
+          codes[row0 + r] = -1;
+        } else {
+          v.setNull(row0 + r);
+        }
+        continue;
+      }
+      if (codes != null) {
+        codes[row0 + r] = c.dictionaries.base[g.dictionary()] + index[k++];
         continue;
       }
       int from = (index == null ? k : index[k]) * w;

@@ -194,8 +194,11 @@ final class ParquetFooter {
 
   /**
    * Where column chunk {@code chunk} of a row group of {@code rows} rows keeps its pages, when the
-   * device decodes them: a flat column of a physical type of 4 or 8 bytes that is {@code type},
+   * device decodes them: a flat column of a physical type of 4 or 8 bytes that is {@code type}, or
+   * of strings with a dictionary (and no PLAIN data page, where the writer's page statistics say),
    * not encrypted, Snappy or stored, in encodings it knows, inside the file before its footer.
+   * Whether every data page of strings is dictionary indexes is known only once their headers are
+   * read ({@code ParquetSource}).
    */
   private static Stored stored(ColumnChunk chunk, SchemaElement element, DataType type, long rows, long fileSize) {
     if (!chunk.isSetMeta_data() || chunk.isSetCrypto_metadata() || chunk.isSetFile_path()) {
@@ -205,7 +208,8 @@ final class ParquetFooter {
     int width = switch (m.getType()) {
       case INT32, FLOAT -> 4;
       case INT64, DOUBLE -> 8;
-      default -> 0;
+      case BYTE_ARRAY -> m.isSetDictionary_page_offset() && !plainDataPages(m) ? ParquetDecode.BYTE_ARRAY : -1;
+      default -> -1;
     };
     boolean integer = m.getType() == Type.INT32 || m.getType() == Type.INT64;
     ParquetDecode.Codec codec = switch (m.getCodec()) {
@@ -217,13 +221,19 @@ final class ParquetFooter {
     long start = m.isSetDictionary_page_offset() && m.getDictionary_page_offset() > 0
         ? Math.min(m.getDictionary_page_offset(), m.getData_page_offset()) : m.getData_page_offset();
     long bytes = m.getTotal_compressed_size();
-    if (width == 0 || codec == null || (integer && !signed(element)) || !ParquetDecode.decodes(type, width)
+    if (width < 0 || codec == null || (integer && !signed(element)) || !ParquetDecode.decodes(type, width)
         || repetition == null || repetition == FieldRepetitionType.REPEATED || m.getNum_values() != rows || m.getEncodings() == null
         || !DEVICE_ENCODINGS.containsAll(m.getEncodings()) || start < 4 || bytes <= 0 || bytes > fileSize - 8 - start
         || bytes > Integer.MAX_VALUE) {
       return null;
     }
     return new Stored(start, bytes, width, codec, repetition != FieldRepetitionType.REQUIRED);
+  }
+
+  /** Whether the writer's page statistics of {@code m} count a data page of PLAIN values. */
+  private static boolean plainDataPages(ColumnMetaData m) {
+    return m.isSetEncoding_stats() && m.getEncoding_stats().stream().anyMatch(s -> s.getEncoding() == Encoding.PLAIN
+        && s.getPage_type() != org.apache.parquet.format.PageType.DICTIONARY_PAGE && s.getCount() > 0);
   }
 
   private static void readFully(FileChannel ch, ByteBuffer into, long position) throws IOException {

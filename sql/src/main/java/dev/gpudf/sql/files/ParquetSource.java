@@ -311,7 +311,9 @@ public final class ParquetSource implements ChunkSource {
           ParquetDecode.Kind kind = d.getEncoding() == Encoding.PLAIN ? ParquetDecode.Kind.PLAIN
               : d.getEncoding() == Encoding.PLAIN_DICTIONARY || d.getEncoding() == Encoding.RLE_DICTIONARY
               ? ParquetDecode.Kind.DICTIONARY_INDEXES : null;
-          if (kind == null || s.optional() && d.getDefinition_level_encoding() != Encoding.RLE) {
+          // strings' PLAIN pages (a writer's fallback once a dictionary grows large) are the host's
+          if (kind == null || s.optional() && d.getDefinition_level_encoding() != Encoding.RLE
+              || kind == ParquetDecode.Kind.PLAIN && s.width() == ParquetDecode.BYTE_ARRAY) {
             return false;
           }
           page = new ParquetDecode.Page(payload, size, h.getUncompressed_page_size(), d.getNum_values(), kind, s.codec(),

@@ -25,9 +25,10 @@ import org.junit.jupiter.api.io.TempDir;
  * ParquetSource#readEncoded}), read from files DuckDB wrote: every column the decoder takes, in
  * every chunk made of whole row groups, decoded by the decoder's CPU twin equals what Arrow's
  * reader gives for it (NULLs, NaN, negative decimals, dictionary and PLAIN pages, Snappy and
- * stored); the columns it does not take (strings, booleans, wide decimals, small integers, ZSTD
- * files, chunks that cut a row group) are left to Arrow's reader; a damaged page or page header
- * is an error naming the file, the row group and the column.
+ * stored, dictionary-encoded strings with non-ASCII and empty ones); the columns it does not take
+ * (PLAIN strings, booleans, wide decimals, small integers, ZSTD files, chunks that cut a row
+ * group) are left to Arrow's reader; a damaged page or page header is an error naming the file,
+ * the row group and the column.
  */
 class ParquetPagesTest {
   private static final String SELECT = "SELECT"
@@ -40,9 +41,11 @@ class ParquetPagesTest {
       + " CAST((i - 10000) / 100.0 AS DECIMAL(9, 2)) AS dec9,"
       + " CASE WHEN i % 5 = 0 THEN NULL ELSE CAST((i - 10000) * 12345.67 AS DECIMAL(15, 2)) END AS dec15,"
       + " CAST(NULL AS BIGINT) AS nothing,"
+      + " CASE WHEN i % 9 = 0 THEN NULL ELSE ['MAIL', '', 'Grüße, 東京', 'DELIVER IN PERSON'][i % 4 + 1] END AS mode,"
       + " 'é' || i AS str, i % 2 = 0 AS bool, CAST(i AS DECIMAL(38, 2)) AS dec38, CAST(i % 100 AS TINYINT) AS tiny"
       + " FROM range(20000) r(i)";
-  private static final Set<String> DECODED = Set.of("i32", "small", "i64", "d", "dbl", "flt", "dec9", "dec15", "nothing");
+  private static final Set<String> DECODED = Set.of("i32", "small", "i64", "d", "dbl", "flt", "dec9", "dec15", "nothing",
+      "mode");
 
   private static Path write(Path dir, String name, String codec) throws Exception {
     Path file = dir.resolve(name);
