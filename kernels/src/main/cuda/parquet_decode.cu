@@ -14,9 +14,12 @@ namespace gpudf_parquet {
 constexpr int kSrc = 0, kSrcLen = 1, kDst = 2, kDstLen = 3, kRow0 = 4, kRows = 5, kFlags = 6, kDict = 7, kOut = 8,
               kValidity = 9, kIndexes = 10, kBase = 11, kFields = 12;
 // kFlags: kind (bits 0-7), codec (8-15), whether definition levels precede the values (16),
-// whether the rows take their dictionary codes rather than its values (17: strings, whose
-// dictionary the host decodes), the stored value's width (24-31) and the column's (32-39).
-// kBase: a dictionary page's first code (its entries' place among all the column's dictionaries).
+// whether the rows take codes rather than values (17: strings, gathered by code afterwards), the
+// stored value's width (24-31) and the column's (32-39).
+// kBase: a string column's dictionary page's first code (its entries' place among all the
+// column's dictionaries, which the host decodes), or a PLAIN string page's column's first byte in
+// the decompressed pages. kIndexes: the column's index scratch (a dictionary column with NULLs),
+// or a PLAIN string column's pairs of offsets (plain_strings).
 constexpr int kDictionaryPage = 0, kPlainPage = 1;  // 2: a data page of dictionary indexes
 constexpr int kSnappy = 1;  // 0: stored uncompressed
 // Problems (ParquetDecode.Problem lists them in this order, from 1).
@@ -379,6 +382,38 @@ extern "C" __global__ void parquet_unsnap_kernel(const uint8_t* __restrict__ src
   if (!ok && lane == 0) fail(error, g.codec == kSnappy ? kBadSnappy : kBadLength, p);
 }
 
+// A page of PLAIN strings (each value its 4-byte length, then its bytes), in the column's bytes
+// from g.base of the decompressed pages: lane 0 walks the values in order (each one's place
+// depends on the one before). Row r takes the pair of offsets (2r, 2r + 1) of the column's pairs:
+// [start, end) of its value (a NULL row an empty pair where the next value would start), and the
+// code 2r (-1 for NULL); the gather by code copies the values out, and the odd entries (the next
+// value's length) are never gathered. Offsets grow from page to page, as the pages lie in order.
+__device__ void plain_strings(const Page& g, const uint8_t* scratch, const uint8_t* data, const uint8_t* end,
+                              const uint32_t* validity, long long p, int* error) {
+  int32_t* codes = reinterpret_cast<int32_t*>(g.out);
+  int32_t* pairs = g.indexes;
+  const uint8_t* at = data;
+  for (long long r = 0; r < g.rows; r++) {
+    long long row = g.row0 + r;
+    int32_t start = (int32_t)((at - scratch) - g.base);
+    if (g.levels && !gpudf::is_valid(validity, row)) {
+      pairs[2 * row] = start;
+      pairs[2 * row + 1] = start;
+      codes[row] = -1;
+      continue;
+    }
+    unsigned len = end - at < 4 ? 0xffffffffu : at[0] | (at[1] << 8) | (at[2] << 16) | ((unsigned)at[3] << 24);
+    if (end - at < 4 || len > (unsigned long long)(end - at - 4)) {
+      fail(error, kShortValues, p);
+      return;
+    }
+    pairs[2 * row] = start + 4;
+    pairs[2 * row + 1] = start + 4 + (int32_t)len;
+    codes[row] = (int32_t)(2 * row);
+    at += 4 + len;
+  }
+}
+
 // Decodes each data page (a warp per page) into its column's rows (out_width bytes each, from
 // stored values of in_width bytes) and validity (zeroed by the caller; bits set for rows present),
 // and writes the page's count of present values to valid[p]. A page with NULL rows puts its
@@ -448,6 +483,12 @@ extern "C" __global__ void parquet_decode_kernel(const uint8_t* __restrict__ scr
   if (g.kind == kPlainPage) {
     if ((end - data) / in_width < present) {
       if (lane == 0) fail(error, kShortValues, p);
+      return;
+    }
+    if (g.codes) {
+      // the levels' bits, set by every lane, are read by lane 0
+      __syncwarp();
+      if (lane == 0) plain_strings(g, scratch, data, end, validity, p, error);
       return;
     }
     values = data;

@@ -20,9 +20,10 @@ import org.apache.arrow.vector.FieldVector;
  * Parquet column chunks of a fixed-width or a dictionary-encoded string column decoded on the GPU
  * ({@code parquet_decode.cu}): the pages go to the device as stored, a warp decompresses each
  * (Snappy, or a copy) and a warp decodes each data page's definition levels and values (PLAIN, or
- * indexes into the chunk's dictionary page). A string column's dictionaries (a few distinct
- * values a row group) are decoded on the host; its rows take their codes on the device, and the
- * dictionaries' strings are gathered by code there. The host reads only the page headers, which the file's reader ({@code ParquetSource})
+ * indexes into the chunk's dictionary page). A string column's rows take codes on the device and
+ * their strings are gathered by code there: codes into its dictionaries (a few distinct values a
+ * row group, decoded on the host), or, for PLAIN strings, into pairs of offsets the device finds
+ * in the decompressed pages. The host reads only the page headers, which the file's reader ({@code ParquetSource})
  * turns into {@link Page}s; {@link #decodeOnHost} is the CPU twin, with the same checks and results,
  * that the GPU is tested against. Everything in the bytes is untrusted: a run, length or index that
  * does not fit is a {@link UserException} naming the page, never a read outside the bytes.
@@ -84,8 +85,8 @@ public final class ParquetDecode {
   /**
    * The stored pages of one column over consecutive rows: {@code bytes} (pinned host memory, which
    * this chunk owns and frees on close), the pages in order, the column's type, the width of a
-   * stored value (4, 8, or {@link #BYTE_ARRAY} for strings, whose data pages must all be
-   * dictionary indexes) and the rows. {@code where} names a page in errors (file, row group,
+   * stored value (4, 8, or {@link #BYTE_ARRAY} for strings, whose data pages must be all
+   * dictionary indexes or all PLAIN) and the rows. {@code where} names a page in errors (file, row group,
    * column). The constructor checks what the headers say against the bytes and the rows, and
    * decodes a string column's dictionaries (a {@link UserException} naming the page when one is
    * corrupt).
@@ -97,8 +98,9 @@ public final class ParquetDecode {
     private final int storedWidth;
     private final int rows;
     private final IntFunction<String> where;
-    // a string column's dictionaries, one after another, or null
+    // a string column's dictionaries, one after another, or null; whether it is PLAIN strings
     private final Dictionaries dictionaries;
+    private final boolean plainStrings;
 
     public Chunk(ArrowBuf bytes, List<Page> pages, DataType type, int storedWidth, int rows, IntFunction<String> where) {
       this.bytes = bytes;
@@ -136,14 +138,17 @@ public final class ParquetDecode {
         throw new UserException(where.apply(0) + ": its data pages hold " + total + " rows, not the " + rows
             + " its row groups give");
       }
-      if (storedWidth == BYTE_ARRAY) {
-        if (this.pages.stream().anyMatch(g -> g.kind() == Kind.PLAIN)) {
-          throw new InternalException("a string column's PLAIN pages are not decoded on the device");
-        }
-        dictionaries = new Dictionaries(this);
-      } else {
-        dictionaries = null;
+      plainStrings = storedWidth == BYTE_ARRAY && this.pages.stream().anyMatch(g -> g.kind() == Kind.PLAIN);
+      if (plainStrings && this.pages.stream().anyMatch(g -> g.kind() == Kind.DICTIONARY_INDEXES)) {
+        throw new InternalException("a string column of PLAIN and dictionary pages both is not decoded on the device");
       }
+      // PLAIN strings are found by int32 offsets into the column's decompressed pages, two a row
+      long decompressed = this.pages.stream().mapToLong(g -> (g.bytes() + 7) & ~7L).sum();
+      if (plainStrings && (decompressed > Integer.MAX_VALUE || rows > (Integer.MAX_VALUE - 1) / 2)) {
+        throw new UserException(where.apply(0) + ": its pages hold " + decompressed + " bytes of strings for " + rows
+            + " rows, more than a column's 2 GiB limit");
+      }
+      dictionaries = storedWidth == BYTE_ARRAY && !plainStrings ? new Dictionaries(this) : null;
     }
 
     public int rows() {
@@ -202,12 +207,16 @@ public final class ParquetDecode {
       return offsets.length - 1;
     }
 
-    /** The entries' strings of {@code codes} ({@code rows} int32, -1 a NULL) on the device; the caller closes it. */
-    DeviceColumn gather(Exec exec, DataType type, DeviceBuffer codes, int rows) {
-      try (DeviceColumn strings = new DeviceColumn(type, entries(), 0, exec.upload(bytes), exec.upload(offsets), null);
-          DeviceBuffer bad = exec.allocateZeroed(8)) {
-        return GpuGather.columns(exec, List.of(strings), codes, rows, true, bad, entries()).get(0);
-      }
+    /** The entries as a column on the device; the caller closes it. */
+    DeviceColumn upload(Exec exec, DataType type) {
+      return new DeviceColumn(type, entries(), 0, exec.upload(bytes), exec.upload(offsets), null);
+    }
+  }
+
+  /** The strings of {@code values} that {@code codes} ({@code rows} int32, -1 a NULL) name; the caller closes the column. */
+  private static DeviceColumn byCode(Exec exec, DeviceColumn values, DeviceBuffer codes, int rows) {
+    try (DeviceBuffer bad = exec.allocateZeroed(8)) {
+      return GpuGather.columns(exec, List.of(values), codes, rows, true, bad, values.rowCount()).get(0);
     }
   }
 
@@ -256,6 +265,10 @@ public final class ParquetDecode {
     private final Closer scratch = new Closer();
     private final List<DeviceBuffer> outs = new ArrayList<>();
     private final List<DeviceBuffer> validities = new ArrayList<>();
+    // per chunk of PLAIN strings, its pairs of offsets and where its pages lie decompressed (else null)
+    private final List<DeviceBuffer> pairs = new ArrayList<>();
+    private final List<long[]> regions = new ArrayList<>();
+    private DeviceBuffer decompressed;
     private DeviceBuffer status;
     // whether finish was called, and whether the stream's work is known to have ended
     private boolean taken;
@@ -286,15 +299,15 @@ public final class ParquetDecode {
         }
       }
       DeviceBuffer src = scratch.add(exec.allocate(Math.max(8, srcBytes)));
-      DeviceBuffer decompressed = scratch.add(exec.allocate(Math.max(8, dstBytes)));
+      decompressed = scratch.add(exec.allocate(Math.max(8, dstBytes)));
       status = scratch.add(exec.allocateZeroed(16 + 8L * pages));
       int p = 0;
       long dst = 0;
       for (int j = 0; j < chunks.size(); j++) {
         Chunk c = chunks.get(j);
         exec.uploadPinned(c.bytes.memoryAddress(), c.bytes.capacity(), src, srcAt[j]);
-        // a string's row takes an int32 code, its dictionary page's entries 4 bytes of length at least
-        boolean codes = c.dictionaries != null;
+        // a string's row takes an int32 code; its values take 4 bytes of length at least
+        boolean codes = c.storedWidth == BYTE_ARRAY;
         int inWidth = codes ? 4 : c.storedWidth;
         int outWidth = codes ? 4 : c.type.byteWidth();
         DeviceBuffer out = exec.allocate(Math.max(8, (long) c.rows * outWidth));
@@ -303,6 +316,9 @@ public final class ParquetDecode {
         validities.add(validity);
         boolean nullIndexes = c.pages.stream().anyMatch(g -> g.levels() && g.kind() == Kind.DICTIONARY_INDEXES);
         DeviceBuffer index = nullIndexes ? scratch.add(exec.allocate(4L * Math.max(1, c.rows))) : null;
+        DeviceBuffer pair = c.plainStrings ? exec.allocate(4L * (2L * c.rows + 1)) : null;
+        pairs.add(pair);
+        long region = dst;
         int first = p;
         long row = 0;
         for (Page g : c.pages) {
@@ -318,11 +334,18 @@ public final class ParquetDecode {
           table[at + 7] = g.dictionary() < 0 ? -1 : first + g.dictionary();
           table[at + 8] = out.address();
           table[at + 9] = validity.address();
-          table[at + 10] = index == null ? 0 : index.address();
-          table[at + 11] = codes ? c.dictionaries.base[p - first] : 0;
+          table[at + 10] = pair != null ? pair.address() : index == null ? 0 : index.address();
+          table[at + 11] = c.dictionaries != null ? c.dictionaries.base[p - first] : pair != null ? region : 0;
           dst += (g.bytes() + 7) & ~7L;
           row += g.kind() == Kind.DICTIONARY ? 0 : g.values();
           p++;
+        }
+        regions.add(new long[] {region, dst - region});
+        if (pair != null) {
+          // the offsets' last entry closes the last pair: the end of the column's bytes
+          try (DeviceBuffer end = exec.upload(new int[] {(int) (dst - region)})) {
+            exec.copy(pair, 8L * c.rows, end, 0, 4);
+          }
         }
       }
       if (pages > 0) {
@@ -373,11 +396,14 @@ public final class ParquetDecode {
           }
           int nulls = Math.toIntExact(c.rows - present);
           DeviceBuffer validity = validities.set(j, null);
-          if (c.dictionaries != null) {
+          if (c.storedWidth == BYTE_ARRAY) {
             // the codes of NULL rows are -1, which the gather makes NULL
             validity.close();
-            try (DeviceBuffer codes = outs.set(j, null)) {
-              columns.add(c.dictionaries.gather(exec, c.type, codes, c.rows));
+            long[] region = regions.get(j);
+            try (DeviceBuffer codes = outs.set(j, null);
+                DeviceColumn values = c.plainStrings ? new DeviceColumn(c.type, 2 * c.rows, 0,
+                    decompressed.slice(region[0], region[1]), pairs.set(j, null), null) : c.dictionaries.upload(exec, c.type)) {
+              columns.add(byCode(exec, values, codes, c.rows));
             }
             continue;
           }
@@ -413,6 +439,11 @@ public final class ParquetDecode {
           }
         }
         for (DeviceBuffer b : validities) {
+          if (b != null) {
+            b.close();
+          }
+        }
+        for (DeviceBuffer b : pairs) {
           if (b != null) {
             b.close();
           }
@@ -455,7 +486,7 @@ public final class ParquetDecode {
     FieldVector v = ArrowTypes.toArrowField(name, c.type).createVector(allocator);
     try {
       // a string column's rows take their codes first, as on the device
-      int[] codes = c.dictionaries == null ? null : new int[c.rows];
+      int[] codes = c.storedWidth == BYTE_ARRAY ? new int[c.rows] : null;
       if (codes == null) {
         ((BaseFixedWidthVector) v).allocateNew(c.rows);
       } else {
@@ -538,6 +569,10 @@ public final class ParquetDecode {
       if ((data.length - at) / w < count) {
         throw problem(c, Problem.SHORT_VALUES, p);
       }
+      if (codes != null) {
+        plainStrings(c, p, data, at, present, row0, (BaseVariableWidthVector) v, codes);
+        return;
+      }
       values = java.util.Arrays.copyOfRange(data, at, data.length);
     } else {
       Page d = c.pages.get(g.dictionary());
@@ -577,6 +612,22 @@ public final class ParquetDecode {
             + c.type + " has");
       }
       set(v, row0 + r, value);
+    }
+  }
+
+  /** PLAIN strings from {@code data[at..]} into the rows of {@code present} from {@code row0} (their codes -1: set here). */
+  private static void plainStrings(Chunk c, int p, byte[] data, int at, boolean[] present, int row0,
+      BaseVariableWidthVector v, int[] codes) {
+    for (int r = 0; r < present.length; r++) {
+      codes[row0 + r] = -1;
+      if (present[r]) {
+        long len = data.length - at < 4 ? -1 : Integer.toUnsignedLong(le(data, at, 4));
+        if (len < 0 || len > data.length - at - 4) {
+          throw problem(c, Problem.SHORT_VALUES, p);
+        }
+        v.setSafe(row0 + r, data, at + 4, (int) len);
+        at += 4 + (int) len;
+      }
     }
   }
 

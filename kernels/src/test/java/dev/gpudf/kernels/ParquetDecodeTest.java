@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
  * The Parquet page decoder: its CPU twin against the values the pages were written from, the GPU
  * against the twin, over every type it takes, edge row counts, pages whose rows do not start on a
  * 32-row word, NULLs (none, some, all), PLAIN and dictionary pages, Snappy and stored pages,
- * dictionary-encoded strings (empty, non-ASCII, longer than a warp's 32 bytes); and corrupt pages,
+ * strings of both (empty, non-ASCII, longer than a warp's 32 bytes); and corrupt pages,
  * which both reject with the same error naming the page.
  */
 class ParquetDecodeTest {
@@ -170,7 +170,7 @@ class ParquetDecodeTest {
     }
     List<Long> present = java.util.Arrays.stream(rows).filter(java.util.Objects::nonNull).toList();
     if (dict == null) {
-      present.forEach(v -> value(page, v, width));
+      present.forEach(v -> entry(page, v, width));
     } else {
       int w = 32 - Integer.numberOfLeadingZeros(Math.max(0, dict.size() - 1));
       page.write(w);
@@ -246,16 +246,18 @@ class ParquetDecodeTest {
         }
       }
     }
-    // strings: dictionary pages only (a PLAIN page of strings is decoded on the host)
     for (int rows : SIZES) {
       for (Nulls nulls : Nulls.values()) {
-        Long[] values = new Long[rows];
-        for (int r = 0; r < rows; r++) {
-          boolean isNull = nulls == Nulls.ALL || nulls == Nulls.THIRD && r % 3 == 1;
-          values[r] = isNull ? null : (long) (r / 10 % 3 == 0 ? 3 : random.nextInt(TEXT.length));
+        for (boolean dictionary : new boolean[] {false, true}) {
+          Long[] values = new Long[rows];
+          for (int r = 0; r < rows; r++) {
+            boolean isNull = nulls == Nulls.ALL || nulls == Nulls.THIRD && r % 3 == 1;
+            values[r] = isNull ? null : (long) (r / 10 % 3 == 0 ? 3 : random.nextInt(TEXT.length));
+          }
+          out.add(new Case("STRING " + rows + " rows " + nulls + (dictionary ? " dictionary" : " plain"), DataType.STRING,
+              ParquetDecode.BYTE_ARRAY, values, write(values, nulls != Nulls.REQUIRED, dictionary, ParquetDecode.BYTE_ARRAY),
+              TEXT));
         }
-        out.add(new Case("STRING " + rows + " rows " + nulls, DataType.STRING, ParquetDecode.BYTE_ARRAY, values,
-            write(values, nulls != Nulls.REQUIRED, true, ParquetDecode.BYTE_ARRAY), TEXT));
       }
     }
     // one large Snappy page repeating 40,000 bytes: copies reach further back than the kernel's
@@ -410,6 +412,12 @@ class ParquetDecodeTest {
     si.writeBytes(hybrid(new int[] {0, 1, 3, 0}, 2));
     strings.add(si.toByteArray(), Kind.DICTIONARY_INDEXES, Codec.UNCOMPRESSED, 4, false, stringDict);
     out.add(new Broken("string index range", strings, DataType.STRING, 4, "t.parquet page 1: INDEX_RANGE"));
+    // PLAIN strings whose second length runs past the page
+    out.add(new Broken("string length", page(p -> {
+      entry(p, 2, ParquetDecode.BYTE_ARRAY);
+      value(p, 100, 4);
+      p.writeBytes(new byte[10]);
+    }, 2, false), DataType.STRING, 2, "t.parquet page 0: SHORT_VALUES"));
     // more digits than DECIMAL(4, 2) holds
     out.add(new Broken("digits", page(p -> value(p, 12345, 4), 1, false), DataType.decimal(4, 2), 1,
         "t.parquet page 0 row 0 holds more digits than its type DECIMAL(4, 2) has"));
@@ -499,10 +507,17 @@ class ParquetDecodeTest {
       cut.add(new byte[] {0, 2}, Kind.DICTIONARY_INDEXES, Codec.UNCOMPRESSED, 1, false, dict);
       UserException s = assertThrows(UserException.class, () -> cut.chunk(a, DataType.STRING, ParquetDecode.BYTE_ARRAY, 1));
       assertEquals("t.parquet page 0: its dictionary's strings run past its end", s.getMessage());
-      // PLAIN strings are the source's to decode on the host: given here, a bug
-      Writer plain = page(q -> entry(q, 2, ParquetDecode.BYTE_ARRAY), 1, false);
+      // PLAIN and dictionary pages of strings in one chunk are the source's to decode on the host: given here, a bug
+      Writer mixed = new Writer();
+      ByteArrayOutputStream md = new ByteArrayOutputStream();
+      entry(md, 2, ParquetDecode.BYTE_ARRAY);
+      int mdict = mixed.add(md.toByteArray(), Kind.DICTIONARY, Codec.UNCOMPRESSED, 1, false, -1);
+      mixed.add(new byte[] {0, 2}, Kind.DICTIONARY_INDEXES, Codec.UNCOMPRESSED, 1, false, mdict);
+      ByteArrayOutputStream mp = new ByteArrayOutputStream();
+      entry(mp, 2, ParquetDecode.BYTE_ARRAY);
+      mixed.add(mp.toByteArray(), Kind.PLAIN, Codec.UNCOMPRESSED, 1, false, -1);
       assertThrows(dev.gpudf.columnar.error.InternalException.class,
-          () -> plain.chunk(a, DataType.STRING, ParquetDecode.BYTE_ARRAY, 1));
+          () -> mixed.chunk(a, DataType.STRING, ParquetDecode.BYTE_ARRAY, 2));
     }
   }
 }

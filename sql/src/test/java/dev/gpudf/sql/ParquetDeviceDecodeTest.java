@@ -20,9 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A GPU catalog's scans of Parquet files whose pages the device decodes ({@link ChunkColumns},
  * on by default): answers as the CPU backend's (which decodes every column with Arrow), with
- * NULLs, dictionary and PLAIN pages, Snappy and stored chunks, a dictionary-encoded string column
- * with NULLs and non-ASCII strings, a PLAIN string column left to Arrow beside them, and a last
- * chunk shorter than the others; and the count of column chunks the
+ * NULLs, dictionary and PLAIN pages, Snappy and stored chunks, string columns of both kinds with
+ * NULLs and non-ASCII strings, a BOOLEAN column left to Arrow beside them, and a last chunk shorter
+ * than the others; and the count of column chunks the
  * device decoded, so a catalog that decoded nothing on the device fails.
  */
 class ParquetDeviceDecodeTest {
@@ -30,11 +30,11 @@ class ParquetDeviceDecodeTest {
   private static final String SELECT = "SELECT i::INTEGER AS i, CASE WHEN i % 5 = 0 THEN NULL ELSE i * 1000003 END AS b,"
       + " i % 7 AS k, CASE WHEN i % 3 = 0 THEN NULL ELSE i / 8.0 END AS d, DATE '2020-01-01' + (i % 400)::INTEGER AS dt,"
       + " CAST((i - 5000) * 12.34 AS DECIMAL(12, 2)) AS m, CASE WHEN i % 11 = 0 THEN NULL ELSE 'é' || (i % 13) END AS s,"
-      + " 'ü' || i AS u FROM range(10001) r(i)";
+      + " CASE WHEN i % 17 = 0 THEN NULL ELSE 'ü' || i END AS u, i % 4 = 1 AS f FROM range(10001) r(i)";
   private static final String[] QUERIES = {
       "SELECT COUNT(*), COUNT(b), SUM(i), SUM(b), COUNT(d), MIN(d), MAX(d), MIN(dt), MAX(dt), SUM(m), MAX(s) FROM t",
       "SELECT k, COUNT(*), SUM(b), SUM(m) FROM t WHERE i > 100 AND dt < DATE '2020-06-01' GROUP BY k ORDER BY k",
-      "SELECT i, b, d, dt, m, s, u FROM t WHERE b % 997 = 3 OR d IS NULL AND i % 1000 = 9 ORDER BY i",
+      "SELECT i, b, d, dt, m, s, u, f FROM t WHERE b % 997 = 3 OR d IS NULL AND i % 1000 = 9 ORDER BY i",
       "SELECT s, COUNT(*), MIN(u), SUM(i) FROM t WHERE s LIKE '%1%' OR s IS NULL GROUP BY s ORDER BY s",
   };
 
@@ -76,7 +76,7 @@ class ParquetDeviceDecodeTest {
           assertEquals(want, rows(dev, sql), sql);
         }
       }
-      // every column but the PLAIN strings u, of every chunk, of both tables, read once and kept
+      // every column but the BOOLEAN f, of every chunk, of both tables, read once and kept
       int chunks = 0;
       for (String file : List.of("t.parquet", "u.parquet")) {
         try (ParquetSource source = ParquetSource.open(dir.resolve(file), a, 3000)) {
@@ -84,8 +84,8 @@ class ParquetDeviceDecodeTest {
         }
       }
       assertTrue(chunks >= 8, "chunks of 3,000 rows of 10,001: " + chunks);
-      assertEquals(chunks * 7, dev.catalog().fileReads().decodedOnDevice(), dev.catalog().fileReads().toString());
-      assertEquals(chunks * 8, dev.catalog().fileReads().columnChunks());
+      assertEquals(chunks * 8, dev.catalog().fileReads().decodedOnDevice(), dev.catalog().fileReads().toString());
+      assertEquals(chunks * 9, dev.catalog().fileReads().columnChunks());
     }
   }
 }

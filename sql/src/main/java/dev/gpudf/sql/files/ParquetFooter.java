@@ -195,9 +195,9 @@ final class ParquetFooter {
   /**
    * Where column chunk {@code chunk} of a row group of {@code rows} rows keeps its pages, when the
    * device decodes them: a flat column of a physical type of 4 or 8 bytes that is {@code type}, or
-   * of strings with a dictionary (and no PLAIN data page, where the writer's page statistics say),
+   * of strings (unless the writer's page statistics count both PLAIN and dictionary data pages),
    * not encrypted, Snappy or stored, in encodings it knows, inside the file before its footer.
-   * Whether every data page of strings is dictionary indexes is known only once their headers are
+   * Whether a string column's data pages are all of one kind is known only once their headers are
    * read ({@code ParquetSource}).
    */
   private static Stored stored(ColumnChunk chunk, SchemaElement element, DataType type, long rows, long fileSize) {
@@ -208,7 +208,7 @@ final class ParquetFooter {
     int width = switch (m.getType()) {
       case INT32, FLOAT -> 4;
       case INT64, DOUBLE -> 8;
-      case BYTE_ARRAY -> m.isSetDictionary_page_offset() && !plainDataPages(m) ? ParquetDecode.BYTE_ARRAY : -1;
+      case BYTE_ARRAY -> mixedDataPages(m) ? -1 : ParquetDecode.BYTE_ARRAY;
       default -> -1;
     };
     boolean integer = m.getType() == Type.INT32 || m.getType() == Type.INT64;
@@ -230,10 +230,18 @@ final class ParquetFooter {
     return new Stored(start, bytes, width, codec, repetition != FieldRepetitionType.REQUIRED);
   }
 
-  /** Whether the writer's page statistics of {@code m} count a data page of PLAIN values. */
-  private static boolean plainDataPages(ColumnMetaData m) {
-    return m.isSetEncoding_stats() && m.getEncoding_stats().stream().anyMatch(s -> s.getEncoding() == Encoding.PLAIN
-        && s.getPage_type() != org.apache.parquet.format.PageType.DICTIONARY_PAGE && s.getCount() > 0);
+  /** Whether the writer's page statistics of {@code m} count data pages of PLAIN values and of dictionary indexes both. */
+  private static boolean mixedDataPages(ColumnMetaData m) {
+    if (!m.isSetEncoding_stats()) {
+      return false;
+    }
+    java.util.Set<Encoding> data = java.util.EnumSet.noneOf(Encoding.class);
+    for (org.apache.parquet.format.PageEncodingStats s : m.getEncoding_stats()) {
+      if (s.getPage_type() != org.apache.parquet.format.PageType.DICTIONARY_PAGE && s.getCount() > 0 && s.getEncoding() != null) {
+        data.add(s.getEncoding() == Encoding.PLAIN_DICTIONARY ? Encoding.RLE_DICTIONARY : s.getEncoding());
+      }
+    }
+    return data.contains(Encoding.PLAIN) && data.contains(Encoding.RLE_DICTIONARY);
   }
 
   private static void readFully(FileChannel ch, ByteBuffer into, long position) throws IOException {

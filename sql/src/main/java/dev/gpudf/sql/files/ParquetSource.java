@@ -253,6 +253,14 @@ public final class ParquetSource implements ChunkSource {
             return null;
           }
         }
+        // strings' PLAIN pages beside dictionary ones (a writer's fallback once a dictionary
+        // grows large) are the host's: the device finds a column's strings one way
+        if (groups.get(span[0]).stored().get(column).width() == ParquetDecode.BYTE_ARRAY
+            && pages.stream().anyMatch(g -> g.kind() == ParquetDecode.Kind.PLAIN)
+            && pages.stream().anyMatch(g -> g.kind() == ParquetDecode.Kind.DICTIONARY_INDEXES)) {
+          buf.close();
+          return null;
+        }
       }
       // what was read is what was opened, or the query fails: never a mix of two versions
       stamp.check();
@@ -311,9 +319,7 @@ public final class ParquetSource implements ChunkSource {
           ParquetDecode.Kind kind = d.getEncoding() == Encoding.PLAIN ? ParquetDecode.Kind.PLAIN
               : d.getEncoding() == Encoding.PLAIN_DICTIONARY || d.getEncoding() == Encoding.RLE_DICTIONARY
               ? ParquetDecode.Kind.DICTIONARY_INDEXES : null;
-          // strings' PLAIN pages (a writer's fallback once a dictionary grows large) are the host's
-          if (kind == null || s.optional() && d.getDefinition_level_encoding() != Encoding.RLE
-              || kind == ParquetDecode.Kind.PLAIN && s.width() == ParquetDecode.BYTE_ARRAY) {
+          if (kind == null || s.optional() && d.getDefinition_level_encoding() != Encoding.RLE) {
             return false;
           }
           page = new ParquetDecode.Page(payload, size, h.getUncompressed_page_size(), d.getNum_values(), kind, s.codec(),

@@ -25,9 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
  * ParquetSource#readEncoded}), read from files DuckDB wrote: every column the decoder takes, in
  * every chunk made of whole row groups, decoded by the decoder's CPU twin equals what Arrow's
  * reader gives for it (NULLs, NaN, negative decimals, dictionary and PLAIN pages, Snappy and
- * stored, dictionary-encoded strings with non-ASCII and empty ones); the columns it does not take
- * (PLAIN strings, booleans, wide decimals, small integers, ZSTD files, chunks that cut a row
- * group) are left to Arrow's reader; a damaged page or page header is an error naming the file,
+ * stored, strings of both kinds with non-ASCII and empty ones); the columns it does not take
+ * (booleans, wide decimals, small integers, ZSTD files, chunks that cut a row group, a chunk of
+ * strings whose row groups are some dictionary-encoded and some PLAIN) are left to Arrow's reader; a damaged page or page header is an error naming the file,
  * the row group and the column.
  */
 class ParquetPagesTest {
@@ -42,10 +42,10 @@ class ParquetPagesTest {
       + " CASE WHEN i % 5 = 0 THEN NULL ELSE CAST((i - 10000) * 12345.67 AS DECIMAL(15, 2)) END AS dec15,"
       + " CAST(NULL AS BIGINT) AS nothing,"
       + " CASE WHEN i % 9 = 0 THEN NULL ELSE ['MAIL', '', 'Grüße, 東京', 'DELIVER IN PERSON'][i % 4 + 1] END AS mode,"
-      + " 'é' || i AS str, i % 2 = 0 AS bool, CAST(i AS DECIMAL(38, 2)) AS dec38, CAST(i % 100 AS TINYINT) AS tiny"
+      + " 'é' || i AS str, CASE WHEN i < 4096 THEN 'few' || (i % 3) ELSE 'many' || i END AS mixed, i % 2 = 0 AS bool, CAST(i AS DECIMAL(38, 2)) AS dec38, CAST(i % 100 AS TINYINT) AS tiny"
       + " FROM range(20000) r(i)";
   private static final Set<String> DECODED = Set.of("i32", "small", "i64", "d", "dbl", "flt", "dec9", "dec15", "nothing",
-      "mode");
+      "mode", "str");
 
   private static Path write(Path dir, String name, String codec) throws Exception {
     Path file = dir.resolve(name);
@@ -66,7 +66,7 @@ class ParquetPagesTest {
             if (pages == null) {
               continue;
             }
-            assertTrue(DECODED.contains(name), name + " is not one the device decodes");
+            assertTrue(DECODED.contains(name) || name.equals("mixed") && chunk > 0, name + " is not one the device decodes");
             encoded++;
             try (FieldVector got = ParquetDecode.decodeOnHost(pages, name, a);
                 VectorSchemaRoot want = source.read(chunk, new int[] {c}, a)) {
@@ -90,7 +90,8 @@ class ParquetPagesTest {
       Path file = write(dir, codec + ".parquet", codec);
       // chunks of two row groups: 20,000 rows make 3 chunks, the last of one row group of 3,616 rows
       int encoded = compareEveryChunk(file, 8192);
-      assertEquals(DECODED.size() * 3, encoded, codec + ": every column the device takes, in every chunk");
+      // and the column of mixed strings where its chunk's row groups are all PLAIN
+      assertEquals(DECODED.size() * 3 + 2, encoded, codec + ": every column the device takes, in every chunk");
     }
   }
 
@@ -108,6 +109,14 @@ class ParquetPagesTest {
         try (ParquetDecode.Chunk pages = source.readEncoded(chunk, i32, a)) {
           assertEquals(whole, pages != null, "chunk " + chunk + " rows " + start + ".." + end);
         }
+      }
+    }
+    // row group 0's strings take a dictionary, the others' are PLAIN: the chunk of both goes to Arrow's reader
+    try (RootAllocator a = new RootAllocator(); ParquetSource source = ParquetSource.open(snappy, a, 8192)) {
+      int mixed = source.names().indexOf("mixed");
+      try (ParquetDecode.Chunk first = source.readEncoded(0, mixed, a); ParquetDecode.Chunk second = source.readEncoded(1, mixed, a)) {
+        assertNull(first, "dictionary and PLAIN pages in one chunk");
+        assertTrue(second != null, "PLAIN pages only");
       }
     }
   }
@@ -142,7 +151,7 @@ class ParquetPagesTest {
       assertTrue(e.getMessage().startsWith(badPage + " row group 1 column small: "), e.getMessage());
       UserException h = assertThrows(UserException.class, () -> headerSource.readEncoded(1, small, a));
       assertTrue(h.getMessage().startsWith(badHeader + " row group 1 column small: "), h.getMessage());
-      assertNull(pageSource.readEncoded(1, names.indexOf("str"), a), "strings stay with Arrow's reader");
+      assertNull(pageSource.readEncoded(1, names.indexOf("bool"), a), "booleans stay with Arrow's reader");
       assertEquals(0, a.getAllocatedMemory());
     }
   }
