@@ -413,8 +413,9 @@ public final class ParquetDecode {
           }
           columns.add(new DeviceColumn(c.type, c.rows, nulls, outs.set(j, null), null, validity));
         }
+        // digits past a decimal's precision, and strings that are not UTF-8, as Arrow's reader is checked
         for (int j = 0; j < chunks.size(); j++) {
-          if (chunks.get(j).type.id() == TypeId.DECIMAL) {
+          if (chunks.get(j).type.id() == TypeId.DECIMAL || chunks.get(j).type.id() == TypeId.STRING) {
             InputCheck.check(exec, columns.get(j), chunks.get(j).where.apply(0));
           }
         }
@@ -511,6 +512,15 @@ public final class ParquetDecode {
         }
       }
       v.setValueCount(c.rows);
+      if (codes != null) {
+        BaseVariableWidthVector w = (BaseVariableWidthVector) v;
+        for (int r = 0; r < c.rows; r++) {
+          if (!w.isNull(r) && !dev.gpudf.columnar.ArrowInput.utf8(w.getDataBuffer().memoryAddress(), w.getStartOffset(r),
+              w.getStartOffset(r + 1))) {
+            throw new UserException(c.where.apply(0) + " row " + r + " is not UTF-8");
+          }
+        }
+      }
       return v;
     } catch (RuntimeException e) {
       v.close();

@@ -418,6 +418,24 @@ class ParquetDecodeTest {
       value(p, 100, 4);
       p.writeBytes(new byte[10]);
     }, 2, false), DataType.STRING, 2, "t.parquet page 0: SHORT_VALUES"));
+    // strings that are not UTF-8 (a lone continuation byte), PLAIN and in a dictionary
+    Writer notText = page(p -> {
+      entry(p, 2, ParquetDecode.BYTE_ARRAY);
+      value(p, 2, 4);
+      p.writeBytes(new byte[] {'a', (byte) 0x80});
+    }, 2, false);
+    out.add(new Broken("plain not UTF-8", notText, DataType.STRING, 2, "t.parquet page 0 row 1 is not UTF-8"));
+    Writer dictNotText = new Writer();
+    ByteArrayOutputStream nd = new ByteArrayOutputStream();
+    entry(nd, 2, ParquetDecode.BYTE_ARRAY);
+    value(nd, 1, 4);
+    nd.write(0xc0);
+    int ndict = dictNotText.add(nd.toByteArray(), Kind.DICTIONARY, Codec.UNCOMPRESSED, 2, false, -1);
+    ByteArrayOutputStream ni = new ByteArrayOutputStream();
+    ni.write(1);
+    ni.writeBytes(hybrid(new int[] {0, 0, 1}, 1));
+    dictNotText.add(ni.toByteArray(), Kind.DICTIONARY_INDEXES, Codec.UNCOMPRESSED, 3, false, ndict);
+    out.add(new Broken("dictionary not UTF-8", dictNotText, DataType.STRING, 3, "t.parquet page 0 row 2 is not UTF-8"));
     // more digits than DECIMAL(4, 2) holds
     out.add(new Broken("digits", page(p -> value(p, 12345, 4), 1, false), DataType.decimal(4, 2), 1,
         "t.parquet page 0 row 0 holds more digits than its type DECIMAL(4, 2) has"));
