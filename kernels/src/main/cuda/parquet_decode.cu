@@ -153,7 +153,7 @@ __device__ __forceinline__ Element element_at(const uint8_t* stage, int staged, 
 // The output goes from the window to global memory kFlush bytes at a time; a source before the
 // window's reach is read back there. The same checks as the CPU twin (Snappy.java), so the two
 // accept the same blocks.
-__device__ bool unsnap_batched(const uint8_t* in, int in_len, uint8_t* out, int out_len, int lane, uint8_t* window,
+__device__ bool unsnap(const uint8_t* in, int in_len, uint8_t* out, int out_len, int lane, uint8_t* window,
                        uint8_t* stage, int* from) {
   int p = 0;
   // the preamble: the size as a varint of at most 5 bytes (32 bits), read by every lane
@@ -272,65 +272,6 @@ __device__ bool unsnap_batched(const uint8_t* in, int in_len, uint8_t* out, int 
   return pos == out_len;
 }
 
-
-// Decompresses one Snappy block like unsnap_batched, an element at a time: every lane reads the
-// same element's header (the same bytes, one transaction), the next one's before this one's
-// bytes are written, and the lanes write its bytes side by side. A copy's byte k is the byte
-// `offset` before it, so a copy that overlaps itself repeats its last `offset` bytes: byte k
-// comes from pos - offset + k % offset, written before the copy starts, so no lane waits on
-// another. Sources within the window's reach are read there, others from the output already in
-// global memory (a Snappy copy reaches back 64 KiB at most; the window holds 8 KiB).
-__device__ bool unsnap(const uint8_t* in, int in_len, uint8_t* out, int out_len, int lane, uint8_t* window,
-                       uint8_t* stage, int* from) {
-  int p = 0;
-  unsigned declared = 0;
-  for (int shift = 0;; shift += 7) {
-    if (shift >= 35 || p >= in_len) return false;
-    unsigned b = in[p++];
-    if (shift == 28 && (b & 0x7fu) > 15) return false;
-    declared |= (b & 0x7fu) << shift;
-    if ((b & 0x80u) == 0) break;
-  }
-  if ((long long)declared != out_len) return false;
-  int pos = 0;
-  Element e = element_at(in, 0, in_len, in_len, p);
-  while (p < in_len) {
-    if (e.kind == 2 || out_len - pos < e.len) return false;
-    int next = p + e.head + (e.type == 0 ? e.len : 0);
-    int len = e.len;
-    if (e.type == 0) {
-      const uint8_t* lit = in + p + e.head;
-      Element f = element_at(in, 0, in_len, in_len, next);
-      for (int k = lane; k < len; k += 32) {
-        uint8_t b = lit[k];
-        out[pos + k] = b;
-        window[(pos + k) & (kWindow - 1)] = b;
-      }
-      e = f;
-    } else {
-      int offset = e.offset;
-      if (offset <= 0 || offset > pos) return false;
-      Element f = element_at(in, 0, in_len, in_len, next);
-      // a copy is at most 64 bytes: sources this far back are not among the window slots it writes
-      bool near = offset <= kWindow - 64;
-      uint8_t b[2];
-      for (int k = lane, i = 0; k < len; k += 32, i++) {
-        int a = pos - offset + (offset >= len ? k : k % offset);
-        b[i] = near ? window[a & (kWindow - 1)] : out[a];
-      }
-      for (int k = lane, i = 0; k < len; k += 32, i++) {
-        out[pos + k] = b[i];
-        window[(pos + k) & (kWindow - 1)] = b[i];
-      }
-      e = f;
-    }
-    pos += len;
-    p = next;
-    __syncwarp();
-  }
-  return pos == out_len;
-}
-
 // [unsnap end]
 
 // Decodes `count` values of bit width w (0..32) of Parquet's RLE / bit-packed hybrid from [p, end)
@@ -420,23 +361,18 @@ using namespace gpudf_parquet;
 
 // Decompresses (or copies) each page of the table into `scratch` at its dst: a block of one warp
 // per page, with its window and stage in shared memory.
-template <bool kBatched>
-__device__ void unsnap_pages(const uint8_t* __restrict__ src, uint8_t* __restrict__ scratch,
-                             const long long* __restrict__ table, long long pages, int* error) {
+extern "C" __global__ void parquet_unsnap_kernel(const uint8_t* __restrict__ src, uint8_t* __restrict__ scratch,
+                                                 const long long* __restrict__ table, long long pages, int* error) {
   __shared__ uint8_t window[kWindow];
+  __shared__ uint8_t stage[kStage];
+  __shared__ int from[kBatch];
   long long p = blockIdx.x;
   int lane = threadIdx.x & 31;
   if (p >= pages) return;
   Page g = page_at(table, p);
   bool ok;
   if (g.codec == kSnappy) {
-    if constexpr (kBatched) {
-      __shared__ uint8_t stage[kStage];
-      __shared__ int from[kBatch];
-      ok = unsnap_batched(src + g.src, (int)g.src_len, scratch + g.dst, (int)g.dst_len, lane, window, stage, from);
-    } else {
-      ok = unsnap(src + g.src, (int)g.src_len, scratch + g.dst, (int)g.dst_len, lane, window, nullptr, nullptr);
-    }
+    ok = unsnap(src + g.src, (int)g.src_len, scratch + g.dst, (int)g.dst_len, lane, window, stage, from);
   } else {
     ok = g.src_len == g.dst_len;
     if (ok) {
@@ -444,16 +380,6 @@ __device__ void unsnap_pages(const uint8_t* __restrict__ src, uint8_t* __restric
     }
   }
   if (!ok && lane == 0) fail(error, g.codec == kSnappy ? kBadSnappy : kBadLength, p);
-}
-
-extern "C" __global__ void parquet_unsnap_kernel(const uint8_t* __restrict__ src, uint8_t* __restrict__ scratch,
-                                                 const long long* __restrict__ table, long long pages, int* error) {
-  unsnap_pages<false>(src, scratch, table, pages, error);
-}
-
-extern "C" __global__ void parquet_unsnap_batched_kernel(const uint8_t* __restrict__ src, uint8_t* __restrict__ scratch,
-                                                         const long long* __restrict__ table, long long pages, int* error) {
-  unsnap_pages<true>(src, scratch, table, pages, error);
 }
 
 // A page of PLAIN strings (each value its 4-byte length, then its bytes), in the column's bytes

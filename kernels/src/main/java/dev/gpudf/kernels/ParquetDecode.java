@@ -69,9 +69,6 @@ public final class ParquetDecode {
   /** Bit of a page's flags saying its rows take dictionary codes ({@code kFlags} in the kernel). */
   private static final long CODES = 1L << 17;
   private static final int WARPS_PER_BLOCK = 4;
-  // TEMPORARY (session 29's measurement of the two Snappy decoders side by side; one goes)
-  private static final String UNSNAP = Boolean.getBoolean("gpudf.files.unsnapBatched") ? "parquet_unsnap_batched_kernel"
-      : "parquet_unsnap_kernel";
   /** Snappy makes at most 64 bytes of a 3-byte element; anything said to grow more is corrupt. */
   private static final long MAX_SNAPPY_GROWTH = 32;
 
@@ -355,7 +352,7 @@ public final class ParquetDecode {
         DeviceBuffer tab = scratch.add(exec.upload(table));
         int grid = (pages + WARPS_PER_BLOCK - 1) / WARPS_PER_BLOCK;
         // a block of one warp a page: each keeps its window of recent output in shared memory
-        KernelLaunch.launch(UNSNAP, pages, 32, exec.stream(), src, decompressed, tab, (long) pages, status);
+        KernelLaunch.launch("parquet_unsnap_kernel", pages, 32, exec.stream(), src, decompressed, tab, (long) pages, status);
         KernelLaunch.launch("parquet_decode_kernel", grid, 32 * WARPS_PER_BLOCK, exec.stream(), decompressed, tab,
             (long) pages, status.address() + 16, status);
       }
