@@ -741,16 +741,18 @@ public final class Catalog implements AutoCloseable {
     }
     CatalogChunk c = e.read[chunk];
     if (absent.length > 0) {
-      int[] again = java.util.Arrays.stream(absent).filter(c::dropped).toArray();
+      // a read started with the query, of the columns all its scans of this chunk take, fills them all
+      int[] reading = ahead != null && ahead.covers(e, chunk, absent) ? ahead.columns() : absent;
+      int[] again = java.util.Arrays.stream(reading).filter(c::dropped).toArray();
       // into pinned memory: its pool is touched once, not page by page per chunk as fresh host
       // memory is (most of a scan's time), and it goes to the device with no staging copy
       long decoded;
-      try (ChunkColumns read = columns(e, chunk, absent, gpu.pinnedAllocator(), ahead);
+      try (ChunkColumns read = columns(e, chunk, reading, gpu.pinnedAllocator(), ahead);
           Table<?> t = read.load(gpu, e.source.names())) {
-        c.fill(absent, t);
+        c.fill(reading, t);
         decoded = read.decodedOnDevice();
       }
-      fileReads = new FileReads(fileReads.columnChunks() + absent.length, fileReads.bytes() + c.deviceBytes(absent),
+      fileReads = new FileReads(fileReads.columnChunks() + reading.length, fileReads.bytes() + c.deviceBytes(reading),
           fileReads.rereadColumnChunks() + again.length, fileReads.rereadBytes() + c.deviceBytes(again),
           fileReads.decodedOnDevice() + decoded);
     }

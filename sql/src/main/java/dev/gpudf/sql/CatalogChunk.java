@@ -73,7 +73,8 @@ final class CatalogChunk {
 
   /**
    * Takes column {@code i} of {@code t} (retained; the caller still closes {@code t}) as column
-   * {@code columns[i]}, each one of {@link #absent}.
+   * {@code columns[i]}, where that one is {@link #absent} (another query may have read it since
+   * this read began: the one held stays).
    */
   void fill(int[] columns, Table<?> t) {
     if (t.rowCount() != rows || t.columnCount() != columns.length) {
@@ -81,8 +82,10 @@ final class CatalogChunk {
           + " rows of " + t.columnCount() + " columns for " + columns.length);
     }
     for (int i = 0; i < columns.length; i++) {
-      t.column(i).retain();
-      resident[columns[i]] = t.column(i);
+      if (resident[columns[i]] == null && spilled[columns[i]] == null) {
+        t.column(i).retain();
+        resident[columns[i]] = t.column(i);
+      }
     }
   }
 

@@ -29,6 +29,17 @@ final class ChunkRead implements AutoCloseable {
     this.rows = rows;
   }
 
+  /** Whether this read is of chunk {@code chunk} of {@code table} and of every one of {@code columns}, and maybe more. */
+  boolean covers(Object table, int chunk, int[] columns) {
+    return this.table == table && this.chunk == chunk
+        && Arrays.stream(columns).allMatch(c -> Arrays.stream(this.columns).anyMatch(d -> d == c));
+  }
+
+  /** The columns read, in their order. */
+  int[] columns() {
+    return columns.clone();
+  }
+
   /** Whether this read is of columns {@code columns}, in that order, of chunk {@code chunk} of {@code table}. */
   boolean reads(Object table, int chunk, int[] columns) {
     return this.table == table && this.chunk == chunk && Arrays.equals(this.columns, columns);

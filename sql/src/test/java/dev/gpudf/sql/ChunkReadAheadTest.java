@@ -24,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A union of a file table's chunks reads them on the catalog's reader thread, in order, the next
  * while the one before it runs ({@link ChunkRead}): same answers, each chunk read once, and nothing read
- * ahead outlives its query, its table or a failure.
+ * ahead outlives its query, its table or a failure. On the GPU a query's tables are read from its
+ * start, each chunk once with the columns of all its scans.
  */
 class ChunkReadAheadTest {
   /** Writes {@code batches} batches of 1,000 rows of k = 0, 1, 2, ... */
@@ -46,6 +47,66 @@ class ChunkReadAheadTest {
       w.end();
     }
     return file;
+  }
+
+  /** Writes 3,000 rows of k = 0, 1, 2, ... and k2 = k % 100 as {@code name}. */
+  private static Path writeTwo(Path dir, String name) throws Exception {
+    Path file = dir.resolve(name);
+    try (RootAllocator a = new RootAllocator(); BigIntVector k = new BigIntVector("k", a);
+        BigIntVector k2 = new BigIntVector("k2", a); VectorSchemaRoot root = VectorSchemaRoot.of(k, k2);
+        FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        ArrowFileWriter w = new ArrowFileWriter(root, null, ch)) {
+      w.start();
+      k.allocateNew(3000);
+      k2.allocateNew(3000);
+      for (int r = 0; r < 3000; r++) {
+        k.set(r, r);
+        k2.set(r, r % 100);
+      }
+      root.setRowCount(3000);
+      w.writeBatch();
+      w.end();
+    }
+    return file;
+  }
+
+  /**
+   * A query that scans t twice (other columns each time) and u once: on the GPU both are read
+   * from the query's start on the reader thread, t once with both scans' columns, and the
+   * answer is the CPU's.
+   */
+  @dev.gpudf.columnar.testing.RequiresGpu
+  @Test
+  void onTheGpuAQuerysTablesAreReadFromItsStartEachChunkOnce(@TempDir Path dir) throws Exception {
+    Path t = writeTwo(dir, "t.arrow");
+    Path u = writeTwo(dir, "u.arrow");
+    String sql = "SELECT COUNT(*), SUM(t.k), MIN(u.k2) FROM t JOIN u ON t.k = u.k * 2 WHERE t.k > (SELECT AVG(k2) FROM t)";
+    try (RootAllocator a = new RootAllocator(); GpuSession cpu = GpuSession.cpu(a);
+        dev.gpudf.columnar.cuda.Gpu gpu = dev.gpudf.columnar.cuda.Gpu.open(0, 1L << 30, 64L << 20);
+        GpuSession dev = GpuSession.gpu(gpu, a)) {
+      cpu.catalog().register("t", ArrowIpcSource.open(t, a, 1 << 20));
+      cpu.catalog().register("u", ArrowIpcSource.open(u, a, 1 << 20));
+      RecordingSource ts = new RecordingSource(ArrowIpcSource.open(t, a, 1 << 20));
+      RecordingSource us = new RecordingSource(ArrowIpcSource.open(u, a, 1 << 20));
+      dev.catalog().register("t", ts);
+      dev.catalog().register("u", us);
+      List<Object> want;
+      try (VectorSchemaRoot r = cpu.query(sql)) {
+        want = List.of(r.getVector(0).getObject(0).toString(), r.getVector(1).getObject(0).toString(),
+            r.getVector(2).getObject(0).toString());
+      }
+      try (VectorSchemaRoot r = dev.query(sql)) {
+        assertEquals(want, List.of(r.getVector(0).getObject(0).toString(), r.getVector(1).getObject(0).toString(),
+            r.getVector(2).getObject(0).toString()));
+      }
+      assertEquals(List.of("0 gpudf-chunk-reader"), ts.reads, "t read once, from the query's start");
+      assertEquals(List.of(2), ts.widths, "with the columns of both its scans");
+      assertEquals(List.of("0 gpudf-chunk-reader"), us.reads);
+      assertEquals(new Catalog.ReadsAhead(2, 2), dev.catalog().readsAhead());
+      // read again, nothing is read: the columns stay on the device
+      dev.query(sql).close();
+      assertEquals(1, ts.reads.size());
+    }
   }
 
   /** {@code file} as table t of {@code s}, in chunks of 2,000 rows, its reads recorded. */
