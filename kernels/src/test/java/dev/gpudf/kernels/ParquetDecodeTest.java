@@ -226,37 +226,28 @@ class ParquetDecodeTest {
   private static List<Case> cases() {
     List<Case> out = new ArrayList<>();
     Random random = new Random(42);
-    for (DataType type : TYPES) {
+    // the fixed-width types, then strings (whose rows index TEXT)
+    for (DataType type : java.util.stream.Stream.concat(java.util.Arrays.stream(TYPES), java.util.stream.Stream.of(DataType.STRING))
+        .toList()) {
       int width = storedWidth(type);
+      boolean text = type.id() == dev.gpudf.columnar.TypeId.STRING;
       for (int rows : SIZES) {
         for (Nulls nulls : Nulls.values()) {
           for (boolean dictionary : new boolean[] {false, true}) {
             Long[] values = new Long[rows];
             for (int r = 0; r < rows; r++) {
               boolean isNull = nulls == Nulls.ALL || nulls == Nulls.THIRD && r % 3 == 1;
-              long v = type.id() == dev.gpudf.columnar.TypeId.DECIMAL
+              long v = text ? random.nextInt(TEXT.length) : type.id() == dev.gpudf.columnar.TypeId.DECIMAL
                   ? (random.nextLong() % (type.precision() <= 9 ? 1_000_000_000L : 1_000_000_000_000_000L))
                   : width == 4 ? random.nextInt() : random.nextLong();
-              // a dictionary column repeats few values (runs and bit-packed indexes both occur)
-              values[r] = isNull ? null : dictionary ? (r / 10 % 3 == 0 ? v % 5 : (long) (r % 7)) : v;
+              // a dictionary column repeats few values (runs and bit-packed indexes both occur), strings always
+              values[r] = isNull ? null : text ? (r / 10 % 3 == 0 ? 3 : v)
+                  : dictionary ? (r / 10 % 3 == 0 ? v % 5 : (long) (r % 7)) : v;
             }
             String name = type + " " + rows + " rows " + nulls + (dictionary ? " dictionary" : " plain");
-            out.add(new Case(name, type, width, values, write(values, nulls != Nulls.REQUIRED, dictionary, width)));
+            out.add(new Case(name, type, width, values, write(values, nulls != Nulls.REQUIRED, dictionary, width),
+                text ? TEXT : null));
           }
-        }
-      }
-    }
-    for (int rows : SIZES) {
-      for (Nulls nulls : Nulls.values()) {
-        for (boolean dictionary : new boolean[] {false, true}) {
-          Long[] values = new Long[rows];
-          for (int r = 0; r < rows; r++) {
-            boolean isNull = nulls == Nulls.ALL || nulls == Nulls.THIRD && r % 3 == 1;
-            values[r] = isNull ? null : (long) (r / 10 % 3 == 0 ? 3 : random.nextInt(TEXT.length));
-          }
-          out.add(new Case("STRING " + rows + " rows " + nulls + (dictionary ? " dictionary" : " plain"), DataType.STRING,
-              ParquetDecode.BYTE_ARRAY, values, write(values, nulls != Nulls.REQUIRED, dictionary, ParquetDecode.BYTE_ARRAY),
-              TEXT));
         }
       }
     }
