@@ -17,14 +17,14 @@ import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.FieldVector;
 
 /**
- * Parquet column chunks of a fixed-width or a dictionary-encoded string column decoded on the GPU
- * ({@code parquet_decode.cu}): the pages go to the device as stored, a warp decompresses each
- * (Snappy, or a copy) and a warp decodes each data page's definition levels and values (PLAIN, or
- * indexes into the chunk's dictionary page). A string column's rows take codes on the device and
- * their strings are gathered by code there: codes into its dictionaries (a few distinct values a
- * row group, decoded on the host), or, for PLAIN strings, into pairs of offsets the device finds
- * in the decompressed pages. The host reads only the page headers, which the file's reader ({@code ParquetSource})
- * turns into {@link Page}s; {@link #decodeOnHost} is the CPU twin, with the same checks and results,
+ * Parquet column chunks of a fixed-width or a string column decoded on the GPU ({@code
+ * parquet_decode.cu}): the pages go to the device as stored, a warp decompresses each (Snappy, or a
+ * copy) and a warp decodes each data page's definition levels and values (PLAIN, or indexes into
+ * the chunk's dictionary page). A string column's rows take codes on the device and their strings
+ * are gathered by code there: codes into its dictionaries (a few distinct values a row group,
+ * decoded on the host), or, for PLAIN strings, into pairs of offsets the device finds in the
+ * decompressed pages. The host reads only the page headers, which the file's reader ({@code
+ * ParquetSource}) turns into {@link Page}s; {@link #decodeOnHost} is the CPU twin, with the same checks and results,
  * that the GPU is tested against. Everything in the bytes is untrusted: a run, length or index that
  * does not fit is a {@link UserException} naming the page, never a read outside the bytes.
  */
@@ -66,7 +66,7 @@ public final class ParquetDecode {
 
   /** Fields per page in the kernels' table ({@code kFields} in the kernel). */
   private static final int FIELDS = 12;
-  /** Bit of a page's flags saying its rows take dictionary codes ({@code kFlags} in the kernel). */
+  /** Bit of a page's flags saying its rows take codes, a string column's ({@code kFlags} in the kernel). */
   private static final long CODES = 1L << 17;
   private static final int WARPS_PER_BLOCK = 4;
   /** Snappy makes at most 64 bytes of a 3-byte element; anything said to grow more is corrupt. */
@@ -86,8 +86,8 @@ public final class ParquetDecode {
    * The stored pages of one column over consecutive rows: {@code bytes} (pinned host memory, which
    * this chunk owns and frees on close), the pages in order, the column's type, the width of a
    * stored value (4, 8, or {@link #BYTE_ARRAY} for strings, whose data pages must be all
-   * dictionary indexes or all PLAIN) and the rows. {@code where} names a page in errors (file, row group,
-   * column). The constructor checks what the headers say against the bytes and the rows, and
+   * dictionary indexes or all PLAIN) and the rows. {@code where} names a page in errors (file, row
+   * group, column). The constructor checks what the headers say against the bytes and the rows, and
    * decodes a string column's dictionaries (a {@link UserException} naming the page when one is
    * corrupt).
    */
