@@ -484,6 +484,51 @@ class ParquetDecodeTest {
     }
   }
 
+  /**
+   * Random bytes of the stored pages changed (the headers' facts kept): the CPU twin gives rows or
+   * a {@link UserException} naming the page, never another exception, and leaks nothing.
+   */
+  @Test
+  void theCpuTwinTakesDamagedPagesAsErrorsNamingThem() {
+    Random random = new Random(7);
+    List<Case> some = cases().stream().filter(c -> c.values().length == 33 || c.values().length == 1000).toList();
+    int errors = 0;
+    int decoded = 0;
+    try (RootAllocator a = new RootAllocator()) {
+      for (int round = 0; round < 2000; round++) {
+        Case c = some.get(random.nextInt(some.size()));
+        byte[] b = c.pages().bytes.toByteArray();
+        if (b.length == 0) {
+          continue;
+        }
+        for (int k = 0, n = 1 + random.nextInt(4); k < n; k++) {
+          b[random.nextInt(b.length)] = (byte) random.nextInt(256);
+        }
+        ArrowBuf buf = a.buffer(b.length);
+        buf.setBytes(0, b);
+        ParquetDecode.Chunk chunk;
+        try {
+          chunk = new ParquetDecode.Chunk(buf, c.pages().pages, c.type(), c.width(), c.values().length,
+              p -> "t.parquet page " + p);
+        } catch (UserException e) {
+          buf.close();
+          assertTrue(e.getMessage().startsWith("t.parquet page "), c.name() + ": " + e.getMessage());
+          errors++;
+          continue;
+        }
+        try (chunk; FieldVector v = ParquetDecode.decodeOnHost(chunk, "c", a)) {
+          assertEquals(c.values().length, v.getValueCount(), c.name());
+          decoded++;
+        } catch (UserException e) {
+          assertTrue(e.getMessage().startsWith("t.parquet page "), c.name() + ": " + e.getMessage());
+          errors++;
+        }
+      }
+      assertEquals(0, a.getAllocatedMemory(), "nothing is left of the damaged chunks");
+    }
+    assertTrue(errors > 100 && decoded > 100, errors + " errors, " + decoded + " decoded");
+  }
+
   @Test
   void headersThatDoNotFitTheirBytesOrRowsAreRejectedBeforeDecoding() {
     try (RootAllocator a = new RootAllocator()) {
