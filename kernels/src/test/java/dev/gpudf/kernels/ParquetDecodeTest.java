@@ -484,39 +484,38 @@ class ParquetDecodeTest {
     }
   }
 
+  /** The cases the damage tests draw from: every type, both page kinds, NULLs or not, at 33 and 1,000 rows. */
+  private static List<Case> toDamage() {
+    return cases().stream().filter(c -> c.values().length == 33 || c.values().length == 1000).toList();
+  }
+
+  /** {@code c}'s pages with 1 to 4 random bytes changed, the headers' facts kept. */
+  private static Writer damaged(Case c, Random random) {
+    byte[] b = c.pages().bytes.toByteArray();
+    for (int k = 0, n = 1 + random.nextInt(4); k < n && b.length > 0; k++) {
+      b[random.nextInt(b.length)] = (byte) random.nextInt(256);
+    }
+    Writer w = new Writer();
+    w.bytes.writeBytes(b);
+    w.pages.addAll(c.pages().pages);
+    return w;
+  }
+
   /**
-   * Random bytes of the stored pages changed (the headers' facts kept): the CPU twin gives rows or
-   * a {@link UserException} naming the page, never another exception, and leaks nothing.
+   * Random bytes of the stored pages changed: the CPU twin gives rows or a {@link UserException}
+   * naming the page, never another exception, and leaks nothing.
    */
   @Test
   void theCpuTwinTakesDamagedPagesAsErrorsNamingThem() {
     Random random = new Random(7);
-    List<Case> some = cases().stream().filter(c -> c.values().length == 33 || c.values().length == 1000).toList();
+    List<Case> some = toDamage();
     int errors = 0;
     int decoded = 0;
     try (RootAllocator a = new RootAllocator()) {
       for (int round = 0; round < 2000; round++) {
         Case c = some.get(random.nextInt(some.size()));
-        byte[] b = c.pages().bytes.toByteArray();
-        if (b.length == 0) {
-          continue;
-        }
-        for (int k = 0, n = 1 + random.nextInt(4); k < n; k++) {
-          b[random.nextInt(b.length)] = (byte) random.nextInt(256);
-        }
-        ArrowBuf buf = a.buffer(b.length);
-        buf.setBytes(0, b);
-        ParquetDecode.Chunk chunk;
-        try {
-          chunk = new ParquetDecode.Chunk(buf, c.pages().pages, c.type(), c.width(), c.values().length,
-              p -> "t.parquet page " + p);
-        } catch (UserException e) {
-          buf.close();
-          assertTrue(e.getMessage().startsWith("t.parquet page "), c.name() + ": " + e.getMessage());
-          errors++;
-          continue;
-        }
-        try (chunk; FieldVector v = ParquetDecode.decodeOnHost(chunk, "c", a)) {
+        try (ParquetDecode.Chunk chunk = damaged(c, random).chunk(a, c.type(), c.width(), c.values().length);
+            FieldVector v = ParquetDecode.decodeOnHost(chunk, "c", a)) {
           assertEquals(c.values().length, v.getValueCount(), c.name());
           decoded++;
         } catch (UserException e) {
@@ -527,6 +526,58 @@ class ParquetDecodeTest {
       assertEquals(0, a.getAllocatedMemory(), "nothing is left of the damaged chunks");
     }
     assertTrue(errors > 100 && decoded > 100, errors + " errors, " + decoded + " decoded");
+  }
+
+  /**
+   * The same damage on the device: it refuses what the twin refuses and gives the twin's rows for
+   * the rest (a page that decodes to other values than written is not an error for either), and
+   * nothing is left on the device.
+   */
+  @RequiresGpu
+  @Test
+  void theGpuTakesDamagedPagesAsTheCpuTwin() {
+    Random random = new Random(11);
+    List<Case> some = toDamage();
+    try (RootAllocator a = new RootAllocator(); Gpu gpu = Gpu.open(0, 1L << 30, 256L << 20);
+        Exec g = Exec.onGpu(gpu, a)) {
+      for (int round = 0; round < 300; round++) {
+        Case c = some.get(random.nextInt(some.size()));
+        int rows = c.values().length;
+        ParquetDecode.Chunk chunk;
+        try {
+          chunk = damaged(c, random).chunk(a, c.type(), c.width(), rows);
+        } catch (UserException refusedByBoth) {
+          // the constructor, which both paths share
+          continue;
+        }
+        try (chunk) {
+          List<Object> want = null;
+          try (FieldVector v = ParquetDecode.decodeOnHost(chunk, "c", a)) {
+            want = new ArrayList<>();
+            for (int r = 0; r < rows; r++) {
+              want.add(raw(v, r));
+            }
+          } catch (UserException twinRefused) {
+            // the device must refuse it too
+          }
+          List<DeviceColumn> got;
+          try {
+            got = ParquetDecode.decode(g, List.of(chunk));
+          } catch (UserException e) {
+            assertEquals(null, want, c.name() + " round " + round + ": the device refused what the twin decoded: "
+                + e.getMessage());
+            continue;
+          }
+          try (DeviceTable t = new DeviceTable(gpu, List.of("c"), got, rows); VectorSchemaRoot r = t.toArrow(a, g.stream())) {
+            assertTrue(want != null, c.name() + " round " + round + ": the device decoded what the twin refused");
+            for (int k = 0; k < rows; k++) {
+              assertEquals(want.get(k), raw(r.getVector(0), k), c.name() + " round " + round + " row " + k);
+            }
+          }
+        }
+      }
+      assertEquals(0, gpu.pool().stats().liveBuffers(), "nothing is left on the device");
+    }
   }
 
   @Test
