@@ -1,9 +1,10 @@
 // Parquet column chunks decoded on the device (ParquetDecode): the pages' bytes are uploaded as
 // stored, a warp decompresses each page (Snappy, or a copy), then a warp decodes each data page's
 // definition levels into validity bits and its values (PLAIN, or dictionary indexes looked up in
-// the chunk's dictionary page) into fixed-width rows; a string column's rows take their codes
-// into the dictionaries, which the host decodes and the caller gathers by code. Every length, run, index and offset comes
-// from a file and is checked before use; the first problem found is recorded as (code, page) and
+// the chunk's dictionary page) into fixed-width rows; a string column's rows take codes (into its
+// dictionaries, which the host decodes, or into pairs of offsets of its PLAIN values), by which
+// the caller gathers the strings. Every length, run, index and offset comes from a file and is
+// checked before use; the first problem found is recorded as (code, page) and
 // the page is left, never read or written past its bounds.
 #include <cstdint>
 #include "common.cuh"

@@ -138,16 +138,10 @@ public final class ParquetDecode {
         throw new UserException(where.apply(0) + ": its data pages hold " + total + " rows, not the " + rows
             + " its row groups give");
       }
+      if (!takes(this.pages, storedWidth, rows)) {
+        throw new InternalException(where.apply(0) + ": strings the device does not decode were given to it");
+      }
       plainStrings = storedWidth == BYTE_ARRAY && this.pages.stream().anyMatch(g -> g.kind() == Kind.PLAIN);
-      if (plainStrings && this.pages.stream().anyMatch(g -> g.kind() == Kind.DICTIONARY_INDEXES)) {
-        throw new InternalException("a string column of PLAIN and dictionary pages both is not decoded on the device");
-      }
-      // PLAIN strings are found by int32 offsets into the column's decompressed pages, two a row
-      long decompressed = this.pages.stream().mapToLong(g -> (g.bytes() + 7) & ~7L).sum();
-      if (plainStrings && (decompressed > Integer.MAX_VALUE || rows > (Integer.MAX_VALUE - 1) / 2)) {
-        throw new UserException(where.apply(0) + ": its pages hold " + decompressed + " bytes of strings for " + rows
-            + " rows, more than a column's 2 GiB limit");
-      }
       dictionaries = storedWidth == BYTE_ARRAY && !plainStrings ? new Dictionaries(this) : null;
     }
 
@@ -221,10 +215,25 @@ public final class ParquetDecode {
   }
 
   /**
+   * Whether the device decodes {@code pages} of a column stored in {@code storedWidth} bytes, over
+   * {@code rows} rows, once {@link #decodes} said it takes the column: always, but for strings
+   * whose data pages are PLAIN and dictionary indexes both (it finds a column's strings one way)
+   * and PLAIN strings past 2 GiB decompressed (it finds them by int32 offsets, two a row). The
+   * file's reader asks before it makes a {@link Chunk}, which refuses the others as a bug.
+   */
+  public static boolean takes(List<Page> pages, int storedWidth, int rows) {
+    if (storedWidth != BYTE_ARRAY || pages.stream().noneMatch(g -> g.kind() == Kind.PLAIN)) {
+      return true;
+    }
+    return pages.stream().noneMatch(g -> g.kind() == Kind.DICTIONARY_INDEXES) && rows <= (Integer.MAX_VALUE - 1) / 2
+        && pages.stream().mapToLong(g -> (Math.max(0, g.bytes()) + 7) & ~7L).sum() <= Integer.MAX_VALUE;
+  }
+
+  /**
    * Whether a column of {@code type} whose values are stored in {@code storedWidth} bytes is one
    * the device decodes: 4- and 8-byte integers, dates, floating point and decimals of up to 18
-   * digits (a 4-byte decimal widened to 8), and strings stored as {@link #BYTE_ARRAY} (when their
-   * data pages are dictionary indexes: {@link Chunk}).
+   * digits (a 4-byte decimal widened to 8), and strings stored as {@link #BYTE_ARRAY} (where
+   * their pages are ones it {@link #takes}).
    */
   public static boolean decodes(DataType type, int storedWidth) {
     return switch (type.id()) {

@@ -254,12 +254,8 @@ public final class ParquetSource implements ChunkSource {
           }
         }
         // strings' PLAIN pages beside dictionary ones (a writer's fallback once a dictionary
-        // grows large) are the host's: the device finds a column's strings one way; and PLAIN
-        // strings past 2 GiB decompressed, which it finds by int32 offsets
-        boolean plain = pages.stream().anyMatch(g -> g.kind() == ParquetDecode.Kind.PLAIN);
-        if (groups.get(span[0]).stored().get(column).width() == ParquetDecode.BYTE_ARRAY && plain
-            && (pages.stream().anyMatch(g -> g.kind() == ParquetDecode.Kind.DICTIONARY_INDEXES)
-            || pages.stream().mapToLong(g -> (g.bytes() + 7) & ~7L).sum() > Integer.MAX_VALUE)) {
+        // grows large), say, are Arrow's to decode
+        if (!ParquetDecode.takes(pages, groups.get(span[0]).stored().get(column).width(), chunkRows.get(chunk))) {
           buf.close();
           return null;
         }
