@@ -24,10 +24,9 @@ public final class QueryContext implements AutoCloseable {
   // hash indexes of shared operators' results, made by the first join that probes one and kept
   // for the parents still to read it: by operator, then by key columns
   private final Map<GpuRel, Map<List<Integer>, dev.gpudf.kernels.Join.Index>> joinIndexes = new IdentityHashMap<>();
-  // chunks of file tables being read ahead of their scans, by scan; and read from the query's
-  // start, by table and chunk, for the first scan of each
-  private final Map<GpuTableScan, ChunkRead> readAhead = new IdentityHashMap<>();
-  private final Map<List<Object>, ChunkRead> readAtStart = new java.util.HashMap<>();
+  // chunks of file tables being read ahead of their scans (from the query's start, or by a union
+  // for its next branch), by table and chunk: the first scan of the chunk takes the read
+  private final Map<ChunkKey, ChunkRead> readAhead = new java.util.HashMap<>();
 
   QueryContext(Exec exec, Catalog catalog, List<Object> parameters) {
     this(exec, catalog, parameters, Cancellation.start());
@@ -91,37 +90,27 @@ public final class QueryContext implements AutoCloseable {
     });
     cancellation.check();
     if (exec.hasGpu()) {
-      readAtStart(root);
+      // the device then decodes the query's tables at once rather than each when its scan runs:
+      // a decode takes as long as its largest page, tens of milliseconds whatever the table's
+      // size; a CPU catalog reads each scan anew, its own columns only
+      readAhead(root);
     }
     return checked(root, root.execute(this));
   }
 
-  /**
-   * Starts reading each chunk of a file table that {@code root} scans outside a union (a union
-   * reads its branches ahead itself), once per chunk with the columns of all its scans: the
-   * device then decodes the query's tables at once rather than each when its scan runs, and a
-   * decode takes as long as its largest page, tens of milliseconds whatever the table's size.
-   * The GPU's only: a CPU catalog reads each scan's own columns anew.
-   */
-  private void readAtStart(RelNode root) {
-    Map<List<Object>, int[]> wanted = new java.util.LinkedHashMap<>();
-    scansOutsideUnions(root, wanted);
-    wanted.forEach((key, columns) -> {
-      if (!readAtStart.containsKey(key)) {
-        ChunkRead read = catalog.readAhead((String) key.get(0), (Integer) key.get(1), columns);
-        if (read != null) {
-          readAtStart.put(key, read);
-        }
-      }
-    });
+  /** A chunk of a table, as scans name it (an unsplit table's is chunk 0). */
+  private record ChunkKey(String table, int chunk) {
+    static ChunkKey of(GpuTableScan scan) {
+      CatalogTable t = scan.getTable().unwrap(CatalogTable.class);
+      return new ChunkKey(t.name().toLowerCase(java.util.Locale.ROOT), Math.max(0, t.chunk()));
+    }
   }
 
-  /** Adds each chunk {@code node} scans outside a union, keyed by table and chunk, with the columns its scans take (null: all). */
-  private static void scansOutsideUnions(RelNode node, Map<List<Object>, int[]> wanted) {
+  /** Adds each chunk {@code node} scans outside a union, with the columns its scans take (null: all). */
+  private static void scansOutsideUnions(RelNode node, Map<ChunkKey, int[]> wanted) {
     if (node instanceof GpuTableScan scan) {
-      CatalogTable t = scan.getTable().unwrap(CatalogTable.class);
-      List<Object> key = chunkKey(t);
-      int[] columns = t.columns();
+      ChunkKey key = ChunkKey.of(scan);
+      int[] columns = scan.getTable().unwrap(CatalogTable.class).columns();
       if (!wanted.containsKey(key)) {
         wanted.put(key, columns);
       } else if (wanted.get(key) != null) {
@@ -132,10 +121,6 @@ public final class QueryContext implements AutoCloseable {
     } else if (!(node instanceof GpuUnion)) {
       node.getInputs().forEach(n -> scansOutsideUnions(n, wanted));
     }
-  }
-
-  private static List<Object> chunkKey(CatalogTable t) {
-    return List.of(t.name().toLowerCase(java.util.Locale.ROOT), Math.max(0, t.chunk()));
   }
 
   /**
@@ -205,34 +190,35 @@ public final class QueryContext implements AutoCloseable {
   }
 
   /**
-   * Starts reading the chunks of file tables that {@code branch} scans (see {@link ChunkRead}):
-   * a union of a table's chunks calls this for its first branch and then, as each runs, for the
-   * branch after it, so one chunk is decoded on the host while the one before it is uploaded and
-   * worked on, and each file is read in order by one thread. A union inside {@code
+   * Starts reading the chunks of file tables that {@code branch} scans outside a union (see
+   * {@link ChunkRead}), each chunk once with the columns of all its scans there: a GPU query's
+   * whole plan as it starts, and a union of a table's chunks its first branch and then, as each
+   * runs, the branch after it, so one chunk is decoded on the host while the one before it is
+   * uploaded and worked on, and each file is read in order by one thread. A union inside {@code
    * branch} is left alone: it reads ahead its own branches. On the GPU a read also queues the
-   * chunk's decoding on the device ({@link ChunkColumns}).
+   * chunk's decoding on the device ({@link ChunkColumns}). A chunk already being read is left
+   * to that read.
    */
   void readAhead(RelNode branch) {
-    if (branch instanceof GpuTableScan scan) {
-      CatalogTable t = scan.getTable().unwrap(CatalogTable.class);
-      if (t.chunk() >= 0 && !readAhead.containsKey(scan)) {
-        ChunkRead read = catalog.readAhead(t.name(), t.chunk(), t.columns());
+    Map<ChunkKey, int[]> wanted = new java.util.LinkedHashMap<>();
+    scansOutsideUnions(branch, wanted);
+    wanted.forEach((key, columns) -> {
+      if (!readAhead.containsKey(key)) {
+        ChunkRead read = catalog.readAhead(key.table(), key.chunk(), columns);
         if (read != null) {
-          readAhead.put(scan, read);
+          readAhead.put(key, read);
         }
       }
-    } else if (!(branch instanceof GpuUnion)) {
-      branch.getInputs().forEach(this::readAhead);
-    }
+    });
   }
 
   /**
-   * The read started ahead for {@code scan}, or the one of its chunk started with the query when
-   * no other scan has taken it, or null; the caller hands it to {@link Catalog#acquire}.
+   * The read started ahead of {@code scan}'s chunk when no other scan has taken it, or null; the
+   * caller hands it to {@link Catalog#acquire}, which takes its rows when it read the columns the
+   * chunk lacks (a read of more fills them all).
    */
   ChunkRead readAheadFor(GpuTableScan scan) {
-    ChunkRead read = readAhead.remove(scan);
-    return read != null ? read : readAtStart.remove(chunkKey(scan.getTable().unwrap(CatalogTable.class)));
+    return readAhead.remove(ChunkKey.of(scan));
   }
 
   /**
@@ -269,8 +255,6 @@ public final class QueryContext implements AutoCloseable {
       // each waits for its read to end: nothing read for this query outlives it
       readAhead.values().forEach(ChunkRead::close);
       readAhead.clear();
-      readAtStart.values().forEach(ChunkRead::close);
-      readAtStart.clear();
       dropShared();
     } finally {
       exec.close();
