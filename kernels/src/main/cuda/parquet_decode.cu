@@ -154,19 +154,11 @@ __device__ __forceinline__ Element element_at(const uint8_t* stage, int staged, 
 // The output goes from the window to global memory kFlush bytes at a time; a source before the
 // window's reach is read back there. The same checks as the CPU twin (Snappy.java), so the two
 // accept the same blocks.
-__device__ bool unsnap(const uint8_t* in, int in_len, uint8_t* out, int out_len, int lane, uint8_t* window,
-                       uint8_t* stage, int* from) {
-  int p = 0;
-  // the preamble: the size as a varint of at most 5 bytes (32 bits), read by every lane
-  unsigned declared = 0;
-  for (int shift = 0;; shift += 7) {
-    if (shift >= 35 || p >= in_len) return false;
-    unsigned b = in[p++];
-    if (shift == 28 && (b & 0x7fu) > 15) return false;
-    declared |= (b & 0x7fu) << shift;
-    if ((b & 0x80u) == 0) break;
-  }
-  if ((long long)declared != out_len) return false;
+//
+// unsnap_elements decodes the elements of [in + p, in + in_len) into exactly [out, out + out_len):
+// a whole block after its preamble, or one fragment of it (split_fragments).
+__device__ bool unsnap_elements(const uint8_t* in, int p, int in_len, uint8_t* out, int out_len, int lane,
+                                uint8_t* window, uint8_t* stage, int* from) {
   int staged = 0, staged_end = 0;
   int pos = 0;
   // output before `flushed` is in global memory; pos - flushed < kFlush between batches
@@ -273,6 +265,81 @@ __device__ bool unsnap(const uint8_t* in, int in_len, uint8_t* out, int out_len,
   return pos == out_len;
 }
 
+// A block's preamble: its output size, a varint of at most 5 bytes (32 bits), read by every lane;
+// p is left at its first element.
+__device__ __forceinline__ bool preamble(const uint8_t* in, int in_len, int& p, unsigned& declared) {
+  declared = 0;
+  for (int shift = 0;; shift += 7) {
+    if (shift >= 35 || p >= in_len) return false;
+    unsigned b = in[p++];
+    if (shift == 28 && (b & 0x7fu) > 15) return false;
+    declared |= (b & 0x7fu) << shift;
+    if ((b & 0x80u) == 0) return true;
+  }
+}
+
+__device__ bool unsnap(const uint8_t* in, int in_len, uint8_t* out, int out_len, int lane, uint8_t* window,
+                       uint8_t* stage, int* from) {
+  int p = 0;
+  unsigned declared;
+  if (!preamble(in, in_len, p, declared) || (long long)declared != out_len) return false;
+  return unsnap_elements(in, p, in_len, out, out_len, lane, window, stage, from);
+}
+
+// Output bytes a fragment holds. Snappy's compressor (Google's library, which DuckDB, Arrow and
+// parquet-mr use) compresses its input kFragment bytes at a time, each part on its own: no element
+// spans two parts and no copy reaches into an earlier one. A page's parts can then decode at once,
+// a warp each, where one warp would take the page's elements one batch after another; a launch
+// lasts as long as its longest page, and pages run to megabytes.
+constexpr int kFragment = 65536;
+
+// Finds where each of a block's n = ceil(out_len / kFragment) fragments starts in its input
+// (starts[k], lane 0 writes them) by walking its elements' headers only, a window of 32 bytes at
+// a time as unsnap does. False unless the block decodes to out_len bytes with every element inside
+// one fragment and every copy inside its own; such a block (another compressor's, or a corrupt
+// one) decodes whole, by unsnap, which reports what is wrong.
+__device__ bool split_fragments(const uint8_t* in, int in_len, int out_len, int lane, uint8_t* stage, int* starts,
+                                int n) {
+  int q = 0;
+  unsigned declared;
+  if (!preamble(in, in_len, q, declared) || (long long)declared != out_len) return false;
+  if (lane == 0) starts[0] = q;
+  int staged = 0, staged_end = 0;
+  long long pos = 0, frag = 0;  // output so far, and where the current fragment starts
+  int k = 1;                    // the next fragment
+  while (q < in_len) {
+    if (staged_end < in_len && staged_end - q < kAhead) {
+      __syncwarp();
+      staged = q;
+      staged_end = in_len - q > kStage ? q + kStage : in_len;
+      for (int i = lane; i < staged_end - staged; i += 32) stage[i] = in[staged + i];
+      __syncwarp();
+    }
+    Element e = element_at(stage, staged, staged_end, in_len, q + lane);
+    // an offset past a fragment's size is as wrong here as any: clipped to 17 bits
+    int info = (e.offset < 0x1ffff ? e.offset : 0x1ffff) | (e.head << 17) | (e.type << 20) | (e.kind << 22);
+    int cur = 0;
+    while (cur < 32 && q + cur < in_len) {
+      int len = __shfl_sync(kAll, e.len, cur), at = __shfl_sync(kAll, info, cur);
+      int kind = at >> 22, type = (at >> 20) & 3, head = (at >> 17) & 7, offset = at & 0x1ffff;
+      if (kind == 2) return false;
+      if (pos == (long long)k * kFragment) {
+        if (k >= n) return false;
+        if (lane == 0) starts[k] = q + cur;
+        frag = pos;
+        k++;
+      }
+      if (type != 0 && (offset == 0 || offset > pos - frag)) return false;
+      if (k < n && pos + len > (long long)k * kFragment) return false;
+      pos += len;
+      if (pos > out_len) return false;
+      cur += head + (type == 0 ? len : 0);
+    }
+    q += cur;
+  }
+  return pos == out_len && k == n;
+}
+
 // [unsnap end]
 
 // Decodes `count` values of bit width w (0..32) of Parquet's RLE / bit-packed hybrid from [p, end)
@@ -360,24 +427,58 @@ __device__ __forceinline__ void store(uint8_t* out, int out_width, long long row
 
 using namespace gpudf_parquet;
 
-// Decompresses (or copies) each page of the table into `scratch` at its dst: a block of one warp
-// per page, with its window and stage in shared memory.
-extern "C" __global__ void parquet_unsnap_kernel(const uint8_t* __restrict__ src, uint8_t* __restrict__ scratch,
-                                                 const long long* __restrict__ table, long long pages, int* error) {
-  __shared__ uint8_t window[kWindow];
+// Where each Snappy page of more than one fragment splits (split_fragments): a warp a page;
+// frags[p] is page p's first fragment among all the pages' (frags[pages] their count), starts[f]
+// where fragment f starts in its page's bytes, and split[p] = 1 where the page splits (each such
+// page counted in error[1]: the bytes after the problem's code).
+extern "C" __global__ void parquet_unsnap_split_kernel(const uint8_t* __restrict__ src, const long long* __restrict__ table,
+                                                       long long pages, const int* __restrict__ frags, int* starts,
+                                                       int* split, int* error) {
   __shared__ uint8_t stage[kStage];
-  __shared__ int from[kBatch];
   long long p = blockIdx.x;
   int lane = threadIdx.x & 31;
   if (p >= pages) return;
   Page g = page_at(table, p);
+  int n = frags[p + 1] - frags[p];
+  if (g.codec != kSnappy || n < 2) return;
+  if (split_fragments(src + g.src, (int)g.src_len, (int)g.dst_len, lane, stage, starts + frags[p], n) && lane == 0) {
+    split[p] = 1;
+    atomicAdd(error + 1, 1);
+  }
+}
+
+// Decompresses (or copies) each page of the table into `scratch` at its dst: a block of one warp
+// per fragment (frags[pages + 1 + f] names fragment f's page), with its window and stage in
+// shared memory. A page that did not split decodes whole, by the warp of its first fragment.
+extern "C" __global__ void parquet_unsnap_kernel(const uint8_t* __restrict__ src, uint8_t* __restrict__ scratch,
+                                                 const long long* __restrict__ table, long long pages,
+                                                 const int* __restrict__ frags, const int* __restrict__ starts,
+                                                 const int* __restrict__ split, long long fragments, int* error) {
+  __shared__ uint8_t window[kWindow];
+  __shared__ uint8_t stage[kStage];
+  __shared__ int from[kBatch];
+  long long f = blockIdx.x;
+  int lane = threadIdx.x & 31;
+  if (f >= fragments) return;
+  int p = frags[pages + 1 + f];
+  int k = (int)(f - frags[p]), n = frags[p + 1] - frags[p];
+  Page g = page_at(table, p);
+  long long at = (long long)k * kFragment;
+  int len = (int)(g.dst_len - at < kFragment ? g.dst_len - at : kFragment);
   bool ok;
   if (g.codec == kSnappy) {
-    ok = unsnap(src + g.src, (int)g.src_len, scratch + g.dst, (int)g.dst_len, lane, window, stage, from);
+    if (split[p]) {
+      ok = unsnap_elements(src + g.src, starts[f], k + 1 < n ? starts[f + 1] : (int)g.src_len, scratch + g.dst + at, len,
+                           lane, window, stage, from);
+    } else if (k == 0) {
+      ok = unsnap(src + g.src, (int)g.src_len, scratch + g.dst, (int)g.dst_len, lane, window, stage, from);
+    } else {
+      return;
+    }
   } else {
     ok = g.src_len == g.dst_len;
     if (ok) {
-      for (long long k = lane; k < g.dst_len; k += 32) scratch[g.dst + k] = src[g.src + k];
+      for (int i = lane; i < len; i += 32) scratch[g.dst + at + i] = src[g.src + at + i];
     }
   }
   if (!ok && lane == 0) fail(error, g.codec == kSnappy ? kBadSnappy : kBadLength, p);

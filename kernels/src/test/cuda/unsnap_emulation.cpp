@@ -63,12 +63,64 @@ static bool run(const std::string& in, std::vector<uint8_t>& out) {
   return verdict[0];
 }
 
+// Splits the block with 32 lanes (split_fragments), then decodes each fragment on its own
+// (unsnap_elements); false when it does not split. A split block must decode as written.
+static bool split_run(const std::string& in, std::vector<uint8_t>& out) {
+  int n = out.empty() ? 1 : (int)((out.size() + kFragment - 1) / kFragment);
+  std::vector<int> starts(n, -1);
+  bool verdict[32];
+  {
+    std::barrier<> b(32);
+    warp = &b;
+    static uint8_t stage[kStage];
+    std::vector<std::thread> lanes;
+    for (int l = 0; l < 32; l++) {
+      lanes.emplace_back([&, l] {
+        tl_lane = l;
+        verdict[l] = split_fragments((const uint8_t*)in.data(), (int)in.size(), (int)out.size(), l, stage, starts.data(), n);
+      });
+    }
+    for (auto& t : lanes) t.join();
+  }
+  for (int l = 1; l < 32; l++) {
+    if (verdict[l] != verdict[0]) {
+      std::printf("lanes disagree on the split\n");
+      return false;
+    }
+  }
+  if (!verdict[0]) return false;
+  for (int k = 0; k < n; k++) {
+    std::barrier<> b(32);
+    warp = &b;
+    static uint8_t window[kWindow], stage[kStage];
+    static int from[kBatch];
+    int len = (int)std::min<long long>(kFragment, (long long)out.size() - (long long)k * kFragment);
+    int end = k + 1 < n ? starts[k + 1] : (int)in.size();
+    bool ok[32];
+    std::vector<std::thread> lanes;
+    for (int l = 0; l < 32; l++) {
+      lanes.emplace_back([&, l] {
+        tl_lane = l;
+        ok[l] = unsnap_elements((const uint8_t*)in.data(), starts[k], end, out.data() + (long long)k * kFragment, len, l,
+                                window, stage, from);
+      });
+    }
+    for (auto& t : lanes) t.join();
+    if (!ok[0]) {
+      std::printf("fragment %d of %d did not decode\n", k, n);
+      return false;
+    }
+  }
+  return true;
+}
+
 int main(int argc, char** argv) {
   int blocks = argc > 1 ? std::atoi(argv[1]) : 100;
   std::mt19937_64 rng(42);
   int failures = 0;
   for (int t = 0; t < blocks; t++) {
-    int n = t < 40 ? t : (int)(rng() % (t % 10 == 0 ? 300000 : 20000));
+    int n = t < 40 ? t : t % 10 == 0 ? (int)(rng() % 300000) : t % 10 == 1 ? kFragment * (1 + t % 3) - 1 + t % 3
+        : (int)(rng() % 20000);
     std::string raw(n, '\0');
     int shape = t % 5;
     for (int i = 0; i < n; i++) {
@@ -84,6 +136,31 @@ int main(int argc, char** argv) {
     if (!run(block, out) || std::memcmp(out.data(), raw.data(), n) != 0) {
       std::printf("FAIL: block %d (%d bytes, shape %d) not decompressed as written\n", t, n, shape);
       failures++;
+    }
+    // libsnappy's blocks of more than one fragment split, and their fragments decode as written
+    if (n > kFragment) {
+      std::vector<uint8_t> parts(n);
+      if (!split_run(block, parts) || std::memcmp(parts.data(), raw.data(), n) != 0) {
+        std::printf("FAIL: block %d (%d bytes, shape %d) not split and decoded as written\n", t, n, shape);
+        failures++;
+      }
+      std::vector<uint8_t> wrong(n + 1);
+      if (split_run(block, wrong) || split_run(block.substr(0, block.size() - 1), parts)) {
+        std::printf("FAIL: block %d split for a size it does not declare, or cut short\n", t);
+        failures++;
+      }
+      // the same bytes as one literal (as another compressor may write them) span the fragments: not split
+      std::string literal;
+      for (unsigned v = (unsigned)n; v >= 0x80; v >>= 7) literal += (char)(v | 0x80);
+      literal += (char)(n >> (7 * ((int)literal.size())));
+      literal += (char)(63 << 2);
+      for (int b = 0; b < 4; b++) literal += (char)((unsigned)(n - 1) >> (8 * b));
+      literal += raw;
+      std::vector<uint8_t> whole(n);
+      if (split_run(literal, parts) || !run(literal, whole) || std::memcmp(whole.data(), raw.data(), n) != 0) {
+        std::printf("FAIL: block %d as one literal split, or not decoded whole\n", t);
+        failures++;
+      }
     }
     std::vector<uint8_t> longer(n + 1);
     if (run(block, longer)) {

@@ -69,6 +69,8 @@ public final class ParquetDecode {
   /** Bit of a page's flags saying its rows take codes, a string column's ({@code kFlags} in the kernel). */
   private static final long CODES = 1L << 17;
   private static final int WARPS_PER_BLOCK = 4;
+  /** Bytes of a page's output a warp decompresses at once (kFragment in parquet_decode.cu). */
+  private static final long FRAGMENT = 65536;
   /** Snappy makes at most 64 bytes of a 3-byte element; anything said to grow more is corrupt. */
   private static final long MAX_SNAPPY_GROWTH = 32;
 
@@ -282,6 +284,7 @@ public final class ParquetDecode {
     // whether finish was called, and whether the stream's work is known to have ended
     private boolean taken;
     private boolean finished;
+    private int splitPages;
 
     private Pending(Exec exec, List<Chunk> chunks) {
       this.exec = exec;
@@ -360,11 +363,52 @@ public final class ParquetDecode {
       if (pages > 0) {
         DeviceBuffer tab = scratch.add(exec.upload(table));
         int grid = (pages + WARPS_PER_BLOCK - 1) / WARPS_PER_BLOCK;
-        // a block of one warp a page: each keeps its window of recent output in shared memory
-        KernelLaunch.launch("parquet_unsnap_kernel", pages, 32, exec.stream(), src, decompressed, tab, (long) pages, status);
+        // each page's first fragment, their count, then each fragment's page
+        int[] frags = fragments();
+        int count = frags[pages];
+        DeviceBuffer fragTable = scratch.add(exec.upload(frags));
+        // where each fragment starts in its page's bytes, then whether each page split
+        DeviceBuffer starts = scratch.add(exec.allocateZeroed(4L * (count + pages)));
+        long split = starts.address() + 4L * count;
+        KernelLaunch.launch("parquet_unsnap_split_kernel", pages, 32, exec.stream(), src, tab, (long) pages, fragTable,
+            starts, split, status);
+        // a block of one warp a fragment: each keeps its window of recent output in shared memory
+        KernelLaunch.launch("parquet_unsnap_kernel", count, 32, exec.stream(), src, decompressed, tab, (long) pages,
+            fragTable, starts, split, (long) count, status);
         KernelLaunch.launch("parquet_decode_kernel", grid, 32 * WARPS_PER_BLOCK, exec.stream(), decompressed, tab,
             (long) pages, status.address() + 16, status);
       }
+    }
+
+    /**
+     * Each page's first fragment of {@link #FRAGMENT} bytes of its output (in the pages' order),
+     * their count, then each fragment's page: the kernels' layout.
+     */
+    private int[] fragments() {
+      long[] first = new long[pages + 1];
+      int p = 0;
+      for (Chunk c : chunks) {
+        for (Page g : c.pages) {
+          first[p + 1] = first[p] + Math.max(1, (g.bytes() + FRAGMENT - 1) / FRAGMENT);
+          p++;
+        }
+      }
+      int count = Math.toIntExact(first[pages]);
+      int[] out = new int[pages + 1 + count];
+      for (p = 0; p < pages; p++) {
+        out[p] = (int) first[p];
+        java.util.Arrays.fill(out, pages + 1 + (int) first[p], pages + 1 + (int) first[p + 1], p);
+      }
+      out[pages] = count;
+      return out;
+    }
+
+    /** How many Snappy pages decoded a fragment to a warp (once finished): the rest decoded whole. */
+    public int splitPages() {
+      if (!finished) {
+        throw new InternalException("a Parquet decoding was asked how its pages split before it finished");
+      }
+      return splitPages;
     }
 
     /**
@@ -386,6 +430,7 @@ public final class ParquetDecode {
         result = new long[2];
       }
       finished = true;
+      splitPages = (int) (result[0] >>> 32);
       if ((int) result[0] != 0) {
         int page = (int) result[1];
         int j = 0;

@@ -70,9 +70,13 @@ class ParquetDecodeTest {
     final List<Page> pages = new ArrayList<>();
 
     int add(byte[] page, Kind kind, Codec codec, int values, boolean levels, int dictionary) {
-      byte[] stored = codec == Codec.SNAPPY ? snappy(page) : page;
-      pages.add(new Page(bytes.size(), stored.length, page.length, values, kind, codec, levels, dictionary));
-      bytes.writeBytes(stored);
+      return add(codec == Codec.SNAPPY ? snappy(page) : page, page.length, kind, codec, values, levels, dictionary);
+    }
+
+    /** A page stored as {@code stored} (compressed by the caller), {@code bytes} once decompressed. */
+    int add(byte[] stored, int bytes, Kind kind, Codec codec, int values, boolean levels, int dictionary) {
+      pages.add(new Page(this.bytes.size(), stored.length, bytes, values, kind, codec, levels, dictionary));
+      this.bytes.writeBytes(stored);
       return pages.size() - 1;
     }
 
@@ -294,6 +298,101 @@ class ParquetDecodeTest {
             FieldVector v = ParquetDecode.decodeOnHost(chunk, "c", a)) {
           assertRows(c, v);
         }
+      }
+    }
+  }
+
+  /**
+   * {@code b} as a Snappy block of one literal, as a compressor other than Google's may write it:
+   * valid, but its one element spans every 64 KiB fragment of its output.
+   */
+  private static byte[] oneLiteral(byte[] b) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    varint(out, b.length);
+    out.write(63 << 2);
+    value(out, b.length - 1L, 4);
+    out.writeBytes(b);
+    return out.toByteArray();
+  }
+
+  /**
+   * Pages of one column, each alone in a chunk, of sizes about and across the 64 KiB fragments a
+   * warp each decodes: random values (long literals), few values (copies); Google's compressor
+   * (the test's Snappy) and one literal (not split: decoded whole).
+   */
+  private static List<Case> largePages() {
+    Random random = new Random(11);
+    List<Case> out = new ArrayList<>();
+    for (int rows : new int[] {8191, 8192, 8193, 16_385, 125_001}) {
+      for (boolean few : new boolean[] {false, true}) {
+        Long[] values = new Long[rows];
+        for (int r = 0; r < rows; r++) {
+          values[r] = few ? (long) random.nextInt(50) : random.nextLong();
+        }
+        byte[] page = dataPage(values, false, null, 8);
+        Writer google = new Writer();
+        google.add(page, Kind.PLAIN, Codec.SNAPPY, rows, false, -1);
+        out.add(new Case("INT64 " + rows + (few ? " few" : " random") + " snappy", DataType.INT64, 8, values, google));
+        if (!few) {
+          Writer literal = new Writer();
+          literal.add(oneLiteral(page), page.length, Kind.PLAIN, Codec.SNAPPY, rows, false, -1);
+          out.add(new Case("INT64 " + rows + " one literal", DataType.INT64, 8, values, literal));
+        }
+      }
+    }
+    return out;
+  }
+
+  @Test
+  void theCpuTwinDecodesLargePagesAsWritten() {
+    try (RootAllocator a = new RootAllocator()) {
+      for (Case c : largePages()) {
+        try (ParquetDecode.Chunk chunk = c.pages().chunk(a, c.type(), c.width(), c.values().length);
+            FieldVector v = ParquetDecode.decodeOnHost(chunk, "c", a)) {
+          assertRows(c, v);
+        }
+      }
+    }
+  }
+
+  /**
+   * Google's Snappy pages of more than 64 KiB split into fragments a warp each decodes, and decode
+   * as the CPU twin does; a page of one literal spanning them does not split and decodes whole.
+   */
+  @RequiresGpu
+  @Test
+  void theGpuDecodesLargeSnappyPagesAFragmentToAWarp() {
+    try (RootAllocator a = new RootAllocator(); Gpu gpu = Gpu.open(0, 2L << 30, 256L << 20);
+        Exec g = Exec.onGpu(gpu, a)) {
+      List<Case> cases = largePages();
+      List<ParquetDecode.Chunk> chunks = new ArrayList<>();
+      try {
+        for (Case c : cases) {
+          chunks.add(c.pages().chunk(a, c.type(), c.width(), c.values().length));
+        }
+        // one launch over them all, as a query's chunks of several columns
+        try (ParquetDecode.Pending p = ParquetDecode.launch(g, chunks)) {
+          List<DeviceColumn> decoded = p.finish();
+          try {
+            long split = cases.stream().filter(c -> c.name().endsWith("snappy") && c.values().length * 8L > 65536).count();
+            assertEquals(split, p.splitPages(), "pages split into fragments");
+            for (int k = 0; k < cases.size(); k++) {
+              Case c = cases.get(k);
+              int rows = c.values().length;
+              try (DeviceTable t = new DeviceTable(gpu, List.of("c"), List.of(decoded.set(k, null)), rows);
+                  VectorSchemaRoot got = t.toArrow(a, g.stream());
+                  FieldVector want = ParquetDecode.decodeOnHost(chunks.get(k), "c", a)) {
+                for (int r = 0; r < rows; r++) {
+                  assertEquals(raw(want, r), raw(got.getVector(0), r), c.name() + " row " + r);
+                }
+              }
+            }
+          } finally {
+            decoded.stream().filter(java.util.Objects::nonNull).forEach(DeviceColumn::close);
+          }
+        }
+      } finally {
+        chunks.forEach(ParquetDecode.Chunk::close);
       }
     }
   }
