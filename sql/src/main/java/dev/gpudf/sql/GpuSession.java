@@ -102,6 +102,7 @@ public final class GpuSession implements AutoCloseable {
     this.catalog = new Catalog(gpu, allocator);
     this.files = new FileFunctions(catalog, allocator);
     this.joinOrder = new JoinOrder(new ColumnStats(catalog, () -> context(List.of())));
+    PlannerWarmUp.startOnce();
   }
 
   /**
