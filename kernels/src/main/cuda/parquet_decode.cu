@@ -172,8 +172,10 @@ __device__ bool unsnap_elements(const uint8_t* in, int p, int in_len, uint8_t* o
       __syncwarp();
     }
     Element e = element_at(stage, staged, staged_end, in_len, p + lane);
-    // next element's byte (relative to p; at most 31 + 5 + kShort), output length, kind
-    int packed = (lane + e.head + (e.type == 0 ? e.len : 0)) | ((e.len & 0xff) << 8) | (e.kind << 16);
+    // next element's byte (relative to p; at most 31 + 5 + kShort), output length, kind; a long
+    // literal's next byte is past the byte the field holds (and is not read from here: its length
+    // once spilled into the kind, so that a literal of 128 KiB or more sent the warp round forever)
+    int packed = (e.kind == 0 ? lane + e.head + (e.type == 0 ? e.len : 0) : 0) | ((e.len & 0xff) << 8) | (e.kind << 16);
     int at = -1;  // where this lane's element writes in the batch, when one starts at its byte
     int cur = 0, total = 0, consumed = 0, stop = 0;
     while (cur < 32 && p + cur < in_len) {
