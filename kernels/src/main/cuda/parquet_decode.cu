@@ -141,6 +141,19 @@ __device__ __forceinline__ Element element_at(const uint8_t* stage, int staged, 
   return e;
 }
 
+// Keeps the stage holding the input from p on: when fewer than kAhead of its bytes lie past p
+// (and the input goes on), the next kStage bytes from p are staged with the warp.
+__device__ __forceinline__ void stage_from(const uint8_t* in, int in_len, int p, int lane, uint8_t* stage, int& staged,
+                                           int& staged_end) {
+  if (staged_end < in_len && staged_end - p < kAhead) {
+    __syncwarp();
+    staged = p;
+    staged_end = in_len - p > kStage ? p + kStage : in_len;
+    for (int k = lane; k < staged_end - staged; k += 32) stage[k] = in[staged + k];
+    __syncwarp();
+  }
+}
+
 // Decompresses one Snappy block [in, in + in_len) into [out, out + out_len) (sizes below 2^31,
 // which the host checks) with the whole warp. A page is one long chain of elements of a few bytes
 // each, so the warp takes them a batch at a time rather than one by one:
@@ -164,13 +177,7 @@ __device__ bool unsnap_elements(const uint8_t* in, int p, int in_len, uint8_t* o
   // output before `flushed` is in global memory; pos - flushed < kFlush between batches
   int flushed = 0;
   while (p < in_len) {
-    if (staged_end < in_len && staged_end - p < kAhead) {
-      __syncwarp();
-      staged = p;
-      staged_end = in_len - p > kStage ? p + kStage : in_len;
-      for (int k = lane; k < staged_end - staged; k += 32) stage[k] = in[staged + k];
-      __syncwarp();
-    }
+    stage_from(in, in_len, p, lane, stage, staged, staged_end);
     Element e = element_at(stage, staged, staged_end, in_len, p + lane);
     // next element's byte (relative to p; at most 31 + 5 + kShort), output length, kind; a long
     // literal's next byte is past the byte the field holds (and is not read from here: its length
@@ -310,13 +317,7 @@ __device__ bool split_fragments(const uint8_t* in, int in_len, int out_len, int 
   long long pos = 0, frag = 0;  // output so far, and where the current fragment starts
   int k = 1;                    // the next fragment
   while (q < in_len) {
-    if (staged_end < in_len && staged_end - q < kAhead) {
-      __syncwarp();
-      staged = q;
-      staged_end = in_len - q > kStage ? q + kStage : in_len;
-      for (int i = lane; i < staged_end - staged; i += 32) stage[i] = in[staged + i];
-      __syncwarp();
-    }
+    stage_from(in, in_len, q, lane, stage, staged, staged_end);
     Element e = element_at(stage, staged, staged_end, in_len, q + lane);
     // an offset past a fragment's size is as wrong here as any: clipped to 17 bits
     int info = (e.offset < 0x1ffff ? e.offset : 0x1ffff) | (e.head << 17) | (e.type << 20) | (e.kind << 22);
