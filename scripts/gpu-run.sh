@@ -2,7 +2,8 @@
 # Runs on the GPU host from the repository root, after scripts/gpu-bundle.sh packed .gpu-bundle:
 # the gpu-tagged tests, `gpudf info`, the transfer benchmark and its PyTorch peer, each output
 # saved under $OUT (or ./gpu-out). Usage: bash scripts/gpu-run.sh [tests|heavy|kernels|hash|tpch|handoff|ingest|pipeline|expr|fuzz|files|launch|bench|all]
-# (tests: the gpu-tagged suite, which must finish within one device call; heavy: the gpu-heavy
+# (tests: the gpu-tagged suite, which must finish within one device call, TESTS_LIMIT_S (420) its limit, at which
+# the threads' stacks are printed; heavy: the gpu-heavy
 # tag, GPU-versus-twin checks on millions of rows; both check every operator's output layout)
 # (KERNEL_ARGS passes rows, reps and cpu=0|1 to KernelBenchmark, HASH_ARGS the same to HashBenchmark
 # and peer_hash.py; EXPR_ARGS to ExprBenchmark)
@@ -64,7 +65,12 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   # the Parquet tests fail without the library; the rest still run
   : > "$OUT/gpu-tests.txt"
   natives gpu-tests.txt; have=$?
-  JAVA_OPTS="$JAVA_OPTS -Dgpudf.debug.allocations=true -Dgpudf.debug.checkLayout=true" bash .gpu-bundle/run \
+  # JUnit's timeout waits for a test's thread to return, and one waiting on a kernel that never ends
+  # never does (a Snappy page hung the device so in session 30, and the call ran out with no word of
+  # which test): at TESTS_LIMIT_S (default 420, inside a 600 s call) the JVM prints every thread's
+  # stack into the output (SIGQUIT), so the test shows, and is stopped 20 s later
+  JAVA_OPTS="$JAVA_OPTS -Dgpudf.debug.allocations=true -Dgpudf.debug.checkLayout=true" timeout -s QUIT -k 20 \
+    "${TESTS_LIMIT_S:-420}" bash .gpu-bundle/run \
     org.junit.platform.console.ConsoleLauncher execute --scan-classpath --include-tag gpu --disable-banner \
     --details=tree --config=junit.jupiter.execution.timeout.default=90s 2>&1 | tee -a "$OUT/gpu-tests.txt"
   rc=${PIPESTATUS[0]}
