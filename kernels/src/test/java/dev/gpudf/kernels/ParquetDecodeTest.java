@@ -283,6 +283,13 @@ class ParquetDecodeTest {
     return w == 4 ? (long) v.getDataBuffer().getInt(4L * r) : v.getDataBuffer().getLong((long) w * r);
   }
 
+  /** The first {@code rows} rows of {@code got} are {@code want}'s (the GPU's against the CPU twin's). */
+  private static void assertSameRows(FieldVector want, FieldVector got, int rows, String name) {
+    for (int r = 0; r < rows; r++) {
+      assertEquals(raw(want, r), raw(got, r), name + " row " + r);
+    }
+  }
+
   private static void assertRows(Case c, FieldVector got) {
     assertEquals(c.values().length, got.getValueCount(), c.name());
     for (int r = 0; r < c.values().length; r++) {
@@ -293,7 +300,7 @@ class ParquetDecodeTest {
   @Test
   void theCpuTwinGivesBackWhatWasWritten() {
     try (RootAllocator a = new RootAllocator()) {
-      for (Case c : cases()) {
+      for (Case c : java.util.stream.Stream.concat(cases().stream(), largePages().stream()).toList()) {
         try (ParquetDecode.Chunk chunk = c.pages().chunk(a, c.type(), c.width(), c.values().length);
             FieldVector v = ParquetDecode.decodeOnHost(chunk, "c", a)) {
           assertRows(c, v);
@@ -343,18 +350,6 @@ class ParquetDecodeTest {
     return out;
   }
 
-  @Test
-  void theCpuTwinDecodesLargePagesAsWritten() {
-    try (RootAllocator a = new RootAllocator()) {
-      for (Case c : largePages()) {
-        try (ParquetDecode.Chunk chunk = c.pages().chunk(a, c.type(), c.width(), c.values().length);
-            FieldVector v = ParquetDecode.decodeOnHost(chunk, "c", a)) {
-          assertRows(c, v);
-        }
-      }
-    }
-  }
-
   /**
    * Google's Snappy pages of more than 64 KiB split into fragments a warp each decodes, and decode
    * as the CPU twin does; a page of one literal spanning them does not split and decodes whole.
@@ -382,9 +377,7 @@ class ParquetDecodeTest {
               try (DeviceTable t = new DeviceTable(gpu, List.of("c"), List.of(decoded.set(k, null)), rows);
                   VectorSchemaRoot got = t.toArrow(a, g.stream());
                   FieldVector want = ParquetDecode.decodeOnHost(chunks.get(k), "c", a)) {
-                for (int r = 0; r < rows; r++) {
-                  assertEquals(raw(want, r), raw(got.getVector(0), r), c.name() + " row " + r);
-                }
+                assertSameRows(want, got.getVector(0), rows, c.name());
               }
             }
           } finally {
@@ -419,9 +412,7 @@ class ParquetDecodeTest {
               Case c = some.get(k);
               try (FieldVector want = ParquetDecode.decodeOnHost(chunks.get(k), "c", a)) {
                 assertRows(c, want);
-                for (int r = 0; r < rows; r++) {
-                  assertEquals(raw(want, r), raw(got.getVector(k), r), c.name() + " row " + r);
-                }
+                assertSameRows(want, got.getVector(k), rows, c.name());
                 assertEquals(want.getNullCount(), t.column(k).nullCount(), c.name());
               }
             }

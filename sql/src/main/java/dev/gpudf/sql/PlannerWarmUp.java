@@ -8,8 +8,9 @@ import org.apache.arrow.memory.RootAllocator;
  * process opens its first session, so that the JVM has loaded and begun compiling the planner
  * (Calcite's parser, validator, converter and rules, thousands of classes) by the time the user's
  * first statement comes, often while the session is still opening its tables. The first plan of
- * a process took about a second where later ones take milliseconds (TPC-H q1 over SF1 Parquet in
- * the harness, 2 cores: 1,015-1,018 ms, 454-594 ms after the warm-up; q2 220-275 -> 68-72 ms).
+ * a process took about a second where later ones take milliseconds (TPC-H q1 over SF1 Parquet on
+ * the H200's 16-core host: 858-1,063 ms, 537-588 after the warm-up; q2 212-263 -> 70-87 ms;
+ * benchmarks/results/2026-12-04-planner-warmup-sf1-gpu-s30.txt).
  * It runs in a session and allocator of its own, which it closes, plans only, and touches no
  * table; a failure is logged, never seen by a query. Off with {@code -Dgpudf.plan.warmUp=false}.
  */
