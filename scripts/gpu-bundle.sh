@@ -9,7 +9,9 @@
 # .gpu-bundle-natives (that library, Linux x86-64, stripped). Carry .gpu-bundle-natives in one
 # call and .gpu-bundle in the next, on the same warm machine: `bash scripts/gpu-run.sh tests` (or
 # files) puts the library in place. scripts/gpu-bundle.sh --files packs the benchmarks over
-# Parquet files instead of the tests (no tests, no server).
+# Parquet files instead of the tests (no tests, no server). scripts/gpu-bundle.sh --spark packs the
+# Spark plugin with Spark and its tests, on a Java 17 runtime (Spark 4.0's), in one part:
+#   GPU_BUNDLE_DIR=/tmp/spark-bundle bash .gpu-bundle/run dev.gpudf.spark.SparkTpchBench ...
 # GPUDF_SHARED points at the shared/ folder holding gpu-bundle/pack.sh (default ../shared).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +21,8 @@ profile=${1:-tests}
 case "$profile" in
   tests) modules=columnar,kernels,sql,flight-server,benchmarks,integration-tests; scope=test ;;
   --files) modules=columnar,kernels,sql,benchmarks; scope=runtime ;;
-  *) echo "usage: scripts/gpu-bundle.sh [--files]" >&2; exit 2 ;;
+  --spark) modules=columnar,kernels,spark; scope=test ;;
+  *) echo "usage: scripts/gpu-bundle.sh [--files|--spark]" >&2; exit 2 ;;
 esac
 mvn -q -B -DskipTests install -DskipTests
 rm -f */target/cp.txt
@@ -35,6 +38,8 @@ for m in ${modules//,/ }; do
   [ "$scope" = test ] && [ -d "$m/target/test-classes" ] && cp="$m/target/test-classes:$cp"
 done
 [ "$scope" = test ] && cp="$cp:$(ls target/junit/*.jar)"
+# the Spark tests read TPC-H's data and query text from the SQL module's classes, not its dependencies
+[ "$profile" = --spark ] && cp="sql/target/classes:$cp"
 # pack.sh re-creates each jar with a fresh manifest, which breaks signed jars (Janino's): their
 # signature files are dropped from a copy. DuckDB (the TPC-H peer of the sql tests) ships
 # natives for four platforms in one 84 MB jar; the GPU host needs only linux_amd64. The SQLite
@@ -52,6 +57,10 @@ if [ "$profile" = --files ]; then
   out="$out|proto-google-common-protos|netty-codec-http2?|netty-codec-socks|netty-handler-proxy|netty-tcnative-[a-z-]+"
   out="$out|httpclient5|httpcore5(-h2)?|jline|picocli"
 fi
+# Spark in one process keeps its UI's and history's store in memory: RocksDB's 72 MB library is not loaded
+[ "$profile" = --spark ] && out="$out|rocksdbjni"
+# other platforms' libraries inside jars (Spark's zstd, Snappy and LevelDB ship them all)
+others='\.(dylib|jnilib|dll)$|/(aarch64|arm|armv6|armv7|ppc64|ppc64le|s390x|loongarch64|riscv64|i386|x86|linux32|ppc)/[^/]*\.so$'
 # the folder the second part's library is unpacked into on the GPU host (scripts/gpu-run.sh):
 # first on the classpath, so pack.sh names it 001-gpu-natives
 rm -rf target/gpu-natives && mkdir -p target/gpu-natives
@@ -60,7 +69,7 @@ cp="$(pwd)/target/gpu-natives:$cp"
 cp=$(echo "$cp" | tr ':' '\n' | grep -v -E "/($out)-[^/]*\\.jar\$|/netty-tcnative-boringssl-static-[^/]*-(osx|windows|linux-aarch_64)[^/]*\\.jar\$" | paste -sd:)
 rm -rf .gpu-bundle-natives
 for jar in $(echo "$cp" | tr ':' '\n' | grep '\.jar$'); do
-  drop=$(unzip -Z1 "$jar" | grep -E '^META-INF/[^/]*\.(SF|RSA|DSA|EC)$|^libduckdb_java\.so_(osx|windows|linux_arm64)|^test/(random|index|evidence)/|^arrow_dataset_jni/.*\.(so|dylib|dll)$' || true)
+  drop=$(unzip -Z1 "$jar" | grep -E "^META-INF/[^/]*\\.(SF|RSA|DSA|EC)\$|^libduckdb_java\\.so_(osx|windows|linux_arm64)|^test/(random|index|evidence)/|^arrow_dataset_jni/.*\\.(so|dylib|dll)\$|$others" || true)
   [ -n "$drop" ] || continue
   slim=$(pwd)/target/slim/$(basename "$jar")
   cp "$jar" "$slim" && echo "$drop" | xargs zip -q -d "$slim"
@@ -77,11 +86,20 @@ for jar in $(echo "$cp" | tr ':' '\n' | grep '\.jar$'); do
   rm -rf "$tmp"
   cp=${cp//$jar/$slim}
 done
-if [ ! -f .gpu-bundle-natives/arrow-dataset.tar.xz ]; then
+if [ "$profile" != --spark ] && [ ! -f .gpu-bundle-natives/arrow-dataset.tar.xz ]; then
   echo "no Arrow Dataset library for Linux x86-64 was found on the classpath" >&2; exit 1
 fi
 rm -rf .gpu-bundle
 bash "$SHARED/gpu-bundle/pack.sh" .gpu-bundle "$cp"
+if [ "$profile" = --spark ]; then
+  # Spark 4.0 runs on Java 17 or 21, and Hadoop's login needs jdk.security.auth, which pack.sh's runtime leaves out
+  jdk=/usr/lib/jvm/java-17-openjdk-amd64
+  tmp=$(mktemp -d)
+  "$jdk/bin/jlink" --add-modules java.se,jdk.unsupported,jdk.security.auth,jdk.management,jdk.crypto.ec,jdk.zipfs \
+    --strip-debug --no-header-files --no-man-pages --output "$tmp/jre"
+  tar -C "$tmp" -cf - jre | xz -6 -T0 > .gpu-bundle/jre.tar.xz
+  rm -rf "$tmp"
+fi
 du -sh .gpu-bundle
 [ -d .gpu-bundle-natives ] && du -sh .gpu-bundle-natives
 # the GPU host has no git, and a .git it keeps from an earlier call can be stale: the bundle says what it was built from

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU host from the repository root, after scripts/gpu-bundle.sh packed .gpu-bundle:
 # the gpu-tagged tests, `gpudf info`, the transfer benchmark and its PyTorch peer, each output
-# saved under $OUT (or ./gpu-out). Usage: bash scripts/gpu-run.sh [tests|heavy|kernels|hash|tpch|handoff|ingest|pipeline|expr|fuzz|files|launch|bench|all]
+# saved under $OUT (or ./gpu-out). Usage: bash scripts/gpu-run.sh [tests|heavy|kernels|hash|tpch|handoff|ingest|pipeline|expr|fuzz|files|spark|launch|bench|all]
 # (tests: the gpu-tagged suite, which must finish within one device call, TESTS_LIMIT_S (420) its limit, at which
 # the threads' stacks are printed; heavy: the gpu-heavy
 # tag, GPU-versus-twin checks on millions of rows; both check every operator's output layout)
@@ -16,6 +16,9 @@
 # ScanBenchmark over its lineitem file, SCAN_ARGS its options after the file; FILES_TPCH=0 skips
 # the TPC-H run, FILES_SCAN=0 the scan one; FILES_JAVA_OPTS adds JVM flags to the TPC-H run;
 # FILES_AOT=1 gives that run a JVM ahead-of-time cache trained on SF1 files first)
+# (spark: with the bundle of `scripts/gpu-bundle.sh --spark`: the gpu-tagged Spark test, then TPC-H at SPARK_SF
+# (default 10) through Spark local[SPARK_CORES] (16) with gpudf's rule off and on (SparkTpchBench; SPARK_ARGS adds
+# its options); Spark's log goes to spark-*.log, its last 2 MB kept)
 set -uo pipefail
 what=${1:-all}
 OUT=${OUT:-gpu-out}
@@ -193,6 +196,21 @@ if [ "$what" = launch ] || [ "$what" = all ]; then
   # the fixed host costs of a launch, a wait, a read back and an allocation, with CuPy's beside them
   { bash .gpu-bundle/run dev.gpudf.bench.LaunchBenchmark ${LAUNCH_ARGS:-}; python3 benchmarks/peer_launch.py ${LAUNCH_ARGS:-}; } 2>&1 \
     | tee "$OUT/launch.txt"
+fi
+if [ "$what" = spark ]; then
+  # the JVM flags Spark's launcher sets on Java 17, as the spark module's tests take them
+  flags=$(sed -n '/<surefire.argLine>/,/<\/surefire.argLine>/p' spark/pom.xml | sed 's/<[^>]*>//g' | tr -s ' \n' ' ')
+  export GPU_BUNDLE_DIR=${GPU_BUNDLE_DIR:-/tmp/spark-bundle}
+  export JAVA_OPTS="-Xmx${SPARK_HEAP:-64g} $flags"
+  bash .gpu-bundle/run org.junit.platform.console.ConsoleLauncher execute --select-class dev.gpudf.spark.GpuTpchThroughSparkTest \
+    --disable-banner --details=tree > "$OUT/spark-gpu-test.log" 2>&1
+  rc=$?
+  grep -E "through Spark|tests (successful|failed|skipped)|went to the device|Exception|expected" "$OUT/spark-gpu-test.log" | head -40
+  sf=${SPARK_SF:-10}
+  bash .gpu-bundle/run dev.gpudf.spark.SparkTpchBench --sf "$sf" --cores "${SPARK_CORES:-16}" \
+    --data "${SPARK_DATA:-/tmp/spark-tpch-sf$sf}" --out "$OUT/spark-tpch.md" ${SPARK_ARGS:-} 2> "$OUT/spark-tpch.log"
+  [ $? = 0 ] || rc=1
+  for f in "$OUT"/spark-*.log; do tail -c 2000000 "$f" > "$f.tail" && mv "$f.tail" "$f"; done
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   bash .gpu-bundle/run dev.gpudf.cli.GpudfCli info 2>&1 | tee "$OUT/info.txt"

@@ -1,10 +1,12 @@
 package dev.gpudf.spark;
 
-import dev.gpudf.columnar.HostColumn;
+import dev.gpudf.columnar.Column;
+import dev.gpudf.columnar.DeviceTable;
 import dev.gpudf.columnar.HostTable;
-import dev.gpudf.kernels.Evaluate;
+import dev.gpudf.columnar.Table;
 import dev.gpudf.kernels.Exec;
 import dev.gpudf.kernels.Expr;
+import dev.gpudf.kernels.TableOps;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,8 +28,8 @@ import scala.jdk.javaapi.CollectionConverters;
 abstract class GpudfExec extends SparkPlan {
   /** What the operator does to one batch, on an executor; serializable, as Spark ships it there. */
   interface Operation extends Serializable {
-    /** The result of {@code table} (which the caller closes), a table the caller closes too. */
-    HostTable apply(Exec exec, HostTable table);
+    /** The result of {@code table} (which the caller closes), on its backend, a table the caller closes too. */
+    Table<?> apply(Exec exec, Table<?> table);
   }
 
   /** The constructor's arguments before the children: the operator's expressions. */
@@ -88,26 +90,48 @@ abstract class GpudfExec extends SparkPlan {
     return h;
   }
 
-  /** A table of {@code exprs} over {@code table}, which the caller closes: a bare column shared, any other computed. */
-  static HostTable evaluate(Exec exec, HostTable table, List<Expr> exprs) {
-    List<HostColumn> columns = new ArrayList<>();
+  /** A table of {@code exprs} over {@code table}, on its backend, which the caller closes: a bare column shared, any other computed. */
+  static Table<?> evaluate(Exec exec, Table<?> table, List<Expr> exprs) {
+    List<Column> columns = new ArrayList<>();
     List<String> names = new ArrayList<>();
     try {
       for (Expr e : exprs) {
         if (e instanceof Expr.Col c) {
-          HostColumn shared = table.column(c.index());
+          Column shared = table.column(c.index());
           shared.retain();
           columns.add(shared);
         } else {
-          columns.add(Evaluate.evaluate(exec, table, e));
+          columns.add(TableOps.evaluate(exec, table, e));
         }
         names.add("c" + names.size());
       }
     } catch (RuntimeException ex) {
-      columns.forEach(HostColumn::close);
+      columns.forEach(Column::close);
       throw ex;
     }
-    return new HostTable(names, columns, table.rowCount());
+    return TableOps.table(exec, table, names, columns, table.rowCount());
+  }
+
+  /**
+   * {@code t} on the task's backend: itself (retained) on the CPU, a copy on the GPU; the caller
+   * keeps {@code t} and closes the result.
+   */
+  static Table<?> onBackend(Exec exec, HostTable t) {
+    if (exec.hasGpu()) {
+      GpudfBackend.get().copiedToDevice();
+      return DeviceTable.fromHost(exec.gpu(), t, exec.stream());
+    }
+    t.retain();
+    return t;
+  }
+
+  /** {@code t} on the host: itself (retained), or a copy of a device table; the caller keeps {@code t} and closes the result. */
+  static HostTable onHost(Exec exec, Table<?> t) {
+    if (t instanceof DeviceTable d) {
+      return d.toHost(exec.allocator());
+    }
+    t.retain();
+    return (HostTable) t;
   }
 
   /** The attributes {@code exprs} make: an operator's output from its output expressions. */
@@ -185,8 +209,9 @@ abstract class GpudfExec extends SparkPlan {
         throw new java.util.NoSuchElementException();
       }
       releaseCurrent();
-      try (HostTable in = input.next(); HostTable result = op.apply(exec, in)) {
-        current = SparkArrow.toSpark(result, allocator);
+      try (HostTable in = input.next(); Table<?> on = onBackend(exec, in); Table<?> result = op.apply(exec, on);
+          HostTable host = onHost(exec, result)) {
+        current = SparkArrow.toSpark(host, allocator);
       }
       return current.batch();
     }
@@ -228,9 +253,11 @@ abstract class GpudfExec extends SparkPlan {
     }
   }
 
-  /** A task's allocator and execution context; the allocator is the task's to close (through {@link BatchIterator}). */
+  /**
+   * A task's allocator and execution context, on the executor's backend (a stream of its own on
+   * the GPU); the allocator is the task's to close (through {@link BatchIterator}).
+   */
   static Exec taskExec(String name) {
-    BufferAllocator allocator = GpudfBackend.get().taskAllocator(name + " task " + org.apache.spark.TaskContext.get().taskAttemptId());
-    return Exec.onCpu(allocator);
+    return GpudfBackend.get().taskExec(name + " task " + org.apache.spark.TaskContext.get().taskAttemptId());
   }
 }

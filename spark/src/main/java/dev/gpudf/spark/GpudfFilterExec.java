@@ -1,10 +1,8 @@
 package dev.gpudf.spark;
 
-import dev.gpudf.columnar.HostColumn;
-import dev.gpudf.columnar.HostTable;
-import dev.gpudf.kernels.Evaluate;
+import dev.gpudf.columnar.Column;
 import dev.gpudf.kernels.Expr;
-import dev.gpudf.kernels.Filter;
+import dev.gpudf.kernels.TableOps;
 import java.util.List;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.expressions.Expression;
@@ -38,8 +36,8 @@ public final class GpudfFilterExec extends GpudfUnaryExec {
     Expression c = condition;
     return (exec, table) -> {
       Expr e = ExprTranslator.translate(c, input);
-      try (HostColumn keep = Evaluate.evaluate(exec, table, e)) {
-        return Filter.filter(exec, table, keep);
+      try (Column keep = TableOps.evaluate(exec, table, e)) {
+        return TableOps.filter(exec, table, keep);
       }
     };
   }

@@ -1,11 +1,12 @@
 package dev.gpudf.spark;
 
 import dev.gpudf.columnar.DataType;
-import dev.gpudf.columnar.HostTable;
+import dev.gpudf.columnar.Table;
 import dev.gpudf.kernels.Expr;
 import dev.gpudf.kernels.GroupBy;
 import dev.gpudf.kernels.Op;
 import dev.gpudf.kernels.Reduction;
+import dev.gpudf.kernels.TableOps;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
@@ -171,8 +172,8 @@ public final class GpudfHashAggregateExec extends GpudfUnaryExec {
       for (int i = 0; i < keys.length + plan.aggs().size(); i++) {
         names.add("c" + i);
       }
-      try (HostTable columns = evaluate(exec, table, work);
-          HostTable groups = GroupBy.aggregate(exec, columns, keys, plan.aggs(), names)) {
+      try (Table<?> columns = evaluate(exec, table, work);
+          Table<?> groups = TableOps.groupBy(exec, columns, keys, plan.aggs(), names)) {
         List<Expr> out = new ArrayList<>();
         for (int k = 0; k < keys.length; k++) {
           out.add(new Expr.Col(k));

@@ -1,9 +1,12 @@
 package dev.gpudf.spark;
 
+import dev.gpudf.columnar.Column;
 import dev.gpudf.columnar.HostTable;
+import dev.gpudf.columnar.Table;
 import dev.gpudf.kernels.Exec;
 import dev.gpudf.kernels.Expr;
 import dev.gpudf.kernels.Join;
+import dev.gpudf.kernels.TableOps;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.TaskContext;
@@ -256,22 +259,23 @@ public final class GpudfHashJoinExec extends GpudfExec {
   }
 
   /** {@code t}'s columns in {@code order} (the columns move, nothing is copied); {@code t} is closed. */
-  private static HostTable reordered(HostTable t, int[] order) {
+  private static Table<?> reordered(Exec exec, Table<?> t, int[] order) {
     try (t) {
       List<String> names = new ArrayList<>();
-      List<dev.gpudf.columnar.HostColumn> columns = new ArrayList<>();
+      List<Column> columns = new ArrayList<>();
       for (int i = 0; i < order.length; i++) {
         names.add("c" + i);
-        dev.gpudf.columnar.HostColumn c = t.column(order[i]);
+        Column c = t.column(order[i]);
         c.retain();
         columns.add(c);
       }
-      return new HostTable(names, columns, t.rowCount());
+      return TableOps.table(exec, t, names, columns, t.rowCount());
     }
   }
 
   /**
-   * One task's join: the table {@code build} makes (closed with the task) indexed once, then probed
+   * One task's join: the table {@code build} makes (closed with the task) put on the task's backend
+   * (indexed once on the CPU; the GPU's join builds its hash table per probe batch), then probed
    * by each batch of {@code probe}; the result's columns put in {@code order} when it is not null.
    */
   private static java.util.Iterator<ColumnarBatch> join(java.util.Iterator<ColumnarBatch> probe,
@@ -279,25 +283,29 @@ public final class GpudfHashJoinExec extends GpudfExec {
       List<Attribute> leftOut, List<Attribute> rightOut, StructType leftSchema, Join.Kind kind, int[] order, String name) {
     Shape shape = Shape.of(lk, rk, cond, leftOut, rightOut);
     Exec exec = taskExec(name);
-    HostTable table = null;
+    Table<?> table = null;
     Join.Index index;
     try {
-      table = build.apply(exec);
-      index = Join.index(table, shape.rightKeys());
+      try (HostTable rows = build.apply(exec)) {
+        table = onBackend(exec, rows);
+      }
+      index = table instanceof HostTable h ? Join.index(h, shape.rightKeys()) : null;
     } catch (RuntimeException e) {
-      try (org.apache.arrow.memory.BufferAllocator a = exec.allocator(); Exec x = exec; HostTable t = table) {
+      try (org.apache.arrow.memory.BufferAllocator a = exec.allocator(); Exec x = exec; Table<?> t = table) {
         throw e;
       }
     }
-    HostTable built = table;
+    Table<?> built = table;
     int width = leftOut.size() + (kind == Join.Kind.SEMI || kind == Join.Kind.ANTI ? 0 : rightOut.size());
     List<String> names = new ArrayList<>();
     for (int i = 0; i < width; i++) {
       names.add("c" + i);
     }
-    Operation join = (e, batch) -> Join.join(e, batch, built, shape.leftKeys(), shape.rightKeys(), kind, names,
-        shape.residual(), index);
-    Operation op = order == null ? join : (e, batch) -> reordered(join.apply(e, batch), order);
+    Operation join = index != null
+        ? (e, batch) -> Join.join(e, (HostTable) batch, (HostTable) built, shape.leftKeys(), shape.rightKeys(), kind, names,
+            shape.residual(), index)
+        : (e, batch) -> TableOps.join(e, batch, built, shape.leftKeys(), shape.rightKeys(), kind, names, shape.residual());
+    Operation op = order == null ? join : (e, batch) -> reordered(e, join.apply(e, batch), order);
     BatchIterator out = new BatchIterator(probe, leftSchema, op, exec, built);
     TaskContext.get().addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) ctx -> out.close());
     return out;

@@ -1,6 +1,8 @@
 package dev.gpudf.spark;
 
+import dev.gpudf.columnar.error.UserException;
 import java.util.Map;
+import org.apache.spark.resource.ResourceInformation;
 import org.apache.spark.api.plugin.DriverPlugin;
 import org.apache.spark.api.plugin.ExecutorPlugin;
 import org.apache.spark.api.plugin.PluginContext;
@@ -10,6 +12,9 @@ import org.apache.spark.api.plugin.SparkPlugin;
  * {@code spark.plugins=dev.gpudf.spark.GpudfPlugin}: starts gpudf's backend ({@value
  * GpudfBackend#BACKEND_CONF}, {@code cpu} by default) in each executor as it starts, so that a bad
  * setting fails the executor at once rather than its first task, and stops it with the executor.
+ * The {@code gpu} backend takes the first GPU Spark's resource scheduling gave the executor
+ * ({@code spark.executor.resource.gpu.amount} with a discovery script), or GPU 0 where none was
+ * given (local mode).
  */
 public final class GpudfPlugin implements SparkPlugin {
   /** None: the driver needs nothing started (in local mode it runs the executor's plugin too). */
@@ -23,7 +28,9 @@ public final class GpudfPlugin implements SparkPlugin {
     return new ExecutorPlugin() {
       @Override
       public void init(PluginContext ctx, Map<String, String> extraConf) {
-        GpudfBackend.start(ctx.conf().get(GpudfBackend.BACKEND_CONF, "cpu"));
+        ResourceInformation gpus = ctx.resources().get("gpu");
+        int ordinal = gpus == null || gpus.addresses().length == 0 ? 0 : parse(gpus.addresses()[0]);
+        GpudfBackend.start(ctx.conf().get(GpudfBackend.BACKEND_CONF, "cpu"), ordinal);
       }
 
       @Override
@@ -31,5 +38,14 @@ public final class GpudfPlugin implements SparkPlugin {
         GpudfBackend.stop();
       }
     };
+  }
+
+  /** A GPU address as Spark's discovery script gave it: the device's ordinal. */
+  private static int parse(String address) {
+    try {
+      return Integer.parseInt(address.trim());
+    } catch (NumberFormatException e) {
+      throw new UserException("the GPU address " + address + " Spark gave this executor is not a device ordinal", e);
+    }
   }
 }

@@ -3,8 +3,8 @@ package dev.gpudf.spark;
 import dev.gpudf.columnar.HostTable;
 import dev.gpudf.kernels.Exec;
 import dev.gpudf.kernels.Expr;
-import dev.gpudf.kernels.Sort;
 import dev.gpudf.kernels.SortKey;
+import dev.gpudf.kernels.TableOps;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.TaskContext;
@@ -116,7 +116,7 @@ public final class GpudfSortExec extends GpudfUnaryExec {
       for (int i = 0; i < columns.length; i++) {
         k.add(new SortKey(columns[i], ascending[i], nullsFirst[i]));
       }
-      return n < 0 ? Sort.sort(exec, table, k) : Sort.topN(exec, table, k, n);
+      return n < 0 ? TableOps.sort(exec, table, k) : TableOps.topN(exec, table, k, n);
     };
   }
 

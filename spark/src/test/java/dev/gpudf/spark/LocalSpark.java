@@ -12,8 +12,14 @@ final class LocalSpark {
    * (sort-merge in Spark) rather than broadcasts, so that they run on gpudf.
    */
   static SparkSession start(String app) {
+    return start(app, "cpu");
+  }
+
+  /** {@link #start(String)} on gpudf's backend {@code backend} ({@code cpu} or {@code gpu}). */
+  static SparkSession start(String app, String backend) {
     return SparkSession.builder().master("local[2]").appName(app)
         .config("spark.plugins", GpudfPlugin.class.getName())
+        .config(GpudfBackend.BACKEND_CONF, backend)
         .config("spark.sql.extensions", GpudfExtensions.class.getName())
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "2")

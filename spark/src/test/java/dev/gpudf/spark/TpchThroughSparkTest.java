@@ -4,28 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.gpudf.sql.TpchTables;
-import io.trino.tpch.TpchTable;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.DateDayVector;
-import org.apache.arrow.vector.DecimalVector;
-import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.IntVector;
-import org.apache.arrow.vector.VarCharVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.types.DataType;
-import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.Metadata;
-import org.apache.spark.sql.types.StructField;
-import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -45,16 +29,9 @@ class TpchThroughSparkTest {
 
   @BeforeAll
   static void start() {
-    spark = LocalSpark.start("gpudf-tpch");
-    try (RootAllocator a = new RootAllocator()) {
-      for (TpchTable<?> t : TpchTable.getTables()) {
-        try (VectorSchemaRoot root = TpchTables.arrow(a, t, SCALE)) {
-          String path = dir.resolve(t.getTableName()).toString();
-          spark.createDataFrame(rows(root), schema(root)).write().parquet(path);
-          spark.read().parquet(path).createOrReplaceTempView(t.getTableName());
-        }
-      }
-    }
+    spark = LocalSpark.start("gpudf-tpch", "cpu");
+    TpchSpark.write(spark, dir, SCALE, 2);
+    TpchSpark.views(spark, dir);
   }
 
   @AfterAll
@@ -66,7 +43,7 @@ class TpchThroughSparkTest {
 
   @Test
   void everyQueryAnswersAsSparkAloneDoes() {
-    Counts c = runAll("shuffled joins");
+    Counts c = runAll(spark, "shuffled joins");
     assertTrue(c.joins >= 20, c.joins + " joins on gpudf");
     assertTrue(c.sorts >= 20, c.sorts + " sorts on gpudf");
     // q2, q3, q10, q18 and q21 end in ORDER BY ... LIMIT
@@ -80,7 +57,7 @@ class TpchThroughSparkTest {
   void everyQueryAnswersAsSparkAloneDoesWithBroadcastJoins() {
     spark.conf().set("spark.sql.autoBroadcastJoinThreshold", "10MB");
     try {
-      Counts c = runAll("broadcast joins");
+      Counts c = runAll(spark, "broadcast joins");
       assertTrue(c.broadcastJoins >= 20, c.broadcastJoins + " broadcast joins on gpudf");
       assertTrue(c.withGpudf.size() >= 15, "gpudf operators ran in " + c.withGpudf);
     } finally {
@@ -89,7 +66,7 @@ class TpchThroughSparkTest {
   }
 
   /** What the gpudf plans of the 22 queries held. */
-  private static final class Counts {
+  static final class Counts {
     int filters;
     int projects;
     int aggregates;
@@ -101,15 +78,15 @@ class TpchThroughSparkTest {
   }
 
   /** The 22 queries with gpudf's rule off, then on: each answer the same; what gpudf ran, counted and printed. */
-  private static Counts runAll(String what) {
+  static Counts runAll(SparkSession spark, String what) {
     Counts c = new Counts();
     double sparkMs = 0;
     double gpudfMs = 0;
     for (Map.Entry<String, String> q : TpchTables.queries(SCALE).entrySet()) {
       long t0 = System.nanoTime();
-      List<String> want = rows(q.getValue(), false);
+      List<String> want = rows(spark, q.getValue(), false);
       long t1 = System.nanoTime();
-      List<String> got = rows(q.getValue(), true);
+      List<String> got = rows(spark, q.getValue(), true);
       long t2 = System.nanoTime();
       sparkMs += (t1 - t0) / 1e6;
       gpudfMs += (t2 - t1) / 1e6;
@@ -145,48 +122,8 @@ class TpchThroughSparkTest {
     return text.split(word, -1).length - 1;
   }
 
-  private static List<String> rows(String sql, boolean gpudf) {
+  private static List<String> rows(SparkSession spark, String sql, boolean gpudf) {
     spark.conf().set(GpudfOverrides.ENABLED, String.valueOf(gpudf));
     return spark.sql(sql).collectAsList().stream().map(Row::toString).sorted().toList();
-  }
-
-  private static StructType schema(VectorSchemaRoot root) {
-    List<StructField> fields = new ArrayList<>();
-    for (FieldVector v : root.getFieldVectors()) {
-      ArrowType t = v.getField().getType();
-      DataType d = t instanceof ArrowType.Decimal dec ? DataTypes.createDecimalType(dec.getPrecision(), dec.getScale())
-          : v instanceof BigIntVector ? DataTypes.LongType : v instanceof IntVector ? DataTypes.IntegerType
-          : v instanceof DateDayVector ? DataTypes.DateType : DataTypes.StringType;
-      fields.add(new StructField(v.getName(), d, true, Metadata.empty()));
-    }
-    return new StructType(fields.toArray(new StructField[0]));
-  }
-
-  private static List<Row> rows(VectorSchemaRoot root) {
-    List<Row> out = new ArrayList<>(root.getRowCount());
-    for (int i = 0; i < root.getRowCount(); i++) {
-      Object[] values = new Object[root.getFieldVectors().size()];
-      for (int c = 0; c < values.length; c++) {
-        FieldVector v = root.getVector(c);
-        if (v.isNull(i)) {
-          continue;
-        }
-        if (v instanceof DecimalVector d) {
-          values[c] = d.getObject(i);
-        } else if (v instanceof BigIntVector b) {
-          values[c] = b.get(i);
-        } else if (v instanceof IntVector n) {
-          values[c] = n.get(i);
-        } else if (v instanceof DateDayVector d) {
-          values[c] = java.sql.Date.valueOf(java.time.LocalDate.ofEpochDay(d.get(i)));
-        } else if (v instanceof VarCharVector s) {
-          values[c] = s.getObject(i).toString();
-        } else {
-          throw new IllegalStateException("TPC-H column of " + v.getField().getType());
-        }
-      }
-      out.add(RowFactory.create(values));
-    }
-    return out;
   }
 }

@@ -8,6 +8,7 @@ import dev.gpudf.columnar.cuda.Gpu;
 import dev.gpudf.columnar.error.InternalException;
 import dev.gpudf.columnar.error.UserException;
 import dev.gpudf.kernels.Exec;
+import dev.gpudf.kernels.TableOps;
 import dev.gpudf.sql.files.ChunkSource;
 import dev.gpudf.sql.files.TableNames;
 import java.util.ArrayList;

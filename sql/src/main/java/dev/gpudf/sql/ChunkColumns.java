@@ -6,6 +6,7 @@ import dev.gpudf.columnar.cuda.Gpu;
 import dev.gpudf.columnar.error.InternalException;
 import dev.gpudf.kernels.Exec;
 import dev.gpudf.kernels.ParquetDecode;
+import dev.gpudf.kernels.TableOps;
 import dev.gpudf.sql.files.ChunkSource;
 import java.util.ArrayList;
 import java.util.List;

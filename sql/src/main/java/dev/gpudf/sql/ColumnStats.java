@@ -3,6 +3,7 @@ package dev.gpudf.sql;
 import dev.gpudf.columnar.Table;
 import dev.gpudf.columnar.error.GpuOutOfMemoryException;
 import dev.gpudf.columnar.error.NotSupportedException;
+import dev.gpudf.kernels.TableOps;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

@@ -7,6 +7,7 @@ import dev.gpudf.kernels.Expr;
 import dev.gpudf.kernels.GroupBy;
 import dev.gpudf.kernels.Op;
 import dev.gpudf.kernels.Reduction;
+import dev.gpudf.kernels.TableOps;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -5,6 +5,7 @@ import dev.gpudf.columnar.DeviceTable;
 import dev.gpudf.columnar.Table;
 import dev.gpudf.columnar.error.NotSupportedException;
 import dev.gpudf.columnar.error.UserException;
+import dev.gpudf.kernels.TableOps;
 import org.apache.calcite.sql.SqlKind;
 import dev.gpudf.kernels.Expr;
 import dev.gpudf.kernels.GroupBy;

@@ -33,7 +33,7 @@ public final class GpuIntersect extends Intersect implements GpuRel {
   @Override
   public Table<?> execute(QueryContext ctx) {
     if (all) {
-      return TableOps.inputsViaHost(ctx, this, host -> SetOps.intersect(ctx.exec(), host, true, getRowType().getFieldNames()));
+      return HostFallback.inputsViaHost(ctx, this, host -> SetOps.intersect(ctx.exec(), host, true, getRowType().getFieldNames()));
     }
     return DistinctSetOps.run(ctx, this, true);
   }

@@ -70,7 +70,7 @@ public final class GpuJoin extends org.apache.calcite.rel.core.Join implements G
         // a right side that every chunk of a split table is joined to is indexed once for all of them
         return Join.join(ctx.exec(), l, r, lk, rk, kind, names, residual, ctx.joinIndex((GpuRel) getInput(1), r, rk));
       }
-      return TableOps.viaHost(ctx, java.util.List.of(left, right),
+      return HostFallback.viaHost(ctx, java.util.List.of(left, right),
           host -> Join.join(ctx.exec(), host.get(0), host.get(1), lk, rk, kind, names, residual));
     }
   }

@@ -34,7 +34,7 @@ public final class GpuMinus extends Minus implements GpuRel {
   @Override
   public Table<?> execute(QueryContext ctx) {
     if (all) {
-      return TableOps.inputsViaHost(ctx, this, host -> SetOps.except(ctx.exec(), host, true, getRowType().getFieldNames()));
+      return HostFallback.inputsViaHost(ctx, this, host -> SetOps.except(ctx.exec(), host, true, getRowType().getFieldNames()));
     }
     return DistinctSetOps.run(ctx, this, false);
   }

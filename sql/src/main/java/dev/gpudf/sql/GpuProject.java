@@ -2,6 +2,7 @@ package dev.gpudf.sql;
 
 import dev.gpudf.columnar.Column;
 import dev.gpudf.columnar.Table;
+import dev.gpudf.kernels.TableOps;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.calcite.plan.RelOptUtil;

@@ -3,6 +3,7 @@ package dev.gpudf.sql;
 import dev.gpudf.columnar.Table;
 import dev.gpudf.columnar.error.NotSupportedException;
 import dev.gpudf.kernels.SortKey;
+import dev.gpudf.kernels.TableOps;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.calcite.plan.RelOptCluster;

@@ -1,6 +1,7 @@
 package dev.gpudf.sql;
 
 import dev.gpudf.columnar.Table;
+import dev.gpudf.kernels.TableOps;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.calcite.plan.RelOptCluster;

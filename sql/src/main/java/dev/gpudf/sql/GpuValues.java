@@ -4,6 +4,7 @@ import com.google.common.collect.ImmutableList;
 import dev.gpudf.columnar.DataType;
 import dev.gpudf.columnar.Table;
 import dev.gpudf.kernels.Scalar;
+import dev.gpudf.kernels.TableOps;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.vector.VectorSchemaRoot;

@@ -7,6 +7,7 @@ import dev.gpudf.columnar.Table;
 import dev.gpudf.columnar.error.NotSupportedException;
 import dev.gpudf.kernels.Expr;
 import dev.gpudf.kernels.SortKey;
+import dev.gpudf.kernels.TableOps;
 import dev.gpudf.kernels.Window.Frame;
 import dev.gpudf.kernels.Window.Function;
 import dev.gpudf.kernels.Window.Kind;
@@ -87,7 +88,7 @@ public final class GpuWindow extends Window implements GpuRel {
       throw new NotSupportedException(why);
     }
     if (!runsOnGpu()) {
-      return TableOps.inputsViaHost(ctx, this, inputs -> (HostTable) compute(ctx, inputs.get(0)));
+      return HostFallback.inputsViaHost(ctx, this, inputs -> (HostTable) compute(ctx, inputs.get(0)));
     }
     try (Table<?> input = input(ctx, 0)) {
       return compute(ctx, input);
