@@ -92,12 +92,20 @@ fi
 rm -rf .gpu-bundle
 bash "$SHARED/gpu-bundle/pack.sh" .gpu-bundle "$cp"
 if [ "$profile" = --spark ]; then
-  # Spark 4.0 runs on Java 17 or 21, and Hadoop's login needs jdk.security.auth, which pack.sh's runtime leaves out
-  jdk=/usr/lib/jvm/java-17-openjdk-amd64
+  # Spark's jars (500 MB unpacked) do not fit one 64 MiB carry: the runtime and the largest jars go into
+  # .gpu-bundle-natives (carried in the call before, on the same machine; scripts/gpu-run.sh spark unpacks it)
   tmp=$(mktemp -d)
-  "$jdk/bin/jlink" --add-modules java.se,jdk.unsupported,jdk.security.auth,jdk.management,jdk.crypto.ec,jdk.zipfs \
+  mkdir -p "$tmp/app" "$tmp/part2" .gpu-bundle-natives
+  tar -xJf .gpu-bundle/app.tar.xz -C "$tmp/app"
+  find "$tmp/app" -maxdepth 1 -regextype egrep -regex '.*/[0-9]+-(hadoop-client-runtime|hadoop-client-api|icu4j|spark-core_2\.13)-[^/]*\.jar' \
+    -exec mv {} "$tmp/part2/" \;
+  tar -C "$tmp/app" -cf - . | xz -6 -T0 > .gpu-bundle/app.tar.xz
+  tar -C "$tmp/part2" -cf - . | xz -6 -T0 > .gpu-bundle-natives/spark-jars.tar.xz
+  # Spark 4.0 runs on Java 17 or 21, and Hadoop's login needs jdk.security.auth, which pack.sh's runtime leaves out
+  rm -f .gpu-bundle/jre.tar.xz
+  "/usr/lib/jvm/java-17-openjdk-amd64/bin/jlink" --add-modules java.se,jdk.unsupported,jdk.security.auth,jdk.management,jdk.crypto.ec,jdk.zipfs \
     --strip-debug --no-header-files --no-man-pages --output "$tmp/jre"
-  tar -C "$tmp" -cf - jre | xz -6 -T0 > .gpu-bundle/jre.tar.xz
+  tar -C "$tmp" -cf - jre | xz -6 -T0 > .gpu-bundle-natives/jre.tar.xz
   rm -rf "$tmp"
 fi
 du -sh .gpu-bundle

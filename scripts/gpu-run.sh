@@ -18,7 +18,7 @@
 # FILES_AOT=1 gives that run a JVM ahead-of-time cache trained on SF1 files first)
 # (spark: with the bundle of `scripts/gpu-bundle.sh --spark`: the gpu-tagged Spark test, then TPC-H at SPARK_SF
 # (default 10) through Spark local[SPARK_CORES] (16) with gpudf's rule off and on (SparkTpchBench; SPARK_ARGS adds
-# its options); Spark's log goes to spark-*.log, its last 2 MB kept)
+# its options; SPARK_LIMIT_S (500) bounds it); Spark's log goes to spark-*.log, its last 2 MB kept)
 set -uo pipefail
 what=${1:-all}
 OUT=${OUT:-gpu-out}
@@ -202,12 +202,19 @@ if [ "$what" = spark ]; then
   flags=$(sed -n '/<surefire.argLine>/,/<\/surefire.argLine>/p' spark/pom.xml | sed 's/<[^>]*>//g' | tr -s ' \n' ' ')
   export GPU_BUNDLE_DIR=${GPU_BUNDLE_DIR:-/tmp/spark-bundle}
   export JAVA_OPTS="-Xmx${SPARK_HEAP:-64g} $flags"
+  # the bundle's second part (.gpu-bundle-natives, carried in an earlier call on this machine): the Java 17
+  # runtime first, then the largest jars into the unpacked classpath
+  mkdir -p "$GPU_BUNDLE_DIR"
+  [ -x "$GPU_BUNDLE_DIR/jre/bin/java" ] || tar -xJf .gpu-bundle-natives/jre.tar.xz -C "$GPU_BUNDLE_DIR" || exit 1
+  bash .gpu-bundle/run -version 2>&1 | head -1
+  tar -xJf .gpu-bundle-natives/spark-jars.tar.xz -C "$GPU_BUNDLE_DIR/app" || exit 1
   bash .gpu-bundle/run org.junit.platform.console.ConsoleLauncher execute --select-class dev.gpudf.spark.GpuTpchThroughSparkTest \
     --disable-banner --details=tree > "$OUT/spark-gpu-test.log" 2>&1
   rc=$?
   grep -E "through Spark|tests (successful|failed|skipped)|went to the device|Exception|expected" "$OUT/spark-gpu-test.log" | head -40
   sf=${SPARK_SF:-10}
-  bash .gpu-bundle/run dev.gpudf.spark.SparkTpchBench --sf "$sf" --cores "${SPARK_CORES:-16}" \
+  # at SPARK_LIMIT_S (500) the JVM prints its threads' stacks into the log (a query that never ends shows there)
+  timeout -s QUIT -k 20 "${SPARK_LIMIT_S:-500}" bash .gpu-bundle/run dev.gpudf.spark.SparkTpchBench --sf "$sf" --cores "${SPARK_CORES:-16}" \
     --data "${SPARK_DATA:-/tmp/spark-tpch-sf$sf}" --out "$OUT/spark-tpch.md" ${SPARK_ARGS:-} 2> "$OUT/spark-tpch.log"
   [ $? = 0 ] || rc=1
   for f in "$OUT"/spark-*.log; do tail -c 2000000 "$f" > "$f.tail" && mv "$f.tail" "$f"; done

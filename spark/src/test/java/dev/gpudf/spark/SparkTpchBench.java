@@ -58,6 +58,8 @@ public final class SparkTpchBench {
         .config("spark.sql.shuffle.partitions", String.valueOf(cores * 2))
         .config("spark.sql.adaptive.enabled", opt.get("--aqe"))
         .getOrCreate();
+    // a task's line at INFO, hundreds a query, would bury the report
+    spark.sparkContext().setLogLevel("WARN");
     ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "query budget");
       t.setDaemon(true);
