@@ -17,7 +17,7 @@
 # the TPC-H run, FILES_SCAN=0 the scan one; FILES_JAVA_OPTS adds JVM flags to the TPC-H run;
 # FILES_AOT=1 gives that run a JVM ahead-of-time cache trained on SF1 files first)
 # (spark: with the bundle of `scripts/gpu-bundle.sh --spark`: the gpu-tagged Spark test, then TPC-H at SPARK_SF
-# (default 10) through Spark local[SPARK_CORES] (16) with gpudf's rule off and on (SparkTpchBench; SPARK_ARGS adds
+# (default 10; 0: the test only) through Spark local[SPARK_CORES] (16) with gpudf's rule off and on (SparkTpchBench; SPARK_ARGS adds
 # its options; SPARK_LIMIT_S (500) bounds it); Spark's log goes to spark-*.log, its last 2 MB kept)
 set -uo pipefail
 what=${1:-all}
@@ -213,6 +213,7 @@ if [ "$what" = spark ]; then
   rc=$?
   grep -E "through Spark|tests (successful|failed|skipped)|went to the device|Exception|expected" "$OUT/spark-gpu-test.log" | head -40
   sf=${SPARK_SF:-10}
+  [ "$sf" = 0 ] && exit $rc
   # at SPARK_LIMIT_S (500) the JVM prints its threads' stacks into the log (a query that never ends shows there)
   timeout -s QUIT -k 20 "${SPARK_LIMIT_S:-500}" bash .gpu-bundle/run dev.gpudf.spark.SparkTpchBench --sf "$sf" --cores "${SPARK_CORES:-16}" \
     --data "${SPARK_DATA:-/tmp/spark-tpch-sf$sf}" --out "$OUT/spark-tpch.md" ${SPARK_ARGS:-} 2> "$OUT/spark-tpch.log"

@@ -128,7 +128,10 @@ abstract class GpudfExec extends SparkPlan {
   /** {@code t} on the host: itself (retained), or a copy of a device table; the caller keeps {@code t} and closes the result. */
   static HostTable onHost(Exec exec, Table<?> t) {
     if (t instanceof DeviceTable d) {
-      return d.toHost(exec.allocator());
+      // on the task's stream, after the kernels that made the table
+      try (org.apache.arrow.vector.VectorSchemaRoot root = d.toArrow(exec.allocator(), exec.stream())) {
+        return HostTable.fromArrow(root);
+      }
     }
     t.retain();
     return (HostTable) t;
@@ -153,8 +156,10 @@ abstract class GpudfExec extends SparkPlan {
   }
 
   /**
-   * One task's stream of results: each input batch becomes an Arrow table, then a gpudf table, and
-   * its result goes out as the next batch, valid until the one after is asked for (Spark's
+   * One task's stream of results: input batches become Arrow tables, then gpudf tables of at least
+   * {@code batchRows} rows each where the input has them (Spark's readers give 4,096 rows a batch,
+   * and an operation's fixed cost, a device round trip on the GPU, is paid once a table), and each
+   * table's result goes out as the next batch, valid until the one after is asked for (Spark's
    * contract), so each output is closed when the next is made, the last when the input ends or the
    * task completes (a parent that stops early, such as a LIMIT, does not drain it); then {@code
    * held} (what the operation keeps for the whole task), then the task's allocator.
@@ -168,7 +173,8 @@ abstract class GpudfExec extends SparkPlan {
     private SparkArrow.Output current;
     private boolean closed;
 
-    BatchIterator(java.util.Iterator<ColumnarBatch> input, StructType schema, Operation op, Exec exec, AutoCloseable held) {
+    BatchIterator(java.util.Iterator<ColumnarBatch> input, StructType schema, Operation op, Exec exec, AutoCloseable held,
+        int batchRows) {
       this(new java.util.Iterator<HostTable>() {
         @Override
         public boolean hasNext() {
@@ -177,7 +183,18 @@ abstract class GpudfExec extends SparkPlan {
 
         @Override
         public HostTable next() {
-          return SparkArrow.toGpudf(input.next(), schema, exec.allocator());
+          List<HostTable> parts = new ArrayList<>();
+          try {
+            long rows = 0;
+            do {
+              HostTable t = SparkArrow.toGpudf(input.next(), schema, exec.allocator());
+              parts.add(t);
+              rows += t.rowCount();
+            } while (rows < batchRows && input.hasNext());
+            return parts.size() == 1 ? parts.remove(0) : dev.gpudf.kernels.Concat.concat(exec, parts.toArray(new HostTable[0]));
+          } finally {
+            parts.forEach(HostTable::close);
+          }
         }
       }, op, exec, held);
     }
@@ -251,6 +268,25 @@ abstract class GpudfExec extends SparkPlan {
     } finally {
       parts.forEach(HostTable::close);
     }
+  }
+
+  /** Spark configuration: the rows an operator gathers from its input's batches before it runs ({@value #BATCH_ROWS_DEFAULT} by default). */
+  static final String BATCH_ROWS = "spark.gpudf.batchRows";
+  static final int BATCH_ROWS_DEFAULT = 1 << 20;
+
+  /** {@link #BATCH_ROWS} as the session sets it; read on the driver, as the plan is made to run. */
+  static int batchRows() {
+    String v = org.apache.spark.sql.internal.SQLConf.get().getConfString(BATCH_ROWS, String.valueOf(BATCH_ROWS_DEFAULT));
+    int rows;
+    try {
+      rows = Integer.parseInt(v.trim());
+    } catch (NumberFormatException e) {
+      throw new dev.gpudf.columnar.error.UserException(BATCH_ROWS + "=" + v + " is not a number of rows", e);
+    }
+    if (rows < 1) {
+      throw new dev.gpudf.columnar.error.UserException(BATCH_ROWS + "=" + v + " must be at least 1");
+    }
+    return rows;
   }
 
   /**

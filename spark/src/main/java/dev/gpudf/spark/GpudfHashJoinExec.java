@@ -214,10 +214,11 @@ public final class GpudfHashJoinExec extends GpudfExec {
     // a join built on its left is run from its right side: a right outer join is a left outer one there
     Join.Kind kind = kind(build == Build.BROADCAST_LEFT ? swapped(joinType) : joinType);
     String name = nodeName();
+    int batchRows = batchRows();
     if (build == Build.BROADCAST_RIGHT) {
       Broadcast<HashedRelation> relation = broadcastOf(right);
       return left.executeColumnar().toJavaRDD().mapPartitions(probe -> join(probe,
-          exec -> rows(relation.value(), rightSchema, exec), lk, rk, cond, leftOut, rightOut, leftSchema, kind, null, name))
+          exec -> rows(relation.value(), rightSchema, exec), lk, rk, cond, leftOut, rightOut, leftSchema, kind, null, name, batchRows))
           .rdd();
     }
     if (build == Build.BROADCAST_LEFT) {
@@ -230,10 +231,11 @@ public final class GpudfHashJoinExec extends GpudfExec {
       }
       return right.executeColumnar().toJavaRDD().mapPartitions(probe -> join(probe,
           exec -> rows(relation.value(), leftRows, exec), rk, lk, cond, rightOut, leftOut, rightSchema, kind, order,
-          name)).rdd();
+          name, batchRows)).rdd();
     }
     return left.executeColumnar().toJavaRDD().zipPartitions(right.executeColumnar().toJavaRDD(), (probe, build) ->
-        join(probe, exec -> gather(build, rightSchema, exec), lk, rk, cond, leftOut, rightOut, leftSchema, kind, null, name))
+        join(probe, exec -> gather(build, rightSchema, exec), lk, rk, cond, leftOut, rightOut, leftSchema, kind, null, name,
+            batchRows))
         .rdd();
   }
 
@@ -280,7 +282,8 @@ public final class GpudfHashJoinExec extends GpudfExec {
    */
   private static java.util.Iterator<ColumnarBatch> join(java.util.Iterator<ColumnarBatch> probe,
       java.util.function.Function<Exec, HostTable> build, List<Expression> lk, List<Expression> rk, Option<Expression> cond,
-      List<Attribute> leftOut, List<Attribute> rightOut, StructType leftSchema, Join.Kind kind, int[] order, String name) {
+      List<Attribute> leftOut, List<Attribute> rightOut, StructType leftSchema, Join.Kind kind, int[] order, String name,
+      int batchRows) {
     Shape shape = Shape.of(lk, rk, cond, leftOut, rightOut);
     Exec exec = taskExec(name);
     Table<?> table = null;
@@ -306,7 +309,7 @@ public final class GpudfHashJoinExec extends GpudfExec {
             shape.residual(), index)
         : (e, batch) -> TableOps.join(e, batch, built, shape.leftKeys(), shape.rightKeys(), kind, names, shape.residual());
     Operation op = order == null ? join : (e, batch) -> reordered(e, join.apply(e, batch), order);
-    BatchIterator out = new BatchIterator(probe, leftSchema, op, exec, built);
+    BatchIterator out = new BatchIterator(probe, leftSchema, op, exec, built, batchRows);
     TaskContext.get().addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) ctx -> out.close());
     return out;
   }

@@ -44,9 +44,10 @@ abstract class GpudfUnaryExec extends GpudfExec {
     StructType schema = child.schema();
     Operation op = operation(input);
     String name = nodeName();
+    int batchRows = batchRows();
     return child.executeColumnar().toJavaRDD().mapPartitions(batches -> {
       Exec exec = taskExec(name);
-      BatchIterator out = new BatchIterator(batches, schema, op, exec, null);
+      BatchIterator out = new BatchIterator(batches, schema, op, exec, null, batchRows);
       TaskContext.get().addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) ctx -> out.close());
       return out;
     }).rdd();

@@ -65,6 +65,38 @@ class TpchThroughSparkTest {
     }
   }
 
+  /**
+   * Spark's Parquet reader at 100 rows a batch and gpudf gathering 250 rows at a time: each
+   * operator's input comes in many gathered tables a task (the default gathers all of SF0.01's
+   * batches into one), and every answer is still Spark's.
+   */
+  @Test
+  void everyQueryAnswersAsSparkAloneDoesWithSmallBatchesGathered() {
+    spark.conf().set("spark.sql.parquet.columnarReaderBatchSize", "100");
+    spark.conf().set(GpudfExec.BATCH_ROWS, "250");
+    try {
+      Counts c = runAll(spark, "small batches");
+      assertTrue(c.withGpudf.size() >= 15, "gpudf operators ran in " + c.withGpudf);
+    } finally {
+      spark.conf().unset("spark.sql.parquet.columnarReaderBatchSize");
+      spark.conf().unset(GpudfExec.BATCH_ROWS);
+    }
+  }
+
+  /** A batch size that is not a positive number of rows is the user's error, named. */
+  @Test
+  void aBadBatchSizeIsNamed() {
+    spark.conf().set(GpudfExec.BATCH_ROWS, "0");
+    spark.conf().set(GpudfOverrides.ENABLED, "true");
+    try {
+      Exception e = org.junit.jupiter.api.Assertions.assertThrows(Exception.class,
+          () -> spark.sql("SELECT l_orderkey FROM lineitem WHERE l_quantity > 10").collectAsList());
+      assertTrue(String.valueOf(e.getMessage()).contains(GpudfExec.BATCH_ROWS + "=0 must be at least 1"), e.getMessage());
+    } finally {
+      spark.conf().unset(GpudfExec.BATCH_ROWS);
+    }
+  }
+
   /** What the gpudf plans of the 22 queries held. */
   static final class Counts {
     int filters;
