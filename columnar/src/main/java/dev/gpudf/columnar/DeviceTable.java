@@ -65,7 +65,10 @@ public final class DeviceTable extends Table<DeviceColumn> {
 
   /**
    * Copies the table to Arrow vectors from {@code allocator} (a pinned allocator avoids the
-   * staging copy) and waits for the copy; the caller closes the root.
+   * staging copy) and waits for the copy; the caller closes the root. The copy runs on a stream of
+   * its own, ordered after nothing: for a table at rest (resident, or its stream waited for); a
+   * table that kernels may still be writing is copied on their stream ({@link #toArrow(BufferAllocator,
+   * CudaStream)}).
    */
   @Override
   public VectorSchemaRoot toArrow(BufferAllocator allocator) {
@@ -86,9 +89,16 @@ public final class DeviceTable extends Table<DeviceColumn> {
     return root;
   }
 
-  /** Copies the table to a {@link HostTable} over buffers from {@code allocator}; the caller closes it. */
+  /** Copies the table to a {@link HostTable} over buffers from {@code allocator}; the caller closes it. At rest only, as {@link #toArrow(BufferAllocator)}. */
   public HostTable toHost(BufferAllocator allocator) {
     try (VectorSchemaRoot root = toArrow(allocator)) {
+      return HostTable.fromArrow(root);
+    }
+  }
+
+  /** {@link #toHost(BufferAllocator)} on {@code stream}, after the work queued there (the kernels that made the table). */
+  public HostTable toHost(BufferAllocator allocator, CudaStream stream) {
+    try (VectorSchemaRoot root = toArrow(allocator, stream)) {
       return HostTable.fromArrow(root);
     }
   }

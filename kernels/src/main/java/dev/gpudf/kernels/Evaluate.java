@@ -422,7 +422,7 @@ public final class Evaluate {
       List<DeviceColumn> cols = in.columns().stream().map(c -> (DeviceColumn) c).toList();
       try (DeviceTable all = new DeviceTable(exec.gpu(), names, cols, in.rows());
           DeviceTable one = Slice.slice(exec, all, row, 1)) {
-        return one.toHost(exec.allocator());
+        return one.toHost(exec.allocator(), exec.stream());
       }
     }
     List<HostColumn> cols = in.columns().stream().map(c -> (HostColumn) c).toList();

@@ -220,7 +220,7 @@ final class GpuHashJoin {
       both.forEach(DeviceColumn::retain);
       try (DeviceTable device = new DeviceTable(exec.gpu(), List.of("l", "r", "m").subList(0, both.size()), both,
           pairs.rowCount());
-          HostTable host = device.toHost(exec.allocator())) {
+          HostTable host = device.toHost(exec.allocator(), exec.stream())) {
         int[][] c = {ints((IntVector) host.column(0).vector()), ints((IntVector) host.column(1).vector())};
         boolean[] hold = null;
         if (mask != null) {

@@ -33,7 +33,8 @@ final class RankedExtremes {
         Column first = ColumnOps.slice(exec, order, 0, 1);
         Column value = ColumnOps.gather(exec, column, first);
         Table<?> row = ColumnOps.table(exec, value);
-        VectorSchemaRoot host = row.toArrow(exec.allocator())) {
+        VectorSchemaRoot host = row instanceof dev.gpudf.columnar.DeviceTable d ? d.toArrow(exec.allocator(), exec.stream())
+            : row.toArrow(exec.allocator())) {
       return new Scalar(column.type(), host.getVector(0).getObject(0).toString());
     }
   }

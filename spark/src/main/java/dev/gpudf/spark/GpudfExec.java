@@ -129,9 +129,7 @@ abstract class GpudfExec extends SparkPlan {
   static HostTable onHost(Exec exec, Table<?> t) {
     if (t instanceof DeviceTable d) {
       // on the task's stream, after the kernels that made the table
-      try (org.apache.arrow.vector.VectorSchemaRoot root = d.toArrow(exec.allocator(), exec.stream())) {
-        return HostTable.fromArrow(root);
-      }
+      return d.toHost(exec.allocator(), exec.stream());
     }
     t.retain();
     return (HostTable) t;

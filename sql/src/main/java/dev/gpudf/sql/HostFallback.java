@@ -26,7 +26,7 @@ final class HostFallback {
           h.retain();
           host.add(h);
         } else {
-          host.add(((DeviceTable) t).toHost(ctx.exec().allocator()));
+          host.add(((DeviceTable) t).toHost(ctx.exec().allocator(), ctx.exec().stream()));
         }
       }
       try (HostTable result = op.apply(host)) {
