@@ -201,7 +201,7 @@ if [ "$what" = spark ]; then
   # the JVM flags Spark's launcher sets on Java 17, as the spark module's tests take them
   flags=$(sed -n '/<surefire.argLine>/,/<\/surefire.argLine>/p' spark/pom.xml | sed 's/<[^>]*>//g' | tr -s ' \n' ' ')
   export GPU_BUNDLE_DIR=${GPU_BUNDLE_DIR:-/tmp/spark-bundle}
-  export JAVA_OPTS="-Xmx${SPARK_HEAP:-64g} $flags"
+  export JAVA_OPTS="-Xmx${SPARK_HEAP:-64g} $flags ${SPARK_JAVA_OPTS:-}"
   # the bundle's second part (.gpu-bundle-natives, carried in an earlier call on this machine): the Java 17
   # runtime first, then the largest jars into the unpacked classpath
   mkdir -p "$GPU_BUNDLE_DIR"

@@ -80,6 +80,49 @@ class DeviceMemoryPoolTest {
     }
   }
 
+  /**
+   * The freeing stream taking part of its own unfinished blocks must not leave the rest to others:
+   * two blocks freed behind work, the freeing stream allocating half of one, then another stream
+   * allocating; while that work runs (checked by an event, else the case is retried with more
+   * work), nothing the other stream gets may overlap the freed blocks. Spark's concurrent tasks on
+   * the GPU failed so (misaligned and illegal addresses) when the pool put such a block in its free list.
+   */
+  @Test
+  void anotherStreamGetsNoPartOfABlockStillInUse() {
+    try (DeviceMemoryPool pool = new DeviceMemoryPool(device, 4096 * MIB, 64 * MIB); CudaStream other = new CudaStream(device);
+        DeviceBuffer busy = pool.allocate(1024 * MIB, stream);
+        dev.gpudf.columnar.cuda.CudaEvent done = new dev.gpudf.columnar.cuda.CudaEvent(device, false)) {
+      for (int work = 20; work <= 640; work *= 2) {
+        DeviceBuffer a = pool.allocate(MIB, stream);
+        DeviceBuffer b = pool.allocate(MIB, stream);
+        long[] freed = {a.address(), b.address()};
+        for (int i = 0; i < work; i++) {
+          dev.gpudf.columnar.cuda.Cuda.check(jcuda.driver.JCudaDriver.cuMemsetD8Async(busy.pointer(), (byte) i, busy.size(),
+              stream.handle()), "cuMemsetD8Async");
+        }
+        done.record(stream);
+        a.close();
+        b.close();
+        try (DeviceBuffer half = pool.allocate(MIB / 2, stream); DeviceBuffer elsewhere = pool.allocate(MIB / 2, other);
+            DeviceBuffer again = pool.allocate(MIB, other)) {
+          if (done.isDone()) {
+            continue;
+          }
+          for (DeviceBuffer got : List.of(elsewhere, again)) {
+            for (long f : freed) {
+              assertTrue(got.address() + got.size() <= f || got.address() >= f + MIB,
+                  "another stream got memory of a block whose last use had not finished");
+            }
+          }
+          assertTrue(half.address() == freed[0] || half.address() == freed[1], "the freeing stream did not reuse its block");
+          stream.synchronize();
+          return;
+        }
+      }
+      throw new AssertionError("the queued work always finished before the other stream allocated: the case was never tried");
+    }
+  }
+
   @Test
   void statisticsTrackAllocatedPeakAndCount() {
     try (DeviceMemoryPool pool = new DeviceMemoryPool(device, 256 * MIB, 64 * MIB)) {

@@ -91,9 +91,17 @@ public final class DeviceMemoryPool implements AutoCloseable {
           stream.memoryLimit, stream.memoryLimitSource);
     }
     device.makeCurrent();
-    reclaimFinished(false, stream);
-    Long free = blocks.take(rounded);
-    long address = free != null ? free : grow(rounded, size);
+    reclaimFinished(false);
+    Pending own = takeOwn(stream, rounded);
+    long address;
+    if (own != null) {
+      // the whole block: a part left in the free list would be any stream's before its last use ended
+      address = own.address();
+      rounded = own.size();
+    } else {
+      Long free = blocks.take(rounded);
+      address = free != null ? free : grow(rounded, size);
+    }
     live.put(address, new Live(rounded, RECORD_STACKS ? new Throwable("allocated here") : null));
     allocated += rounded;
     stream.memoryUsed += rounded;
@@ -122,7 +130,7 @@ public final class DeviceMemoryPool implements AutoCloseable {
     device.makeCurrent();
     if (rounded > limit - reserved()) {
       // what the pool holds free goes back to the driver first
-      reclaimFinished(true, null);
+      reclaimFinished(true);
       for (long[] chunk : blocks.removeEmptyChunks()) {
         check(JCudaDriver.cuMemFree(Pointers.device(chunk[0])), "cuMemFree");
       }
@@ -193,7 +201,7 @@ public final class DeviceMemoryPool implements AutoCloseable {
     }
     // keep the pending list short without blocking: most frees are long finished by the next call
     if (pending.size() > 64) {
-      reclaimFinished(false, null);
+      reclaimFinished(false);
     }
   }
 
@@ -227,7 +235,7 @@ public final class DeviceMemoryPool implements AutoCloseable {
     // list, give empty chunks back, then a chunk of the exact size. Then a typed, retryable error.
     for (int stage = 1; stage <= 2; stage++) {
       if (stage == 2) {
-        reclaimFinished(true, null);
+        reclaimFinished(true);
         Long address = blocks.take(rounded);
         if (address != null) {
           return address;
@@ -260,16 +268,34 @@ public final class DeviceMemoryPool implements AutoCloseable {
   }
 
   /**
-   * Gives back the pending blocks whose work is done, waiting for it with {@code wait}. A block
-   * freed on {@code stream} (null: none) is given back at once: an allocation on that stream is
-   * ordered after the block's last use there, as the driver's own stream-ordered pools do it.
+   * The smallest block freed on {@code stream} whose work may not be done yet that holds {@code
+   * rounded} bytes without wasting more than as many again, taken out of the pending list; null if
+   * none. It is safe on that stream at once (its next work is ordered after the block's last use
+   * there, as the driver's own stream-ordered pools reuse memory), and on no other: so it is handed
+   * out whole, never put in the free list, where another stream could take it, or a part of it,
+   * while that use still runs.
    */
-  private void reclaimFinished(boolean wait, CudaStream stream) {
+  private Pending takeOwn(CudaStream stream, long rounded) {
+    Pending best = null;
+    for (Pending p : pending) {
+      if (p.stream == stream && p.size >= rounded && p.size <= 2 * rounded && (best == null || p.size < best.size)) {
+        best = p;
+      }
+    }
+    if (best != null) {
+      pending.remove(best);
+      idleEvents.push(best.event);
+    }
+    return best;
+  }
+
+  /** Gives back the pending blocks whose work is done, waiting for it with {@code wait}. */
+  private void reclaimFinished(boolean wait) {
     for (Iterator<Pending> it = pending.iterator(); it.hasNext(); ) {
       Pending p = it.next();
       if (wait) {
         p.event.synchronize();
-      } else if (p.stream != stream && !p.event.isDone()) {
+      } else if (!p.event.isDone()) {
         continue;
       }
       it.remove();
