@@ -16,6 +16,12 @@ import org.apache.arrow.memory.RootAllocator;
 public final class GpudfBackend {
   /** Spark configuration naming the backend: {@code cpu} (the default) or {@code gpu}. */
   public static final String BACKEND_CONF = "spark.gpudf.backend";
+  /**
+   * Spark configuration: how many of an executor's tasks run gpudf work at once (0, the default:
+   * as many as Spark runs); the others wait their turn, so that the device's memory holds the
+   * working sets of that many tasks, not of all.
+   */
+  public static final String CONCURRENT_TASKS_CONF = "spark.gpudf.concurrentTasks";
 
   private static GpudfBackend running;
 
@@ -23,8 +29,16 @@ public final class GpudfBackend {
   private final String name;
   private final Gpu gpu;
   private final java.util.concurrent.atomic.AtomicLong deviceBatches = new java.util.concurrent.atomic.AtomicLong();
+  /** Null: no cap. */
+  private final java.util.concurrent.Semaphore turns;
+  private final java.util.concurrent.atomic.AtomicInteger working = new java.util.concurrent.atomic.AtomicInteger();
+  private final java.util.concurrent.atomic.AtomicInteger mostWorking = new java.util.concurrent.atomic.AtomicInteger();
 
-  private GpudfBackend(String name, int ordinal) {
+  private GpudfBackend(String name, int ordinal, int concurrentTasks) {
+    if (concurrentTasks < 0) {
+      throw new UserException(CONCURRENT_TASKS_CONF + "=" + concurrentTasks + " must be 0 (no cap) or more");
+    }
+    this.turns = concurrentTasks == 0 ? null : new java.util.concurrent.Semaphore(concurrentTasks, true);
     try {
       this.gpu = switch (name) {
         case "cpu" -> null;
@@ -40,12 +54,12 @@ public final class GpudfBackend {
 
   /**
    * Starts the backend {@code name} in this JVM, once, on the GPU of ordinal {@code ordinal} (the
-   * one Spark's resource scheduling gave the executor) for {@code gpu}; a second start with another
-   * name is an error.
+   * one Spark's resource scheduling gave the executor) for {@code gpu}, with at most {@code
+   * concurrentTasks} tasks working at once (0: no cap); a second start with another name is an error.
    */
-  public static synchronized GpudfBackend start(String name, int ordinal) {
+  public static synchronized GpudfBackend start(String name, int ordinal, int concurrentTasks) {
     if (running == null) {
-      running = new GpudfBackend(name, ordinal);
+      running = new GpudfBackend(name, ordinal, concurrentTasks);
     } else if (!running.name.equals(name)) {
       throw new IllegalStateException("gpudf's " + running.name + " backend runs in this JVM already, not " + name);
     }
@@ -54,7 +68,7 @@ public final class GpudfBackend {
 
   /** This JVM's backend, started with the default ({@code cpu}) when nothing started it. */
   static synchronized GpudfBackend get() {
-    return running != null ? running : start("cpu", 0);
+    return running != null ? running : start("cpu", 0, 0);
   }
 
   /** Stops the backend: its memory must all be back (a leak fails here), then the device is closed. */
@@ -77,6 +91,35 @@ public final class GpudfBackend {
   Exec taskExec(String task) {
     BufferAllocator a = allocator.newChildAllocator(task, 0, Long.MAX_VALUE);
     return gpu == null ? Exec.onCpu(a) : Exec.onGpu(gpu, a);
+  }
+
+  /**
+   * {@code work}'s result, computed in one of the backend's turns: it waits while {@value
+   * #CONCURRENT_TASKS_CONF} tasks work (interruptible, as Spark cancels a task by interrupting it).
+   */
+  <T> T inTurn(java.util.function.Supplier<T> work) {
+    if (turns != null) {
+      try {
+        turns.acquire();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new dev.gpudf.columnar.error.QueryCancelledException("a gpudf task was interrupted waiting its turn", false);
+      }
+    }
+    try {
+      mostWorking.accumulateAndGet(working.incrementAndGet(), Math::max);
+      return work.get();
+    } finally {
+      working.decrementAndGet();
+      if (turns != null) {
+        turns.release();
+      }
+    }
+  }
+
+  /** The most tasks that worked at once since the backend started (for tests: at most the cap). */
+  int mostWorking() {
+    return mostWorking.get();
   }
 
   /** Counts a batch its tasks copied to the device (one per operator input on the GPU backend). */

@@ -224,9 +224,15 @@ abstract class GpudfExec extends SparkPlan {
         throw new java.util.NoSuchElementException();
       }
       releaseCurrent();
-      try (HostTable in = input.next(); Table<?> on = onBackend(exec, in); Table<?> result = op.apply(exec, on);
-          HostTable host = onHost(exec, result)) {
-        current = SparkArrow.toSpark(host, allocator);
+      try (HostTable in = input.next()) {
+        // the device section (up, the operation, down) in one of the backend's turns
+        try (HostTable host = GpudfBackend.get().inTurn(() -> {
+          try (Table<?> on = onBackend(exec, in); Table<?> result = op.apply(exec, on)) {
+            return onHost(exec, result);
+          }
+        })) {
+          current = SparkArrow.toSpark(host, allocator);
+        }
       }
       return current.batch();
     }

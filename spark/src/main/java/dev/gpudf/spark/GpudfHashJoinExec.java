@@ -290,7 +290,7 @@ public final class GpudfHashJoinExec extends GpudfExec {
     Join.Index index;
     try {
       try (HostTable rows = build.apply(exec)) {
-        table = onBackend(exec, rows);
+        table = GpudfBackend.get().inTurn(() -> onBackend(exec, rows));
       }
       index = table instanceof HostTable h ? Join.index(h, shape.rightKeys()) : null;
     } catch (RuntimeException e) {

@@ -30,7 +30,14 @@ public final class GpudfPlugin implements SparkPlugin {
       public void init(PluginContext ctx, Map<String, String> extraConf) {
         ResourceInformation gpus = ctx.resources().get("gpu");
         int ordinal = gpus == null || gpus.addresses().length == 0 ? 0 : parse(gpus.addresses()[0]);
-        GpudfBackend.start(ctx.conf().get(GpudfBackend.BACKEND_CONF, "cpu"), ordinal);
+        String cap = ctx.conf().get(GpudfBackend.CONCURRENT_TASKS_CONF, "0");
+        int concurrentTasks;
+        try {
+          concurrentTasks = Integer.parseInt(cap.trim());
+        } catch (NumberFormatException e) {
+          throw new UserException(GpudfBackend.CONCURRENT_TASKS_CONF + "=" + cap + " is not a number of tasks", e);
+        }
+        GpudfBackend.start(ctx.conf().get(GpudfBackend.BACKEND_CONF, "cpu"), ordinal, concurrentTasks);
       }
 
       @Override

@@ -24,9 +24,7 @@ class GpuTpchThroughSparkTest {
 
   @BeforeAll
   static void start() {
-    spark = LocalSpark.start("gpudf-tpch-gpu", "gpu");
-    TpchSpark.write(spark, dir, 0.01, 2);
-    TpchSpark.views(spark, dir);
+    spark = TpchSpark.local("gpudf-tpch-gpu", "gpu", dir, 0.01);
   }
 
   @AfterAll

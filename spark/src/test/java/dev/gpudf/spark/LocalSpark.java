@@ -17,6 +17,11 @@ final class LocalSpark {
 
   /** {@link #start(String)} on gpudf's backend {@code backend} ({@code cpu} or {@code gpu}). */
   static SparkSession start(String app, String backend) {
+    return builder(app, backend).getOrCreate();
+  }
+
+  /** {@link #start(String, String)}'s builder, for a test that sets more. */
+  static SparkSession.Builder builder(String app, String backend) {
     return SparkSession.builder().master("local[2]").appName(app)
         .config("spark.plugins", GpudfPlugin.class.getName())
         .config(GpudfBackend.BACKEND_CONF, backend)
@@ -24,7 +29,6 @@ final class LocalSpark {
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.sql.adaptive.enabled", "false")
-        .config("spark.sql.autoBroadcastJoinThreshold", "-1")
-        .getOrCreate();
+        .config("spark.sql.autoBroadcastJoinThreshold", "-1");
   }
 }

@@ -95,6 +95,14 @@ final class TpchSpark {
     };
   }
 
+  /** A test's {@link LocalSpark} on {@code backend} over SF{@code sf} written under {@code dir}, its views made. */
+  static SparkSession local(String app, String backend, Path dir, double sf) {
+    SparkSession spark = LocalSpark.start(app, backend);
+    write(spark, dir, sf, 2);
+    views(spark, dir);
+    return spark;
+  }
+
   /** A temporary view of each table under {@code data}, named as the queries name it. */
   static void views(SparkSession spark, Path data) {
     for (TpchTable<?> t : TpchTable.getTables()) {

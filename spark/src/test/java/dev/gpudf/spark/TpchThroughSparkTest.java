@@ -29,9 +29,7 @@ class TpchThroughSparkTest {
 
   @BeforeAll
   static void start() {
-    spark = LocalSpark.start("gpudf-tpch", "cpu");
-    TpchSpark.write(spark, dir, SCALE, 2);
-    TpchSpark.views(spark, dir);
+    spark = TpchSpark.local("gpudf-tpch", "cpu", dir, SCALE);
   }
 
   @AfterAll
