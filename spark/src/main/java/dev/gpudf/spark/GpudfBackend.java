@@ -29,6 +29,7 @@ public final class GpudfBackend {
   private final String name;
   private final Gpu gpu;
   private final java.util.concurrent.atomic.AtomicLong deviceBatches = new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong hostBatches = new java.util.concurrent.atomic.AtomicLong();
   /** Null: no cap. */
   private final java.util.concurrent.Semaphore turns;
   private final java.util.concurrent.atomic.AtomicInteger working = new java.util.concurrent.atomic.AtomicInteger();
@@ -120,6 +121,21 @@ public final class GpudfBackend {
   /** The most tasks that worked at once since the backend started (for tests: at most the cap). */
   int mostWorking() {
     return mostWorking.get();
+  }
+
+  /** Counts a batch that ran on the CPU because the device had no memory for it. */
+  void ranOnHost() {
+    hostBatches.incrementAndGet();
+  }
+
+  /** Batches that ran on the CPU for want of device memory since the backend started. */
+  long hostBatches() {
+    return hostBatches.get();
+  }
+
+  /** The device, or null on the CPU backend (for tests: its pool's fault injection). */
+  Gpu gpu() {
+    return gpu;
   }
 
   /** Counts a batch its tasks copied to the device (one per operator input on the GPU backend). */

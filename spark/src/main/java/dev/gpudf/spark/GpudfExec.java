@@ -26,6 +26,7 @@ import scala.jdk.javaapi.CollectionConverters;
  * children), so that Spark can copy it with new expressions or children.
  */
 abstract class GpudfExec extends SparkPlan {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(GpudfExec.class);
   /** What the operator does to one batch, on an executor; serializable, as Spark ships it there. */
   interface Operation extends Serializable {
     /** The result of {@code table} (which the caller closes), on its backend, a table the caller closes too. */
@@ -168,11 +169,12 @@ abstract class GpudfExec extends SparkPlan {
     private final BufferAllocator allocator;
     private final Exec exec;
     private final AutoCloseable held;
+    private final boolean hostTwin;
     private SparkArrow.Output current;
     private boolean closed;
 
     BatchIterator(java.util.Iterator<ColumnarBatch> input, StructType schema, Operation op, Exec exec, AutoCloseable held,
-        int batchRows) {
+        int batchRows, boolean hostTwin) {
       this(new java.util.Iterator<HostTable>() {
         @Override
         public boolean hasNext() {
@@ -194,11 +196,16 @@ abstract class GpudfExec extends SparkPlan {
             parts.forEach(HostTable::close);
           }
         }
-      }, op, exec, held);
+      }, op, exec, held, hostTwin);
     }
 
-    /** Results of {@code op} over gpudf tables {@code input} gives (each closed once its result is made). */
-    BatchIterator(java.util.Iterator<HostTable> input, Operation op, Exec exec, AutoCloseable held) {
+    /**
+     * Results of {@code op} over gpudf tables {@code input} gives (each closed once its result is
+     * made); {@code hostTwin}: {@code op} also runs on host tables (it holds nothing on the device),
+     * so that a batch the device has no memory for runs on the CPU instead of failing the task.
+     */
+    BatchIterator(java.util.Iterator<HostTable> input, Operation op, Exec exec, AutoCloseable held, boolean hostTwin) {
+      this.hostTwin = hostTwin;
       this.input = input;
       this.op = op;
       this.exec = exec;
@@ -224,17 +231,33 @@ abstract class GpudfExec extends SparkPlan {
         throw new java.util.NoSuchElementException();
       }
       releaseCurrent();
-      try (HostTable in = input.next()) {
-        // the device section (up, the operation, down) in one of the backend's turns
-        try (HostTable host = GpudfBackend.get().inTurn(() -> {
-          try (Table<?> on = onBackend(exec, in); Table<?> result = op.apply(exec, on)) {
-            return onHost(exec, result);
-          }
-        })) {
-          current = SparkArrow.toSpark(host, allocator);
-        }
+      // the device section (up, the operation, down) in one of the backend's turns
+      try (HostTable in = input.next(); HostTable host = GpudfBackend.get().inTurn(() -> compute(in))) {
+        current = SparkArrow.toSpark(host, allocator);
       }
       return current.batch();
+    }
+
+    /** {@code op} over {@code in} on the task's backend, or on the CPU where the device has no memory for it and {@code op} can. */
+    private HostTable compute(HostTable in) {
+      try {
+        return computeOn(exec, in);
+      } catch (dev.gpudf.columnar.error.GpuOutOfMemoryException e) {
+        if (!exec.hasGpu() || !hostTwin) {
+          throw e;
+        }
+        LOG.warn("a batch of {} rows runs on the CPU: {}", in.rowCount(), e.getMessage());
+        GpudfBackend.get().ranOnHost();
+        try (Exec cpu = Exec.onCpu(allocator)) {
+          return computeOn(cpu, in);
+        }
+      }
+    }
+
+    private HostTable computeOn(Exec e, HostTable in) {
+      try (Table<?> on = onBackend(e, in); Table<?> result = op.apply(e, on)) {
+        return onHost(e, result);
+      }
     }
 
     private void releaseCurrent() {

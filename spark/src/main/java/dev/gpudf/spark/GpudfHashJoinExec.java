@@ -309,7 +309,7 @@ public final class GpudfHashJoinExec extends GpudfExec {
             shape.residual(), index)
         : (e, batch) -> TableOps.join(e, batch, built, shape.leftKeys(), shape.rightKeys(), kind, names, shape.residual());
     Operation op = order == null ? join : (e, batch) -> reordered(e, join.apply(e, batch), order);
-    BatchIterator out = new BatchIterator(probe, leftSchema, op, exec, built, batchRows);
+    BatchIterator out = new BatchIterator(probe, leftSchema, op, exec, built, batchRows, index != null);
     TaskContext.get().addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) ctx -> out.close());
     return out;
   }

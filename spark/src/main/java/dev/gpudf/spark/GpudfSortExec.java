@@ -138,7 +138,7 @@ public final class GpudfSortExec extends GpudfUnaryExec {
       }
       // the whole partition is one input: sorted once, sent as one batch
       Once once = new Once(all);
-      BatchIterator out = new BatchIterator(once, op, exec, once);
+      BatchIterator out = new BatchIterator(once, op, exec, once, true);
       TaskContext.get().addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) ctx -> out.close());
       return out;
     }).rdd();

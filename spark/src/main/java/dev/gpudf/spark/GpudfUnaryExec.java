@@ -47,7 +47,7 @@ abstract class GpudfUnaryExec extends GpudfExec {
     int batchRows = batchRows();
     return child.executeColumnar().toJavaRDD().mapPartitions(batches -> {
       Exec exec = taskExec(name);
-      BatchIterator out = new BatchIterator(batches, schema, op, exec, null, batchRows);
+      BatchIterator out = new BatchIterator(batches, schema, op, exec, null, batchRows, true);
       TaskContext.get().addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) ctx -> out.close());
       return out;
     }).rdd();

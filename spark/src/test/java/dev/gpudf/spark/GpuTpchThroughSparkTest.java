@@ -45,4 +45,35 @@ class GpuTpchThroughSparkTest {
     assertTrue(c.joins >= 20, c.joins + " joins on gpudf");
     assertEquals(5, c.topNs, "top-Ns on gpudf");
   }
+
+  /**
+   * A batch the device has no memory for (the pool's injected failure, at several points of q1's
+   * and q6's work: uploads, kernels' buffers, results) runs on the CPU: the answer is Spark's, and
+   * the batch is counted. Without the fallback the task, and so the query, fails.
+   */
+  @Test
+  void aBatchWithoutDeviceMemoryRunsOnTheCpu() {
+    java.util.Map<String, String> queries = dev.gpudf.sql.TpchTables.queries(0.01);
+    long before = GpudfBackend.get().hostBatches();
+    for (String q : java.util.List.of("q1", "q6")) {
+      spark.conf().set(GpudfOverrides.ENABLED, "false");
+      java.util.List<String> want = rows(queries.get(q));
+      spark.conf().set(GpudfOverrides.ENABLED, "true");
+      for (int k : new int[] {1, 2, 5, 20}) {
+        GpudfBackend.get().gpu().pool().failAllocation(k);
+        try {
+          assertEquals(want, rows(queries.get(q)), q + " with allocation " + k + " failing");
+        } finally {
+          GpudfBackend.get().gpu().pool().failAllocation(0);
+        }
+      }
+    }
+    long ran = GpudfBackend.get().hostBatches() - before;
+    System.out.println("q1 and q6 with device allocations failing: " + ran + " batches ran on the CPU");
+    assertTrue(ran >= 4, ran + " batches ran on the CPU");
+  }
+
+  private static java.util.List<String> rows(String sql) {
+    return spark.sql(sql).collectAsList().stream().map(org.apache.spark.sql.Row::toString).sorted().toList();
+  }
 }
