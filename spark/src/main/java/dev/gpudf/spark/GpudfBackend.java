@@ -30,6 +30,8 @@ public final class GpudfBackend {
   private final Gpu gpu;
   private final java.util.concurrent.atomic.AtomicLong deviceBatches = new java.util.concurrent.atomic.AtomicLong();
   private final java.util.concurrent.atomic.AtomicLong hostBatches = new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong bytesToDevice = new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong bytesToHost = new java.util.concurrent.atomic.AtomicLong();
   /** Null: no cap. */
   private final java.util.concurrent.Semaphore turns;
   private final java.util.concurrent.atomic.AtomicInteger working = new java.util.concurrent.atomic.AtomicInteger();
@@ -138,14 +140,30 @@ public final class GpudfBackend {
     return gpu;
   }
 
-  /** Counts a batch its tasks copied to the device (one per operator input on the GPU backend). */
-  void copiedToDevice() {
+  /** Counts a batch of {@code bytes} its tasks copied to the device (one per operator input on the GPU backend). */
+  void copiedToDevice(long bytes) {
     deviceBatches.incrementAndGet();
+    bytesToDevice.addAndGet(bytes);
+  }
+
+  /** Counts a result of {@code bytes} its tasks copied back to the host. */
+  void copiedToHost(long bytes) {
+    bytesToHost.addAndGet(bytes);
   }
 
   /** Batches its tasks copied to the device since it started (0 on the CPU). */
   long deviceBatches() {
     return deviceBatches.get();
+  }
+
+  /** Bytes its tasks copied to the device since it started (Arrow buffers, as the host held them). */
+  long bytesToDevice() {
+    return bytesToDevice.get();
+  }
+
+  /** Bytes its tasks copied back to the host since it started. */
+  long bytesToHost() {
+    return bytesToHost.get();
   }
 
   /** Bytes held now by all tasks (for tests: 0 once every task completed). */

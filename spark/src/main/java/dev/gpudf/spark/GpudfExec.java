@@ -119,7 +119,7 @@ abstract class GpudfExec extends SparkPlan {
    */
   static Table<?> onBackend(Exec exec, HostTable t) {
     if (exec.hasGpu()) {
-      GpudfBackend.get().copiedToDevice();
+      GpudfBackend.get().copiedToDevice(bytes(t));
       return DeviceTable.fromHost(exec.gpu(), t, exec.stream());
     }
     t.retain();
@@ -130,10 +130,21 @@ abstract class GpudfExec extends SparkPlan {
   static HostTable onHost(Exec exec, Table<?> t) {
     if (t instanceof DeviceTable d) {
       // on the task's stream, after the kernels that made the table
-      return d.toHost(exec.allocator(), exec.stream());
+      HostTable h = d.toHost(exec.allocator(), exec.stream());
+      GpudfBackend.get().copiedToHost(bytes(h));
+      return h;
     }
     t.retain();
     return (HostTable) t;
+  }
+
+  /** The bytes of {@code t}'s Arrow buffers. */
+  private static long bytes(HostTable t) {
+    long n = 0;
+    for (int i = 0; i < t.columnCount(); i++) {
+      n += t.column(i).vector().getBufferSize();
+    }
+    return n;
   }
 
   /** The attributes {@code exprs} make: an operator's output from its output expressions. */

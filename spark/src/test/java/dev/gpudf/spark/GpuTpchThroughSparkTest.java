@@ -37,9 +37,11 @@ class GpuTpchThroughSparkTest {
   @Test
   void everyQueryAnswersAsSparkAloneDoesOnTheDevice() {
     long before = GpudfBackend.get().deviceBatches();
+    long bytesBefore = GpudfBackend.get().bytesToDevice();
     TpchThroughSparkTest.Counts c = TpchThroughSparkTest.runAll(spark, "gpu backend");
     assertEquals("gpu", GpudfBackend.get().name());
     long batches = GpudfBackend.get().deviceBatches() - before;
+    assertTrue(GpudfBackend.get().bytesToDevice() > bytesBefore, "bytes counted to the device");
     System.out.println("TPC-H SF0.01 through Spark on gpudf's GPU backend: " + batches + " batches went to the device");
     assertTrue(batches >= 100, batches + " batches on the device");
     assertTrue(c.joins >= 20, c.joins + " joins on gpudf");

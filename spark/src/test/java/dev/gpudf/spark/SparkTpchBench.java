@@ -75,8 +75,9 @@ public final class SparkTpchBench {
       TpchSpark.views(spark, data);
       say(report, String.format("Spark %s local[%d], backend %s, AQE %s, %d shuffle partitions, reps %d (best shown),"
           + " budget %d s a run", spark.version(), cores, opt.get("--backend"), opt.get("--aqe"), cores * 2, reps, budgetS));
-      say(report, "| query | Spark ms | gpudf ms | speedup | agree | gpudf operators | all runs (Spark / gpudf) |");
-      say(report, "|---|---|---|---|---|---|---|");
+      say(report, "| query | Spark ms | gpudf ms | speedup | agree | MB to / from the device (last run) | gpudf operators"
+          + " | all runs (Spark / gpudf) |");
+      say(report, "|---|---|---|---|---|---|---|---|");
       double logSum = 0;
       int timed = 0;
       for (Map.Entry<String, String> q : TpchTables.queries(sf).entrySet()) {
@@ -88,9 +89,14 @@ public final class SparkTpchBench {
         List<String> runs = new ArrayList<>();
         String agree = "yes";
         List<String> want = null;
+        String moved = "-";
         for (int r = 0; r < reps; r++) {
           Run alone = run(spark, timer, q.getValue(), false, budgetS);
+          long up = GpudfBackend.get().bytesToDevice();
+          long down = GpudfBackend.get().bytesToHost();
           Run with = run(spark, timer, q.getValue(), true, budgetS);
+          moved = String.format("%.0f / %.0f", (GpudfBackend.get().bytesToDevice() - up) / 1e6,
+              (GpudfBackend.get().bytesToHost() - down) / 1e6);
           runs.add(alone.describe() + " / " + with.describe());
           bestSpark = Math.min(bestSpark, alone.ms);
           bestGpudf = Math.min(bestGpudf, with.ms);
@@ -110,8 +116,8 @@ public final class SparkTpchBench {
           logSum += Math.log(bestSpark / bestGpudf);
           timed++;
         }
-        say(report, String.format("| %s | %s | %s | %s | %s | %s | %s |", q.getKey(), ms(bestSpark), ms(bestGpudf),
-            both ? String.format("%.2fx", bestSpark / bestGpudf) : "-", agree, ops, String.join("; ", runs)));
+        say(report, String.format("| %s | %s | %s | %s | %s | %s | %s | %s |", q.getKey(), ms(bestSpark), ms(bestGpudf),
+            both ? String.format("%.2fx", bestSpark / bestGpudf) : "-", agree, moved, ops, String.join("; ", runs)));
       }
       say(report, String.format("geometric-mean speedup over %d queries that both answered alike: %.2fx", timed,
           timed == 0 ? Double.NaN : Math.exp(logSum / timed)));
