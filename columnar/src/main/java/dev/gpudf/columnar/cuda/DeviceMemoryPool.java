@@ -278,7 +278,10 @@ public final class DeviceMemoryPool implements AutoCloseable {
   private Pending takeOwn(CudaStream stream, long rounded) {
     Pending best = null;
     for (Pending p : pending) {
-      if (p.stream == stream && p.size >= rounded && p.size <= 2 * rounded && (best == null || p.size < best.size)) {
+      // a larger block must still fit the stream's own bound, which was checked for the size asked
+      boolean withinBound = stream.memoryLimit <= 0 || p.size <= stream.memoryLimit - stream.memoryUsed;
+      if (p.stream == stream && p.size >= rounded && p.size <= 2 * rounded && withinBound
+          && (best == null || p.size < best.size)) {
         best = p;
       }
     }
