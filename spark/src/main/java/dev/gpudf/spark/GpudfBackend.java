@@ -38,11 +38,10 @@ public final class GpudfBackend {
   private final java.util.concurrent.atomic.AtomicInteger mostWorking = new java.util.concurrent.atomic.AtomicInteger();
 
   private GpudfBackend(String name, int ordinal, int concurrentTasks) {
-    if (concurrentTasks < 0) {
-      throw new UserException(CONCURRENT_TASKS_CONF + "=" + concurrentTasks + " must be 0 (no cap) or more");
-    }
-    this.turns = concurrentTasks == 0 ? null : new java.util.concurrent.Semaphore(concurrentTasks, true);
     try {
+      if (concurrentTasks < 0) {
+        throw new UserException(CONCURRENT_TASKS_CONF + "=" + concurrentTasks + " must be 0 (no cap) or more");
+      }
       this.gpu = switch (name) {
         case "cpu" -> null;
         case "gpu" -> Gpu.open(ordinal);
@@ -53,6 +52,7 @@ public final class GpudfBackend {
       throw e;
     }
     this.name = name;
+    this.turns = concurrentTasks == 0 ? null : new java.util.concurrent.Semaphore(concurrentTasks, true);
   }
 
   /**

@@ -36,7 +36,10 @@ public final class SparkTpchBench {
   public static void main(String[] args) throws IOException {
     Map<String, String> opt = new java.util.HashMap<>(Map.of("--sf", "1", "--cores", "16", "--backend", "gpu",
         "--reps", "2", "--queries", "all", "--budget-s", "120", "--aqe", "false", "--out", "spark-tpch.md"));
-    for (int i = 0; i + 1 < args.length; i += 2) {
+    if (args.length % 2 != 0) {
+      throw new IllegalArgumentException("options come in pairs (--name value): " + String.join(" ", args));
+    }
+    for (int i = 0; i < args.length; i += 2) {
       if (!opt.containsKey(args[i]) && !args[i].equals("--data")) {
         throw new IllegalArgumentException("unknown option " + args[i] + "; options: " + opt.keySet() + " --data");
       }
