@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU host from the repository root, after scripts/gpu-bundle.sh packed .gpu-bundle:
 # the gpu-tagged tests, `gpudf info`, the transfer benchmark and its PyTorch peer, each output
-# saved under $OUT (or ./gpu-out). Usage: bash scripts/gpu-run.sh [tests|heavy|kernels|hash|tpch|handoff|ingest|pipeline|expr|fuzz|files|spark|launch|bench|all]
+# saved under $OUT (or ./gpu-out). Usage: bash scripts/gpu-run.sh [tests|heavy|kernels|hash|tpch|handoff|ingest|pipeline|expr|fuzz|files|spark|spark-cluster|launch|bench|all]
 # (tests: the gpu-tagged suite, which must finish within one device call, TESTS_LIMIT_S (420) its limit, at which
 # the threads' stacks are printed; heavy: the gpu-heavy
 # tag, GPU-versus-twin checks on millions of rows; both check every operator's output layout)
@@ -19,6 +19,10 @@
 # (spark: with the bundle of `scripts/gpu-bundle.sh --spark`: the gpu-tagged Spark test, then TPC-H at SPARK_SF
 # (default 10; 0: the test only) through Spark local[SPARK_CORES] (16) with gpudf's rule off and on (SparkTpchBench; SPARK_ARGS adds
 # its options; SPARK_LIMIT_S (500) bounds it); Spark's log goes to spark-*.log, its last 2 MB kept)
+# (spark-cluster: the same bundle on a host of several GPUs: TPC-H at SPARK_SF (10) through a Spark local cluster of
+# one executor with one GPU (gpudf only), then of SPARK_EXECUTORS (2) executors with one GPU each (Spark alone
+# and gpudf), SPARK_CORES (16) cores and SPARK_EXECUTOR_MB (65536) MB each; the second report gives the scaling
+# efficiency against the first; SPARK_LIMIT_S (270) bounds each run)
 set -uo pipefail
 what=${1:-all}
 OUT=${OUT:-gpu-out}
@@ -197,17 +201,25 @@ if [ "$what" = launch ] || [ "$what" = all ]; then
   { bash .gpu-bundle/run dev.gpudf.bench.LaunchBenchmark ${LAUNCH_ARGS:-}; python3 benchmarks/peer_launch.py ${LAUNCH_ARGS:-}; } 2>&1 \
     | tee "$OUT/launch.txt"
 fi
-if [ "$what" = spark ]; then
+# the Spark bundle's Java 17 runtime and jars unpacked, and its JVM flags in JAVA_OPTS (heap: SPARK_HEAP)
+spark_setup() {
   # the JVM flags Spark's launcher sets on Java 17, as the spark module's tests take them
   flags=$(sed -n '/<surefire.argLine>/,/<\/surefire.argLine>/p' spark/pom.xml | sed 's/<[^>]*>//g' | tr -s ' \n' ' ')
   export GPU_BUNDLE_DIR=${GPU_BUNDLE_DIR:-/tmp/spark-bundle}
-  export JAVA_OPTS="-Xmx${SPARK_HEAP:-64g} $flags ${SPARK_JAVA_OPTS:-}"
+  export JAVA_OPTS="-Xmx${SPARK_HEAP:-$1} $flags ${SPARK_JAVA_OPTS:-}"
   # the bundle's second part (.gpu-bundle-natives, carried in an earlier call on this machine): the Java 17
   # runtime first, then the largest jars into the unpacked classpath
   mkdir -p "$GPU_BUNDLE_DIR"
   [ -x "$GPU_BUNDLE_DIR/jre/bin/java" ] || tar -xJf .gpu-bundle-natives/jre.tar.xz -C "$GPU_BUNDLE_DIR" || exit 1
   bash .gpu-bundle/run -version 2>&1 | head -1
   tar -xJf .gpu-bundle-natives/spark-jars.tar.xz -C "$GPU_BUNDLE_DIR/app" || exit 1
+}
+# Spark's logs keep their last 2 MB
+spark_logs() {
+  for f in "$OUT"/spark-*.log; do tail -c 2000000 "$f" > "$f.tail" && mv "$f.tail" "$f"; done
+}
+if [ "$what" = spark ]; then
+  spark_setup 64g
   bash .gpu-bundle/run org.junit.platform.console.ConsoleLauncher execute --select-class dev.gpudf.spark.GpuTpchThroughSparkTest \
     --disable-banner --details=tree > "$OUT/spark-gpu-test.log" 2>&1
   rc=$?
@@ -218,7 +230,27 @@ if [ "$what" = spark ]; then
   timeout -s QUIT -k 20 "${SPARK_LIMIT_S:-500}" bash .gpu-bundle/run dev.gpudf.spark.SparkTpchBench --sf "$sf" --cores "${SPARK_CORES:-16}" \
     --data "${SPARK_DATA:-/tmp/spark-tpch-sf$sf}" --out "$OUT/spark-tpch.md" ${SPARK_ARGS:-} 2> "$OUT/spark-tpch.log"
   [ $? = 0 ] || rc=1
-  for f in "$OUT"/spark-*.log; do tail -c 2000000 "$f" > "$f.tail" && mv "$f.tail" "$f"; done
+  spark_logs
+fi
+if [ "$what" = spark-cluster ]; then
+  # the executors are JVMs of their own (heap SPARK_EXECUTOR_MB each); the driver only plans and collects
+  spark_setup 16g
+  export SPARK_HOME=${SPARK_HOME:-/tmp/spark-home}
+  sf=${SPARK_SF:-10}
+  data=${SPARK_DATA:-/tmp/spark-tpch-sf$sf}
+  common="--sf $sf --cores ${SPARK_CORES:-16} --executor-mb ${SPARK_EXECUTOR_MB:-65536} --data $data ${SPARK_ARGS:-}"
+  nvidia-smi --query-gpu=index,name,pci.bus_id --format=csv,noheader
+  bash scripts/spark-gpus.sh
+  # one executor with one GPU, gpudf only; then SPARK_EXECUTORS (2) executors of one GPU each, Spark alone and
+  # gpudf, the first run's answers checked against Spark alone's and its times the scaling baseline
+  timeout -s QUIT -k 20 "${SPARK_LIMIT_S:-270}" bash .gpu-bundle/run dev.gpudf.spark.SparkTpchBench $common --executors 1 \
+    --alone false --out "$OUT/spark-1gpu.md" 2> "$OUT/spark-1gpu.log"
+  rc=$?
+  timeout -s QUIT -k 20 "${SPARK_LIMIT_S:-270}" bash .gpu-bundle/run dev.gpudf.spark.SparkTpchBench $common \
+    --executors "${SPARK_EXECUTORS:-2}" --baseline "$OUT/spark-1gpu.md.tsv" --out "$OUT/spark-${SPARK_EXECUTORS:-2}gpu.md" \
+    2> "$OUT/spark-${SPARK_EXECUTORS:-2}gpu.log"
+  [ $? = 0 ] || rc=1
+  spark_logs
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   bash .gpu-bundle/run dev.gpudf.cli.GpudfCli info 2>&1 | tee "$OUT/info.txt"

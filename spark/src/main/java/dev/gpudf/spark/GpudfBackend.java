@@ -28,6 +28,7 @@ public final class GpudfBackend {
   private final RootAllocator allocator = new RootAllocator();
   private final String name;
   private final Gpu gpu;
+  private final java.util.concurrent.atomic.AtomicLong tasks = new java.util.concurrent.atomic.AtomicLong();
   private final java.util.concurrent.atomic.AtomicLong deviceBatches = new java.util.concurrent.atomic.AtomicLong();
   private final java.util.concurrent.atomic.AtomicLong hostBatches = new java.util.concurrent.atomic.AtomicLong();
   private final java.util.concurrent.atomic.AtomicLong bytesToDevice = new java.util.concurrent.atomic.AtomicLong();
@@ -92,6 +93,7 @@ public final class GpudfBackend {
 
   /** A task's execution context on this backend, over an allocator of its own, both of which the task closes. */
   Exec taskExec(String task) {
+    tasks.incrementAndGet();
     BufferAllocator a = allocator.newChildAllocator(task, 0, Long.MAX_VALUE);
     return gpu == null ? Exec.onCpu(a) : Exec.onGpu(gpu, a);
   }
@@ -123,6 +125,11 @@ public final class GpudfBackend {
   /** The most tasks that worked at once since the backend started (for tests: at most the cap). */
   int mostWorking() {
     return mostWorking.get();
+  }
+
+  /** The task operators that ran on the backend since it started (one per {@link #taskExec}). */
+  long tasks() {
+    return tasks.get();
   }
 
   /** Counts a batch that ran on the CPU because the device had no memory for it. */

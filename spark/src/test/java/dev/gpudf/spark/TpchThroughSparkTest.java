@@ -144,7 +144,10 @@ class TpchThroughSparkTest {
         + " aggregates, %d shuffled joins, %d broadcast joins, %d sorts and %d top-Ns, in %s; all 22 (each planned and run"
         + " once, Spark alone first): %.0f ms alone, %.0f ms with gpudf%n", SCALE, what, c.filters, c.projects, c.aggregates,
         c.joins, c.broadcastJoins, c.sorts, c.topNs, c.withGpudf, sparkMs, gpudfMs);
-    assertEquals(0, GpudfBackend.get().allocatedBytes(), "bytes held after every task completed");
+    if (spark.sparkContext().isLocal()) {
+      // the tasks ran in this JVM (a cluster's executors are checked by their own test)
+      assertEquals(0, GpudfBackend.get().allocatedBytes(), "bytes held after every task completed");
+    }
     return c;
   }
 
