@@ -235,7 +235,9 @@ fi
 if [ "$what" = spark-cluster ]; then
   # the executors are JVMs of their own (heap SPARK_EXECUTOR_MB each); the driver only plans and collects
   spark_setup 16g
-  export SPARK_HOME=${SPARK_HOME:-/tmp/spark-home}
+  export SPARK_HOME=${SPARK_HOME:-/tmp/spark-home} SPARK_LOCAL_IP=${SPARK_LOCAL_IP:-127.0.0.1}
+  # Spark runs the discovery script itself, which must be executable
+  chmod +x scripts/spark-gpus.sh
   sf=${SPARK_SF:-10}
   data=${SPARK_DATA:-/tmp/spark-tpch-sf$sf}
   common="--sf $sf --cores ${SPARK_CORES:-16} --executor-mb ${SPARK_EXECUTOR_MB:-65536} --data $data ${SPARK_ARGS:-}"
@@ -246,10 +248,18 @@ if [ "$what" = spark-cluster ]; then
   timeout -s QUIT -k 20 "${SPARK_LIMIT_S:-270}" bash .gpu-bundle/run dev.gpudf.spark.SparkTpchBench $common --executors 1 \
     --alone false --out "$OUT/spark-1gpu.md" 2> "$OUT/spark-1gpu.log"
   rc=$?
+  # without the first run's answers the second still runs, with no baseline
+  base=""
+  [ "$(wc -l < "$OUT/spark-1gpu.md.tsv" 2>/dev/null || echo 0)" -gt 1 ] && base="--baseline $OUT/spark-1gpu.md.tsv"
   timeout -s QUIT -k 20 "${SPARK_LIMIT_S:-270}" bash .gpu-bundle/run dev.gpudf.spark.SparkTpchBench $common \
-    --executors "${SPARK_EXECUTORS:-2}" --baseline "$OUT/spark-1gpu.md.tsv" --out "$OUT/spark-${SPARK_EXECUTORS:-2}gpu.md" \
+    --executors "${SPARK_EXECUTORS:-2}" $base --out "$OUT/spark-${SPARK_EXECUTORS:-2}gpu.md" \
     2> "$OUT/spark-${SPARK_EXECUTORS:-2}gpu.log"
   [ $? = 0 ] || rc=1
+  # each executor's own output, from the workers' folders
+  n=0
+  for f in $(find "$SPARK_HOME/work" -path '*/app-*/*/stderr' 2>/dev/null | sort); do
+    n=$((n + 1)); cp "$f" "$OUT/spark-executor-$n.log"
+  done
   spark_logs
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then

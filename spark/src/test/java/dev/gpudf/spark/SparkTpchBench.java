@@ -89,8 +89,8 @@ public final class SparkTpchBench {
     Path out = Path.of(opt.get("--out"));
     try (PrintStream report = new PrintStream(Files.newOutputStream(out), true, StandardCharsets.UTF_8);
         PrintStream tsv = new PrintStream(Files.newOutputStream(Path.of(out + ".tsv")), true, StandardCharsets.UTF_8)) {
-      if (executors > 0 && !LocalCluster.awaitExecutors(spark, executors, 180)) {
-        throw new IllegalStateException(LocalCluster.executors(spark) + " of " + executors + " executors up after 180 s");
+      if (executors > 0 && !LocalCluster.awaitExecutors(spark, executors, 90)) {
+        throw new IllegalStateException(LocalCluster.executors(spark) + " of " + executors + " executors up after 90 s");
       }
       long g0 = System.nanoTime();
       int written = TpchSpark.write(spark, data, sf, allCores);
