@@ -101,9 +101,11 @@ if [ "$profile" = --spark ]; then
     -exec mv {} "$tmp/part2/" \;
   tar -C "$tmp/app" -cf - . | xz -6 -T0 > .gpu-bundle/app.tar.xz
   tar -C "$tmp/part2" -cf - . | xz -6 -T0 > .gpu-bundle-natives/spark-jars.tar.xz
-  # Spark 4.0 runs on Java 17 or 21, and Hadoop's login needs jdk.security.auth, which pack.sh's runtime leaves out
+  # Spark 4.0 runs on Java 17 or 21, and Hadoop's login needs jdk.security.auth, which pack.sh's runtime leaves out;
+  # Spark starts executors with --add-modules=jdk.incubator.vector, and a runtime without it starts none
   rm -f .gpu-bundle/jre.tar.xz
-  "/usr/lib/jvm/java-17-openjdk-amd64/bin/jlink" --add-modules java.se,jdk.unsupported,jdk.security.auth,jdk.management,jdk.crypto.ec,jdk.zipfs \
+  "/usr/lib/jvm/java-17-openjdk-amd64/bin/jlink" \
+    --add-modules java.se,jdk.unsupported,jdk.security.auth,jdk.management,jdk.crypto.ec,jdk.zipfs,jdk.incubator.vector \
     --strip-debug --no-header-files --no-man-pages --output "$tmp/jre"
   tar -C "$tmp" -cf - jre | xz -6 -T0 > .gpu-bundle-natives/jre.tar.xz
   rm -rf "$tmp"

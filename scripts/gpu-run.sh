@@ -245,9 +245,13 @@ if [ "$what" = spark-cluster ]; then
   bash scripts/spark-gpus.sh
   # one executor with one GPU, gpudf only; then SPARK_EXECUTORS (2) executors of one GPU each, Spark alone and
   # gpudf, the first run's answers checked against Spark alone's and its times the scaling baseline
-  timeout -s QUIT -k 20 "${SPARK_LIMIT_S:-270}" bash .gpu-bundle/run dev.gpudf.spark.SparkTpchBench $common --executors 1 \
-    --alone false --out "$OUT/spark-1gpu.md" 2> "$OUT/spark-1gpu.log"
-  rc=$?
+  # (SPARK_BASELINE=0 skips the first run: on a host of one GPU, one executor of it against Spark alone)
+  rc=0
+  if [ "${SPARK_BASELINE:-1}" = 1 ]; then
+    timeout -s QUIT -k 20 "${SPARK_LIMIT_S:-270}" bash .gpu-bundle/run dev.gpudf.spark.SparkTpchBench $common --executors 1 \
+      --alone false --out "$OUT/spark-1gpu.md" 2> "$OUT/spark-1gpu.log"
+    rc=$?
+  fi
   # without the first run's answers the second still runs, with no baseline
   base=""
   [ "$(wc -l < "$OUT/spark-1gpu.md.tsv" 2>/dev/null || echo 0)" -gt 1 ] && base="--baseline $OUT/spark-1gpu.md.tsv"
@@ -257,8 +261,8 @@ if [ "$what" = spark-cluster ]; then
   [ $? = 0 ] || rc=1
   # each executor's own output, from the workers' folders
   n=0
-  for f in $(find "$SPARK_HOME/work" -path '*/app-*/*/stderr' 2>/dev/null | sort); do
-    n=$((n + 1)); cp "$f" "$OUT/spark-executor-$n.log"
+  for d in $(find "$SPARK_HOME/work" -mindepth 2 -maxdepth 2 -type d 2>/dev/null | sort | head -8); do
+    n=$((n + 1)); cat "$d/stderr" "$d/stdout" > "$OUT/spark-executor-$n.log" 2>/dev/null
   done
   spark_logs
 fi
