@@ -29,6 +29,7 @@ public final class GpudfBackend {
   private final String name;
   private final Gpu gpu;
   private final java.util.concurrent.atomic.AtomicLong tasks = new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong keptOnDevice = new java.util.concurrent.atomic.AtomicLong();
   private final java.util.concurrent.atomic.AtomicLong deviceBatches = new java.util.concurrent.atomic.AtomicLong();
   private final java.util.concurrent.atomic.AtomicLong hostBatches = new java.util.concurrent.atomic.AtomicLong();
   private final java.util.concurrent.atomic.AtomicLong bytesToDevice = new java.util.concurrent.atomic.AtomicLong();
@@ -145,6 +146,16 @@ public final class GpudfBackend {
   /** The device, or null on the CPU backend (for tests: its pool's fault injection). */
   Gpu gpu() {
     return gpu;
+  }
+
+  /** Counts a batch one gpudf operator left on the device and the next took there, with no copy. */
+  void keptOnDevice() {
+    keptOnDevice.incrementAndGet();
+  }
+
+  /** Batches passed from one gpudf operator to the next on the device since the backend started. */
+  long batchesKeptOnDevice() {
+    return keptOnDevice.get();
   }
 
   /** Counts a batch of {@code bytes} its tasks copied to the device (one per operator input on the GPU backend). */

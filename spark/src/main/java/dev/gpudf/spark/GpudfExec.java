@@ -166,56 +166,133 @@ abstract class GpudfExec extends SparkPlan {
   }
 
   /**
-   * One task's stream of results: input batches become Arrow tables, then gpudf tables of at least
-   * {@code batchRows} rows each where the input has them (Spark's readers give 4,096 rows a batch,
-   * and an operation's fixed cost, a device round trip on the GPU, is paid once a table), and each
-   * table's result goes out as the next batch, valid until the one after is asked for (Spark's
-   * contract), so each output is closed when the next is made, the last when the input ends or the
-   * task completes (a parent that stops early, such as a LIMIT, does not drain it); then {@code
-   * held} (what the operation keeps for the whole task), then the task's allocator.
+   * One input of an operation: gpudf tables to run on as one, in order (several when Spark's small
+   * batches are gathered); each a host table from Spark's batches, or a device table another gpudf
+   * operator left on the device. Closing closes them all.
+   */
+  record Parts(List<Table<?>> tables) implements AutoCloseable {
+    long rows() {
+      return tables.stream().mapToLong(Table::rowCount).sum();
+    }
+
+    /**
+     * The parts as one table on {@code exec}'s backend, which the caller closes (the parts stay
+     * open): on the GPU, host parts gathered on the host and copied up, device parts used as they
+     * are; on the CPU, device parts (none, unless the device had no memory) copied down.
+     */
+    Table<?> on(Exec exec) {
+      List<Table<?>> placed = new ArrayList<>();
+      List<Table<?>> run = new ArrayList<>();
+      try {
+        for (Table<?> t : tables) {
+          if (t instanceof HostTable) {
+            if (exec.hasGpu()) {
+              run.add(t);
+            } else {
+              t.retain();
+              placed.add(t);
+            }
+          } else if (exec.hasGpu()) {
+            upload(exec, run, placed);
+            t.retain();
+            placed.add(t);
+          } else {
+            // the CPU twin, where the device had no memory: another operator's finished result, copied down
+            placed.add(((DeviceTable) t).toHost(exec.allocator()));
+          }
+        }
+        upload(exec, run, placed);
+        return one(exec, placed);
+      } finally {
+        placed.forEach(Table::close);
+      }
+    }
+
+    /** Each run of host parts gathered on the host and copied up as one table, added to {@code placed}; {@code run} emptied. */
+    private static void upload(Exec exec, List<Table<?>> run, List<Table<?>> placed) {
+      if (!run.isEmpty()) {
+        try (HostTable h = (HostTable) one(exec, run)) {
+          run.clear();
+          placed.add(onBackend(exec, h));
+        }
+      }
+    }
+
+    /** {@code parts} as one table of their backend, which the caller closes (the parts stay open). */
+    private static Table<?> one(Exec exec, List<Table<?>> parts) {
+      if (parts.size() == 1) {
+        parts.get(0).retain();
+        return parts.get(0);
+      }
+      List<String> names = new ArrayList<>();
+      for (int i = 0; i < parts.get(0).columnCount(); i++) {
+        names.add("c" + i);
+      }
+      return TableOps.concat(exec, parts, names);
+    }
+
+    @Override
+    public void close() {
+      tables.forEach(Table::close);
+    }
+  }
+
+  /**
+   * One task's stream of results: input batches become gpudf tables, at least {@code batchRows}
+   * rows an operation where the input has them (Spark's readers give 4,096 rows a batch, and an
+   * operation's fixed cost, a device round trip on the GPU, is paid once a table); another gpudf
+   * operator's device batches are used where they are. Each table's result goes out as the next
+   * batch, left on the device on the GPU ({@link DeviceBatch}), valid until the one after is asked
+   * for (Spark's contract), so each output is closed when the next is made, the last when the input
+   * ends or the task completes (a parent that stops early, such as a LIMIT, does not drain it); then
+   * {@code held} (what the operation keeps for the whole task), then the task's allocator.
    */
   static final class BatchIterator implements java.util.Iterator<ColumnarBatch>, AutoCloseable {
-    private final java.util.Iterator<HostTable> input;
+    private final java.util.Iterator<Parts> input;
     private final Operation op;
     private final BufferAllocator allocator;
     private final Exec exec;
     private final AutoCloseable held;
     private final boolean hostTwin;
-    private SparkArrow.Output current;
+    private AutoCloseable current;
     private boolean closed;
 
     BatchIterator(java.util.Iterator<ColumnarBatch> input, StructType schema, Operation op, Exec exec, AutoCloseable held,
         int batchRows, boolean hostTwin) {
-      this(new java.util.Iterator<HostTable>() {
+      this(new java.util.Iterator<Parts>() {
         @Override
         public boolean hasNext() {
           return input.hasNext();
         }
 
         @Override
-        public HostTable next() {
-          List<HostTable> parts = new ArrayList<>();
+        public Parts next() {
+          List<Table<?>> parts = new ArrayList<>();
           try {
             long rows = 0;
             do {
-              HostTable t = SparkArrow.toGpudf(input.next(), schema, exec.allocator());
+              ColumnarBatch b = input.next();
+              DeviceTable d = DeviceBatch.taken(b, exec);
+              Table<?> t = d != null ? d : SparkArrow.toGpudf(b, schema, exec.allocator());
               parts.add(t);
               rows += t.rowCount();
             } while (rows < batchRows && input.hasNext());
-            return parts.size() == 1 ? parts.remove(0) : dev.gpudf.kernels.Concat.concat(exec, parts.toArray(new HostTable[0]));
+            Parts p = new Parts(parts);
+            parts = List.of();
+            return p;
           } finally {
-            parts.forEach(HostTable::close);
+            parts.forEach(Table::close);
           }
         }
       }, op, exec, held, hostTwin);
     }
 
     /**
-     * Results of {@code op} over gpudf tables {@code input} gives (each closed once its result is
+     * Results of {@code op} over the inputs {@code input} gives (each closed once its result is
      * made); {@code hostTwin}: {@code op} also runs on host tables (it holds nothing on the device),
      * so that a batch the device has no memory for runs on the CPU instead of failing the task.
      */
-    BatchIterator(java.util.Iterator<HostTable> input, Operation op, Exec exec, AutoCloseable held, boolean hostTwin) {
+    BatchIterator(java.util.Iterator<Parts> input, Operation op, Exec exec, AutoCloseable held, boolean hostTwin) {
       this.hostTwin = hostTwin;
       this.input = input;
       this.op = op;
@@ -242,22 +319,29 @@ abstract class GpudfExec extends SparkPlan {
         throw new java.util.NoSuchElementException();
       }
       releaseCurrent();
-      // the device section (up, the operation, down) in one of the backend's turns
-      try (HostTable in = input.next(); HostTable host = GpudfBackend.get().inTurn(() -> compute(in))) {
-        current = SparkArrow.toSpark(host, allocator);
+      // the device section (up, the operation) in one of the backend's turns
+      try (Parts in = input.next(); Table<?> result = GpudfBackend.get().inTurn(() -> compute(in))) {
+        if (result instanceof DeviceTable d) {
+          d.retain();
+          DeviceBatch out = new DeviceBatch(d, exec);
+          current = out;
+          return out.batch();
+        }
+        SparkArrow.Output out = SparkArrow.toSpark((HostTable) result, allocator);
+        current = out;
+        return out.batch();
       }
-      return current.batch();
     }
 
     /** {@code op} over {@code in} on the task's backend, or on the CPU where the device has no memory for it and {@code op} can. */
-    private HostTable compute(HostTable in) {
+    private Table<?> compute(Parts in) {
       try {
         return computeOn(exec, in);
       } catch (dev.gpudf.columnar.error.GpuOutOfMemoryException e) {
         if (!exec.hasGpu() || !hostTwin) {
           throw e;
         }
-        LOG.warn("a batch of {} rows runs on the CPU: {}", in.rowCount(), e.getMessage());
+        LOG.warn("a batch of {} rows runs on the CPU: {}", in.rows(), e.getMessage());
         GpudfBackend.get().ranOnHost();
         try (Exec cpu = Exec.onCpu(allocator)) {
           return computeOn(cpu, in);
@@ -265,16 +349,28 @@ abstract class GpudfExec extends SparkPlan {
       }
     }
 
-    private HostTable computeOn(Exec e, HostTable in) {
-      try (Table<?> on = onBackend(e, in); Table<?> result = op.apply(e, on)) {
-        return onHost(e, result);
+    /**
+     * {@code op} over {@code in} on {@code e}'s backend; on the GPU, the stream's work done before
+     * it returns, so that the result can be read on any stream and {@code in}'s tables, which the
+     * kernels read, can be let go.
+     */
+    private Table<?> computeOn(Exec e, Parts in) {
+      try (Table<?> on = in.on(e)) {
+        Table<?> result = op.apply(e, on);
+        if (e.hasGpu()) {
+          e.stream().synchronize();
+        }
+        return result;
       }
     }
 
     private void releaseCurrent() {
       if (current != null) {
-        current.close();
-        current = null;
+        try (AutoCloseable c = current) {
+          current = null;
+        } catch (Exception ex) {
+          throw new IllegalStateException("closing a gpudf batch: " + ex.getMessage(), ex);
+        }
       }
     }
 
@@ -297,7 +393,15 @@ abstract class GpudfExec extends SparkPlan {
     List<HostTable> parts = new ArrayList<>();
     try {
       while (batches.hasNext()) {
-        parts.add(SparkArrow.toGpudf(batches.next(), schema, exec.allocator()));
+        ColumnarBatch b = batches.next();
+        DeviceTable d = DeviceBatch.taken(b, exec);
+        if (d == null) {
+          parts.add(SparkArrow.toGpudf(b, schema, exec.allocator()));
+        } else {
+          try (d) {
+            parts.add(onHost(exec, d));
+          }
+        }
       }
       if (parts.isEmpty()) {
         return SparkArrow.empty(schema, exec.allocator());

@@ -145,7 +145,7 @@ public final class GpudfSortExec extends GpudfUnaryExec {
   }
 
   /** One table, given out once; closed here if it never was (a task that ends before it reads it). */
-  private static final class Once implements java.util.Iterator<HostTable>, AutoCloseable {
+  private static final class Once implements java.util.Iterator<Parts>, AutoCloseable {
     private HostTable table;
 
     Once(HostTable table) {
@@ -158,13 +158,13 @@ public final class GpudfSortExec extends GpudfUnaryExec {
     }
 
     @Override
-    public HostTable next() {
+    public Parts next() {
       if (table == null) {
         throw new java.util.NoSuchElementException();
       }
-      HostTable t = table;
+      Parts p = new Parts(List.of(table));
       table = null;
-      return t;
+      return p;
     }
 
     @Override

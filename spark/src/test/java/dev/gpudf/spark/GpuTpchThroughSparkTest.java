@@ -38,12 +38,17 @@ class GpuTpchThroughSparkTest {
   void everyQueryAnswersAsSparkAloneDoesOnTheDevice() {
     long before = GpudfBackend.get().deviceBatches();
     long bytesBefore = GpudfBackend.get().bytesToDevice();
+    long keptBefore = GpudfBackend.get().batchesKeptOnDevice();
     TpchThroughSparkTest.Counts c = TpchThroughSparkTest.runAll(spark, "gpu backend");
     assertEquals("gpu", GpudfBackend.get().name());
     long batches = GpudfBackend.get().deviceBatches() - before;
     assertTrue(GpudfBackend.get().bytesToDevice() > bytesBefore, "bytes counted to the device");
-    System.out.println("TPC-H SF0.01 through Spark on gpudf's GPU backend: " + batches + " batches went to the device");
+    long kept = GpudfBackend.get().batchesKeptOnDevice() - keptBefore;
+    System.out.println("TPC-H SF0.01 through Spark on gpudf's GPU backend: " + batches + " batches went to the device, "
+        + kept + " passed from one gpudf operator to the next there");
     assertTrue(batches >= 100, batches + " batches on the device");
+    // a filter under a projection under a partial aggregate, in each of the 22
+    assertTrue(kept >= 50, kept + " batches passed on the device");
     assertTrue(c.joins >= 20, c.joins + " joins on gpudf");
     assertEquals(5, c.topNs, "top-Ns on gpudf");
   }
