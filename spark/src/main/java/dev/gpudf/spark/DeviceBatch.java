@@ -61,9 +61,11 @@ final class DeviceBatch implements AutoCloseable {
   /** Column {@code i} on the host, the whole table copied there at the first call. */
   private ColumnVector host(int i) {
     if (host == null) {
+      long t0 = System.nanoTime();
       try (HostTable h = GpudfExec.onHost(exec, table)) {
         host = SparkArrow.toSpark(h, exec.allocator());
       }
+      GpudfBackend.get().spent(GpudfBackend.Phase.TO_SPARK, t0);
     }
     return host.batch().column(i);
   }

@@ -272,8 +272,10 @@ abstract class GpudfExec extends SparkPlan {
             long rows = 0;
             do {
               ColumnarBatch b = input.next();
+              long t0 = System.nanoTime();
               DeviceTable d = DeviceBatch.taken(b, exec);
               Table<?> t = d != null ? d : SparkArrow.toGpudf(b, schema, exec.allocator());
+              GpudfBackend.get().spent(GpudfBackend.Phase.FROM_SPARK, t0);
               parts.add(t);
               rows += t.rowCount();
             } while (rows < batchRows && input.hasNext());
@@ -335,6 +337,7 @@ abstract class GpudfExec extends SparkPlan {
 
     /** {@code op} over {@code in} on the task's backend, or on the CPU where the device has no memory for it and {@code op} can. */
     private Table<?> compute(Parts in) {
+      long t0 = System.nanoTime();
       try {
         return computeOn(exec, in);
       } catch (dev.gpudf.columnar.error.GpuOutOfMemoryException e) {
@@ -346,6 +349,8 @@ abstract class GpudfExec extends SparkPlan {
         try (Exec cpu = Exec.onCpu(allocator)) {
           return computeOn(cpu, in);
         }
+      } finally {
+        GpudfBackend.get().spent(GpudfBackend.Phase.OPERATION, t0);
       }
     }
 
@@ -394,6 +399,7 @@ abstract class GpudfExec extends SparkPlan {
     try {
       while (batches.hasNext()) {
         ColumnarBatch b = batches.next();
+        long t0 = System.nanoTime();
         DeviceTable d = DeviceBatch.taken(b, exec);
         if (d == null) {
           parts.add(SparkArrow.toGpudf(b, schema, exec.allocator()));
@@ -402,6 +408,7 @@ abstract class GpudfExec extends SparkPlan {
             parts.add(onHost(exec, d));
           }
         }
+        GpudfBackend.get().spent(GpudfBackend.Phase.FROM_SPARK, t0);
       }
       if (parts.isEmpty()) {
         return SparkArrow.empty(schema, exec.allocator());

@@ -17,6 +17,10 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.execution.vectorized.WritableColumnVector;
+import org.apache.spark.sql.types.Decimal;
+import org.apache.spark.unsafe.Platform;
+import org.apache.spark.unsafe.types.UTF8String;
 import org.apache.spark.sql.execution.arrow.ArrowWriter;
 import org.apache.spark.sql.types.Metadata;
 import org.apache.spark.sql.types.StructField;
@@ -112,12 +116,27 @@ final class SparkArrow {
       int precision = v.getPrecision();
       int scale = v.getScale();
       v.allocateNew(rows);
-      // Spark keeps up to 18 digits as an unscaled long at the column's scale
-      fill(in, rows, v::setNull, precision <= 18 ? i -> v.set(i, in.getDecimal(i, precision, scale).toUnscaledLong())
-          : i -> v.set(i, in.getDecimal(i, precision, scale).toJavaBigDecimal()));
+      if (in instanceof WritableColumnVector && precision <= Decimal.MAX_LONG_DIGITS()) {
+        // Spark's own vectors (its Parquet reader's) keep up to 9 digits as an unscaled int and up to
+        // 18 as an unscaled long, at the column's scale: read as such, with no Decimal a value
+        fill(in, rows, v::setNull, precision <= Decimal.MAX_INT_DIGITS() ? i -> v.set(i, in.getInt(i))
+            : i -> v.set(i, in.getLong(i)));
+      } else {
+        fill(in, rows, v::setNull, precision <= Decimal.MAX_LONG_DIGITS()
+            ? i -> v.set(i, in.getDecimal(i, precision, scale).toUnscaledLong())
+            : i -> v.set(i, in.getDecimal(i, precision, scale).toJavaBigDecimal()));
+      }
     } else if (out instanceof VarCharVector v) {
       v.allocateNew(rows);
-      fill(in, rows, v::setNull, i -> v.setSafe(i, in.getUTF8String(i).getBytes()));
+      fill(in, rows, v::setNull, i -> {
+        UTF8String u = in.getUTF8String(i);
+        if (u.getBaseObject() instanceof byte[] b) {
+          // the bytes where Spark keeps them, with no copy of their own
+          v.setSafe(i, b, (int) (u.getBaseOffset() - Platform.BYTE_ARRAY_OFFSET), u.numBytes());
+        } else {
+          v.setSafe(i, u.getBytes());
+        }
+      });
     } else {
       return false;
     }
@@ -127,6 +146,12 @@ final class SparkArrow {
 
   /** For each of rows {@code 0 .. rows - 1}: {@code setNull} where {@code in} is NULL, else {@code set}. */
   private static void fill(ColumnVector in, int rows, java.util.function.IntConsumer setNull, java.util.function.IntConsumer set) {
+    if (!in.hasNull()) {
+      for (int i = 0; i < rows; i++) {
+        set.accept(i);
+      }
+      return;
+    }
     for (int i = 0; i < rows; i++) {
       if (in.isNullAt(i)) {
         setNull.accept(i);

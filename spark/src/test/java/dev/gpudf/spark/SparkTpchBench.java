@@ -104,11 +104,12 @@ public final class SparkTpchBench {
           + " budget %d s a run%s", spark.version(), where, opt.get("--backend"), opt.get("--aqe"), allCores * 2, reps,
           budgetS, alone ? "" : ", gpudf only (Spark alone not run)"));
       tsv.println("query\texecutors\tspark_ms\tgpudf_ms\tspark_digest\tgpudf_digest");
-      String moveHead = executors == 0 ? " MB to / from the device (last run) |" : "";
+      String moveHead = executors == 0 ? " MB to / from the device (last run) | gpudf task s: from Spark / operation / to"
+          + " Spark (last run, summed over tasks) |" : "";
       String baseHead = baseline.isEmpty() ? "" : " baseline gpudf ms | scaling efficiency | baseline agrees |";
       say(report, "| query | Spark ms | gpudf ms | speedup | agree |" + moveHead + " shuffle MB written / read remotely"
           + " (Spark; gpudf, last run) |" + baseHead + " gpudf operators | all runs (Spark / gpudf) |");
-      say(report, "|---|---|---|---|---|" + "---|".repeat(moveHead.isEmpty() ? 1 : 2) + (baseline.isEmpty() ? "" : "---|---|---|")
+      say(report, "|---|---|---|---|---|" + "---|".repeat(moveHead.isEmpty() ? 1 : 3) + (baseline.isEmpty() ? "" : "---|---|---|")
           + "---|---|");
       double logSum = 0;
       int timed = 0;
@@ -130,12 +131,16 @@ public final class SparkTpchBench {
           long[] s0 = shuffled.total(spark);
           Run sparkRun = alone ? run(spark, timer, q.getValue(), false, budgetS) : null;
           long[] s1 = shuffled.total(spark);
-          long up = GpudfBackend.get().bytesToDevice();
-          long down = GpudfBackend.get().bytesToHost();
+          GpudfBackend b = GpudfBackend.get();
+          long up = b.bytesToDevice();
+          long down = b.bytesToHost();
+          long[] phases = phases(b);
           Run with = run(spark, timer, q.getValue(), true, budgetS);
           long[] s2 = shuffled.total(spark);
-          moved = String.format("%.0f / %.0f", (GpudfBackend.get().bytesToDevice() - up) / 1e6,
-              (GpudfBackend.get().bytesToHost() - down) / 1e6);
+          long[] after = phases(b);
+          moved = String.format("%.0f / %.0f | %.1f / %.1f / %.1f", (b.bytesToDevice() - up) / 1e6,
+              (b.bytesToHost() - down) / 1e6, (after[0] - phases[0]) / 1e9, (after[1] - phases[1]) / 1e9,
+              (after[2] - phases[2]) / 1e9);
           shuffle = String.format("%.1f / %.1f; %.1f / %.1f", (s1[0] - s0[0]) / 1e6, (s1[1] - s0[1]) / 1e6,
               (s2[0] - s1[0]) / 1e6, (s2[1] - s1[1]) / 1e6);
           runs.add((sparkRun == null ? "-" : sparkRun.describe()) + " / " + with.describe());
@@ -223,6 +228,16 @@ public final class SparkTpchBench {
       cancel.cancel(false);
       spark.sparkContext().clearJobGroup();
     }
+  }
+
+  /** The backend's task nanoseconds in each {@link GpudfBackend.Phase}, in order. */
+  private static long[] phases(GpudfBackend b) {
+    GpudfBackend.Phase[] all = GpudfBackend.Phase.values();
+    long[] n = new long[all.length];
+    for (int i = 0; i < all.length; i++) {
+      n[i] = b.nanosIn(all[i]);
+    }
+    return n;
   }
 
   /** A query's answer (its sorted rows) as a short digest, for comparing runs of separate JVMs; "-" for none. */
