@@ -31,8 +31,7 @@ class ClusterTpchThroughSparkTest {
   static void start() {
     spark = LocalCluster.builder("gpudf-cluster", "cpu", EXECUTORS, 1, 1024, 0, null).getOrCreate();
     assertTrue(LocalCluster.awaitExecutors(spark, EXECUTORS, 120), "executors up within 120 s");
-    TpchSpark.write(spark, dir, 0.01, EXECUTORS);
-    TpchSpark.views(spark, dir);
+    TpchSpark.over(spark, dir, 0.01, EXECUTORS);
   }
 
   @AfterAll

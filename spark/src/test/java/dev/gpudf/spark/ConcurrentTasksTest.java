@@ -21,9 +21,8 @@ class ConcurrentTasksTest {
 
   @BeforeAll
   static void start() {
-    spark = LocalSpark.builder("gpudf-turns", "cpu").config(GpudfBackend.CONCURRENT_TASKS_CONF, "1").getOrCreate();
-    TpchSpark.write(spark, dir, 0.01, 2);
-    TpchSpark.views(spark, dir);
+    spark = TpchSpark.over(LocalSpark.builder("gpudf-turns", "cpu").config(GpudfBackend.CONCURRENT_TASKS_CONF, "1")
+        .getOrCreate(), dir, 0.01, 2);
   }
 
   @AfterAll

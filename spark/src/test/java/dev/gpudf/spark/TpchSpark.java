@@ -97,8 +97,12 @@ final class TpchSpark {
 
   /** A test's {@link LocalSpark} on {@code backend} over SF{@code sf} written under {@code dir}, its views made. */
   static SparkSession local(String app, String backend, Path dir, double sf) {
-    SparkSession spark = LocalSpark.start(app, backend);
-    write(spark, dir, sf, 2);
+    return over(LocalSpark.start(app, backend), dir, sf, 2);
+  }
+
+  /** {@code spark} with SF{@code sf} written under {@code dir} by {@code cores} tasks at once, its views made. */
+  static SparkSession over(SparkSession spark, Path dir, double sf, int cores) {
+    write(spark, dir, sf, cores);
     views(spark, dir);
     return spark;
   }
