@@ -26,7 +26,7 @@ import scala.jdk.javaapi.CollectionConverters;
  * children), so that Spark can copy it with new expressions or children.
  */
 abstract class GpudfExec extends SparkPlan {
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(GpudfExec.class);
+  static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(GpudfExec.class);
   /** What the operator does to one batch, on an executor; serializable, as Spark ships it there. */
   interface Operation extends Serializable {
     /** The result of {@code table} (which the caller closes), on its backend, a table the caller closes too. */

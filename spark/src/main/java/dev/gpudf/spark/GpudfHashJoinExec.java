@@ -279,38 +279,108 @@ public final class GpudfHashJoinExec extends GpudfExec {
    * One task's join: the table {@code build} makes (closed with the task) put on the task's backend
    * (indexed once on the CPU; the GPU's join builds its hash table per probe batch), then probed
    * by each batch of {@code probe}; the result's columns put in {@code order} when it is not null.
+   * Where the device has no memory, the join runs on the CPU as on the CPU backend: the whole task
+   * when the build side does not fit, else each probe batch that does not, against one host copy
+   * of the build side (made and indexed at the first such batch).
    */
   private static java.util.Iterator<ColumnarBatch> join(java.util.Iterator<ColumnarBatch> probe,
       java.util.function.Function<Exec, HostTable> build, List<Expression> lk, List<Expression> rk, Option<Expression> cond,
       List<Attribute> leftOut, List<Attribute> rightOut, StructType leftSchema, Join.Kind kind, int[] order, String name,
       int batchRows) {
     Shape shape = Shape.of(lk, rk, cond, leftOut, rightOut);
-    Exec exec = taskExec(name);
+    Exec task = taskExec(name);
+    Exec exec = task;
     Table<?> table = null;
-    Join.Index index;
     try {
-      try (HostTable rows = build.apply(exec)) {
-        table = GpudfBackend.get().inTurn(() -> onBackend(exec, rows));
+      try (HostTable rows = build.apply(task)) {
+        table = GpudfBackend.get().inTurn(() -> placed(task, rows));
       }
-      index = table instanceof HostTable h ? Join.index(h, shape.rightKeys()) : null;
+      if (table instanceof HostTable && task.hasGpu()) {
+        // the build side stays on the host: the task's join runs on the CPU, its device context closed with it
+        exec = Exec.onCpu(task.allocator());
+      }
     } catch (RuntimeException e) {
-      try (org.apache.arrow.memory.BufferAllocator a = exec.allocator(); Exec x = exec; Table<?> t = table) {
+      try (org.apache.arrow.memory.BufferAllocator a = task.allocator(); Exec x = task; Table<?> t = table) {
         throw e;
       }
     }
     Table<?> built = table;
+    HostSide host = new HostSide(built, shape.rightKeys(), task, task != exec);
     int width = leftOut.size() + (kind == Join.Kind.SEMI || kind == Join.Kind.ANTI ? 0 : rightOut.size());
     List<String> names = new ArrayList<>();
     for (int i = 0; i < width; i++) {
       names.add("c" + i);
     }
-    Operation join = index != null
-        ? (e, batch) -> Join.join(e, (HostTable) batch, (HostTable) built, shape.leftKeys(), shape.rightKeys(), kind, names,
-            shape.residual(), index)
-        : (e, batch) -> TableOps.join(e, batch, built, shape.leftKeys(), shape.rightKeys(), kind, names, shape.residual());
+    Operation join = (e, batch) -> e.hasGpu()
+        ? TableOps.join(e, batch, built, shape.leftKeys(), shape.rightKeys(), kind, names, shape.residual())
+        : Join.join(e, (HostTable) batch, host.table(e), shape.leftKeys(), shape.rightKeys(), kind, names,
+            shape.residual(), host.index());
     Operation op = order == null ? join : (e, batch) -> reordered(e, join.apply(e, batch), order);
-    BatchIterator out = new BatchIterator(probe, leftSchema, op, exec, built, batchRows, index != null);
+    BatchIterator out = new BatchIterator(probe, leftSchema, op, exec, host, batchRows, true);
     TaskContext.get().addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) ctx -> out.close());
     return out;
+  }
+
+  /** {@code rows} on {@code exec}'s backend, or (retained) on the host where the device has no memory for them. */
+  private static Table<?> placed(Exec exec, HostTable rows) {
+    try {
+      return onBackend(exec, rows);
+    } catch (dev.gpudf.columnar.error.GpuOutOfMemoryException e) {
+      if (!exec.hasGpu()) {
+        throw e;
+      }
+      LOG.warn("a join's build side of {} rows stays on the host, and its task joins on the CPU: {}", rows.rowCount(),
+          e.getMessage());
+      GpudfBackend.get().ranOnHost();
+      rows.retain();
+      return rows;
+    }
+  }
+
+  /**
+   * A task's build side and what the CPU's join needs of it: the side itself when on the host, else
+   * a host copy made at the first batch that joins on the CPU; its hash index, made once. Closing
+   * closes the copy, the side, and the device context the task left for the CPU, if any.
+   */
+  private static final class HostSide implements AutoCloseable {
+    private final Table<?> built;
+    private final int[] keys;
+    private final Exec task;
+    private final boolean closeTask;
+    private HostTable copy;
+    private Join.Index index;
+
+    HostSide(Table<?> built, int[] keys, Exec task, boolean closeTask) {
+      this.built = built;
+      this.keys = keys;
+      this.task = task;
+      this.closeTask = closeTask;
+    }
+
+    /** The build side on the host; a device one copied down on the task's stream, after the upload queued there. */
+    HostTable table(Exec e) {
+      if (built instanceof HostTable h) {
+        return h;
+      }
+      if (copy == null) {
+        copy = ((dev.gpudf.columnar.DeviceTable) built).toHost(e.allocator(), task.stream());
+      }
+      return copy;
+    }
+
+    /** The build side's index, made at the first call (after {@link #table}). */
+    Join.Index index() {
+      if (index == null) {
+        index = Join.index(copy != null ? copy : (HostTable) built, keys);
+      }
+      return index;
+    }
+
+    @Override
+    public void close() {
+      try (Exec x = closeTask ? task : null; Table<?> b = built; HostTable c = copy) {
+        // the copy, the side, then the device context the task left for the CPU
+      }
+    }
   }
 }
