@@ -22,6 +22,13 @@ public final class GpudfBackend {
    * working sets of that many tasks, not of all.
    */
   public static final String CONCURRENT_TASKS_CONF = "spark.gpudf.concurrentTasks";
+  /**
+   * Spark configuration, GPU backend: the tasks' host tables in page-locked memory ({@code true},
+   * the default), so that they go to and from the device by DMA on each task's stream; with {@code
+   * false}, ordinary memory, and each copy goes through the device's one staging buffer, one task at
+   * a time.
+   */
+  public static final String PINNED_CONF = "spark.gpudf.pinnedHostMemory";
 
   private static GpudfBackend running;
 
@@ -51,7 +58,10 @@ public final class GpudfBackend {
   private final java.util.concurrent.atomic.AtomicInteger working = new java.util.concurrent.atomic.AtomicInteger();
   private final java.util.concurrent.atomic.AtomicInteger mostWorking = new java.util.concurrent.atomic.AtomicInteger();
 
-  private GpudfBackend(String name, int ordinal, int concurrentTasks) {
+  /** Where the tasks' host tables live: {@link #allocator}, or the device's pinned allocator. */
+  private final BufferAllocator hostMemory;
+
+  private GpudfBackend(String name, int ordinal, int concurrentTasks, boolean pinned) {
     try {
       if (concurrentTasks < 0) {
         throw new UserException(CONCURRENT_TASKS_CONF + "=" + concurrentTasks + " must be 0 (no cap) or more");
@@ -66,17 +76,19 @@ public final class GpudfBackend {
       throw e;
     }
     this.name = name;
+    this.hostMemory = gpu != null && pinned ? gpu.pinnedAllocator() : allocator;
     this.turns = concurrentTasks == 0 ? null : new java.util.concurrent.Semaphore(concurrentTasks, true);
   }
 
   /**
    * Starts the backend {@code name} in this JVM, once, on the GPU of ordinal {@code ordinal} (the
    * one Spark's resource scheduling gave the executor) for {@code gpu}, with at most {@code
-   * concurrentTasks} tasks working at once (0: no cap); a second start with another name is an error.
+   * concurrentTasks} tasks working at once (0: no cap), host tables in pinned memory where {@code
+   * pinned} (GPU only); a second start with another name is an error.
    */
-  public static synchronized GpudfBackend start(String name, int ordinal, int concurrentTasks) {
+  public static synchronized GpudfBackend start(String name, int ordinal, int concurrentTasks, boolean pinned) {
     if (running == null) {
-      running = new GpudfBackend(name, ordinal, concurrentTasks);
+      running = new GpudfBackend(name, ordinal, concurrentTasks, pinned);
     } else if (!running.name.equals(name)) {
       throw new IllegalStateException("gpudf's " + running.name + " backend runs in this JVM already, not " + name);
     }
@@ -85,7 +97,7 @@ public final class GpudfBackend {
 
   /** This JVM's backend, started with the default ({@code cpu}) when nothing started it. */
   static synchronized GpudfBackend get() {
-    return running != null ? running : start("cpu", 0, 0);
+    return running != null ? running : start("cpu", 0, 0, true);
   }
 
   /** Stops the backend: its memory must all be back (a leak fails here), then the device is closed. */
@@ -107,7 +119,7 @@ public final class GpudfBackend {
   /** A task's execution context on this backend, over an allocator of its own, both of which the task closes. */
   Exec taskExec(String task) {
     tasks.incrementAndGet();
-    BufferAllocator a = allocator.newChildAllocator(task, 0, Long.MAX_VALUE);
+    BufferAllocator a = hostMemory.newChildAllocator(task, 0, Long.MAX_VALUE);
     return gpu == null ? Exec.onCpu(a) : Exec.onGpu(gpu, a);
   }
 
@@ -208,6 +220,6 @@ public final class GpudfBackend {
 
   /** Bytes held now by all tasks (for tests: 0 once every task completed). */
   long allocatedBytes() {
-    return allocator.getAllocatedMemory();
+    return allocator.getAllocatedMemory() + (hostMemory == allocator ? 0 : hostMemory.getAllocatedMemory());
   }
 }

@@ -37,7 +37,12 @@ public final class GpudfPlugin implements SparkPlugin {
         } catch (NumberFormatException e) {
           throw new UserException(GpudfBackend.CONCURRENT_TASKS_CONF + "=" + cap + " is not a number of tasks", e);
         }
-        GpudfBackend.start(ctx.conf().get(GpudfBackend.BACKEND_CONF, "cpu"), ordinal, concurrentTasks);
+        String pinned = ctx.conf().get(GpudfBackend.PINNED_CONF, "true").trim();
+        if (!pinned.equals("true") && !pinned.equals("false")) {
+          throw new UserException(GpudfBackend.PINNED_CONF + "=" + pinned + " is neither true nor false");
+        }
+        GpudfBackend.start(ctx.conf().get(GpudfBackend.BACKEND_CONF, "cpu"), ordinal, concurrentTasks,
+            Boolean.parseBoolean(pinned));
       }
 
       @Override
