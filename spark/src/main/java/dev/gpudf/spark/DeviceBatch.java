@@ -25,13 +25,18 @@ import org.apache.spark.unsafe.types.UTF8String;
 final class DeviceBatch implements AutoCloseable {
   private final DeviceTable table;
   private final Exec exec;
+  private final OpMetrics metrics;
   private final ColumnarBatch batch;
   private SparkArrow.Output host;
 
-  /** {@code table} (now this batch's, closed with it) made by the task of {@code exec}, whose work on it has finished. */
-  DeviceBatch(DeviceTable table, Exec exec) {
+  /**
+   * {@code table} (now this batch's, closed with it) made by the task of {@code exec}, whose work on
+   * it has finished, for the operator of {@code metrics}.
+   */
+  DeviceBatch(DeviceTable table, Exec exec, OpMetrics metrics) {
     this.table = table;
     this.exec = exec;
+    this.metrics = metrics;
     ColumnVector[] columns = new ColumnVector[table.columnCount()];
     for (int i = 0; i < columns.length; i++) {
       DataType type = ArrowUtils.fromArrowField(ArrowTypes.toArrowField("c" + i, table.types().get(i)));
@@ -62,10 +67,10 @@ final class DeviceBatch implements AutoCloseable {
   private ColumnVector host(int i) {
     if (host == null) {
       long t0 = System.nanoTime();
-      try (HostTable h = GpudfExec.onHost(exec, table)) {
+      try (HostTable h = GpudfExec.onHost(exec, table, metrics)) {
         host = SparkArrow.toSpark(h, exec.allocator());
       }
-      GpudfBackend.get().spent(GpudfBackend.Phase.TO_SPARK, t0);
+      metrics.spent(OpMetrics.Phase.TO_SPARK, t0);
     }
     return host.batch().column(i);
   }

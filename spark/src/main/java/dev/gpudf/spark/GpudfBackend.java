@@ -37,18 +37,6 @@ public final class GpudfBackend {
   private final Gpu gpu;
   private final java.util.concurrent.atomic.AtomicLong tasks = new java.util.concurrent.atomic.AtomicLong();
   private final java.util.concurrent.atomic.AtomicLong keptOnDevice = new java.util.concurrent.atomic.AtomicLong();
-  /** Task time, summed over tasks, in the three parts of a gpudf operator's work (see {@link Phase}). */
-  private final java.util.concurrent.atomic.AtomicLongArray phaseNanos = new java.util.concurrent.atomic.AtomicLongArray(3);
-
-  /** Where a gpudf operator's task time goes. */
-  enum Phase {
-    /** Spark's batches made gpudf tables on the host (copied into Arrow, gathered). */
-    FROM_SPARK,
-    /** The operation: its input copied to the device, the kernels, the wait for them (all of it on the CPU backend). */
-    OPERATION,
-    /** Device results Spark reads, copied back to the host. */
-    TO_SPARK
-  }
   private final java.util.concurrent.atomic.AtomicLong deviceBatches = new java.util.concurrent.atomic.AtomicLong();
   private final java.util.concurrent.atomic.AtomicLong hostBatches = new java.util.concurrent.atomic.AtomicLong();
   private final java.util.concurrent.atomic.AtomicLong bytesToDevice = new java.util.concurrent.atomic.AtomicLong();
@@ -57,7 +45,6 @@ public final class GpudfBackend {
   private final java.util.concurrent.Semaphore turns;
   private final java.util.concurrent.atomic.AtomicInteger working = new java.util.concurrent.atomic.AtomicInteger();
   private final java.util.concurrent.atomic.AtomicInteger mostWorking = new java.util.concurrent.atomic.AtomicInteger();
-
   /** Where the tasks' host tables live: {@link #allocator}, or the device's pinned allocator. */
   private final BufferAllocator hostMemory;
 
@@ -170,16 +157,6 @@ public final class GpudfBackend {
   /** The device, or null on the CPU backend (for tests: its pool's fault injection). */
   Gpu gpu() {
     return gpu;
-  }
-
-  /** Adds the nanoseconds a task spent since {@code startNanos} (a {@link System#nanoTime}) in {@code phase}. */
-  void spent(Phase phase, long startNanos) {
-    phaseNanos.addAndGet(phase.ordinal(), System.nanoTime() - startNanos);
-  }
-
-  /** Task nanoseconds in {@code phase} since the backend started, summed over tasks. */
-  long nanosIn(Phase phase) {
-    return phaseNanos.get(phase.ordinal());
   }
 
   /** Counts a batch one gpudf operator left on the device and the next took there, with no copy. */

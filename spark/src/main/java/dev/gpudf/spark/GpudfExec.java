@@ -36,6 +36,26 @@ abstract class GpudfExec extends SparkPlan {
   /** The constructor's arguments before the children: the operator's expressions. */
   abstract Object[] arguments();
 
+  private transient OpMetrics opMetrics;
+
+  /** This operator's metrics, made once, on the driver (its tasks get them with their closures). */
+  synchronized OpMetrics opMetrics() {
+    if (opMetrics == null) {
+      opMetrics = OpMetrics.create(sparkContext());
+    }
+    return opMetrics;
+  }
+
+  @Override
+  public scala.collection.immutable.Map<String, org.apache.spark.sql.execution.metric.SQLMetric> metrics() {
+    java.util.Map<String, org.apache.spark.sql.execution.metric.SQLMetric> m = new java.util.LinkedHashMap<>();
+    org.apache.spark.sql.execution.metric.SQLMetric[] all = opMetrics().all();
+    for (int i = 0; i < all.length; i++) {
+      m.put(OpMetrics.NAMES[i], all[i]);
+    }
+    return scala.collection.immutable.Map$.MODULE$.from(CollectionConverters.asScala(m));
+  }
+
   @Override
   public boolean supportsColumnar() {
     return true;
@@ -117,9 +137,9 @@ abstract class GpudfExec extends SparkPlan {
    * {@code t} on the task's backend: itself (retained) on the CPU, a copy on the GPU; the caller
    * keeps {@code t} and closes the result.
    */
-  static Table<?> onBackend(Exec exec, HostTable t) {
+  static Table<?> onBackend(Exec exec, HostTable t, OpMetrics metrics) {
     if (exec.hasGpu()) {
-      GpudfBackend.get().copiedToDevice(bytes(t));
+      metrics.copiedToDevice(bytes(t));
       return DeviceTable.fromHost(exec.gpu(), t, exec.stream());
     }
     t.retain();
@@ -127,11 +147,11 @@ abstract class GpudfExec extends SparkPlan {
   }
 
   /** {@code t} on the host: itself (retained), or a copy of a device table; the caller keeps {@code t} and closes the result. */
-  static HostTable onHost(Exec exec, Table<?> t) {
+  static HostTable onHost(Exec exec, Table<?> t, OpMetrics metrics) {
     if (t instanceof DeviceTable d) {
       // on the task's stream, after the kernels that made the table
       HostTable h = d.toHost(exec.allocator(), exec.stream());
-      GpudfBackend.get().copiedToHost(bytes(h));
+      metrics.copiedToHost(bytes(h));
       return h;
     }
     t.retain();
@@ -139,7 +159,7 @@ abstract class GpudfExec extends SparkPlan {
   }
 
   /** The bytes of {@code t}'s Arrow buffers. */
-  private static long bytes(HostTable t) {
+  static long bytes(HostTable t) {
     long n = 0;
     for (int i = 0; i < t.columnCount(); i++) {
       n += t.column(i).vector().getBufferSize();
@@ -180,7 +200,7 @@ abstract class GpudfExec extends SparkPlan {
      * open): on the GPU, host parts gathered on the host and copied up, device parts used as they
      * are; on the CPU, device parts (none, unless the device had no memory) copied down.
      */
-    Table<?> on(Exec exec) {
+    Table<?> on(Exec exec, OpMetrics metrics) {
       List<Table<?>> placed = new ArrayList<>();
       List<Table<?>> run = new ArrayList<>();
       try {
@@ -193,7 +213,7 @@ abstract class GpudfExec extends SparkPlan {
               placed.add(t);
             }
           } else if (exec.hasGpu()) {
-            upload(exec, run, placed);
+            upload(exec, run, placed, metrics);
             t.retain();
             placed.add(t);
           } else {
@@ -201,7 +221,7 @@ abstract class GpudfExec extends SparkPlan {
             placed.add(((DeviceTable) t).toHost(exec.allocator()));
           }
         }
-        upload(exec, run, placed);
+        upload(exec, run, placed, metrics);
         return one(exec, placed);
       } finally {
         placed.forEach(Table::close);
@@ -209,11 +229,11 @@ abstract class GpudfExec extends SparkPlan {
     }
 
     /** Each run of host parts gathered on the host and copied up as one table, added to {@code placed}; {@code run} emptied. */
-    private static void upload(Exec exec, List<Table<?>> run, List<Table<?>> placed) {
+    private static void upload(Exec exec, List<Table<?>> run, List<Table<?>> placed, OpMetrics metrics) {
       if (!run.isEmpty()) {
         try (HostTable h = (HostTable) one(exec, run)) {
           run.clear();
-          placed.add(onBackend(exec, h));
+          placed.add(onBackend(exec, h, metrics));
         }
       }
     }
@@ -254,11 +274,12 @@ abstract class GpudfExec extends SparkPlan {
     private final Exec exec;
     private final AutoCloseable held;
     private final boolean hostTwin;
+    private final OpMetrics metrics;
     private AutoCloseable current;
     private boolean closed;
 
     BatchIterator(java.util.Iterator<ColumnarBatch> input, StructType schema, Operation op, Exec exec, AutoCloseable held,
-        int batchRows, boolean hostTwin) {
+        int batchRows, boolean hostTwin, OpMetrics metrics) {
       this(new java.util.Iterator<Parts>() {
         @Override
         public boolean hasNext() {
@@ -275,7 +296,7 @@ abstract class GpudfExec extends SparkPlan {
               long t0 = System.nanoTime();
               DeviceTable d = DeviceBatch.taken(b, exec);
               Table<?> t = d != null ? d : SparkArrow.toGpudf(b, schema, exec.allocator());
-              GpudfBackend.get().spent(GpudfBackend.Phase.FROM_SPARK, t0);
+              metrics.spent(OpMetrics.Phase.FROM_SPARK, t0);
               parts.add(t);
               rows += t.rowCount();
             } while (rows < batchRows && input.hasNext());
@@ -286,7 +307,7 @@ abstract class GpudfExec extends SparkPlan {
             parts.forEach(Table::close);
           }
         }
-      }, op, exec, held, hostTwin);
+      }, op, exec, held, hostTwin, metrics);
     }
 
     /**
@@ -294,8 +315,10 @@ abstract class GpudfExec extends SparkPlan {
      * made); {@code hostTwin}: {@code op} also runs on host tables (it holds nothing on the device),
      * so that a batch the device has no memory for runs on the CPU instead of failing the task.
      */
-    BatchIterator(java.util.Iterator<Parts> input, Operation op, Exec exec, AutoCloseable held, boolean hostTwin) {
+    BatchIterator(java.util.Iterator<Parts> input, Operation op, Exec exec, AutoCloseable held, boolean hostTwin,
+        OpMetrics metrics) {
       this.hostTwin = hostTwin;
+      this.metrics = metrics;
       this.input = input;
       this.op = op;
       this.exec = exec;
@@ -325,7 +348,7 @@ abstract class GpudfExec extends SparkPlan {
       try (Parts in = input.next(); Table<?> result = GpudfBackend.get().inTurn(() -> compute(in))) {
         if (result instanceof DeviceTable d) {
           d.retain();
-          DeviceBatch out = new DeviceBatch(d, exec);
+          DeviceBatch out = new DeviceBatch(d, exec, metrics);
           current = out;
           return out.batch();
         }
@@ -338,6 +361,7 @@ abstract class GpudfExec extends SparkPlan {
     /** {@code op} over {@code in} on the task's backend, or on the CPU where the device has no memory for it and {@code op} can. */
     private Table<?> compute(Parts in) {
       long t0 = System.nanoTime();
+      metrics.ranOn();
       try {
         return computeOn(exec, in);
       } catch (dev.gpudf.columnar.error.GpuOutOfMemoryException e) {
@@ -350,7 +374,7 @@ abstract class GpudfExec extends SparkPlan {
           return computeOn(cpu, in);
         }
       } finally {
-        GpudfBackend.get().spent(GpudfBackend.Phase.OPERATION, t0);
+        metrics.spent(OpMetrics.Phase.OPERATION, t0);
       }
     }
 
@@ -360,7 +384,7 @@ abstract class GpudfExec extends SparkPlan {
      * kernels read, can be let go.
      */
     private Table<?> computeOn(Exec e, Parts in) {
-      try (Table<?> on = in.on(e)) {
+      try (Table<?> on = in.on(e, metrics)) {
         Table<?> result = op.apply(e, on);
         if (e.hasGpu()) {
           e.stream().synchronize();
@@ -394,7 +418,7 @@ abstract class GpudfExec extends SparkPlan {
   }
 
   /** Every batch of {@code batches} as one table (an empty one of {@code schema} when there are none); the caller closes it. */
-  static HostTable gather(java.util.Iterator<ColumnarBatch> batches, StructType schema, Exec exec) {
+  static HostTable gather(java.util.Iterator<ColumnarBatch> batches, StructType schema, Exec exec, OpMetrics metrics) {
     List<HostTable> parts = new ArrayList<>();
     try {
       while (batches.hasNext()) {
@@ -405,10 +429,10 @@ abstract class GpudfExec extends SparkPlan {
           parts.add(SparkArrow.toGpudf(b, schema, exec.allocator()));
         } else {
           try (d) {
-            parts.add(onHost(exec, d));
+            parts.add(onHost(exec, d, metrics));
           }
         }
-        GpudfBackend.get().spent(GpudfBackend.Phase.FROM_SPARK, t0);
+        metrics.spent(OpMetrics.Phase.FROM_SPARK, t0);
       }
       if (parts.isEmpty()) {
         return SparkArrow.empty(schema, exec.allocator());

@@ -215,11 +215,12 @@ public final class GpudfHashJoinExec extends GpudfExec {
     Join.Kind kind = kind(build == Build.BROADCAST_LEFT ? swapped(joinType) : joinType);
     String name = nodeName();
     int batchRows = batchRows();
+    OpMetrics m = opMetrics();
     if (build == Build.BROADCAST_RIGHT) {
       Broadcast<HashedRelation> relation = broadcastOf(right);
       return left.executeColumnar().toJavaRDD().mapPartitions(probe -> join(probe,
-          exec -> rows(relation.value(), rightSchema, exec), lk, rk, cond, leftOut, rightOut, leftSchema, kind, null, name, batchRows))
-          .rdd();
+          exec -> rows(relation.value(), rightSchema, exec), lk, rk, cond, leftOut, rightOut, leftSchema, kind, null, name, batchRows,
+          m)).rdd();
     }
     if (build == Build.BROADCAST_LEFT) {
       Broadcast<HashedRelation> relation = broadcastOf(left);
@@ -231,11 +232,11 @@ public final class GpudfHashJoinExec extends GpudfExec {
       }
       return right.executeColumnar().toJavaRDD().mapPartitions(probe -> join(probe,
           exec -> rows(relation.value(), leftRows, exec), rk, lk, cond, rightOut, leftOut, rightSchema, kind, order,
-          name, batchRows)).rdd();
+          name, batchRows, m)).rdd();
     }
     return left.executeColumnar().toJavaRDD().zipPartitions(right.executeColumnar().toJavaRDD(), (probe, build) ->
-        join(probe, exec -> gather(build, rightSchema, exec), lk, rk, cond, leftOut, rightOut, leftSchema, kind, null, name,
-            batchRows))
+        join(probe, exec -> gather(build, rightSchema, exec, m), lk, rk, cond, leftOut, rightOut, leftSchema, kind, null,
+            name, batchRows, m))
         .rdd();
   }
 
@@ -286,14 +287,14 @@ public final class GpudfHashJoinExec extends GpudfExec {
   private static java.util.Iterator<ColumnarBatch> join(java.util.Iterator<ColumnarBatch> probe,
       java.util.function.Function<Exec, HostTable> build, List<Expression> lk, List<Expression> rk, Option<Expression> cond,
       List<Attribute> leftOut, List<Attribute> rightOut, StructType leftSchema, Join.Kind kind, int[] order, String name,
-      int batchRows) {
+      int batchRows, OpMetrics metrics) {
     Shape shape = Shape.of(lk, rk, cond, leftOut, rightOut);
     Exec task = taskExec(name);
     Exec exec = task;
     Table<?> table = null;
     try {
       try (HostTable rows = build.apply(task)) {
-        table = GpudfBackend.get().inTurn(() -> placed(task, rows));
+        table = GpudfBackend.get().inTurn(() -> placed(task, rows, metrics));
       }
       if (table instanceof HostTable && task.hasGpu()) {
         // the build side stays on the host: the task's join runs on the CPU, its device context closed with it
@@ -305,7 +306,7 @@ public final class GpudfHashJoinExec extends GpudfExec {
       }
     }
     Table<?> built = table;
-    HostSide host = new HostSide(built, shape.rightKeys(), task, task != exec);
+    HostSide host = new HostSide(built, shape.rightKeys(), task, task != exec, metrics);
     int width = leftOut.size() + (kind == Join.Kind.SEMI || kind == Join.Kind.ANTI ? 0 : rightOut.size());
     List<String> names = new ArrayList<>();
     for (int i = 0; i < width; i++) {
@@ -316,15 +317,15 @@ public final class GpudfHashJoinExec extends GpudfExec {
         : Join.join(e, (HostTable) batch, host.table(e), shape.leftKeys(), shape.rightKeys(), kind, names,
             shape.residual(), host.index());
     Operation op = order == null ? join : (e, batch) -> reordered(e, join.apply(e, batch), order);
-    BatchIterator out = new BatchIterator(probe, leftSchema, op, exec, host, batchRows, true);
+    BatchIterator out = new BatchIterator(probe, leftSchema, op, exec, host, batchRows, true, metrics);
     TaskContext.get().addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) ctx -> out.close());
     return out;
   }
 
   /** {@code rows} on {@code exec}'s backend, or (retained) on the host where the device has no memory for them. */
-  private static Table<?> placed(Exec exec, HostTable rows) {
+  private static Table<?> placed(Exec exec, HostTable rows, OpMetrics metrics) {
     try {
-      return onBackend(exec, rows);
+      return onBackend(exec, rows, metrics);
     } catch (dev.gpudf.columnar.error.GpuOutOfMemoryException e) {
       if (!exec.hasGpu()) {
         throw e;
@@ -347,10 +348,12 @@ public final class GpudfHashJoinExec extends GpudfExec {
     private final int[] keys;
     private final Exec task;
     private final boolean closeTask;
+    private final OpMetrics metrics;
     private HostTable copy;
     private Join.Index index;
 
-    HostSide(Table<?> built, int[] keys, Exec task, boolean closeTask) {
+    HostSide(Table<?> built, int[] keys, Exec task, boolean closeTask, OpMetrics metrics) {
+      this.metrics = metrics;
       this.built = built;
       this.keys = keys;
       this.task = task;
@@ -364,6 +367,7 @@ public final class GpudfHashJoinExec extends GpudfExec {
       }
       if (copy == null) {
         copy = ((dev.gpudf.columnar.DeviceTable) built).toHost(e.allocator(), task.stream());
+        metrics.copiedToHost(bytes(copy));
       }
       return copy;
     }

@@ -126,11 +126,12 @@ public final class GpudfSortExec extends GpudfUnaryExec {
     StructType schema = child().schema();
     Operation op = operation(input);
     String name = nodeName();
+    OpMetrics m = opMetrics();
     return child().executeColumnar().toJavaRDD().mapPartitions(batches -> {
       Exec exec = taskExec(name);
       HostTable all;
       try {
-        all = gather(batches, schema, exec);
+        all = gather(batches, schema, exec, m);
       } catch (RuntimeException e) {
         try (org.apache.arrow.memory.BufferAllocator a = exec.allocator(); Exec x = exec) {
           throw e;
@@ -138,7 +139,7 @@ public final class GpudfSortExec extends GpudfUnaryExec {
       }
       // the whole partition is one input: sorted once, sent as one batch
       Once once = new Once(all);
-      BatchIterator out = new BatchIterator(once, op, exec, once, true);
+      BatchIterator out = new BatchIterator(once, op, exec, once, true, m);
       TaskContext.get().addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) ctx -> out.close());
       return out;
     }).rdd();

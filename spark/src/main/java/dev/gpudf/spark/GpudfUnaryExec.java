@@ -45,9 +45,10 @@ abstract class GpudfUnaryExec extends GpudfExec {
     Operation op = operation(input);
     String name = nodeName();
     int batchRows = batchRows();
+    OpMetrics m = opMetrics();
     return child.executeColumnar().toJavaRDD().mapPartitions(batches -> {
       Exec exec = taskExec(name);
-      BatchIterator out = new BatchIterator(batches, schema, op, exec, null, batchRows, true);
+      BatchIterator out = new BatchIterator(batches, schema, op, exec, null, batchRows, true, m);
       TaskContext.get().addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) ctx -> out.close());
       return out;
     }).rdd();

@@ -61,6 +61,15 @@ class ClusterTpchThroughSparkTest {
     System.out.println("gpudf task operators and bytes held, by executor: " + byExecutor.entrySet().stream()
         .map(e -> e.getKey() + "=" + e.getValue()[0] + "/" + e.getValue()[1]).toList());
     assertEquals(EXECUTORS, byExecutor.size(), "executors that answered " + said);
+    // the gpudf operators' metrics come back to the driver from the executors' JVMs
+    spark.conf().set(GpudfOverrides.ENABLED, "true");
+    org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> q1 = spark.sql(dev.gpudf.sql.TpchTables.queries(0.01).get("q1"));
+    q1.collectAsList();
+    long[] m = SparkTpchBench.metricSums(q1.queryExecution().executedPlan());
+    System.out.println("q1's gpudf metrics: " + java.util.Arrays.toString(m));
+    assertTrue(m[0] >= EXECUTORS, m[0] + " gpudf tables run on");
+    assertTrue(m[3] > 0 && m[4] > 0, "time from Spark and in operations: " + java.util.Arrays.toString(m));
+    assertEquals(0, m[1], "bytes to the device on the CPU backend");
     for (Map.Entry<String, long[]> e : byExecutor.entrySet()) {
       assertTrue(e.getValue()[0] > 0, "executor " + e.getKey() + " ran no gpudf operator");
       assertEquals(0, e.getValue()[1], "bytes executor " + e.getKey() + " holds after its tasks");

@@ -107,12 +107,12 @@ public final class SparkTpchBench {
           + " budget %d s a run, host tables pinned %s%s", spark.version(), where, opt.get("--backend"), opt.get("--aqe"),
           allCores * 2, reps, budgetS, opt.get("--pinned"), alone ? "" : ", gpudf only (Spark alone not run)"));
       tsv.println("query\texecutors\tspark_ms\tgpudf_ms\tspark_digest\tgpudf_digest");
-      String moveHead = executors == 0 ? " MB to / from the device (last run) | gpudf task s: from Spark / operation / to"
-          + " Spark (last run, summed over tasks) |" : "";
+      String moveHead = " MB to / from the device (last run) | gpudf task s: from Spark / operation / to"
+          + " Spark (last run, summed over tasks) |";
       String baseHead = baseline.isEmpty() ? "" : " baseline gpudf ms | scaling efficiency | baseline agrees |";
       say(report, "| query | Spark ms | gpudf ms | speedup | agree |" + moveHead + " shuffle MB written / read remotely"
           + " (Spark; gpudf, last run) |" + baseHead + " gpudf operators | all runs (Spark / gpudf) |");
-      say(report, "|---|---|---|---|---|" + "---|".repeat(moveHead.isEmpty() ? 1 : 3) + (baseline.isEmpty() ? "" : "---|---|---|")
+      say(report, "|---|---|---|---|---|" + "---|".repeat(3) + (baseline.isEmpty() ? "" : "---|---|---|")
           + "---|---|");
       double logSum = 0;
       int timed = 0;
@@ -134,16 +134,12 @@ public final class SparkTpchBench {
           long[] s0 = shuffled.total(spark);
           Run sparkRun = alone ? run(spark, timer, q.getValue(), false, budgetS) : null;
           long[] s1 = shuffled.total(spark);
-          GpudfBackend b = GpudfBackend.get();
-          long up = b.bytesToDevice();
-          long down = b.bytesToHost();
-          long[] phases = phases(b);
           Run with = run(spark, timer, q.getValue(), true, budgetS);
           long[] s2 = shuffled.total(spark);
-          long[] after = phases(b);
-          moved = String.format("%.0f / %.0f | %.1f / %.1f / %.1f", (b.bytesToDevice() - up) / 1e6,
-              (b.bytesToHost() - down) / 1e6, (after[0] - phases[0]) / 1e9, (after[1] - phases[1]) / 1e9,
-              (after[2] - phases[2]) / 1e9);
+          // the gpudf operators' metrics, summed by Spark from every executor
+          long[] m = with.metrics;
+          moved = String.format("%.0f / %.0f | %.1f / %.1f / %.1f", m[1] / 1e6, m[2] / 1e6, m[3] / 1e9, m[4] / 1e9,
+              m[5] / 1e9);
           shuffle = String.format("%.1f / %.1f; %.1f / %.1f", (s1[0] - s0[0]) / 1e6, (s1[1] - s0[1]) / 1e6,
               (s2[0] - s1[0]) / 1e6, (s2[1] - s1[1]) / 1e6);
           runs.add((sparkRun == null ? "-" : sparkRun.describe()) + " / " + with.describe());
@@ -187,7 +183,7 @@ public final class SparkTpchBench {
               Double.isNaN(efficiency) ? "-" : String.format("%.2f", efficiency), baseAgrees);
         }
         say(report, String.format("| %s | %s | %s | %s | %s |%s %s |%s %s | %s |", q.getKey(), ms(bestSpark), ms(bestGpudf),
-            both ? String.format("%.2fx", bestSpark / bestGpudf) : "-", agree, executors == 0 ? " " + moved + " |" : "",
+            both ? String.format("%.2fx", bestSpark / bestGpudf) : "-", agree, " " + moved + " |",
             shuffle, base, ops, String.join("; ", runs)));
       }
       say(report, String.format("geometric-mean speedup over %d queries that both answered alike: %.2fx", timed,
@@ -206,7 +202,7 @@ public final class SparkTpchBench {
   }
 
   /** One run of a query: its time, its rows (sorted, as text), or why it gave none. */
-  private record Run(double ms, List<String> rows, String error) {
+  private record Run(double ms, List<String> rows, String error, long[] metrics) {
     String describe() {
       return error != null ? error : String.format("%.0f", ms);
     }
@@ -219,28 +215,47 @@ public final class SparkTpchBench {
     ScheduledFuture<?> cancel = timer.schedule(() -> spark.sparkContext().cancelJobGroup(group), budgetS, TimeUnit.SECONDS);
     long t0 = System.nanoTime();
     try {
-      List<String> rows = spark.sql(sql).collectAsList().stream().map(Row::toString).sorted().toList();
-      return new Run((System.nanoTime() - t0) / 1e6, rows, null);
+      org.apache.spark.sql.Dataset<Row> df = spark.sql(sql);
+      List<String> rows = df.collectAsList().stream().map(Row::toString).sorted().toList();
+      return new Run((System.nanoTime() - t0) / 1e6, rows, null, metricSums(df.queryExecution().executedPlan()));
     } catch (RuntimeException e) {
       double ms = (System.nanoTime() - t0) / 1e6;
       String why = ms >= budgetS * 1000 ? "over " + budgetS + " s" : "failed: " + firstLine(e);
       System.err.println((gpudf ? "gpudf" : "Spark") + " run " + why);
       e.printStackTrace();
-      return new Run(Double.MAX_VALUE, List.of(), why);
+      return new Run(Double.MAX_VALUE, List.of(), why, new long[OpMetrics.NAMES.length]);
     } finally {
       cancel.cancel(false);
       spark.sparkContext().clearJobGroup();
     }
   }
 
-  /** The backend's task nanoseconds in each {@link GpudfBackend.Phase}, in order. */
-  private static long[] phases(GpudfBackend b) {
-    GpudfBackend.Phase[] all = GpudfBackend.Phase.values();
-    long[] n = new long[all.length];
-    for (int i = 0; i < all.length; i++) {
-      n[i] = b.nanosIn(all[i]);
+  /** The metrics of {@code plan}'s gpudf operators ({@link OpMetrics#NAMES}' order), each summed over them. */
+  static long[] metricSums(org.apache.spark.sql.execution.SparkPlan plan) {
+    long[] sums = new long[OpMetrics.NAMES.length];
+    for (GpudfExec g : gpudfNodes(plan)) {
+      for (int i = 0; i < sums.length; i++) {
+        sums[i] += Math.max(0, g.metrics().apply(OpMetrics.NAMES[i]).value());
+      }
     }
-    return n;
+    return sums;
+  }
+
+  /** The gpudf operators of {@code plan}, at any depth. */
+  static List<GpudfExec> gpudfNodes(org.apache.spark.sql.execution.SparkPlan plan) {
+    List<GpudfExec> found = new ArrayList<>();
+    java.util.ArrayDeque<org.apache.spark.sql.execution.SparkPlan> todo = new java.util.ArrayDeque<>(List.of(plan));
+    while (!todo.isEmpty()) {
+      org.apache.spark.sql.execution.SparkPlan p = todo.pop();
+      if (p instanceof GpudfExec g) {
+        found.add(g);
+      }
+      GpudfExec.list(p.children()).forEach(todo::push);
+      if (p instanceof org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec a) {
+        todo.push(a.executedPlan());
+      }
+    }
+    return found;
   }
 
   /** A query's answer (its sorted rows) as a short digest, for comparing runs of separate JVMs; "-" for none. */
