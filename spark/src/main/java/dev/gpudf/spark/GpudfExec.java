@@ -348,7 +348,13 @@ abstract class GpudfExec extends SparkPlan {
       try (Parts in = input.next(); Table<?> result = GpudfBackend.get().inTurn(() -> compute(in))) {
         if (result instanceof DeviceTable d) {
           d.retain();
-          DeviceBatch out = new DeviceBatch(d, exec, metrics);
+          DeviceBatch out;
+          try {
+            out = new DeviceBatch(d, exec, metrics);
+          } catch (RuntimeException e) {
+            d.close();
+            throw e;
+          }
           current = out;
           return out.batch();
         }
