@@ -59,7 +59,6 @@ final class DeviceBatch implements AutoCloseable {
       return null;
     }
     c.owner.table.retain();
-    GpudfBackend.get().keptOnDevice();
     return c.owner.table;
   }
 

@@ -40,7 +40,6 @@ public final class GpudfBackend {
   private final java.util.concurrent.atomic.AtomicLong deviceBatches = new java.util.concurrent.atomic.AtomicLong();
   private final java.util.concurrent.atomic.AtomicLong hostBatches = new java.util.concurrent.atomic.AtomicLong();
   private final java.util.concurrent.atomic.AtomicLong bytesToDevice = new java.util.concurrent.atomic.AtomicLong();
-  private final java.util.concurrent.atomic.AtomicLong bytesToHost = new java.util.concurrent.atomic.AtomicLong();
   /** Null: no cap. */
   private final java.util.concurrent.Semaphore turns;
   private final java.util.concurrent.atomic.AtomicInteger working = new java.util.concurrent.atomic.AtomicInteger();
@@ -175,11 +174,6 @@ public final class GpudfBackend {
     bytesToDevice.addAndGet(bytes);
   }
 
-  /** Counts a result of {@code bytes} its tasks copied back to the host. */
-  void copiedToHost(long bytes) {
-    bytesToHost.addAndGet(bytes);
-  }
-
   /** Batches its tasks copied to the device since it started (0 on the CPU). */
   long deviceBatches() {
     return deviceBatches.get();
@@ -188,11 +182,6 @@ public final class GpudfBackend {
   /** Bytes its tasks copied to the device since it started (Arrow buffers, as the host held them). */
   long bytesToDevice() {
     return bytesToDevice.get();
-  }
-
-  /** Bytes its tasks copied back to the host since it started. */
-  long bytesToHost() {
-    return bytesToHost.get();
   }
 
   /** Bytes held now by all tasks (for tests: 0 once every task completed). */

@@ -218,7 +218,9 @@ abstract class GpudfExec extends SparkPlan {
             placed.add(t);
           } else {
             // the CPU twin, where the device had no memory: another operator's finished result, copied down
-            placed.add(((DeviceTable) t).toHost(exec.allocator()));
+            HostTable h = ((DeviceTable) t).toHost(exec.allocator());
+            placed.add(h);
+            metrics.copiedToHost(bytes(h));
           }
         }
         upload(exec, run, placed, metrics);
@@ -295,6 +297,9 @@ abstract class GpudfExec extends SparkPlan {
               ColumnarBatch b = input.next();
               long t0 = System.nanoTime();
               DeviceTable d = DeviceBatch.taken(b, exec);
+              if (d != null) {
+                GpudfBackend.get().keptOnDevice();
+              }
               Table<?> t = d != null ? d : SparkArrow.toGpudf(b, schema, exec.allocator());
               metrics.spent(OpMetrics.Phase.FROM_SPARK, t0);
               parts.add(t);
@@ -393,7 +398,12 @@ abstract class GpudfExec extends SparkPlan {
       try (Table<?> on = in.on(e, metrics)) {
         Table<?> result = op.apply(e, on);
         if (e.hasGpu()) {
-          e.stream().synchronize();
+          try {
+            e.stream().synchronize();
+          } catch (RuntimeException ex) {
+            result.close();
+            throw ex;
+          }
         }
         return result;
       }

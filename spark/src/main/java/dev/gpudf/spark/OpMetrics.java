@@ -8,7 +8,8 @@ import org.apache.spark.sql.execution.metric.SQLMetrics;
 /**
  * What one gpudf operator's tasks did, as Spark SQL metrics (made on the driver with the plan,
  * shipped with the tasks, summed back by Spark: they show in Spark's UI and in the plan's metrics,
- * executors in other JVMs included); the bytes also go to the executor's {@link GpudfBackend}.
+ * executors in other JVMs included); the bytes to the device also go to the executor's {@link
+ * GpudfBackend}, which the tests read.
  */
 record OpMetrics(SQLMetric tables, SQLMetric toDevice, SQLMetric toHost, SQLMetric fromSparkTime,
     SQLMetric operationTime, SQLMetric toSparkTime) implements Serializable {
@@ -53,7 +54,6 @@ record OpMetrics(SQLMetric tables, SQLMetric toDevice, SQLMetric toHost, SQLMetr
 
   void copiedToHost(long bytes) {
     toHost.add(bytes);
-    GpudfBackend.get().copiedToHost(bytes);
   }
 
   /** Adds the time since {@code startNanos} (a {@link System#nanoTime}) to {@code phase}. */
