@@ -19,9 +19,9 @@ SHARED=${GPUDF_SHARED:-../shared}
 JUNIT_CONSOLE=org.junit.platform:junit-platform-console-standalone:1.14.1
 profile=${1:-tests}
 case "$profile" in
-  tests) modules=columnar,kernels,sql,flight-server,benchmarks,integration-tests; scope=test ;;
-  --files) modules=columnar,kernels,sql,benchmarks; scope=runtime ;;
-  --spark) modules=columnar,kernels,spark; scope=test ;;
+  tests) modules=columnar,kernels,formats,sql,flight-server,benchmarks,integration-tests; scope=test ;;
+  --files) modules=columnar,kernels,formats,sql,benchmarks; scope=runtime ;;
+  --spark) modules=columnar,kernels,formats,spark; scope=test ;;
   *) echo "usage: scripts/gpu-bundle.sh [--files|--spark]" >&2; exit 2 ;;
 esac
 mvn -q -B -DskipTests install -DskipTests

@@ -151,6 +151,11 @@ public final class ParquetDecode {
       return rows;
     }
 
+    /** The bytes of its pages as stored (what goes to the device). */
+    public long storedBytes() {
+      return bytes.capacity();
+    }
+
     @Override
     public void close() {
       bytes.close();

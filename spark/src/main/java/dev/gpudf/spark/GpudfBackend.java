@@ -39,6 +39,7 @@ public final class GpudfBackend {
   private final java.util.concurrent.atomic.AtomicLong keptOnDevice = new java.util.concurrent.atomic.AtomicLong();
   private final java.util.concurrent.atomic.AtomicLong deviceBatches = new java.util.concurrent.atomic.AtomicLong();
   private final java.util.concurrent.atomic.AtomicLong hostBatches = new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong splitsToSpark = new java.util.concurrent.atomic.AtomicLong();
   private final java.util.concurrent.atomic.AtomicLong bytesToDevice = new java.util.concurrent.atomic.AtomicLong();
   /** Null: no cap. */
   private final java.util.concurrent.Semaphore turns;
@@ -151,6 +152,16 @@ public final class GpudfBackend {
   /** Batches that ran on the CPU for want of device memory since the backend started. */
   long hostBatches() {
     return hostBatches.get();
+  }
+
+  /** Counts a file split a gpudf Parquet scan left to Spark's reader. */
+  void splitLeftToSpark() {
+    splitsToSpark.incrementAndGet();
+  }
+
+  /** File splits gpudf Parquet scans left to Spark's reader since the backend started. */
+  long splitsLeftToSpark() {
+    return splitsToSpark.get();
   }
 
   /** The device, or null on the CPU backend (for tests: its pool's fault injection). */

@@ -16,7 +16,8 @@ import org.slf4j.LoggerFactory;
  * The rule that puts gpudf operators into a Spark physical plan, bottom up (after Spark placed its
  * sorts and shuffles: a replacement keeps the order of its rows that its parent may rely on —
  * filters, projections and joins keep their input's order; a partial aggregate's groups have none,
- * so a partial sort aggregate is replaced only under a shuffle): a filter, projection, partial
+ * so a partial sort aggregate is replaced only under a shuffle): a scan of Parquet files becomes a
+ * {@link GpudfParquetScanExec} (its rows in Spark's order); a filter, projection, partial
  * aggregate, sort or sort-merge join whose expressions and input columns gpudf takes ({@link
  * ExprTranslator}) becomes a {@link GpudfFilterExec}, {@link GpudfProjectExec}, {@link
  * GpudfHashAggregateExec}, {@link GpudfSortExec} or {@link GpudfHashJoinExec} (a broadcast hash join too), and an
@@ -50,6 +51,9 @@ final class GpudfOverrides extends Rule<SparkPlan> {
     }
     SparkPlan p = changed ? plan.withNewChildren(GpudfUnaryExec.seq(replaced)) : plan;
     try {
+      if (p instanceof org.apache.spark.sql.execution.FileSourceScanExec s) {
+        return GpudfParquetScanExec.of(s);
+      }
       if (p instanceof FilterExec f) {
         columns(f.child().output());
         ExprTranslator.translate(f.condition(), GpudfUnaryExec.list(f.child().output()));

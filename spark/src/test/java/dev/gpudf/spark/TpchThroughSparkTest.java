@@ -104,12 +104,14 @@ class TpchThroughSparkTest {
     int broadcastJoins;
     int sorts;
     int topNs;
+    int scans;
     final List<String> withGpudf = new ArrayList<>();
   }
 
   /** The 22 queries with gpudf's rule off, then on: each answer the same; what gpudf ran, counted and printed. */
   static Counts runAll(SparkSession spark, String what) {
     Counts c = new Counts();
+    long splitsToSpark = GpudfBackend.get().splitsLeftToSpark();
     double sparkMs = 0;
     double gpudfMs = 0;
     for (Map.Entry<String, String> q : TpchTables.queries(SCALE).entrySet()) {
@@ -133,6 +135,7 @@ class TpchThroughSparkTest {
       c.broadcastJoins += count(plan, "GpudfBroadcastHashJoin");
       c.sorts += count(plan, "GpudfSort");
       c.topNs += count(plan, "GpudfTopN");
+      c.scans += count(plan, "GpudfParquetScan");
       c.filters += f;
       c.projects += p;
       c.aggregates += a;
@@ -140,13 +143,16 @@ class TpchThroughSparkTest {
         c.withGpudf.add(q.getKey());
       }
     }
-    System.out.printf("TPC-H SF%s through Spark (%s): 22 answers agree; gpudf ran %d filters, %d projections, %d partial"
-        + " aggregates, %d shuffled joins, %d broadcast joins, %d sorts and %d top-Ns, in %s; all 22 (each planned and run"
-        + " once, Spark alone first): %.0f ms alone, %.0f ms with gpudf%n", SCALE, what, c.filters, c.projects, c.aggregates,
-        c.joins, c.broadcastJoins, c.sorts, c.topNs, c.withGpudf, sparkMs, gpudfMs);
+    System.out.printf("TPC-H SF%s through Spark (%s): 22 answers agree; gpudf ran %d Parquet scans, %d filters, %d"
+        + " projections, %d partial aggregates, %d shuffled joins, %d broadcast joins, %d sorts and %d top-Ns, in %s; all 22"
+        + " (each planned and run once, Spark alone first): %.0f ms alone, %.0f ms with gpudf%n", SCALE, what, c.scans,
+        c.filters, c.projects, c.aggregates, c.joins, c.broadcastJoins, c.sorts, c.topNs, c.withGpudf, sparkMs, gpudfMs);
+    // every table scan of the 22 (Spark-written files: gpudf's reader takes every split of them)
+    assertTrue(c.scans >= 80, c.scans + " Parquet scans on gpudf");
     if (spark.sparkContext().isLocal()) {
       // the tasks ran in this JVM (a cluster's executors are checked by their own test)
       assertEquals(0, GpudfBackend.get().allocatedBytes(), "bytes held after every task completed");
+      assertEquals(splitsToSpark, GpudfBackend.get().splitsLeftToSpark(), "splits left to Spark's Parquet reader");
     }
     return c;
   }

@@ -130,13 +130,13 @@ public final class Catalog implements AutoCloseable {
     }
 
     /** What {@code source}'s metadata says of each chunk's columns, or null when it says nothing. */
-    private static List<List<dev.gpudf.sql.files.ValueRange>> ranges(ChunkSource source) {
-      List<List<dev.gpudf.sql.files.ValueRange>> out = new ArrayList<>();
+    private static List<List<dev.gpudf.formats.ValueRange>> ranges(ChunkSource source) {
+      List<List<dev.gpudf.formats.ValueRange>> out = new ArrayList<>();
       boolean any = false;
       for (int c = 0; c < source.chunkRows().size(); c++) {
-        List<dev.gpudf.sql.files.ValueRange> chunk = new ArrayList<>();
+        List<dev.gpudf.formats.ValueRange> chunk = new ArrayList<>();
         for (int k = 0; k < source.names().size(); k++) {
-          dev.gpudf.sql.files.ValueRange r = source.range(c, k);
+          dev.gpudf.formats.ValueRange r = source.range(c, k);
           any |= r != null;
           chunk.add(r);
         }
@@ -604,7 +604,7 @@ public final class Catalog implements AutoCloseable {
    * nothing is known).
    */
   record Shape(List<String> names, List<dev.gpudf.columnar.DataType> types, List<Integer> chunkRows,
-      List<List<dev.gpudf.sql.files.ValueRange>> ranges) {
+      List<List<dev.gpudf.formats.ValueRange>> ranges) {
     long rows() {
       return chunkRows.stream().mapToLong(Integer::longValue).sum();
     }

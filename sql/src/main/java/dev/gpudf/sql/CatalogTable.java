@@ -71,11 +71,11 @@ final class CatalogTable extends AbstractTable {
    * What the files' metadata says of this chunk's columns, in this table's column order (entries
    * null where unknown), or null: nothing known, or not one chunk.
    */
-  List<dev.gpudf.sql.files.ValueRange> ranges() {
+  List<dev.gpudf.formats.ValueRange> ranges() {
     if (chunk < 0 || shape.ranges() == null) {
       return null;
     }
-    List<dev.gpudf.sql.files.ValueRange> all = shape.ranges().get(chunk);
+    List<dev.gpudf.formats.ValueRange> all = shape.ranges().get(chunk);
     return columns == null ? all : java.util.Arrays.stream(columns).mapToObj(all::get).toList();
   }
 

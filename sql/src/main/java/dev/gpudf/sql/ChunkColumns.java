@@ -104,7 +104,7 @@ final class ChunkColumns implements AutoCloseable {
       reads.add(Readers.POOL.submit(() -> source.readEncoded(chunk, column, into)));
     }
     // the reads hold pinned buffers: each is waited for, so that none is lost
-    dev.gpudf.sql.files.Await.all(reads, "reading a chunk's pages", (c, i) -> encoded[i] = c);
+    dev.gpudf.formats.Await.all(reads, "reading a chunk's pages", (c, i) -> encoded[i] = c);
   }
 
   /** The threads that read columns' stored pages at once: daemons, made when first used. */

@@ -1,6 +1,6 @@
 package dev.gpudf.sql;
 
-import dev.gpudf.sql.files.ValueRange;
+import dev.gpudf.formats.ValueRange;
 import java.util.List;
 import org.apache.calcite.rex.RexBuilder;
 import org.apache.calcite.rex.RexCall;

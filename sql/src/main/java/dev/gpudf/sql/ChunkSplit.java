@@ -192,7 +192,7 @@ final class ChunkSplit {
       List<RelNode> kept = new ArrayList<>();
       for (RelNode b : input.getInputs()) {
         CatalogTable t = b instanceof TableScan scan ? scan.getTable().unwrap(CatalogTable.class) : null;
-        List<dev.gpudf.sql.files.ValueRange> ranges = t == null ? null : t.ranges();
+        List<dev.gpudf.formats.ValueRange> ranges = t == null ? null : t.ranges();
         boolean excluded = ranges != null && ChunkPruning.excludes(filter.getCondition(), ranges, filter.getCluster().getRexBuilder());
         if (!excluded) {
           kept.add(b);

@@ -118,8 +118,8 @@ final class ColumnStats {
     long min = Long.MAX_VALUE;
     long max = Long.MIN_VALUE;
     boolean nulls = false;
-    for (List<dev.gpudf.sql.files.ValueRange> chunk : shape.ranges()) {
-      dev.gpudf.sql.files.ValueRange r = chunk.get(column);
+    for (List<dev.gpudf.formats.ValueRange> chunk : shape.ranges()) {
+      dev.gpudf.formats.ValueRange r = chunk.get(column);
       if (r == null || (r.hasValues() && !(r.min() instanceof Long))) {
         return OptionalDouble.empty();
       }

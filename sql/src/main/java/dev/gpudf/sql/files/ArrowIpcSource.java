@@ -1,5 +1,6 @@
 package dev.gpudf.sql.files;
 
+import dev.gpudf.formats.FileStamp;
 import dev.gpudf.columnar.ArrowInput;
 import dev.gpudf.columnar.ArrowTypes;
 import dev.gpudf.columnar.DataType;

@@ -1,5 +1,9 @@
 package dev.gpudf.sql.files;
 
+import dev.gpudf.formats.ValueRange;
+import dev.gpudf.formats.FileStamp;
+import dev.gpudf.formats.ParquetFooter;
+import dev.gpudf.formats.ParquetPages;
 import dev.gpudf.columnar.ArrowTypes;
 import dev.gpudf.columnar.DataType;
 import dev.gpudf.columnar.error.GpudfException;
@@ -19,15 +23,11 @@ import org.apache.arrow.dataset.scanner.ScanOptions;
 import org.apache.arrow.dataset.scanner.Scanner;
 import org.apache.arrow.dataset.source.Dataset;
 import dev.gpudf.kernels.ParquetDecode;
-import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.apache.parquet.format.DataPageHeader;
-import org.apache.parquet.format.Encoding;
-import org.apache.parquet.format.PageHeader;
 
 /**
  * A Parquet file as a {@link ChunkSource}, through Arrow Dataset's native reader. Opening reads the
@@ -213,9 +213,7 @@ public final class ParquetSource implements ChunkSource {
    * Column {@code column} of chunk {@code chunk} as its stored pages, for the device to decode
    * ({@link ParquetDecode}), read into {@code into} (pinned memory goes to the device with no
    * staging copy); the caller closes it. Null when the device cannot decode it: a chunk that
-   * is not whole row groups, a column whose footer or page headers name something the decoder
-   * does not take (another codec or encoding, version-2 pages). A page header that cannot be
-   * read or does not fit its column chunk is a {@link UserException} naming the row group.
+   * is not whole row groups, or a column {@link ParquetPages#read} leaves to Arrow.
    */
   @Override
   public ParquetDecode.Chunk readEncoded(int chunk, int column, BufferAllocator into) {
@@ -224,157 +222,11 @@ public final class ParquetSource implements ChunkSource {
     if (span == null || column < 0 || column >= names.size()) {
       return null;
     }
-    long total = 0;
+    List<ParquetFooter.Stored> stored = new ArrayList<>();
     for (int g = span[0]; g < span[1]; g++) {
-      ParquetFooter.Stored s = groups.get(g).stored().get(column);
-      if (s == null) {
-        return null;
-      }
-      total += s.bytes();
+      stored.add(groups.get(g).stored().get(column));
     }
-    stamp.check();
-    ArrowBuf buf = into.buffer(Math.max(1, total));
-    try {
-      List<ParquetDecode.Page> pages = new ArrayList<>();
-      List<Integer> pageGroups = new ArrayList<>();
-      try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.READ)) {
-        List<RangeReads.Range> ranges = new ArrayList<>();
-        long at = 0;
-        for (int g = span[0]; g < span[1]; g++) {
-          ParquetFooter.Stored s = groups.get(g).stored().get(column);
-          ranges.add(new RangeReads.Range(s.start(), at, s.bytes(), g));
-          at += s.bytes();
-        }
-        RangeReads.read(ch, buf, ranges, g -> new UserException(file + " ended inside row group " + g + " column "
-            + names.get(column) + ": it changed since it was opened"));
-        for (RangeReads.Range r : ranges) {
-          if (!pages(buf, r.into(), groups.get(r.part()).stored().get(column), r.part(), column, pages, pageGroups)) {
-            buf.close();
-            return null;
-          }
-        }
-        // strings' PLAIN pages beside dictionary ones (a writer's fallback once a dictionary
-        // grows large), say, are Arrow's to decode
-        if (!ParquetDecode.takes(pages, groups.get(span[0]).stored().get(column).width(), chunkRows.get(chunk))) {
-          buf.close();
-          return null;
-        }
-      }
-      // what was read is what was opened, or the query fails: never a mix of two versions
-      stamp.check();
-      String name = names.get(column);
-      return new ParquetDecode.Chunk(buf, pages, types.get(column), groups.get(span[0]).stored().get(column).width(),
-          chunkRows.get(chunk), p -> file + " row group " + pageGroups.get(p) + " column " + name);
-    } catch (IOException e) {
-      buf.close();
-      throw new UserException("cannot read Parquet file " + file + " (chunk " + chunk + "): " + e.getMessage(), e);
-    } catch (RuntimeException e) {
-      buf.close();
-      throw e;
-    }
-  }
-
-  /**
-   * Adds the pages of column chunk {@code s} (row group {@code group}), whose bytes are at {@code
-   * at} of {@code buf}, to {@code pages}; false when one is of a kind the device does not decode.
-   */
-  private boolean pages(ArrowBuf buf, long at, ParquetFooter.Stored s, int group, int column,
-      List<ParquetDecode.Page> pages, List<Integer> pageGroups) {
-    long end = at + s.bytes();
-    long off = at;
-    int dictionary = -1;
-    // each page takes at least its header's byte, so the loop ends
-    while (off < end) {
-      PageHeader h;
-      BufInput in = new BufInput(buf, off, end);
-      try {
-        h = org.apache.parquet.format.Util.readPageHeader(in);
-      } catch (IOException | RuntimeException e) {
-        throw new UserException(file + " row group " + group + " column " + names.get(column)
-            + ": a page header at byte " + (s.start() + off - at) + " cannot be read (" + e.getMessage() + ")", e);
-      }
-      long payload = in.position();
-      long size = h.getCompressed_page_size();
-      if (size < 0 || size > end - payload || h.getUncompressed_page_size() < 0) {
-        throw new UserException(file + " row group " + group + " column " + names.get(column)
-            + ": the page at byte " + (s.start() + off - at) + " runs past its column chunk");
-      }
-      ParquetDecode.Page page;
-      switch (h.getType()) {
-        case DICTIONARY_PAGE -> {
-          if (!h.isSetDictionary_page_header() || !plain(h.getDictionary_page_header().getEncoding())) {
-            return false;
-          }
-          page = new ParquetDecode.Page(payload, size, h.getUncompressed_page_size(),
-              h.getDictionary_page_header().getNum_values(), ParquetDecode.Kind.DICTIONARY, s.codec(), false, -1);
-          dictionary = pages.size();
-        }
-        case DATA_PAGE -> {
-          if (!h.isSetData_page_header()) {
-            return false;
-          }
-          DataPageHeader d = h.getData_page_header();
-          ParquetDecode.Kind kind = d.getEncoding() == Encoding.PLAIN ? ParquetDecode.Kind.PLAIN
-              : d.getEncoding() == Encoding.PLAIN_DICTIONARY || d.getEncoding() == Encoding.RLE_DICTIONARY
-              ? ParquetDecode.Kind.DICTIONARY_INDEXES : null;
-          if (kind == null || s.optional() && d.getDefinition_level_encoding() != Encoding.RLE) {
-            return false;
-          }
-          page = new ParquetDecode.Page(payload, size, h.getUncompressed_page_size(), d.getNum_values(), kind, s.codec(),
-              s.optional(), kind == ParquetDecode.Kind.DICTIONARY_INDEXES ? dictionary : -1);
-        }
-        case INDEX_PAGE -> page = null;
-        default -> {
-          return false;
-        }
-      }
-      if (page != null) {
-        pages.add(page);
-        pageGroups.add(group);
-      }
-      off = payload + size;
-    }
-    return true;
-  }
-
-  private static boolean plain(Encoding e) {
-    return e == Encoding.PLAIN || e == Encoding.PLAIN_DICTIONARY;
-  }
-
-  /** Bytes {@code [from, end)} of a buffer as a stream, for the Thrift reader; it reads nothing past {@code end}. */
-  private static final class BufInput extends java.io.InputStream {
-    private final ArrowBuf buf;
-    private final long end;
-    private long at;
-
-    BufInput(ArrowBuf buf, long from, long end) {
-      this.buf = buf;
-      this.at = from;
-      this.end = end;
-    }
-
-    long position() {
-      return at;
-    }
-
-    @Override
-    public int read() {
-      return at < end ? buf.getByte(at++) & 0xff : -1;
-    }
-
-    @Override
-    public int read(byte[] b, int off, int len) {
-      if (len == 0) {
-        return 0;
-      }
-      if (at >= end) {
-        return -1;
-      }
-      int n = (int) Math.min(len, end - at);
-      buf.getBytes(at, b, off, n);
-      at += n;
-      return n;
-    }
+    return ParquetPages.read(stamp, stored, span[0], names.get(column), types.get(column), chunkRows.get(chunk), into);
   }
 
   /** The bytes column {@code column} takes in the file, compressed as stored (0 when the footer does not say). */

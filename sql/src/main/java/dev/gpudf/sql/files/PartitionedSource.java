@@ -1,5 +1,6 @@
 package dev.gpudf.sql.files;
 
+import dev.gpudf.formats.ValueRange;
 import dev.gpudf.columnar.ArrowTypes;
 import dev.gpudf.columnar.DataType;
 import dev.gpudf.columnar.error.UserException;

@@ -1,5 +1,6 @@
 package dev.gpudf.sql.files;
 
+import dev.gpudf.formats.ParquetFooter;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

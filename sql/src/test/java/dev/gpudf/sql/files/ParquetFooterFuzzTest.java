@@ -1,5 +1,7 @@
 package dev.gpudf.sql.files;
 
+import dev.gpudf.formats.ValueRange;
+import dev.gpudf.formats.ParquetFooter;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

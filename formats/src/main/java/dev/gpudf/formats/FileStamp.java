@@ -1,4 +1,4 @@
-package dev.gpudf.sql.files;
+package dev.gpudf.formats;
 
 import dev.gpudf.columnar.error.UserException;
 import java.io.IOException;
@@ -11,15 +11,15 @@ import java.nio.file.attribute.FileTime;
  * A file's size and modification time when a table was opened over it: a source checks it before
  * each read, so a file that changed since is an error naming it, never a mix of old and new rows.
  */
-record FileStamp(Path file, long size, FileTime modified) {
+public record FileStamp(Path file, long size, FileTime modified) {
   /** {@code file}'s stamp now. */
-  static FileStamp of(Path file) throws IOException {
+  public static FileStamp of(Path file) throws IOException {
     BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
     return new FileStamp(file, a.size(), a.lastModifiedTime());
   }
 
   /** A {@link UserException} unless the file still has this size and modification time. */
-  void check() {
+  public void check() {
     FileStamp now;
     try {
       now = of(file);

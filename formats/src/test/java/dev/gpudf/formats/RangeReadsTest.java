@@ -1,4 +1,4 @@
-package dev.gpudf.sql.files;
+package dev.gpudf.formats;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

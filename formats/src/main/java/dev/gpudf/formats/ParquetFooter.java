@@ -1,4 +1,4 @@
-package dev.gpudf.sql.files;
+package dev.gpudf.formats;
 
 import dev.gpudf.columnar.DataType;
 import java.io.ByteArrayInputStream;
@@ -36,7 +36,7 @@ import org.apache.parquet.format.Util;
  * skips nothing; so is every column of a footer that does not describe the flat columns the file
  * was opened with.
  */
-final class ParquetFooter {
+public final class ParquetFooter {
   /** A footer larger than this is not read for statistics (a real one is kilobytes to megabytes). */
   private static final int MAX_FOOTER_BYTES = 64 << 20;
   private static final byte[] MAGIC = "PAR1".getBytes(StandardCharsets.US_ASCII);
@@ -44,18 +44,24 @@ final class ParquetFooter {
   private ParquetFooter() {}
 
   /**
-   * One row group: its rows, per column (the file's order) its range (null where unknown), the
-   * bytes its column chunk takes in the file (compressed, as stored; 0 where the footer says none)
-   * and where its pages are for the device to decode them (null where it cannot).
+   * One row group: its rows, per column (the file's order, or the order a reader asked for them
+   * in) its range (null where unknown), the bytes its column chunk takes in the file (compressed,
+   * as stored; 0 where the footer says none) and where its pages are for the device to decode them
+   * (null where it cannot); the largest estimated bytes of its string columns ({@link
+   * #stringBytes}); and the file offset of its middle, by which a reader given a byte range of the
+   * file takes it (the rule of Parquet's Java reader, which Spark's splits follow: the row group is
+   * the range's whose [start, end) holds its first column chunk's start plus half its compressed
+   * size).
    */
-  record RowGroup(long rows, List<ValueRange> ranges, long[] storedBytes, List<Stored> stored, long stringBytes) {}
+  public record RowGroup(long rows, List<ValueRange> ranges, long[] storedBytes, List<Stored> stored, long stringBytes,
+      long midpoint) {}
 
   /**
    * A column chunk the device decodes ({@link ParquetDecode#decodes}): {@code bytes} from file
    * offset {@code start}, values of {@code width} bytes, {@code codec}, definition levels when
    * {@code optional}. Only what the footer says; the page headers are checked when read.
    */
-  record Stored(long start, long bytes, int width, ParquetDecode.Codec codec, boolean optional) {}
+  public record Stored(long start, long bytes, int width, ParquetDecode.Codec codec, boolean optional) {}
 
   /** Encodings whose pages the device decodes (levels: RLE; values: PLAIN and dictionary indexes). */
   private static final java.util.Set<Encoding> DEVICE_ENCODINGS = java.util.EnumSet.of(Encoding.PLAIN,
@@ -66,13 +72,68 @@ final class ParquetFooter {
    * the footer's schema is not those flat columns. A footer that cannot be read is an
    * {@link IOException} (or the Thrift reader's runtime exception); the caller decides.
    */
-  static List<RowGroup> read(Path file, List<String> names, List<DataType> types) throws IOException {
+  public static List<RowGroup> read(Path file, List<String> names, List<DataType> types) throws IOException {
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-      return read(ch, names, types);
+      FileMetaData meta = meta(ch);
+      List<SchemaElement> schema = meta.getSchema();
+      if (schema == null || schema.size() != names.size() + 1) {
+        return null;
+      }
+      int[] leaves = new int[names.size()];
+      for (int c = 0; c < names.size(); c++) {
+        SchemaElement e = schema.get(c + 1);
+        if (e.getNum_children() > 0 || !names.get(c).equals(e.getName())) {
+          return null;
+        }
+        leaves[c] = c;
+      }
+      return groups(ch, meta, leaves, types);
     }
   }
 
-  private static List<RowGroup> read(FileChannel ch, List<String> names, List<DataType> types) throws IOException {
+  /**
+   * The row groups of {@code file} as {@link #read} gives them, over the columns {@code names} of
+   * {@code types} only, in that order, found by name among the file's; null when the file's schema
+   * is not flat, lacks one of them, or stores one as another type than gpudf's {@code type} (a
+   * reader asking for the columns of a table it was told of, which other files may not match).
+   * {@code keyValues} gets the footer's key-value metadata (what wrote the file, say).
+   */
+  static List<RowGroup> locate(Path file, List<String> names, List<DataType> types, java.util.Map<String, String> keyValues)
+      throws IOException {
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+      FileMetaData meta = meta(ch);
+      if (meta.getKey_value_metadata() != null) {
+        for (org.apache.parquet.format.KeyValue kv : meta.getKey_value_metadata()) {
+          if (kv.getKey() != null) {
+            keyValues.put(kv.getKey(), kv.getValue());
+          }
+        }
+      }
+      List<SchemaElement> schema = meta.getSchema();
+      if (schema == null || schema.isEmpty()) {
+        return null;
+      }
+      java.util.Map<String, Integer> leafOf = new java.util.HashMap<>();
+      for (int e = 1; e < schema.size(); e++) {
+        if (schema.get(e).getNum_children() > 0) {
+          return null;
+        }
+        leafOf.putIfAbsent(schema.get(e).getName(), e - 1);
+      }
+      int[] leaves = new int[names.size()];
+      for (int c = 0; c < names.size(); c++) {
+        Integer leaf = leafOf.get(names.get(c));
+        if (leaf == null || !holds(schema.get(leaf + 1), types.get(c))) {
+          return null;
+        }
+        leaves[c] = leaf;
+      }
+      return groups(ch, meta, leaves, types);
+    }
+  }
+
+  /** The footer of the file open on {@code ch}, after its magic and length are checked. */
+  private static FileMetaData meta(FileChannel ch) throws IOException {
     long fileSize = ch.size();
     if (fileSize < 12) {
       throw new IOException("too short for Parquet (" + fileSize + " bytes)");
@@ -87,41 +148,113 @@ final class ParquetFooter {
     }
     ByteBuffer footer = ByteBuffer.allocate(length);
     readFully(ch, footer, fileSize - 8 - length);
-    FileMetaData meta = Util.readFileMetaData(new ByteArrayInputStream(footer.array()));
+    return Util.readFileMetaData(new ByteArrayInputStream(footer.array()));
+  }
+
+  /**
+   * The row groups of {@code meta}, each over the file's columns {@code leaves} (leaf indexes of a
+   * flat schema, of gpudf types {@code types}); null when a row group does not hold the schema's
+   * columns.
+   */
+  private static List<RowGroup> groups(FileChannel ch, FileMetaData meta, int[] leaves, List<DataType> types)
+      throws IOException {
+    long fileSize = ch.size();
     List<SchemaElement> schema = meta.getSchema();
-    if (schema == null || schema.size() != names.size() + 1) {
-      return null;
-    }
-    for (int c = 0; c < names.size(); c++) {
-      SchemaElement e = schema.get(c + 1);
-      if (e.getNum_children() > 0 || !names.get(c).equals(e.getName())) {
-        return null;
-      }
-    }
     List<ColumnOrder> orders = meta.getColumn_orders();
+    int columns = schema.size() - 1;
     List<RowGroup> groups = new ArrayList<>();
     for (org.apache.parquet.format.RowGroup g : meta.getRow_groups() == null ? List.<org.apache.parquet.format.RowGroup>of()
         : meta.getRow_groups()) {
-      if (g.getColumnsSize() != names.size() || g.getNum_rows() < 0) {
+      if (g.getColumnsSize() != columns || g.getNum_rows() < 0) {
         return null;
       }
       List<ValueRange> ranges = new ArrayList<>();
-      long[] stored = new long[names.size()];
+      long[] stored = new long[leaves.length];
       List<Stored> pages = new ArrayList<>();
-      for (int c = 0; c < names.size(); c++) {
-        boolean typeOrder = orders != null && orders.size() == names.size() && orders.get(c).isSetTYPE_ORDER();
-        ColumnChunk chunk = g.getColumns().get(c);
-        ranges.add(range(chunk, schema.get(c + 1), typeOrder, types.get(c), g.getNum_rows()));
-        stored[c] = chunk.isSetMeta_data() ? Math.max(0, chunk.getMeta_data().getTotal_compressed_size()) : 0;
-        pages.add(stored(chunk, schema.get(c + 1), types.get(c), g.getNum_rows(), fileSize));
-      }
       long strings = 0;
-      for (int c = 0; c < names.size(); c++) {
-        strings = Math.max(strings, stringBytes(g.getColumns().get(c), types.get(c), g.getNum_rows(), ch, fileSize));
+      for (int c = 0; c < leaves.length; c++) {
+        int leaf = leaves[c];
+        boolean typeOrder = orders != null && orders.size() == columns && orders.get(leaf).isSetTYPE_ORDER();
+        ColumnChunk chunk = g.getColumns().get(leaf);
+        ranges.add(range(chunk, schema.get(leaf + 1), typeOrder, types.get(c), g.getNum_rows()));
+        stored[c] = chunk.isSetMeta_data() ? Math.max(0, chunk.getMeta_data().getTotal_compressed_size()) : 0;
+        pages.add(stored(chunk, schema.get(leaf + 1), types.get(c), g.getNum_rows(), fileSize));
+        strings = Math.max(strings, stringBytes(chunk, types.get(c), g.getNum_rows(), ch, fileSize));
       }
-      groups.add(new RowGroup(g.getNum_rows(), ranges, stored, java.util.Collections.unmodifiableList(pages), strings));
+      groups.add(new RowGroup(g.getNum_rows(), ranges, stored, java.util.Collections.unmodifiableList(pages), strings,
+          midpoint(g)));
     }
     return groups;
+  }
+
+  /**
+   * Where the middle of row group {@code g} lies in its file, as Parquet's Java reader places it
+   * for a file whose first column chunk has its metadata: that chunk's first page (its dictionary
+   * page's offset where one is set below its data page's), plus half the row group's compressed
+   * size (the sum of its column chunks' where the row group does not give it). Long.MIN_VALUE,
+   * which no byte range holds, for a row group whose first column chunk has no metadata: such a
+   * file is read by another reader whole ({@link ParquetRowGroups}).
+   */
+  private static long midpoint(org.apache.parquet.format.RowGroup g) {
+    ColumnChunk first = g.getColumns().get(0);
+    if (!first.isSetMeta_data()) {
+      return Long.MIN_VALUE;
+    }
+    ColumnMetaData m = first.getMeta_data();
+    long start = m.getData_page_offset();
+    if (m.isSetDictionary_page_offset() && start > m.getDictionary_page_offset()) {
+      start = m.getDictionary_page_offset();
+    }
+    long size = 0;
+    if (g.isSetTotal_compressed_size()) {
+      size = g.getTotal_compressed_size();
+    } else {
+      for (ColumnChunk c : g.getColumns()) {
+        if (!c.isSetMeta_data()) {
+          return Long.MIN_VALUE;
+        }
+        size += c.getMeta_data().getTotal_compressed_size();
+      }
+    }
+    return start + size / 2;
+  }
+
+  /**
+   * Whether the footer's column {@code e} holds values gpudf reads as {@code type}: the physical
+   * type and its annotation (logical or converted type) say the same type, a decimal the same
+   * precision and scale. Anything else (unsigned or narrow integers, timestamps, binary, nested,
+   * repeated) is not held, and a reader leaves the file to another.
+   */
+  static boolean holds(SchemaElement e, DataType type) {
+    if (!e.isSetType() || e.getRepetition_type() == FieldRepetitionType.REPEATED) {
+      return false;
+    }
+    org.apache.parquet.format.LogicalType logical = e.isSetLogicalType() ? e.getLogicalType() : null;
+    ConvertedType converted = e.isSetConverted_type() ? e.getConverted_type() : null;
+    boolean bare = logical == null && converted == null;
+    return switch (type.id()) {
+      case INT32 -> e.getType() == Type.INT32 && (bare || integer(logical, converted, 32));
+      case INT64 -> e.getType() == Type.INT64 && (bare || integer(logical, converted, 64));
+      case FLOAT32 -> e.getType() == Type.FLOAT && bare;
+      case FLOAT64 -> e.getType() == Type.DOUBLE && bare;
+      case DATE -> e.getType() == Type.INT32
+          && (logical != null ? logical.isSetDATE() : converted == ConvertedType.DATE);
+      case STRING -> e.getType() == Type.BYTE_ARRAY
+          && (logical != null ? logical.isSetSTRING() : converted == ConvertedType.UTF8);
+      case DECIMAL -> (e.getType() == Type.INT32 || e.getType() == Type.INT64)
+          && (logical != null ? logical.isSetDECIMAL() && logical.getDECIMAL().getPrecision() == type.precision()
+              && logical.getDECIMAL().getScale() == type.scale()
+              : converted == ConvertedType.DECIMAL && e.getPrecision() == type.precision() && e.getScale() == type.scale());
+      default -> false;
+    };
+  }
+
+  /** A signed integer annotation of {@code bits} bits (a converted type of INT_32/INT_64 too). */
+  private static boolean integer(org.apache.parquet.format.LogicalType logical, ConvertedType converted, int bits) {
+    if (logical != null) {
+      return logical.isSetINTEGER() && logical.getINTEGER().isIsSigned() && logical.getINTEGER().getBitWidth() == bits;
+    }
+    return converted == (bits == 32 ? ConvertedType.INT_32 : ConvertedType.INT_64);
   }
 
   /**
@@ -134,7 +267,7 @@ final class ParquetFooter {
    * short). An estimate: it sizes chunks ({@link ChunkSource#group}); the read itself still refuses
    * a chunk past 2 GiB of strings.
    */
-  static long stringBytes(ColumnChunk chunk, DataType type, long rows, FileChannel ch, long fileSize) {
+  public static long stringBytes(ColumnChunk chunk, DataType type, long rows, FileChannel ch, long fileSize) {
     if (type.id() != dev.gpudf.columnar.TypeId.STRING || !chunk.isSetMeta_data()) {
       return 0;
     }

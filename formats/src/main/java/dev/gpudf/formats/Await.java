@@ -1,4 +1,4 @@
-package dev.gpudf.sql.files;
+package dev.gpudf.formats;
 
 import dev.gpudf.columnar.error.InternalException;
 import dev.gpudf.columnar.error.QueryCancelledException;

@@ -1,4 +1,4 @@
-package dev.gpudf.sql.files;
+package dev.gpudf.formats;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;

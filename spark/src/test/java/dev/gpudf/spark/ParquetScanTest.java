@@ -1,0 +1,148 @@
+package dev.gpudf.spark;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Spark's Parquet scans on gpudf ({@link GpudfParquetScanExec}), CPU backend (the device decoder's
+ * CPU twin): every row read once and as Spark reads it when Spark's splits cut files between row
+ * groups; every column type the decoder gives, NULLs, non-ASCII and empty strings, dictionary and
+ * PLAIN pages; files the decoder does not take (another codec) read by Spark's reader beside the
+ * ones it does, in one table; types it does not give leave the scan to Spark.
+ */
+class ParquetScanTest {
+  @TempDir
+  static Path dir;
+  private static SparkSession spark;
+
+  @BeforeAll
+  static void start() {
+    spark = LocalSpark.builder("gpudf-scan-test", "cpu")
+        // splits of at most 64 KB, files opened at no cost: each file below is cut into several splits
+        .config("spark.sql.files.maxPartitionBytes", "65536")
+        .config("spark.sql.files.openCostInBytes", "0")
+        .getOrCreate();
+    // 200,000 rows in 2 files of row groups of about 32 KB (parquet.block.size): many row groups a file, and
+    // splits whose edges fall inside row groups
+    spark.range(0, 200_000, 1, 2).selectExpr("id", "CAST(id % 1000 AS INT) AS k",
+        "CASE WHEN id % 11 = 0 THEN NULL ELSE CAST(id * 0.5 AS DOUBLE) END AS v",
+        "CASE WHEN id % 13 = 0 THEN NULL WHEN id % 17 = 0 THEN '' ELSE concat(IF(id % 2 = 0, 'né', 'n'),"
+            + " CAST(id % 5000 AS STRING)) END AS name",
+        "CAST(id AS STRING) AS unique_name",
+        "date_add(DATE '1995-01-01', CAST(id % 4000 AS INT)) AS d",
+        "CAST((id % 100000) * 0.25 - 300 AS DECIMAL(15, 2)) AS price",
+        "CASE WHEN id % 7 = 0 THEN NULL ELSE CAST(id % 100 AS DECIMAL(7, 2)) END AS small")
+        .write().option("parquet.block.size", "32768").option("parquet.page.size", "8192")
+        .parquet(dir.resolve("t").toString());
+    spark.read().parquet(dir.resolve("t").toString()).createOrReplaceTempView("t");
+  }
+
+  @AfterAll
+  static void stop() {
+    if (spark != null) {
+      spark.stop();
+    }
+  }
+
+  private static List<String> rows(String sql, boolean gpudf) {
+    spark.conf().set(GpudfOverrides.ENABLED, String.valueOf(gpudf));
+    return spark.sql(sql).collectAsList().stream().map(Row::toString).sorted().toList();
+  }
+
+  /** {@code got} equals {@code want}, or a failure naming the row counts and the first row that differs (not all of them). */
+  private static void same(List<String> want, List<String> got) {
+    for (int i = 0; i < Math.min(want.size(), got.size()); i++) {
+      assertEquals(want.get(i), got.get(i), "row " + i + " of " + want.size() + " (" + got.size() + " read)");
+    }
+    assertEquals(want.size(), got.size(), "rows");
+  }
+
+  private static String plan(String sql) {
+    spark.conf().set(GpudfOverrides.ENABLED, "true");
+    return spark.sql(sql).queryExecution().executedPlan().toString();
+  }
+
+  @Test
+  void splitsThatCutFilesReadEachRowOnce() throws Exception {
+    List<Path> parquet;
+    try (var list = Files.list(dir.resolve("t"))) {
+      parquet = list.filter(p -> p.toString().endsWith(".parquet")).toList();
+    }
+    long files = parquet.size();
+    for (Path f : parquet) {
+      dev.gpudf.formats.ParquetRowGroups g = dev.gpudf.formats.ParquetRowGroups.open(f, List.of("id"),
+          List.of(dev.gpudf.columnar.DataType.INT64));
+      assertTrue(g != null && g.count() >= 8, f + ": " + (g == null ? "not taken" : g.count() + " row groups"));
+    }
+    String sql = "SELECT * FROM t";
+    int partitions = spark.sql(sql).rdd().getNumPartitions();
+    assertTrue(partitions >= 4 * files, partitions + " splits of " + files + " files: they must cut the files");
+    long before = GpudfBackend.get().splitsLeftToSpark();
+    List<String> want = rows(sql, false);
+    List<String> got = rows(sql, true);
+    assertEquals(200_000, want.size());
+    same(want, got);
+    assertTrue(plan(sql).contains("GpudfParquetScan"), plan(sql));
+    assertEquals(before, GpudfBackend.get().splitsLeftToSpark(), "splits left to Spark's reader");
+  }
+
+  @Test
+  void columnsReadByTheScanFeedGpudfOperators() {
+    String sql = "SELECT k, COUNT(*), SUM(price), MIN(name), MAX(d), SUM(small), COUNT(v) FROM t"
+        + " WHERE name LIKE 'né%' OR small > 50 GROUP BY k";
+    same(rows(sql, false), rows(sql, true));
+    String plan = plan(sql);
+    assertTrue(plan.contains("GpudfParquetScan") && plan.contains("GpudfFilter"), plan);
+  }
+
+  @Test
+  void filesTheDecoderDoesNotTakeAreReadBySpark() {
+    // one table, files of two codecs: gzip's go to Spark's reader, snappy's to gpudf's
+    Path mixed = dir.resolve("mixed");
+    spark.sql("SELECT id, CAST(id % 9 AS INT) AS k, concat('x', CAST(id AS STRING)) AS s FROM range(0, 30000, 1, 1)")
+        .write().option("compression", "gzip").parquet(mixed.toString());
+    spark.sql("SELECT id, CAST(id % 9 AS INT) AS k, concat('x', CAST(id AS STRING)) AS s FROM range(30000, 60000, 1, 1)")
+        .write().mode("append").option("compression", "snappy").parquet(mixed.toString());
+    spark.read().parquet(mixed.toString()).createOrReplaceTempView("mixed");
+    String sql = "SELECT k, COUNT(*), SUM(id), MAX(s) FROM mixed GROUP BY k";
+    long before = GpudfBackend.get().splitsLeftToSpark();
+    same(rows(sql, false), rows(sql, true));
+    assertTrue(GpudfBackend.get().splitsLeftToSpark() > before, "the gzip file's splits went to Spark's reader");
+    assertTrue(plan(sql).contains("GpudfParquetScan"), plan(sql));
+  }
+
+  @Test
+  void typesTheDecoderDoesNotGiveLeaveTheScanToSpark() {
+    Path wide = dir.resolve("wide");
+    spark.sql("SELECT id, CAST(id AS DECIMAL(24, 3)) AS big, id % 2 = 0 AS flag FROM range(0, 1000)")
+        .write().parquet(wide.toString());
+    spark.read().parquet(wide.toString()).createOrReplaceTempView("wide");
+    String sql = "SELECT SUM(big), COUNT(*) FROM wide WHERE flag";
+    same(rows(sql, false), rows(sql, true));
+    assertFalse(plan(sql).contains("GpudfParquetScan"), plan(sql));
+    // the columns it does give, read alone, are its
+    assertTrue(plan("SELECT SUM(id) FROM wide").contains("GpudfParquetScan"));
+  }
+
+  @Test
+  void turnedOffBySetting() {
+    spark.conf().set(GpudfParquetScanExec.ENABLED, "false");
+    try {
+      assertFalse(plan("SELECT SUM(k) FROM t").contains("GpudfParquetScan"));
+    } finally {
+      spark.conf().unset(GpudfParquetScanExec.ENABLED);
+    }
+    assertTrue(plan("SELECT SUM(k) FROM t").contains("GpudfParquetScan"));
+  }
+}
