@@ -39,7 +39,7 @@ public final class GpudfParquetScanExec extends GpudfExec {
 
   /**
    * {@code scan} on gpudf, or a {@link ExprTranslator.Refused} saying why not: it reads another
-   * format, partition or metadata columns, buckets, columns of a type gpudf's Parquet decoder does
+   * format, no columns (Spark counts rows from the footers), partition or metadata columns, buckets, columns of a type gpudf's Parquet decoder does
    * not give, files Spark's reader would not give as batches, or files not on the local file
    * system.
    */
@@ -63,6 +63,9 @@ public final class GpudfParquetScanExec extends GpudfExec {
     if (!scan.supportsColumnar()) {
       // Spark's reader, which reads the splits gpudf's does not take, would give rows
       throw new ExprTranslator.Refused("Spark's Parquet reader would not read its columns as batches");
+    }
+    if (scan.requiredSchema().isEmpty()) {
+      throw new ExprTranslator.Refused("it reads no columns (a count of rows)");
     }
     types(scan);
     for (org.apache.hadoop.fs.Path root : GpudfUnaryExec.list(relation.location().rootPaths())) {

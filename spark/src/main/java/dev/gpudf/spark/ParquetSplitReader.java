@@ -239,53 +239,71 @@ final class ParquetSplitReader extends scala.runtime.AbstractFunction1<Partition
             + " set " + GpudfParquetScanExec.ENABLED + "=false to leave Parquet scans to Spark");
       }
       next++;
+      int rows = 0;
+      for (int g = run[0]; g < run[1]; g++) {
+        rows += groups.rows(g);
+      }
       try {
-        return decode(chunks);
+        return decode(chunks, rows);
       } finally {
         chunks.forEach(ParquetDecode.Chunk::close);
       }
     }
 
-    /** {@code chunks} decoded into the next batch, on the task's backend. */
-    private ColumnarBatch decode(List<ParquetDecode.Chunk> chunks) {
+    /**
+     * {@code chunks}, {@code rows} rows, decoded into the next batch on the task's backend; on the
+     * GPU, by the decoder's CPU twin where the device has no memory for them (with a log line).
+     */
+    private ColumnarBatch decode(List<ParquetDecode.Chunk> chunks, int rows) {
       long t0 = System.nanoTime();
       metrics.ranOn();
-      int rows = chunks.isEmpty() ? 0 : chunks.get(0).rows();
       try {
         if (exec.hasGpu()) {
-          long bytes = chunks.stream().mapToLong(ParquetDecode.Chunk::storedBytes).sum();
-          metrics.copiedToDevice(bytes);
-          List<DeviceColumn> columns = GpudfBackend.get().inTurn(() -> ParquetDecode.decode(exec, chunks));
-          DeviceTable table = new DeviceTable(exec.gpu(), columnNames(), columns, rows);
           try {
-            exec.stream().synchronize();
-            DeviceBatch out = new DeviceBatch(table, exec, metrics);
-            current = out;
-            return out.batch();
-          } catch (RuntimeException e) {
-            table.close();
-            throw e;
+            return onDevice(chunks, rows);
+          } catch (dev.gpudf.columnar.error.GpuOutOfMemoryException e) {
+            LOG.warn("{} rows of {} are decoded on the CPU: {}", rows, file, e.getMessage());
+            GpudfBackend.get().ranOnHost();
           }
         }
-        List<FieldVector> vectors = new ArrayList<>();
-        try {
-          for (int c = 0; c < chunks.size(); c++) {
-            vectors.add(ParquetDecode.decodeOnHost(chunks.get(c), "c" + c, exec.allocator()));
-          }
-        } catch (RuntimeException e) {
-          vectors.forEach(FieldVector::close);
-          throw e;
-        }
-        try (VectorSchemaRoot root = new VectorSchemaRoot(vectors)) {
-          root.setRowCount(rows);
-          try (HostTable table = HostTable.fromArrow(root)) {
-            SparkArrow.Output out = SparkArrow.toSpark(table, exec.allocator());
-            current = out;
-            return out.batch();
-          }
-        }
+        return onHost(chunks, rows);
       } finally {
         metrics.spent(OpMetrics.Phase.OPERATION, t0);
+      }
+    }
+
+    private ColumnarBatch onDevice(List<ParquetDecode.Chunk> chunks, int rows) {
+      metrics.copiedToDevice(chunks.stream().mapToLong(ParquetDecode.Chunk::storedBytes).sum());
+      List<DeviceColumn> columns = GpudfBackend.get().inTurn(() -> ParquetDecode.decode(exec, chunks));
+      DeviceTable table = new DeviceTable(exec.gpu(), columnNames(), columns, rows);
+      try {
+        exec.stream().synchronize();
+        DeviceBatch out = new DeviceBatch(table, exec, metrics);
+        current = out;
+        return out.batch();
+      } catch (RuntimeException e) {
+        table.close();
+        throw e;
+      }
+    }
+
+    private ColumnarBatch onHost(List<ParquetDecode.Chunk> chunks, int rows) {
+      List<FieldVector> vectors = new ArrayList<>();
+      try {
+        for (int c = 0; c < chunks.size(); c++) {
+          vectors.add(ParquetDecode.decodeOnHost(chunks.get(c), "c" + c, exec.allocator()));
+        }
+      } catch (RuntimeException e) {
+        vectors.forEach(FieldVector::close);
+        throw e;
+      }
+      try (VectorSchemaRoot root = new VectorSchemaRoot(vectors)) {
+        root.setRowCount(rows);
+        try (HostTable table = HostTable.fromArrow(root)) {
+          SparkArrow.Output out = SparkArrow.toSpark(table, exec.allocator());
+          current = out;
+          return out.batch();
+        }
       }
     }
 

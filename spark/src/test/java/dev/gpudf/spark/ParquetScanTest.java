@@ -136,6 +136,16 @@ class ParquetScanTest {
   }
 
   @Test
+  void aCountOfRowsReadsNoColumns() {
+    String sql = "SELECT COUNT(*) FROM t";
+    same(List.of("[200000]"), rows(sql, true));
+    same(rows(sql, false), rows(sql, true));
+    // a count over a column the scan reads counts every row group of every split
+    same(List.of("[200000]"), rows("SELECT COUNT(id) FROM t", true));
+    assertTrue(plan("SELECT COUNT(id) FROM t").contains("GpudfParquetScan"));
+  }
+
+  @Test
   void turnedOffBySetting() {
     spark.conf().set(GpudfParquetScanExec.ENABLED, "false");
     try {
