@@ -85,6 +85,14 @@ public final class ParquetRowGroups {
   }
 
   /**
+   * What the footer's statistics say of column {@code column} in row group {@code group}, or null
+   * where they say nothing gpudf orders the same way ({@link ParquetFooter}).
+   */
+  public ValueRange range(int group, int column) {
+    return groups.get(group).ranges().get(column);
+  }
+
+  /**
    * The row groups a reader of bytes {@code [start, start + length)} of the file reads, in order:
    * those whose middle ({@link ParquetFooter.RowGroup#midpoint}) lies in it. Ranges that tile the
    * file take each row group once.

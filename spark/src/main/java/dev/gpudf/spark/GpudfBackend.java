@@ -40,6 +40,7 @@ public final class GpudfBackend {
   private final java.util.concurrent.atomic.AtomicLong deviceBatches = new java.util.concurrent.atomic.AtomicLong();
   private final java.util.concurrent.atomic.AtomicLong hostBatches = new java.util.concurrent.atomic.AtomicLong();
   private final java.util.concurrent.atomic.AtomicLong splitsToSpark = new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong groupsSkipped = new java.util.concurrent.atomic.AtomicLong();
   private final java.util.concurrent.atomic.AtomicLong bytesToDevice = new java.util.concurrent.atomic.AtomicLong();
   /** Null: no cap. */
   private final java.util.concurrent.Semaphore turns;
@@ -162,6 +163,16 @@ public final class GpudfBackend {
   /** File splits gpudf Parquet scans left to Spark's reader since the backend started. */
   long splitsLeftToSpark() {
     return splitsToSpark.get();
+  }
+
+  /** Counts a Parquet row group a gpudf scan skipped by its statistics. */
+  void rowGroupSkipped() {
+    groupsSkipped.incrementAndGet();
+  }
+
+  /** Parquet row groups gpudf scans skipped by their statistics since the backend started. */
+  long rowGroupsSkipped() {
+    return groupsSkipped.get();
   }
 
   /** The device, or null on the CPU backend (for tests: its pool's fault injection). */

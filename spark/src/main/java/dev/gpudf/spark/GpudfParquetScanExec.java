@@ -21,8 +21,9 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
  * query needs, as stored pages straight from the file, decoded on the device (by the decoder's CPU
  * twin on the CPU backend) into batches the next gpudf operator takes where they are. Spark's own
  * reader still reads what gpudf's does not take (a split of a file stored otherwise), so an answer
- * never depends on which reader read a split. Spark's pushed-down filters skip nothing here (the
- * filter above the scan applies them); row groups are read whole.
+ * never depends on which reader read a split. Spark's pushed-down filters skip the row groups
+ * whose statistics prove no row passes them ({@link RowGroupSkipping}); the filter above the scan
+ * applies them to the rows.
  *
  * <p>Its metrics: tables are the batches decoded; bytes to the device the pages' stored bytes;
  * the from-Spark time is reading the pages from the file, the operation time decoding them.
@@ -91,6 +92,14 @@ public final class GpudfParquetScanExec extends GpudfExec {
     return out;
   }
 
+  private static List<String> names(FileSourceScanExec scan) {
+    List<String> out = new ArrayList<>();
+    for (StructField f : scan.requiredSchema().fields()) {
+      out.add(f.name());
+    }
+    return out;
+  }
+
   public FileSourceScanExec scan() {
     return scan;
   }
@@ -137,7 +146,7 @@ public final class GpudfParquetScanExec extends GpudfExec {
     boolean datesAsWritten = "CORRECTED".equalsIgnoreCase(SQLConf.get().getConf(SQLConf.PARQUET_REBASE_MODE_IN_READ()));
     ParquetSplitReader read = new ParquetSplitReader(
         spark.org$apache$spark$sql$execution$datasources$FileScanRDD$$readFunction, scan.requiredSchema(), nodeName(),
-        batchRows(), datesAsWritten, opMetrics());
+        batchRows(), datesAsWritten, new RowGroupSkipping(list(scan.pushedDownFilters()), names(scan)), opMetrics());
     RDD<InternalRow> rows = new FileScanRDD(scan.relation().sparkSession(), read, spark.filePartitions(), spark.readSchema(),
         spark.metadataColumns(), spark.org$apache$spark$sql$execution$datasources$FileScanRDD$$metadataExtractors,
         new org.apache.spark.sql.catalyst.FileSourceOptions(scan.relation().options()));

@@ -25,7 +25,8 @@ import scala.collection.Iterator;
 /**
  * How a {@link GpudfParquetScanExec} reads one of Spark's file splits (a byte range of a Parquet
  * file), on an executor: the row groups whose middle lies in the range (the rule Spark's own
- * reader follows, so that a file's splits read by either reader take each row group once), a run
+ * reader follows, so that a file's splits read by either reader take each row group once) but those
+ * whose statistics prove no row passes Spark's pushed-down filters ({@link RowGroupSkipping}), a run
  * of them at a time of at most {@code batchRows} rows (one row group where it alone has more), each
  * column's stored pages read from the file and decoded by gpudf ({@link ParquetDecode}: on the
  * device, or by its CPU twin on the CPU backend), each run one batch (on the GPU a {@link
@@ -53,6 +54,7 @@ final class ParquetSplitReader extends scala.runtime.AbstractFunction1<Partition
   private final String name;
   private final int batchRows;
   private final boolean datesAsWritten;
+  private final RowGroupSkipping skipping;
   private final OpMetrics metrics;
 
   /**
@@ -61,10 +63,12 @@ final class ParquetSplitReader extends scala.runtime.AbstractFunction1<Partition
    * not take. {@code datesAsWritten}: the session reads the dates of a file that does not say it
    * was written by Spark 3 or later as they are stored (Spark's rebase mode CORRECTED); otherwise
    * such a file's dates, which Spark would rebase from the hybrid calendar or check, go to Spark.
+   * Row groups whose statistics prove that no row passes {@code skipping} are not read.
    */
   ParquetSplitReader(Function1<PartitionedFile, Iterator<InternalRow>> spark, org.apache.spark.sql.types.StructType schema,
-      String name, int batchRows, boolean datesAsWritten, OpMetrics metrics) {
+      String name, int batchRows, boolean datesAsWritten, RowGroupSkipping skipping, OpMetrics metrics) {
     this.spark = spark;
+    this.skipping = skipping;
     this.schema = schema;
     List<String> n = new ArrayList<>();
     for (org.apache.spark.sql.types.StructField f : schema.fields()) {
@@ -163,7 +167,14 @@ final class ParquetSplitReader extends scala.runtime.AbstractFunction1<Partition
     Split(PartitionedFile file, ParquetRowGroups groups) {
       this.file = file;
       this.groups = groups;
-      List<Integer> mine = groups.inRange(file.start(), file.length());
+      List<Integer> mine = new ArrayList<>();
+      for (int g : groups.inRange(file.start(), file.length())) {
+        if (skipping.mayMatch(c -> groups.range(g, c))) {
+          mine.add(g);
+        } else {
+          GpudfBackend.get().rowGroupSkipped();
+        }
+      }
       int i = 0;
       // runs of consecutive row groups, each at most batchRows rows or one group
       while (i < mine.size()) {
