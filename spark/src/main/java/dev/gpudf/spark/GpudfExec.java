@@ -410,13 +410,9 @@ abstract class GpudfExec extends SparkPlan {
     }
 
     private void releaseCurrent() {
-      if (current != null) {
-        try (AutoCloseable c = current) {
-          current = null;
-        } catch (Exception ex) {
-          throw new IllegalStateException("closing a gpudf batch: " + ex.getMessage(), ex);
-        }
-      }
+      AutoCloseable c = current;
+      current = null;
+      closeBatch(c);
     }
 
     @Override
@@ -429,6 +425,17 @@ abstract class GpudfExec extends SparkPlan {
         } catch (Exception ex) {
           throw new IllegalStateException("closing a gpudf task's operator: " + ex.getMessage(), ex);
         }
+      }
+    }
+  }
+
+  /** Closes {@code batch}, a batch handed out earlier (or nothing, for null). */
+  static void closeBatch(AutoCloseable batch) {
+    if (batch != null) {
+      try {
+        batch.close();
+      } catch (Exception e) {
+        throw new IllegalStateException("closing a gpudf batch: " + e.getMessage(), e);
       }
     }
   }

@@ -327,13 +327,9 @@ final class ParquetSplitReader extends scala.runtime.AbstractFunction1<Partition
     }
 
     private void release() {
-      if (current != null) {
-        try (AutoCloseable c = current) {
-          current = null;
-        } catch (Exception e) {
-          throw new IllegalStateException("closing a gpudf scan's batch: " + e.getMessage(), e);
-        }
-      }
+      AutoCloseable c = current;
+      current = null;
+      GpudfExec.closeBatch(c);
     }
 
     @Override
