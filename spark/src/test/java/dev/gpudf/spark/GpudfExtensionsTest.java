@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.List;
-import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
@@ -53,10 +52,7 @@ class GpudfExtensionsTest {
 
   /** The rows of {@code sql} with gpudf's rule on or off, as sorted strings, and whether gpudf ran {@code node}. */
   private static List<String> rows(String sql, boolean gpudf) {
-    spark.conf().set(GpudfOverrides.ENABLED, String.valueOf(gpudf));
-    Dataset<Row> df = spark.sql(sql);
-    List<String> out = df.collectAsList().stream().map(Row::toString).sorted().toList();
-    return out;
+    return LocalSpark.rows(spark, sql, gpudf);
   }
 
   private static String plan(String sql) {

@@ -31,4 +31,10 @@ final class LocalSpark {
         .config("spark.sql.adaptive.enabled", "false")
         .config("spark.sql.autoBroadcastJoinThreshold", "-1");
   }
+
+  /** The rows of {@code sql} in {@code spark} with gpudf's rule on or off, as sorted strings. */
+  static java.util.List<String> rows(SparkSession spark, String sql, boolean gpudf) {
+    spark.conf().set(GpudfOverrides.ENABLED, String.valueOf(gpudf));
+    return spark.sql(sql).collectAsList().stream().map(org.apache.spark.sql.Row::toString).sorted().toList();
+  }
 }

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -56,8 +55,7 @@ class ParquetScanTest {
   }
 
   private static List<String> rows(String sql, boolean gpudf) {
-    spark.conf().set(GpudfOverrides.ENABLED, String.valueOf(gpudf));
-    return spark.sql(sql).collectAsList().stream().map(Row::toString).sorted().toList();
+    return LocalSpark.rows(spark, sql, gpudf);
   }
 
   /** {@code got} equals {@code want}, or a failure naming the row counts and the first row that differs (not all of them). */
@@ -120,6 +118,36 @@ class ParquetScanTest {
     same(rows(sql, false), rows(sql, true));
     assertTrue(GpudfBackend.get().splitsLeftToSpark() > before, "the gzip file's splits went to Spark's reader");
     assertTrue(plan(sql).contains("GpudfParquetScan"), plan(sql));
+  }
+
+  /**
+   * Files Parquet's Java writer wrote with other settings, each cut into several splits: version-2
+   * data pages and delta encodings (every split goes to Spark's reader, by the footer's encodings or
+   * by its first pages; none fails part way through), and no dictionaries (PLAIN strings, which
+   * gpudf decodes).
+   */
+  @Test
+  void filesOfOtherWriterSettings() {
+    String select = "SELECT id, CAST(id % 7 AS INT) AS k, IF(id % 5 = 0, NULL, concat('s', CAST(id % 300 AS STRING))) AS s,"
+        + " CAST(id % 1000 AS DECIMAL(15, 2)) AS m FROM range(0, 120000, 1, 1)";
+    String[][] settings = {{"v2", "parquet.writer.version", "PARQUET_2_0"}, {"plain", "parquet.enable.dictionary", "false"}};
+    for (String[] w : settings) {
+      Path at = dir.resolve(w[0]);
+      spark.sql(select).write().option(w[1], w[2]).option("parquet.block.size", "65536").parquet(at.toString());
+      spark.read().parquet(at.toString()).createOrReplaceTempView(w[0]);
+      String sql = "SELECT k, COUNT(*), SUM(id), MIN(s), MAX(s), SUM(m) FROM " + w[0] + " WHERE id % 3 <> 1 GROUP BY k";
+      assertTrue(spark.sql("SELECT * FROM " + w[0]).rdd().getNumPartitions() >= 3, w[0] + ": splits");
+      long before = GpudfBackend.get().splitsLeftToSpark();
+      same(rows(sql, false), rows(sql, true));
+      same(rows("SELECT * FROM " + w[0], false), rows("SELECT * FROM " + w[0], true));
+      long toSpark = GpudfBackend.get().splitsLeftToSpark() - before;
+      assertTrue(plan(sql).contains("GpudfParquetScan"), plan(sql));
+      if (w[0].equals("v2")) {
+        assertTrue(toSpark > 0, "version-2 pages went to Spark's reader");
+      } else {
+        assertEquals(0, toSpark, "splits of PLAIN strings left to Spark's reader");
+      }
+    }
   }
 
   @Test

@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -162,7 +161,6 @@ class TpchThroughSparkTest {
   }
 
   private static List<String> rows(SparkSession spark, String sql, boolean gpudf) {
-    spark.conf().set(GpudfOverrides.ENABLED, String.valueOf(gpudf));
-    return spark.sql(sql).collectAsList().stream().map(Row::toString).sorted().toList();
+    return LocalSpark.rows(spark, sql, gpudf);
   }
 }
