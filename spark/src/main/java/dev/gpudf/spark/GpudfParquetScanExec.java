@@ -18,7 +18,7 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 /**
  * Spark's scan of Parquet files ({@code FileSourceScanExec}) on gpudf: the same splits Spark planned
  * (files, byte ranges, where they are), each read by {@link ParquetSplitReader}: the columns the
- * query needs, as stored pages straight from the file, decoded on the device (by the decoder's CPU
+ * query needs (and a partitioned table's partition columns, each split's values), as stored pages straight from the file, decoded on the device (by the decoder's CPU
  * twin on the CPU backend) into batches the next gpudf operator takes where they are. Spark's own
  * reader still reads what gpudf's does not take (a split of a file stored otherwise), so an answer
  * never depends on which reader read a split. Spark's pushed-down filters skip the row groups
@@ -40,7 +40,8 @@ public final class GpudfParquetScanExec extends GpudfExec {
 
   /**
    * {@code scan} on gpudf, or a {@link ExprTranslator.Refused} saying why not: it reads another
-   * format, no columns (Spark counts rows from the footers), partition or metadata columns, buckets, columns of a type gpudf's Parquet decoder does
+   * format, no columns (Spark counts rows from the footers), metadata columns, partition columns of
+   * a type gpudf does not take, buckets, columns of a type gpudf's Parquet decoder does
    * not give, files Spark's reader would not give as batches, or files not on the local file
    * system.
    */
@@ -52,10 +53,15 @@ public final class GpudfParquetScanExec extends GpudfExec {
     if (!(relation.fileFormat() instanceof ParquetFileFormat)) {
       throw new ExprTranslator.Refused("it reads " + relation.fileFormat() + " files, not Parquet");
     }
-    if (relation.partitionSchema().nonEmpty()) {
-      throw new ExprTranslator.Refused("its table has partition columns " + relation.partitionSchema().simpleString());
+    for (StructField f : relation.partitionSchema().fields()) {
+      try {
+        ExprTranslator.type(f.dataType());
+      } catch (ExprTranslator.Refused e) {
+        throw new ExprTranslator.Refused("its partition column " + f.name() + ": " + e.getMessage());
+      }
     }
-    if (scan.fileConstantMetadataColumns().nonEmpty() || scan.output().size() != scan.requiredSchema().size()) {
+    if (scan.fileConstantMetadataColumns().nonEmpty()
+        || scan.output().size() != scan.requiredSchema().size() + relation.partitionSchema().size()) {
       throw new ExprTranslator.Refused("it reads file metadata columns");
     }
     if (scan.bucketedScan()) {
@@ -145,7 +151,8 @@ public final class GpudfParquetScanExec extends GpudfExec {
     // dates as stored in files that do not say Spark 3+ wrote them, as Spark reads them in this mode
     boolean datesAsWritten = "CORRECTED".equalsIgnoreCase(SQLConf.get().getConf(SQLConf.PARQUET_REBASE_MODE_IN_READ()));
     ParquetSplitReader read = new ParquetSplitReader(
-        spark.org$apache$spark$sql$execution$datasources$FileScanRDD$$readFunction, scan.requiredSchema(), nodeName(),
+        spark.org$apache$spark$sql$execution$datasources$FileScanRDD$$readFunction, scan.requiredSchema(),
+        scan.relation().partitionSchema(), nodeName(),
         batchRows(), datesAsWritten, new RowGroupSkipping(list(scan.pushedDownFilters()), names(scan)), opMetrics());
     RDD<InternalRow> rows = new FileScanRDD(scan.relation().sparkSession(), read, spark.filePartitions(), spark.readSchema(),
         spark.metadataColumns(), spark.org$apache$spark$sql$execution$datasources$FileScanRDD$$metadataExtractors,

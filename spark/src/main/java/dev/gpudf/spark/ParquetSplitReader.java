@@ -48,6 +48,7 @@ final class ParquetSplitReader extends scala.runtime.AbstractFunction1<Partition
 
   private final Function1<PartitionedFile, Iterator<InternalRow>> spark;
   private final org.apache.spark.sql.types.StructType schema;
+  private final org.apache.spark.sql.types.StructType partitions;
   private final List<String> names;
   // gpudf's types are not serializable: made from the schema on the executor
   private transient List<DataType> types;
@@ -58,7 +59,8 @@ final class ParquetSplitReader extends scala.runtime.AbstractFunction1<Partition
   private final OpMetrics metrics;
 
   /**
-   * Reads the columns of {@code schema} (by their names) of each split as operator {@code name} with
+   * Reads the columns of {@code schema} (by their names) of each split, then a table's partition
+   * columns {@code partitions} (each split's values, as Spark's reader appends them), as operator {@code name} with
    * {@code metrics}, at most {@code batchRows} rows a batch; {@code spark} reads the splits it does
    * not take. {@code datesAsWritten}: the session reads the dates of a file that does not say it
    * was written by Spark 3 or later as they are stored (Spark's rebase mode CORRECTED); otherwise
@@ -66,8 +68,10 @@ final class ParquetSplitReader extends scala.runtime.AbstractFunction1<Partition
    * Row groups whose statistics prove that no row passes {@code skipping} are not read.
    */
   ParquetSplitReader(Function1<PartitionedFile, Iterator<InternalRow>> spark, org.apache.spark.sql.types.StructType schema,
-      String name, int batchRows, boolean datesAsWritten, RowGroupSkipping skipping, OpMetrics metrics) {
+      org.apache.spark.sql.types.StructType partitions, String name, int batchRows, boolean datesAsWritten,
+      RowGroupSkipping skipping, OpMetrics metrics) {
     this.spark = spark;
+    this.partitions = partitions;
     this.skipping = skipping;
     this.schema = schema;
     List<String> n = new ArrayList<>();
@@ -255,7 +259,7 @@ final class ParquetSplitReader extends scala.runtime.AbstractFunction1<Partition
         rows += groups.rows(g);
       }
       try {
-        return decode(chunks, rows);
+        return decode(chunks, rows, file.partitionValues());
       } finally {
         chunks.forEach(ParquetDecode.Chunk::close);
       }
@@ -265,28 +269,32 @@ final class ParquetSplitReader extends scala.runtime.AbstractFunction1<Partition
      * {@code chunks}, {@code rows} rows, decoded into the next batch on the task's backend; on the
      * GPU, by the decoder's CPU twin where the device has no memory for them (with a log line).
      */
-    private ColumnarBatch decode(List<ParquetDecode.Chunk> chunks, int rows) {
+    private ColumnarBatch decode(List<ParquetDecode.Chunk> chunks, int rows, InternalRow partitionValues) {
       long t0 = System.nanoTime();
       metrics.ranOn();
       try {
         if (exec.hasGpu()) {
           try {
-            return onDevice(chunks, rows);
+            return onDevice(chunks, rows, partitionValues);
           } catch (dev.gpudf.columnar.error.GpuOutOfMemoryException e) {
             LOG.warn("{} rows of {} are decoded on the CPU: {}", rows, file, e.getMessage());
             GpudfBackend.get().ranOnHost();
           }
         }
-        return onHost(chunks, rows);
+        return onHost(chunks, rows, partitionValues);
       } finally {
         metrics.spent(OpMetrics.Phase.OPERATION, t0);
       }
     }
 
-    private ColumnarBatch onDevice(List<ParquetDecode.Chunk> chunks, int rows) {
+    private ColumnarBatch onDevice(List<ParquetDecode.Chunk> chunks, int rows, InternalRow partitionValues) {
       metrics.copiedToDevice(chunks.stream().mapToLong(ParquetDecode.Chunk::storedBytes).sum());
-      List<DeviceColumn> columns = GpudfBackend.get().inTurn(() -> ParquetDecode.decode(exec, chunks));
-      DeviceTable table = new DeviceTable(exec.gpu(), columnNames(), columns, rows);
+      DeviceTable table = GpudfBackend.get().inTurn(() -> {
+        List<DeviceColumn> columns = ParquetDecode.decode(exec, chunks);
+        try (DeviceTable decoded = new DeviceTable(exec.gpu(), columnNames(chunks.size()), columns, rows)) {
+          return (DeviceTable) withPartitionValues(decoded, partitionValues);
+        }
+      });
       try {
         exec.stream().synchronize();
         DeviceBatch out = new DeviceBatch(table, exec, metrics);
@@ -298,7 +306,7 @@ final class ParquetSplitReader extends scala.runtime.AbstractFunction1<Partition
       }
     }
 
-    private ColumnarBatch onHost(List<ParquetDecode.Chunk> chunks, int rows) {
+    private ColumnarBatch onHost(List<ParquetDecode.Chunk> chunks, int rows, InternalRow partitionValues) {
       List<FieldVector> vectors = new ArrayList<>();
       try {
         for (int c = 0; c < chunks.size(); c++) {
@@ -310,7 +318,8 @@ final class ParquetSplitReader extends scala.runtime.AbstractFunction1<Partition
       }
       try (VectorSchemaRoot root = new VectorSchemaRoot(vectors)) {
         root.setRowCount(rows);
-        try (HostTable table = HostTable.fromArrow(root)) {
+        try (HostTable decoded = HostTable.fromArrow(root); Exec cpu = exec.hasGpu() ? Exec.onCpu(exec.allocator()) : null;
+            HostTable table = (HostTable) withPartitionValues(decoded, partitionValues, cpu != null ? cpu : exec)) {
           SparkArrow.Output out = SparkArrow.toSpark(table, exec.allocator());
           current = out;
           return out.batch();
@@ -318,12 +327,47 @@ final class ParquetSplitReader extends scala.runtime.AbstractFunction1<Partition
       }
     }
 
-    private List<String> columnNames() {
+    private static List<String> columnNames(int n) {
       List<String> out = new ArrayList<>();
-      for (int c = 0; c < names.size(); c++) {
+      for (int c = 0; c < n; c++) {
         out.add("c" + c);
       }
       return out;
+    }
+
+    private dev.gpudf.columnar.Table<?> withPartitionValues(dev.gpudf.columnar.Table<?> decoded, InternalRow values) {
+      return withPartitionValues(decoded, values, exec);
+    }
+
+    /**
+     * {@code decoded}'s columns, then one column a partition column holding this split's value in
+     * every row, on {@code on}'s backend; a new table the caller closes ({@code decoded} itself,
+     * retained, for a table with no partition columns).
+     */
+    private dev.gpudf.columnar.Table<?> withPartitionValues(dev.gpudf.columnar.Table<?> decoded, InternalRow values, Exec on) {
+      if (partitions.isEmpty()) {
+        decoded.retain();
+        return decoded;
+      }
+      List<dev.gpudf.columnar.Column> columns = new ArrayList<>();
+      try {
+        for (int c = 0; c < decoded.columnCount(); c++) {
+          dev.gpudf.columnar.Column shared = decoded.column(c);
+          shared.retain();
+          columns.add(shared);
+        }
+        org.apache.spark.sql.types.StructField[] fields = partitions.fields();
+        for (int p = 0; p < fields.length; p++) {
+          org.apache.spark.sql.types.DataType t = fields[p].dataType();
+          org.apache.spark.sql.catalyst.expressions.Literal value = new org.apache.spark.sql.catalyst.expressions.Literal(
+              values.isNullAt(p) ? null : values.get(p, t), t);
+          columns.add(dev.gpudf.kernels.TableOps.evaluate(on, decoded, ExprTranslator.translate(value, List.of())));
+        }
+      } catch (RuntimeException e) {
+        columns.forEach(dev.gpudf.columnar.Column::close);
+        throw e;
+      }
+      return dev.gpudf.kernels.TableOps.table(on, decoded, columnNames(columns.size()), columns, decoded.rowCount());
     }
 
     private void release() {

@@ -150,6 +150,27 @@ class ParquetScanTest {
     }
   }
 
+  /**
+   * A partitioned table (Hive's directories, {@code p=1/q=x/}, a NULL partition value among them):
+   * each split's rows get its partition values, as Spark's reader gives them; filters on partition
+   * columns prune directories (Spark's), on data columns skip row groups.
+   */
+  @Test
+  void partitionColumnsHoldEachSplitsValues() {
+    Path parted = dir.resolve("parted");
+    spark.sql("SELECT id, CAST(id % 11 AS INT) AS k, concat('v', CAST(id % 13 AS STRING)) AS s, CAST(id % 3 AS INT) AS p,"
+        + " CASE WHEN id % 4 = 0 THEN NULL ELSE concat('é', CAST(id % 4 AS STRING)) END AS q,"
+        + " date_add(DATE '2020-01-01', CAST(id % 2 AS INT)) AS day FROM range(0, 60000, 1, 2)")
+        .write().partitionBy("p", "q", "day").parquet(parted.toString());
+    spark.read().parquet(parted.toString()).createOrReplaceTempView("parted");
+    for (String sql : List.of("SELECT * FROM parted", "SELECT p, q, day, COUNT(*), SUM(id), MAX(s) FROM parted GROUP BY p, q, day",
+        "SELECT id, q FROM parted WHERE p = 1 AND q IS NULL AND id < 30000",
+        "SELECT s, p FROM parted WHERE q = 'é2' OR day = DATE '2020-01-02'")) {
+      same(rows(sql, false), rows(sql, true));
+      assertTrue(plan(sql).contains("GpudfParquetScan"), sql + ": " + plan(sql));
+    }
+  }
+
   @Test
   void typesTheDecoderDoesNotGiveLeaveTheScanToSpark() {
     Path wide = dir.resolve("wide");
