@@ -223,7 +223,8 @@ if [ "$what" = spark ]; then
   rc=0
   # (SPARK_TEST=0 skips the test: a benchmark run only)
   if [ "${SPARK_TEST:-1}" = 1 ]; then
-    bash .gpu-bundle/run org.junit.platform.console.ConsoleLauncher execute --select-class dev.gpudf.spark.GpuTpchThroughSparkTest \
+    # (SPARK_TEST_SELECT picks other tests: "--select-method dev.gpudf.spark.GpuTpchThroughSparkTest#parquetScansOnTheDevice")
+    bash .gpu-bundle/run org.junit.platform.console.ConsoleLauncher execute ${SPARK_TEST_SELECT:---select-class dev.gpudf.spark.GpuTpchThroughSparkTest} \
       --disable-banner --details=tree > "$OUT/spark-gpu-test.log" 2>&1
     rc=$?
     grep -E "through Spark|tests (successful|failed|skipped)|went to the device|Exception|expected" "$OUT/spark-gpu-test.log" | head -40

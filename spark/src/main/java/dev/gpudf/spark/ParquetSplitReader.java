@@ -129,10 +129,15 @@ final class ParquetSplitReader extends scala.runtime.AbstractFunction1<Partition
     if (uri.getScheme() != null && !uri.getScheme().equals("file")) {
       return null;
     }
+    // the decoded path: Spark's URIs may hold characters past ASCII as they are (a partition
+    // directory q=é1), which a file system's URI reader refuses
+    if (uri.getAuthority() != null && !uri.getAuthority().isEmpty() || uri.getPath() == null) {
+      return null;
+    }
     Path path;
     try {
-      path = Path.of(uri.getScheme() == null ? new java.net.URI("file", null, uri.getPath(), null) : uri);
-    } catch (java.net.URISyntaxException | IllegalArgumentException | java.nio.file.FileSystemNotFoundException e) {
+      path = Path.of(uri.getPath());
+    } catch (java.nio.file.InvalidPathException e) {
       return null;
     }
     ParquetRowGroups groups = ParquetRowGroups.open(path, names, types);

@@ -54,6 +54,48 @@ class GpuTpchThroughSparkTest {
   }
 
   /**
+   * gpudf's Parquet scan on the device: a partitioned table (int, string and date partition columns,
+   * a NULL value among them) in small row groups, read in 64 KB splits that cut its files: every
+   * row, its partition values, aggregates over it and filters that skip row groups answer as Spark
+   * alone; the decoded batches went to the device, and no split was left to Spark's reader.
+   */
+  @Test
+  void parquetScansOnTheDevice() {
+    Path parted = dir.resolve("parted");
+    spark.sql("SELECT id, CAST(id % 11 AS INT) AS k, IF(id % 9 = 0, NULL, concat('v', CAST(id % 13 AS STRING))) AS s,"
+        + " CAST(id % 1000 AS DECIMAL(15, 2)) AS m, CAST(id % 3 AS INT) AS p,"
+        + " CASE WHEN id % 4 = 0 THEN NULL ELSE concat('é', CAST(id % 4 AS STRING)) END AS q,"
+        + " date_add(DATE '2020-01-01', CAST(id % 2 AS INT)) AS day FROM range(0, 200000, 1, 2)")
+        .write().option("parquet.block.size", "32768").partitionBy("p", "q", "day").parquet(parted.toString());
+    spark.read().parquet(parted.toString()).createOrReplaceTempView("parted");
+    spark.conf().set("spark.sql.files.maxPartitionBytes", "65536");
+    spark.conf().set("spark.sql.files.openCostInBytes", "0");
+    long toSpark = GpudfBackend.get().splitsLeftToSpark();
+    long before = GpudfBackend.get().deviceBatches();
+    long skipped = GpudfBackend.get().rowGroupsSkipped();
+    try {
+      for (String sql : java.util.List.of("SELECT * FROM parted",
+          "SELECT p, q, day, COUNT(*), SUM(id), MAX(s), SUM(m) FROM parted GROUP BY p, q, day",
+          "SELECT id, q, s FROM parted WHERE p = 1 AND q IS NULL AND id BETWEEN 1000 AND 1200",
+          "SELECT k, COUNT(*) FROM parted WHERE id >= 150000 OR id < 10 GROUP BY k")) {
+        spark.conf().set(GpudfOverrides.ENABLED, "false");
+        java.util.List<String> want = rows(sql);
+        spark.conf().set(GpudfOverrides.ENABLED, "true");
+        assertEquals(want, rows(sql), sql);
+        assertTrue(spark.sql(sql).queryExecution().executedPlan().toString().contains("GpudfParquetScan"), sql);
+      }
+    } finally {
+      spark.conf().unset("spark.sql.files.maxPartitionBytes");
+      spark.conf().unset("spark.sql.files.openCostInBytes");
+    }
+    assertEquals(toSpark, GpudfBackend.get().splitsLeftToSpark(), "splits left to Spark's reader");
+    assertTrue(GpudfBackend.get().deviceBatches() > before, "the scans' batches went to the device");
+    assertTrue(GpudfBackend.get().rowGroupsSkipped() > skipped, "row groups skipped");
+    System.out.println("gpudf's Parquet scan on the device: " + (GpudfBackend.get().deviceBatches() - before)
+        + " batches went to the device, " + (GpudfBackend.get().rowGroupsSkipped() - skipped) + " row groups skipped");
+  }
+
+  /**
    * A batch the device has no memory for (the pool's injected failure, at several points of q1's
    * and q6's work: uploads, kernels' buffers, results; and of q3's and q14's shuffled joins: a build
    * side's upload, a probe) runs on the CPU: the answer is Spark's, and the batch is counted.

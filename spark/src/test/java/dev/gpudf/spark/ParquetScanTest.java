@@ -166,7 +166,9 @@ class ParquetScanTest {
     for (String sql : List.of("SELECT * FROM parted", "SELECT p, q, day, COUNT(*), SUM(id), MAX(s) FROM parted GROUP BY p, q, day",
         "SELECT id, q FROM parted WHERE p = 1 AND q IS NULL AND id < 30000",
         "SELECT s, p FROM parted WHERE q = 'é2' OR day = DATE '2020-01-02'")) {
+      long before = GpudfBackend.get().splitsLeftToSpark();
       same(rows(sql, false), rows(sql, true));
+      assertEquals(before, GpudfBackend.get().splitsLeftToSpark(), sql + ": splits left to Spark's reader");
       assertTrue(plan(sql).contains("GpudfParquetScan"), sql + ": " + plan(sql));
     }
   }
