@@ -62,9 +62,9 @@ final class ParquetSplitReader extends scala.runtime.AbstractFunction1<Partition
    * Reads the columns of {@code schema} (by their names) of each split, then a table's partition
    * columns {@code partitions} (each split's values, as Spark's reader appends them), as operator {@code name} with
    * {@code metrics}, at most {@code batchRows} rows a batch; {@code spark} reads the splits it does
-   * not take. {@code datesAsWritten}: the session reads the dates of a file that does not say it
-   * was written by Spark 3 or later as they are stored (Spark's rebase mode CORRECTED); otherwise
-   * such a file's dates, which Spark would rebase from the hybrid calendar or check, go to Spark.
+   * not take. {@code datesAsWritten}: the session reads the dates of a file that names no Spark
+   * version as they are stored (Spark's rebase mode CORRECTED); a file whose dates Spark would
+   * rebase from the hybrid calendar or check goes to Spark's reader.
    * Row groups whose statistics prove that no row passes {@code skipping} are not read.
    */
   ParquetSplitReader(Function1<PartitionedFile, Iterator<InternalRow>> spark, org.apache.spark.sql.types.StructType schema,
@@ -143,16 +143,29 @@ final class ParquetSplitReader extends scala.runtime.AbstractFunction1<Partition
     ParquetRowGroups groups = ParquetRowGroups.open(path, names, types);
     // a file that changed since Spark listed it is Spark's reader's to report
     if (groups == null || groups.fileSize() != file.fileSize() || (types.stream().anyMatch(t -> t.id() == TypeId.DATE)
-        && !datesAsWritten && !writtenBySpark3(groups))) {
+        && !datesAsStored(groups))) {
       return null;
     }
     return groups;
   }
 
-  /** Whether Spark 3 or later wrote the file, in the proleptic Gregorian calendar (which gpudf's dates are in). */
-  private static boolean writtenBySpark3(ParquetRowGroups groups) {
+  /**
+   * Whether Spark reads the file's dates as stored (the proleptic Gregorian calendar, gpudf's), as
+   * Spark decides it: by the Spark version that wrote the file where the footer names one (3 or
+   * later, without the hybrid-calendar key), else by the session's rebase mode.
+   */
+  private boolean datesAsStored(ParquetRowGroups groups) {
     String version = groups.keyValue(SPARK_VERSION_KEY);
-    return version != null && version.compareTo("3.0.0") >= 0 && groups.keyValue(LEGACY_DATES_KEY) == null;
+    if (version == null) {
+      return datesAsWritten;
+    }
+    int major;
+    try {
+      major = Integer.parseInt(version.split("\\.", 2)[0].trim());
+    } catch (NumberFormatException e) {
+      return false;
+    }
+    return major >= 3 && groups.keyValue(LEGACY_DATES_KEY) == null;
   }
 
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ParquetSplitReader.class);

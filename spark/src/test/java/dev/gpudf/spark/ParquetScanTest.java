@@ -173,6 +173,45 @@ class ParquetScanTest {
     }
   }
 
+  /**
+   * Dates Spark would rebase from the hybrid Julian calendar (a file whose footer says Spark 2.4 wrote
+   * it, or Spark 3 in its legacy mode) go to Spark's reader: dates before 1582 differ between the two
+   * calendars, so reading them as stored would answer otherwise than Spark. A file Spark 3+ wrote
+   * in the modern calendar is gpudf's.
+   */
+  @Test
+  void datesSparkWouldRebaseGoToItsReader() throws Exception {
+    org.apache.parquet.schema.MessageType schema = org.apache.parquet.schema.MessageTypeParser.parseMessageType(
+        "message m { required int64 id; optional int32 d (DATE); }");
+    String[][] footers = {{"2.4.8", null, "yes"}, {"3.5.1", "", "yes"}, {"4.0.1", null, "no"}};
+    for (int w = 0; w < footers.length; w++) {
+      Path table = dir.resolve("dates" + w);
+      Files.createDirectories(table);
+      java.util.Map<String, String> meta = new java.util.HashMap<>();
+      meta.put("org.apache.spark.version", footers[w][0]);
+      if (footers[w][1] != null) {
+        meta.put("org.apache.spark.legacyDateTime", footers[w][1]);
+      }
+      org.apache.parquet.example.data.simple.SimpleGroupFactory rows =
+          new org.apache.parquet.example.data.simple.SimpleGroupFactory(schema);
+      try (org.apache.parquet.hadoop.ParquetWriter<org.apache.parquet.example.data.Group> out =
+          org.apache.parquet.hadoop.example.ExampleParquetWriter.builder(
+              new org.apache.hadoop.fs.Path(table.resolve("part-0.parquet").toUri()))
+              .withType(schema).withExtraMetaData(meta).build()) {
+        for (int i = 0; i < 1000; i++) {
+          // from about the year 600 on, across 1582
+          out.write(rows.newGroup().append("id", (long) i).append("d", -500_000 + i * 400));
+        }
+      }
+      spark.read().parquet(table.toString()).createOrReplaceTempView("dates" + w);
+      String sql = "SELECT id, d, year(d) FROM dates" + w;
+      long before = GpudfBackend.get().splitsLeftToSpark();
+      same(rows(sql, false), rows(sql, true));
+      assertEquals(footers[w][2].equals("yes"), GpudfBackend.get().splitsLeftToSpark() > before,
+          "Spark " + footers[w][0] + (footers[w][1] != null ? " (legacy dates)" : "") + ": left to Spark's reader");
+    }
+  }
+
   @Test
   void typesTheDecoderDoesNotGiveLeaveTheScanToSpark() {
     Path wide = dir.resolve("wide");
