@@ -196,6 +196,9 @@ public final class ParquetFooter {
    * file is read by another reader whole ({@link ParquetRowGroups}).
    */
   private static long midpoint(org.apache.parquet.format.RowGroup g) {
+    if (g.getColumnsSize() == 0) {
+      return Long.MIN_VALUE;
+    }
     ColumnChunk first = g.getColumns().get(0);
     if (!first.isSetMeta_data()) {
       return Long.MIN_VALUE;

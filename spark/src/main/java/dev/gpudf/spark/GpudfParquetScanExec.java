@@ -74,7 +74,7 @@ public final class GpudfParquetScanExec extends GpudfExec {
     if (scan.requiredSchema().isEmpty()) {
       throw new ExprTranslator.Refused("it reads no columns (a count of rows)");
     }
-    types(scan);
+    checkTypes(scan);
     for (org.apache.hadoop.fs.Path root : GpudfUnaryExec.list(relation.location().rootPaths())) {
       String scheme = root.toUri().getScheme();
       if (scheme != null && !scheme.equals("file")) {
@@ -84,18 +84,15 @@ public final class GpudfParquetScanExec extends GpudfExec {
     return new GpudfParquetScanExec(scan);
   }
 
-  /** The gpudf types of the columns {@code scan} reads, or a {@link ExprTranslator.Refused}. */
-  private static List<DataType> types(FileSourceScanExec scan) {
-    List<DataType> out = new ArrayList<>();
+  /** A {@link ExprTranslator.Refused} unless gpudf's decoder gives every column {@code scan} reads. */
+  private static void checkTypes(FileSourceScanExec scan) {
     for (StructField f : scan.requiredSchema().fields()) {
       DataType t = ExprTranslator.type(f.dataType());
       if (!ParquetDecode.decodes(t, 4) && !ParquetDecode.decodes(t, 8) && !ParquetDecode.decodes(t, ParquetDecode.BYTE_ARRAY)) {
         throw new ExprTranslator.Refused("its column " + f.name() + " is of type " + f.dataType().simpleString()
             + ", which gpudf's Parquet decoder does not give");
       }
-      out.add(t);
     }
-    return out;
   }
 
   private static List<String> names(FileSourceScanExec scan) {

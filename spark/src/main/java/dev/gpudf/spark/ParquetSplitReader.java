@@ -231,7 +231,7 @@ final class ParquetSplitReader extends scala.runtime.AbstractFunction1<Partition
         for (int c = 0; c < names.size(); c++) {
           ParquetDecode.Chunk chunk = groups.readEncoded(run[0], run[1], c, exec.allocator());
           if (chunk == null) {
-            chunks.forEach(ParquetDecode.Chunk::close);
+            // (the columns read so far are closed below)
             return null;
           }
           chunks.add(chunk);
@@ -306,13 +306,20 @@ final class ParquetSplitReader extends scala.runtime.AbstractFunction1<Partition
     }
 
     private ColumnarBatch onDevice(List<ParquetDecode.Chunk> chunks, int rows, InternalRow partitionValues) {
-      metrics.copiedToDevice(chunks.stream().mapToLong(ParquetDecode.Chunk::storedBytes).sum());
       DeviceTable table = GpudfBackend.get().inTurn(() -> {
         List<DeviceColumn> columns = ParquetDecode.decode(exec, chunks);
-        try (DeviceTable decoded = new DeviceTable(exec.gpu(), columnNames(chunks.size()), columns, rows)) {
-          return (DeviceTable) withPartitionValues(decoded, partitionValues);
+        DeviceTable decoded;
+        try {
+          decoded = new DeviceTable(exec.gpu(), columnNames(chunks.size()), columns, rows);
+        } catch (RuntimeException e) {
+          columns.forEach(DeviceColumn::close);
+          throw e;
+        }
+        try (decoded) {
+          return (DeviceTable) withPartitionValues(decoded, partitionValues, exec);
         }
       });
+      metrics.copiedToDevice(chunks.stream().mapToLong(ParquetDecode.Chunk::storedBytes).sum());
       try {
         exec.stream().synchronize();
         DeviceBatch out = new DeviceBatch(table, exec, metrics);
@@ -351,10 +358,6 @@ final class ParquetSplitReader extends scala.runtime.AbstractFunction1<Partition
         out.add("c" + c);
       }
       return out;
-    }
-
-    private dev.gpudf.columnar.Table<?> withPartitionValues(dev.gpudf.columnar.Table<?> decoded, InternalRow values) {
-      return withPartitionValues(decoded, values, exec);
     }
 
     /**
