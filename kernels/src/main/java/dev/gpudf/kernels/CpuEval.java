@@ -67,6 +67,14 @@ final class CpuEval {
           boolean[] isNull = regs.nul[res];
           int[] error = regs.err[res];
           int[] length = regs.len[res];
+          if (regs.clean(res)) {
+            // nulls[] starts all false
+            System.arraycopy(v, 0, values, from, m);
+            if (lengths != null) {
+              System.arraycopy(length, 0, lengths, from, m);
+            }
+            continue;
+          }
           for (int i = 0; i < m; i++) {
             if (error[i] != 0) {
               first = Math.min(first, ((long) (from + i) << 8) | error[i]);

@@ -8,7 +8,6 @@ import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.TypeId;
 import dev.gpudf.columnar.error.UserException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.stream.IntStream;
 import org.apache.arrow.memory.ArrowBuf;
@@ -37,6 +36,7 @@ final class CpuGather {
 
   private static HostTable gather(BufferAllocator allocator, HostTable table, int[] map, boolean nullRows) {
     int srcRows = table.rowCount();
+    boolean holes = holes(map);
     boolean bad = IntStream.range(0, map.length).parallel().anyMatch(i -> map[i] >= srcRows || (!nullRows && map[i] < 0));
     if (bad) {
       throw new UserException("gather map holds an index outside [0, " + srcRows + ")");
@@ -44,7 +44,7 @@ final class CpuGather {
     List<HostColumn> out = new ArrayList<>();
     try {
       for (int i = 0; i < table.columnCount(); i++) {
-        out.add(column(allocator, table.names().get(i), table.column(i), map));
+        out.add(column(allocator, table.names().get(i), table.column(i), map, holes));
       }
     } catch (RuntimeException e) {
       out.forEach(HostColumn::close);
@@ -55,12 +55,25 @@ final class CpuGather {
 
   /** Column {@code src} gathered by {@code map}; a negative index yields NULL. */
   static HostColumn column(BufferAllocator allocator, String name, HostColumn src, int[] map) {
+    return column(allocator, name, src, map, holes(map));
+  }
+
+  /** Whether {@code map} holds a negative index (a NULL row); a loop, once for all of a table's columns. */
+  private static boolean holes(int[] map) {
+    for (int r : map) {
+      if (r < 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static HostColumn column(BufferAllocator allocator, String name, HostColumn src, int[] map, boolean holes) {
     FieldVector v = src.vector();
     int n = map.length;
     List<ArrowBuf> bufs = new ArrayList<>(3);
     try {
       int nulls = 0;
-      boolean holes = Arrays.stream(map).anyMatch(r -> r < 0);
       if (src.nullCount() > 0 || holes) {
         ArrowBuf validity = bits(allocator, src.nullCount() > 0 ? v.getValidityBuffer() : null, map);
         bufs.add(validity);
@@ -92,13 +105,17 @@ final class CpuGather {
         long sc = v.getDataBuffer().memoryAddress();
         long dc = chars.memoryAddress();
         parallelChunks(n, (from, to) -> {
-          for (int i = from; i < to; i++) {
+          for (int i = from; i < to;) {
             if (map[i] < 0) {
+              i++;
               continue;
             }
+            // a run of consecutive source rows is one run of bytes
+            int run = run(map, i, to);
             int s = MemoryUtil.getInt(so + 4L * map[i]);
-            int len = MemoryUtil.getInt(so + 4L * map[i] + 4) - s;
-            MemoryUtil.copyMemory(sc + s, dc + MemoryUtil.getInt(oa + 4L * i), len);
+            int len = MemoryUtil.getInt(so + 4L * (map[i] + run)) - s;
+            copy(sc + s, dc + MemoryUtil.getInt(oa + 4L * i), len);
+            i += run;
           }
         });
       } else {
@@ -108,25 +125,63 @@ final class CpuGather {
         long s = v.getDataBuffer().memoryAddress();
         long d = data.memoryAddress();
         parallelChunks(n, (from, to) -> {
-          for (int i = from; i < to; i++) {
+          for (int i = from; i < to;) {
             if (map[i] < 0) {
+              i++;
               continue;
             }
+            int run = run(map, i, to);
             long a = s + (long) map[i] * w;
             long b = d + (long) i * w;
-            switch (w) {
-              case 1 -> MemoryUtil.putByte(b, MemoryUtil.getByte(a));
-              case 2 -> MemoryUtil.putShort(b, MemoryUtil.getShort(a));
-              case 4 -> MemoryUtil.putInt(b, MemoryUtil.getInt(a));
-              case 8 -> MemoryUtil.putLong(b, MemoryUtil.getLong(a));
-              default -> MemoryUtil.copyMemory(a, b, w);
+            if (run > 1) {
+              copy(a, b, (long) run * w);
+            } else {
+              switch (w) {
+                case 1 -> MemoryUtil.putByte(b, MemoryUtil.getByte(a));
+                case 2 -> MemoryUtil.putShort(b, MemoryUtil.getShort(a));
+                case 4 -> MemoryUtil.putInt(b, MemoryUtil.getInt(a));
+                case 8 -> MemoryUtil.putLong(b, MemoryUtil.getLong(a));
+                case 16 -> {
+                  MemoryUtil.putLong(b, MemoryUtil.getLong(a));
+                  MemoryUtil.putLong(b + 8, MemoryUtil.getLong(a + 8));
+                }
+                default -> MemoryUtil.copyMemory(a, b, w);
+              }
             }
+            i += run;
           }
         });
       }
       return new HostColumn(load(allocator, name, src.type(), n, nulls, bufs));
     } finally {
       bufs.forEach(ArrowBuf::close);
+    }
+  }
+
+  /**
+   * Rows {@code i}, {@code i + 1} ... (before {@code to}) whose sources follow {@code map[i]} one
+   * by one: a filter that keeps most rows maps long runs, copied whole instead of row by row.
+   */
+  private static int run(int[] map, int i, int to) {
+    int run = 1;
+    while (i + run < to && map[i + run] == map[i] + run) {
+      run++;
+    }
+    return run;
+  }
+
+  /** {@code bytes} bytes from {@code a} to {@code b}: short ones (a string of a few characters) without a call to the copy stub. */
+  private static void copy(long a, long b, long bytes) {
+    if (bytes > 32) {
+      MemoryUtil.copyMemory(a, b, bytes);
+      return;
+    }
+    long k = 0;
+    for (; k + 8 <= bytes; k += 8) {
+      MemoryUtil.putLong(b + k, MemoryUtil.getLong(a + k));
+    }
+    for (; k < bytes; k++) {
+      MemoryUtil.putByte(b + k, MemoryUtil.getByte(a + k));
     }
   }
 

@@ -4,13 +4,13 @@ import dev.gpudf.columnar.Column;
 import dev.gpudf.columnar.DataType;
 import dev.gpudf.columnar.DeviceColumn;
 import dev.gpudf.columnar.DeviceTable;
-import dev.gpudf.columnar.HostBitmaps;
 import dev.gpudf.columnar.HostColumn;
 import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.Table;
 import dev.gpudf.columnar.cuda.DeviceBuffer;
 import dev.gpudf.columnar.error.UserException;
 import java.util.stream.IntStream;
+import org.apache.arrow.memory.util.MemoryUtil;
 
 /**
  * Stream compaction: the rows of a table where a BOOL mask is true (null counts as false), all
@@ -70,18 +70,23 @@ public final class Filter {
     return CpuGather.table(exec.allocator(), table, keptRows(mask));
   }
 
-  /** Ids of the rows a BOOL host column keeps, in order: counted, then written, in parallel chunks. */
+  /**
+   * Ids of the rows a BOOL host column keeps, in order: counted, then written, in parallel chunks,
+   * a word of 64 rows at a time (a row's mask bit and its validity bit, anded).
+   */
   static int[] keptRows(HostColumn mask) {
     int n = mask.rowCount();
     long data = mask.vector().getDataBuffer().memoryAddress();
     long validity = mask.nullCount() > 0 ? mask.vector().getValidityBuffer().memoryAddress() : 0;
+    // a multiple of 64: no word is split between chunks
     int chunk = 1 << 16;
     int chunks = (n + chunk - 1) / chunk;
     int[] counts = new int[chunks + 1];
     IntStream.range(0, chunks).parallel().forEach(c -> {
       int k = 0;
-      for (int i = c * chunk; i < Math.min(n, (c + 1) * chunk); i++) {
-        k += keep(data, validity, i) ? 1 : 0;
+      int end = Math.min(n, (c + 1) * chunk);
+      for (int w = c * chunk; w < end; w += 64) {
+        k += Long.bitCount(keptWord(data, validity, w, end));
       }
       counts[c + 1] = k;
     });
@@ -91,17 +96,33 @@ public final class Filter {
     int[] rows = new int[counts[chunks]];
     IntStream.range(0, chunks).parallel().forEach(c -> {
       int at = counts[c];
-      for (int i = c * chunk; i < Math.min(n, (c + 1) * chunk); i++) {
-        if (keep(data, validity, i)) {
-          rows[at++] = i;
+      int end = Math.min(n, (c + 1) * chunk);
+      for (int w = c * chunk; w < end; w += 64) {
+        for (long bits = keptWord(data, validity, w, end); bits != 0; bits &= bits - 1) {
+          rows[at++] = w + Long.numberOfTrailingZeros(bits);
         }
       }
     });
     return rows;
   }
 
-  private static boolean keep(long data, long validity, long i) {
-    return HostBitmaps.isSet(data, i) && (validity == 0 || HostBitmaps.isSet(validity, i));
+  /**
+   * The kept bits of rows {@code w} .. {@code w + 63} ({@code w} a multiple of 64), none at or past
+   * {@code end}. The last word is read a byte at a time: a bitmap may end there (one from a file
+   * holds the bytes its rows need, no more).
+   */
+  private static long keptWord(long data, long validity, int w, int end) {
+    if (end - w >= 64) {
+      long bits = MemoryUtil.getLong(data + w / 8);
+      return validity == 0 ? bits : bits & MemoryUtil.getLong(validity + w / 8);
+    }
+    long bits = 0;
+    for (int b = 0; b < (end - w + 7) / 8; b++) {
+      long v = validity == 0 ? 0xFF : MemoryUtil.getByte(validity + w / 8 + b) & 0xFF;
+      bits |= ((MemoryUtil.getByte(data + w / 8 + b) & 0xFF) & v) << (8 * b);
+    }
+    // the last byte's bits past the rows may hold anything
+    return bits & ((1L << (end - w)) - 1);
   }
 
   private static void check(Table<?> table, Column mask) {

@@ -50,12 +50,22 @@ class TableOpsTest {
     SplittableRandom r = new SplittableRandom(seed);
     for (int i = 0; i < rows; i++) {
       if (withNulls && i % 5 == 0) {
-        m.setNull(i);
+        // a NULL over a true value: kept by nothing that reads the value bits alone
+        m.set(i, 1);
+        org.apache.arrow.vector.BitVectorHelper.unsetBit(m.getValidityBuffer(), i);
       } else {
         m.set(i, r.nextBoolean() ? 1 : 0);
       }
     }
     m.setValueCount(rows);
+    // set bits past the last row, in both buffers: no row past the mask's is kept
+    for (long b = (rows + 7) / 8; b < m.getDataBuffer().capacity(); b++) {
+      m.getDataBuffer().setByte(b, 0xFF);
+    }
+    if (rows % 8 != 0) {
+      m.getDataBuffer().setByte(rows / 8, m.getDataBuffer().getByte(rows / 8) | (0xFF << (rows % 8)));
+      m.getValidityBuffer().setByte(rows / 8, m.getValidityBuffer().getByte(rows / 8) | (0xFF << (rows % 8)));
+    }
     VectorSchemaRoot root = new VectorSchemaRoot(List.<FieldVector>of(m));
     root.setRowCount(rows);
     return root;
