@@ -177,6 +177,23 @@ final class CpuReduce {
       return validity == 0 || HostBitmaps.isSet(validity, i);
     }
 
+    /**
+     * Whether every row is valid and {@link #longAt} reads a whole long at {@link #address} + row
+     * times {@link #width}: the rows a loop may read directly, with no call a row (the client
+     * compiler, which runs a statement from the command line, does not inline {@link #longAt}).
+     */
+    boolean plainLongs() {
+      return validity == 0 && (type == PhysicalType.I64 || type == PhysicalType.D128);
+    }
+
+    long address() {
+      return data;
+    }
+
+    int width() {
+      return hostWidth;
+    }
+
     long longAt(long i) {
       long a = data + i * hostWidth;
       return switch (type) {

@@ -64,7 +64,8 @@ class GroupByTest {
                 new GroupBy.Agg(Reduction.VAR_SAMP, i8), new GroupBy.Agg(Reduction.STDDEV_POP, i8),
                 new GroupBy.Agg(Reduction.ANY_VALUE, str), new GroupBy.Agg(Reduction.COUNT_DISTINCT, str),
                 new GroupBy.Agg(Reduction.COUNT_DISTINCT, f64), new GroupBy.Agg(Reduction.MIN, str),
-                new GroupBy.Agg(Reduction.MAX, str), new GroupBy.Agg(Reduction.MIN, bool), new GroupBy.Agg(Reduction.MAX, dec38));
+                new GroupBy.Agg(Reduction.MAX, str), new GroupBy.Agg(Reduction.MIN, bool), new GroupBy.Agg(Reduction.MAX, dec38),
+                new GroupBy.Agg(Reduction.MEAN, dec38));
             List<String> names = new ArrayList<>();
             for (int k = 0; k < keys.length + aggs.size(); k++) {
               names.add("c" + k);
@@ -133,12 +134,55 @@ class GroupByTest {
                 FieldVector vw = r.getVector(dec38);
                 assertEquals(members.stream().filter(i -> !vw.isNull(i)).map(i -> (BigDecimal) vw.getObject(i)).max(BigDecimal::compareTo).orElse(null),
                     out.getVector(keys.length + 15).getObject(gi));
+                // 120-bit values: their sum is exact in 192 bits only if no value's high word is lost
+                List<BigDecimal> wide = members.stream().filter(i -> !vw.isNull(i)).map(i -> (BigDecimal) vw.getObject(i)).toList();
+                Object wideMean = out.getVector(keys.length + 16).getObject(gi);
+                if (wide.isEmpty()) {
+                  assertEquals(null, wideMean);
+                } else {
+                  double want = wide.stream().reduce(BigDecimal.ZERO, BigDecimal::add)
+                      .divide(BigDecimal.valueOf(wide.size()), java.math.MathContext.DECIMAL64).doubleValue();
+                  assertEquals(want, (Double) wideMean, Math.abs(want) * 1e-12);
+                }
                 gi++;
               }
             }
           }
           assertThrows(NotSupportedException.class,
               () -> GroupBy.aggregate(exec, t, new int[] {bool}, List.of(new GroupBy.Agg(Reduction.SUM, str)), List.of("k", "s")));
+        }
+      }
+    }
+  }
+
+  /**
+   * 38-digit sums where most values fit 64 bits (as price * (1 - discount) does) and a few do not:
+   * negative small values carry into the high word, wide ones take the 192-bit accumulator.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {1, 33, 5000})
+  void wideDecimalSumsOfMostlyNarrowValues(int rows) {
+    try (RootAllocator a = new RootAllocator(); Exec exec = Exec.onCpu(a);
+        IntVector k = new IntVector("k", a); org.apache.arrow.vector.DecimalVector d = new org.apache.arrow.vector.DecimalVector("d", a, 38, 2)) {
+      java.util.SplittableRandom random = new java.util.SplittableRandom(rows);
+      Map<Integer, BigDecimal> want = new LinkedHashMap<>();
+      for (int i = 0; i < rows; i++) {
+        int key = random.nextInt(3);
+        BigDecimal v = i % 97 == 5 ? new BigDecimal(java.math.BigInteger.ONE.shiftLeft(100).negate(), 2)
+            : BigDecimal.valueOf(random.nextLong(-1_000_000_000L, 1_000_000_000L), 2);
+        k.setSafe(i, key);
+        d.setSafe(i, v);
+        want.merge(key, v, BigDecimal::add);
+      }
+      k.setValueCount(rows);
+      d.setValueCount(rows);
+      try (VectorSchemaRoot r = new VectorSchemaRoot(List.<FieldVector>of(k, d)); HostTable t = HostTable.fromArrow(r);
+          HostTable g = GroupBy.aggregate(exec, t, new int[] {0}, List.of(new GroupBy.Agg(Reduction.SUM, 1)), List.of("k", "s"));
+          VectorSchemaRoot out = g.toArrow(a)) {
+        assertEquals(want.size(), out.getRowCount());
+        for (int gi = 0; gi < out.getRowCount(); gi++) {
+          BigDecimal got = (BigDecimal) out.getVector(1).getObject(gi);
+          assertEquals(0, want.get((Integer) out.getVector(0).getObject(gi)).compareTo(got), "group " + out.getVector(0).getObject(gi));
         }
       }
     }
