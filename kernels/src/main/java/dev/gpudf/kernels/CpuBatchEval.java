@@ -135,11 +135,8 @@ final class CpuBatchEval {
       return regs.live;
     }
 
-    /** {@link #live} for a unary operation. */
-    boolean[] liveUnary(boolean clean) {
-      if (clean) {
-        return ALL_LIVE;
-      }
+    /** The rows live for a unary operation over an operand that is not clean ({@link #gate}). */
+    boolean[] liveUnary() {
       gate(regs.err[a], regs.err[a], regs.nul[a], regs.nul[a], m, re, rn, regs.live);
       return regs.live;
     }
@@ -295,7 +292,7 @@ final class CpuBatchEval {
     if (clean && loop.applyAsInt(ALL_LIVE) == 0) {
       return true;
     }
-    loop.applyAsInt(unary ? s.liveUnary(false) : s.live(false));
+    loop.applyAsInt(unary ? s.liveUnary() : s.live(false));
     return false;
   }
 

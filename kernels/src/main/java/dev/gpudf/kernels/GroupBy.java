@@ -313,28 +313,29 @@ public final class GroupBy {
     long[] hi = new long[groups];
     long[] ext = new long[groups];
     boolean min = agg.op == Reduction.MIN;
-    if (agg.op == Reduction.MIN || agg.op == Reduction.MAX) {
+    boolean extreme = agg.op == Reduction.MIN || agg.op == Reduction.MAX;
+    if (extreme) {
       Arrays.fill(ext, min ? Long.MAX_VALUE : Long.MIN_VALUE);
     }
-    boolean extreme = agg.op == Reduction.MIN || agg.op == Reduction.MAX;
     if (!extreme && in.plainLongs()) {
       sumLongs(in.address(), in.width(), groupOf, count, lo, hi);
-    }
-    for (int i = 0; i < n && (extreme || !in.plainLongs()); i++) {
-      if (in.valid(i)) {
-        int g = groupOf[i];
-        long x = in.longAt(i);
-        count[g]++;
-        if (extreme) {
-          ext[g] = min ? Math.min(ext[g], x) : Math.max(ext[g], x);
-        } else {
-          long old = lo[g];
-          lo[g] += x;
-          hi[g] += (x < 0 ? -1 : 0) + (Long.compareUnsigned(lo[g], old) < 0 ? 1 : 0);
+    } else {
+      for (int i = 0; i < n; i++) {
+        if (in.valid(i)) {
+          int g = groupOf[i];
+          long x = in.longAt(i);
+          count[g]++;
+          if (extreme) {
+            ext[g] = min ? Math.min(ext[g], x) : Math.max(ext[g], x);
+          } else {
+            long old = lo[g];
+            lo[g] += x;
+            hi[g] += (x < 0 ? -1 : 0) + (Long.compareUnsigned(lo[g], old) < 0 ? 1 : 0);
+          }
         }
       }
     }
-    if (agg.op == Reduction.MIN || agg.op == Reduction.MAX) {
+    if (extreme) {
       return longs(a, type, ext, count);
     }
     int scale = type.id() == TypeId.DECIMAL ? type.scale() : 0;
@@ -415,11 +416,12 @@ public final class GroupBy {
     if (in.plainLongs()) {
       // most values fit 64 bits: those summed in 128 (no call a row), the others in 192
       long at = in.address();
+      long w = in.width();
       long[] lo = new long[groups];
       long[] hi = new long[groups];
       for (int i = 0; i < groupOf.length; i++) {
-        long x = MemoryUtil.getLong(at + 16L * i);
-        long high = MemoryUtil.getLong(at + 16L * i + 8);
+        long x = MemoryUtil.getLong(at + w * i);
+        long high = MemoryUtil.getLong(at + w * i + 8);
         if (high != x >> 63) {
           Int192.add(acc, 3 * groupOf[i], x, high);
           x = 0;
