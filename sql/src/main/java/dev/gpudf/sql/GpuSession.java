@@ -52,9 +52,7 @@ import org.apache.calcite.sql2rel.SqlToRelConverter;
 import org.apache.calcite.sql2rel.StandardConvertletTable;
 import org.apache.calcite.tools.FrameworkConfig;
 import org.apache.calcite.tools.Frameworks;
-import org.apache.calcite.tools.Planner;
 import org.apache.calcite.tools.RelBuilder;
-import org.apache.calcite.tools.RelConversionException;
 import org.apache.calcite.tools.ValidationException;
 
 /**
@@ -620,13 +618,8 @@ public final class GpuSession implements AutoCloseable {
   }
 
   private FrameworkConfig config() {
-    // the planner would name the parser's conformance as the validator's, which takes only
-    // Calcite's named ones: the validator's is set apart, to the default
-    java.util.Properties validator = new java.util.Properties();
-    validator.setProperty(CalciteConnectionProperty.CONFORMANCE.camelName(), "DEFAULT");
-    validator.setProperty(CalciteConnectionProperty.CASE_SENSITIVE.camelName(), "false");
     return Frameworks.newConfigBuilder()
-        .context(org.apache.calcite.plan.Contexts.of(new CalciteConnectionConfigImpl(validator)))
+        .context(org.apache.calcite.plan.Contexts.of(VALIDATION))
         .defaultSchema(schema())
         .parserConfig(PARSER)
         .typeSystem(GpudfTypeSystem.INSTANCE)
@@ -634,6 +627,15 @@ public final class GpuSession implements AutoCloseable {
         .operatorTable(OPERATORS)
         .build();
   }
+
+  /**
+   * Names as the validator resolves them: case-insensitive, in Calcite's default conformance
+   * (the parser's differs, and a planner would take the parser's for the validator's, which takes
+   * only Calcite's named ones).
+   */
+  private static final CalciteConnectionConfigImpl VALIDATION = new CalciteConnectionConfigImpl(new java.util.Properties())
+      .set(CalciteConnectionProperty.CONFORMANCE, "DEFAULT")
+      .set(CalciteConnectionProperty.CASE_SENSITIVE, "false");
 
   /**
    * The standard operators, then those of PostgreSQL's dialect that users bring (Calcite's
@@ -656,7 +658,8 @@ public final class GpuSession implements AutoCloseable {
     return e.getMessage();
   }
 
-  private GpuRel plan(String sql) {
+  /** The physical plan of {@code sql}, planned now (not from the session's cache); package-private for tests. */
+  GpuRel plan(String sql) {
     StatementLimits.checkText(sql);
     try {
       return planChecked(sql);
@@ -671,7 +674,8 @@ public final class GpuSession implements AutoCloseable {
     plansMade.incrementAndGet();
     List<DateArithmetic.Fix> fixes = new ArrayList<>();
     while (true) {
-      try (Planner planner = Frameworks.getPlanner(config())) {
+      try {
+        SqlFrontEnd planner = new SqlFrontEnd(schema(), VALIDATION, PARSER, OPERATORS, GpudfTypeSystem.INSTANCE);
         SqlNode parsed = DateArithmetic.apply(StatementLimits.check(planner.parse(sql)), fixes);
         if (parsed.getKind().belongsTo(org.apache.calcite.sql.SqlKind.DDL)
             || parsed.getKind().belongsTo(org.apache.calcite.sql.SqlKind.DML)) {
@@ -696,8 +700,6 @@ public final class GpuSession implements AutoCloseable {
         throw Statements.parseError(e, sql);
       } catch (ValidationException e) {
         throw new UserException(validationMessage(e), e);
-      } catch (RelConversionException e) {
-        throw new InternalException("planning failed: " + e.getMessage(), e);
       } catch (AssertionError e) {
         // Calcite signals some of its own limits by failed assertions (a monotonicity check that
         // meets a non-literal, say): an internal error with its message, not an untyped crash
