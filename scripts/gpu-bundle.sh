@@ -73,13 +73,15 @@ for jar in $(echo "$cp" | tr ':' '\n' | grep '\.jar$'); do
   [ -n "$drop" ] || continue
   slim=$(pwd)/target/slim/$(basename "$jar")
   cp "$jar" "$slim" && echo "$drop" | xargs zip -q -d "$slim"
-  # Arrow Dataset's library goes into the second part; DuckDB's loses its symbol table
+  # Arrow Dataset's library goes into the second part; DuckDB's loses its symbol table (grep reads
+  # the whole listing: -q stops at the first match, and pipefail then counts unzip's SIGPIPE as a
+  # failure, which once left the library out and stopped the packing)
   tmp=$(mktemp -d)
-  if unzip -Z1 "$jar" | grep -q '^arrow_dataset_jni/x86_64/libarrow_dataset_jni\.so$'; then
+  if unzip -Z1 "$jar" | grep '^arrow_dataset_jni/x86_64/libarrow_dataset_jni\.so$' > /dev/null; then
     (cd "$tmp" && unzip -q "$jar" arrow_dataset_jni/x86_64/libarrow_dataset_jni.so \
       && strip --strip-unneeded arrow_dataset_jni/x86_64/libarrow_dataset_jni.so)
     mkdir -p .gpu-bundle-natives && tar -C "$tmp" -cf - arrow_dataset_jni | xz -6 -T0 > .gpu-bundle-natives/arrow-dataset.tar.xz
-  elif unzip -Z1 "$slim" | grep -q '^libduckdb_java\.so_linux_amd64$'; then
+  elif unzip -Z1 "$slim" | grep '^libduckdb_java\.so_linux_amd64$' > /dev/null; then
     (cd "$tmp" && unzip -q "$slim" libduckdb_java.so_linux_amd64 && strip --strip-unneeded libduckdb_java.so_linux_amd64 \
       && zip -q "$slim" libduckdb_java.so_linux_amd64)
   fi
