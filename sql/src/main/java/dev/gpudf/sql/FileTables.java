@@ -13,6 +13,7 @@ import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
@@ -69,8 +70,11 @@ public final class FileTables {
     catalog.dataDirectory(dir);
     List<String> names = new ArrayList<>();
     long parquetBytes = 0;
+    Map<Path, dev.gpudf.sql.files.ChunkSource> opened = new java.util.HashMap<>();
     try (Stream<Path> files = Files.list(dir)) {
-      for (Path f : files.sorted().toList()) {
+      List<Path> listed = files.sorted().toList();
+      opened.putAll(openParquet(dir, listed, allocator, chunkRows));
+      for (Path f : listed) {
         String file = f.getFileName().toString();
         if (file.startsWith(".")) {
           // hidden: temporary files of a write, the server's superseded files
@@ -82,7 +86,7 @@ public final class FileTables {
           if (format != null) {
             String name = dev.gpudf.sql.files.TableNames.tableName(file);
             List<Path> parts = dev.gpudf.sql.files.FileGlob.match(f, "**." + format);
-            register(catalog, name, format, f, parts, allocator, chunkRows);
+            register(catalog, name, format, f, parts, allocator, chunkRows, opened);
             names.add(name);
             if (format.equals("parquet")) {
               for (Path part : parts) {
@@ -97,7 +101,7 @@ public final class FileTables {
           continue;
         }
         String name = dev.gpudf.sql.files.TableNames.tableName(file.substring(0, file.lastIndexOf('.')));
-        register(catalog, name, format, dir, List.of(f), allocator, chunkRows);
+        register(catalog, name, format, dir, List.of(f), allocator, chunkRows, opened);
         names.add(name);
         if (format.equals("parquet")) {
           parquetBytes += Files.size(f);
@@ -108,6 +112,9 @@ public final class FileTables {
       }
     } catch (IOException e) {
       throw new UserException("cannot read directory " + dir + ": " + e.getMessage(), e);
+    } finally {
+      // those a failure left unregistered
+      opened.values().forEach(dev.gpudf.sql.files.ChunkSource::close);
     }
     // a GPU catalog reads Parquet pages into pinned memory: pinned now, while the first query plans
     catalog.reservePinned(Math.min(parquetBytes, PINNED_RESERVE));
@@ -165,20 +172,81 @@ public final class FileTables {
    */
   static String register(Catalog catalog, String name, String format, Path root, List<Path> files,
       BufferAllocator allocator, int chunkRows) {
+    return register(catalog, name, format, root, files, allocator, chunkRows, new java.util.HashMap<>());
+  }
+
+  /**
+   * Parquet files of directory listing {@code listed} (those directly in {@code dir}, and those of
+   * its subdirectories that are tables of Parquet files) opened on several threads: opening reads a
+   * footer and counts the batches natively, and a directory's files one after another took 170
+   * ms of a 1.9 s TPC-H q6 over SF1 on 2 cores (where the gain measured within noise: 1.83-1.87 s
+   * against 1.88; hosts of more cores gain more). The first failure in the listing's order is thrown
+   * once all have ended, with every opened file closed, so a directory with a bad file registers no
+   * table at all.
+   */
+  private static Map<Path, dev.gpudf.sql.files.ChunkSource> openParquet(Path dir, List<Path> listed,
+      BufferAllocator allocator, int chunkRows) throws IOException {
+    List<Path> parquet = new ArrayList<>();
+    for (Path f : listed) {
+      String file = f.getFileName().toString();
+      if (file.startsWith(".")) {
+        continue;
+      }
+      if (Files.isDirectory(f, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        if ("parquet".equals(directoryFormat(f))) {
+          parquet.addAll(dev.gpudf.sql.files.FileGlob.match(f, "**.parquet"));
+        }
+      } else if ("parquet".equals(formatOf(f))) {
+        parquet.add(f);
+      }
+    }
+    dev.gpudf.sql.files.ChunkSource[] sources = new dev.gpudf.sql.files.ChunkSource[parquet.size()];
+    RuntimeException[] failures = new RuntimeException[parquet.size()];
+    if (parquet.size() > 1) {
+      java.util.stream.IntStream.range(0, parquet.size()).parallel().forEach(i -> {
+        try {
+          sources[i] = dev.gpudf.sql.files.ParquetSource.open(parquet.get(i), allocator, chunkRows);
+        } catch (RuntimeException e) {
+          failures[i] = e;
+        }
+      });
+    }
+    Map<Path, dev.gpudf.sql.files.ChunkSource> opened = new java.util.HashMap<>();
+    for (int i = 0; i < sources.length; i++) {
+      if (sources[i] != null) {
+        opened.put(parquet.get(i), sources[i]);
+      }
+    }
+    for (RuntimeException e : failures) {
+      if (e != null) {
+        opened.values().forEach(dev.gpudf.sql.files.ChunkSource::close);
+        throw e;
+      }
+    }
+    return opened;
+  }
+
+  /**
+   * {@link #register(Catalog, String, String, Path, List, BufferAllocator, int)} taking the
+   * sources of files in {@code opened} (removed from it) instead of opening them.
+   */
+  private static String register(Catalog catalog, String name, String format, Path root, List<Path> files,
+      BufferAllocator allocator, int chunkRows, Map<Path, dev.gpudf.sql.files.ChunkSource> opened) {
     boolean lazy = format.equals("parquet")
         || format.equals("arrow") && files.stream().noneMatch(f -> dev.gpudf.sql.files.ArrowIpcSource.encoded(f, allocator));
     if (lazy) {
-      List<dev.gpudf.sql.files.ChunkSource> opened = new ArrayList<>();
+      List<dev.gpudf.sql.files.ChunkSource> sources = new ArrayList<>();
       try {
         for (Path f : files) {
-          opened.add(format.equals("parquet") ? dev.gpudf.sql.files.ParquetSource.open(f, allocator, chunkRows)
+          dev.gpudf.sql.files.ChunkSource before = opened.remove(f);
+          sources.add(before != null ? before : format.equals("parquet") ? dev.gpudf.sql.files.ParquetSource.open(f, allocator, chunkRows)
               : dev.gpudf.sql.files.ArrowIpcSource.open(f, allocator, chunkRows));
         }
       } catch (RuntimeException e) {
-        opened.forEach(dev.gpudf.sql.files.ChunkSource::close);
+        sources.forEach(dev.gpudf.sql.files.ChunkSource::close);
         throw e;
       }
-      List<dev.gpudf.sql.files.ChunkSource> parts = dev.gpudf.sql.files.PartitionedSource.of(root, files, opened);
+      List<dev.gpudf.sql.files.ChunkSource> parts = dev.gpudf.sql.files.PartitionedSource.of(root, files, sources);
       dev.gpudf.sql.files.ChunkSource source = parts.size() == 1 ? parts.get(0)
           : new dev.gpudf.sql.files.MultiSource(parts, files.stream().map(Path::toString).toList());
       if (name == null) {

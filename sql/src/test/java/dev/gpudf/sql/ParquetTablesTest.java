@@ -186,6 +186,9 @@ class ParquetTablesTest {
   @Test
   void corruptOrTruncatedFilesAreErrorsNamingThem(@TempDir Path other) throws Exception {
     byte[] whole = Files.readAllBytes(dir.resolve("orders.parquet"));
+    // good files beside the bad one, opened with it at once: none becomes a table
+    Files.copy(dir.resolve("nation.parquet"), other.resolve("nation.parquet"));
+    Files.copy(dir.resolve("region.parquet"), other.resolve("region.parquet"));
     for (byte[] bytes : List.of("not parquet".getBytes(), java.util.Arrays.copyOf(whole, whole.length / 2))) {
       Files.write(other.resolve("orders.parquet"), bytes);
       try (GpuSession s = GpuSession.cpu(allocator)) {
