@@ -71,43 +71,19 @@ public final class FileTables {
     List<String> names = new ArrayList<>();
     long parquetBytes = 0;
     Map<Path, dev.gpudf.sql.files.ChunkSource> opened = new java.util.HashMap<>();
-    try (Stream<Path> files = Files.list(dir)) {
-      List<Path> listed = files.sorted().toList();
-      opened.putAll(openParquet(dir, listed, allocator, chunkRows));
-      for (Path f : listed) {
-        String file = f.getFileName().toString();
-        if (file.startsWith(".")) {
-          // hidden: temporary files of a write, the server's superseded files
-          continue;
-        }
-        if (Files.isDirectory(f, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-          // a directory of files of one format and schema is one table, named after it
-          String format = directoryFormat(f);
-          if (format != null) {
-            String name = dev.gpudf.sql.files.TableNames.tableName(file);
-            List<Path> parts = dev.gpudf.sql.files.FileGlob.match(f, "**." + format);
-            register(catalog, name, format, f, parts, allocator, chunkRows, opened);
-            names.add(name);
-            if (format.equals("parquet")) {
-              for (Path part : parts) {
-                parquetBytes += Files.size(part);
-              }
-            }
+    try {
+      List<Listed> tables = list(dir);
+      opened.putAll(openParquet(tables, allocator, chunkRows));
+      for (Listed t : tables) {
+        register(catalog, t.name(), t.format(), t.root(), t.files(), allocator, chunkRows, opened);
+        names.add(t.name());
+        if (t.format().equals("parquet")) {
+          for (Path part : t.files()) {
+            parquetBytes += Files.size(part);
           }
-          continue;
         }
-        String format = formatOf(f);
-        if (format == null) {
-          continue;
-        }
-        String name = dev.gpudf.sql.files.TableNames.tableName(file.substring(0, file.lastIndexOf('.')));
-        register(catalog, name, format, dir, List.of(f), allocator, chunkRows, opened);
-        names.add(name);
-        if (format.equals("parquet")) {
-          parquetBytes += Files.size(f);
-        }
-        if (format.equals("arrow")) {
-          appendLogged(catalog, name, dir, f, allocator);
+        if (t.format().equals("arrow") && t.root().equals(dir)) {
+          appendLogged(catalog, t.name(), dir, t.files().get(0), allocator);
         }
       }
     } catch (IOException e) {
@@ -175,42 +151,61 @@ public final class FileTables {
     return register(catalog, name, format, root, files, allocator, chunkRows, new java.util.HashMap<>());
   }
 
+  /** A table of a directory: its name, format, the folder its partition columns start from, and its files. */
+  private record Listed(String name, String format, Path root, List<Path> files) {}
+
   /**
-   * Parquet files of directory listing {@code listed} (those directly in {@code dir}, and those of
-   * its subdirectories that are tables of Parquet files) opened on several threads: opening reads a
-   * footer and counts the batches natively, and a directory's files one after another took 170
-   * ms of a 1.9 s TPC-H q6 over SF1 on 2 cores (where the gain measured within noise: 1.83-1.87 s
-   * against 1.88; hosts of more cores gain more). The first failure in the listing's order is thrown
-   * once all have ended, with every opened file closed, so a directory with a bad file registers no
-   * table at all.
+   * The tables of directory {@code dir}, by file name: each supported file, and each subdirectory
+   * of files of one format; names starting with a dot are skipped (temporary files of a write, the
+   * server's superseded files).
    */
-  private static Map<Path, dev.gpudf.sql.files.ChunkSource> openParquet(Path dir, List<Path> listed,
-      BufferAllocator allocator, int chunkRows) throws IOException {
-    List<Path> parquet = new ArrayList<>();
-    for (Path f : listed) {
-      String file = f.getFileName().toString();
-      if (file.startsWith(".")) {
-        continue;
-      }
-      if (Files.isDirectory(f, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-        if ("parquet".equals(directoryFormat(f))) {
-          parquet.addAll(dev.gpudf.sql.files.FileGlob.match(f, "**.parquet"));
+  private static List<Listed> list(Path dir) throws IOException {
+    List<Listed> tables = new ArrayList<>();
+    try (Stream<Path> files = Files.list(dir)) {
+      for (Path f : files.sorted().toList()) {
+        String file = f.getFileName().toString();
+        if (file.startsWith(".")) {
+          continue;
         }
-      } else if ("parquet".equals(formatOf(f))) {
-        parquet.add(f);
+        if (Files.isDirectory(f, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+          // a directory of files of one format and schema is one table, named after it
+          String format = directoryFormat(f);
+          if (format != null) {
+            tables.add(new Listed(dev.gpudf.sql.files.TableNames.tableName(file), format, f,
+                dev.gpudf.sql.files.FileGlob.match(f, "**." + format)));
+          }
+          continue;
+        }
+        String format = formatOf(f);
+        if (format != null) {
+          tables.add(new Listed(dev.gpudf.sql.files.TableNames.tableName(file.substring(0, file.lastIndexOf('.'))),
+              format, dir, List.of(f)));
+        }
       }
     }
+    return tables;
+  }
+
+  /**
+   * The Parquet files of {@code tables} opened on several threads: opening reads a footer and
+   * counts the batches natively, and a directory's files one after another took 170 ms of a 1.9 s
+   * TPC-H q6 over SF1 on 2 cores (where the gain measured within noise: 1.83-1.87 s against 1.88;
+   * hosts of more cores gain more). The first failure in the listing's order is thrown once all
+   * have ended, with every opened file closed, so a directory with a bad Parquet file registers no
+   * table.
+   */
+  private static Map<Path, dev.gpudf.sql.files.ChunkSource> openParquet(List<Listed> tables,
+      BufferAllocator allocator, int chunkRows) {
+    List<Path> parquet = tables.stream().filter(t -> t.format().equals("parquet")).flatMap(t -> t.files().stream()).toList();
     dev.gpudf.sql.files.ChunkSource[] sources = new dev.gpudf.sql.files.ChunkSource[parquet.size()];
     RuntimeException[] failures = new RuntimeException[parquet.size()];
-    if (parquet.size() > 1) {
-      java.util.stream.IntStream.range(0, parquet.size()).parallel().forEach(i -> {
-        try {
-          sources[i] = dev.gpudf.sql.files.ParquetSource.open(parquet.get(i), allocator, chunkRows);
-        } catch (RuntimeException e) {
-          failures[i] = e;
-        }
-      });
-    }
+    java.util.stream.IntStream.range(0, parquet.size()).parallel().forEach(i -> {
+      try {
+        sources[i] = dev.gpudf.sql.files.ParquetSource.open(parquet.get(i), allocator, chunkRows);
+      } catch (RuntimeException e) {
+        failures[i] = e;
+      }
+    });
     Map<Path, dev.gpudf.sql.files.ChunkSource> opened = new java.util.HashMap<>();
     for (int i = 0; i < sources.length; i++) {
       if (sources[i] != null) {
