@@ -7,11 +7,15 @@ import dev.gpudf.columnar.TypeId;
 import dev.gpudf.columnar.cuda.DeviceBuffer;
 import dev.gpudf.columnar.error.InternalException;
 import dev.gpudf.columnar.error.UserException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.IntFunction;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.FieldVector;
@@ -188,7 +192,7 @@ public final class ParquetDecode {
         int at = 0;
         // each entry takes its 4 bytes of length at least, so the loop ends with the page
         for (int k = 0; k < g.values(); k++) {
-          long len = d.length - at < 4 ? -1 : Integer.toUnsignedLong(le(d, at, 4));
+          long len = d.length - at < 4 ? -1 : Integer.toUnsignedLong((int) INT_LE.get(d, at));
           if (len < 0 || len > d.length - at - 4) {
             throw new UserException(c.where.apply(p) + ": its dictionary's strings run past its end");
           }
@@ -538,52 +542,325 @@ public final class ParquetDecode {
 
   // ---- the CPU twin ----
 
+  private static final VarHandle INT_LE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
   /**
    * {@code c} decoded on the host into a vector named {@code name} from {@code allocator} (the
-   * caller closes it): what {@link #decode} computes, page by page in the same order.
+   * caller closes it): what {@link #decode} computes, page by page in the same order, with the
+   * same checks. Also the CPU backend's decoder of Parquet files, so it writes the vector's buffers
+   * directly: every row it writes is below the chunk's rows, which the {@link Chunk} checked
+   * against its pages.
    */
   public static FieldVector decodeOnHost(Chunk c, String name, BufferAllocator allocator) {
     FieldVector v = ArrowTypes.toArrowField(name, c.type).createVector(allocator);
     try {
-      // a string column's rows take their codes first, as on the device
-      int[] codes = c.storedWidth == BYTE_ARRAY ? new int[c.rows] : null;
-      if (codes == null) {
-        ((BaseFixedWidthVector) v).allocateNew(c.rows);
+      if (c.storedWidth == BYTE_ARRAY) {
+        strings(c, (BaseVariableWidthVector) v);
       } else {
-        ((BaseVariableWidthVector) v).allocateNew(c.rows);
-      }
-      byte[][] plain = new byte[c.pages.size()][];
-      long row = 0;
-      for (int p = 0; p < c.pages.size(); p++) {
-        Page g = c.pages.get(p);
-        plain[p] = unsnap(c, g, p);
-        if (g.kind() != Kind.DICTIONARY) {
-          decodePage(c, p, plain, (int) row, v, codes);
-          row += g.values();
-        }
-      }
-      if (codes != null) {
-        Dictionaries d = c.dictionaries;
-        for (int r = 0; r < c.rows; r++) {
-          if (codes[r] >= 0) {
-            ((BaseVariableWidthVector) v).setSafe(r, d.bytes, d.offsets[codes[r]], d.offsets[codes[r] + 1] - d.offsets[codes[r]]);
-          }
-        }
+        fixedWidth(c, (BaseFixedWidthVector) v);
       }
       v.setValueCount(c.rows);
-      if (codes != null) {
-        BaseVariableWidthVector w = (BaseVariableWidthVector) v;
-        for (int r = 0; r < c.rows; r++) {
-          if (!w.isNull(r) && !dev.gpudf.columnar.ArrowInput.utf8(w.getDataBuffer().memoryAddress(), w.getStartOffset(r),
-              w.getStartOffset(r + 1))) {
-            throw new UserException(c.where.apply(0) + " row " + r + " is not UTF-8");
-          }
-        }
-      }
       return v;
     } catch (RuntimeException e) {
       v.close();
       throw e;
+    }
+  }
+
+  /** A data page's definition levels as read: where its values start, how many it holds, and which rows (null: all). */
+  private static final class PageRows {
+    int at;
+    int count;
+    boolean[] present;
+    // scratch, grown to the largest page: levels, then the dictionary indexes or which rows are present
+    int[] ints = new int[0];
+    boolean[] rows = new boolean[0];
+
+    int[] ints(int n) {
+      if (ints.length < n) {
+        ints = new int[n];
+      }
+      return ints;
+    }
+
+    /** Reads page {@code p}'s levels from {@code data} (its bytes decompressed). */
+    void read(Chunk c, int p, byte[] data) {
+      Page g = c.pages.get(p);
+      at = 0;
+      count = g.values();
+      present = null;
+      if (!g.levels()) {
+        return;
+      }
+      if (data.length < 4) {
+        throw problem(c, Problem.LEVELS, p);
+      }
+      long len = Integer.toUnsignedLong((int) INT_LE.get(data, 0));
+      if (len > data.length - 4) {
+        throw problem(c, Problem.LEVELS, p);
+      }
+      at = (int) (4 + len);
+      if (Hybrid.allOnes(data, 4, at, g.values())) {
+        // a column with no NULL in the page: one run of present rows, as writers store it
+        return;
+      }
+      int[] levels = ints(g.values());
+      if (!Hybrid.decode(data, 4, at, 1, levels, g.values())) {
+        throw problem(c, Problem.LEVELS, p);
+      }
+      if (rows.length < g.values()) {
+        rows = new boolean[g.values()];
+      }
+      count = 0;
+      for (int i = 0; i < g.values(); i++) {
+        if (levels[i] > 1) {
+          throw problem(c, Problem.LEVELS, p);
+        }
+        rows[i] = levels[i] == 1;
+        count += levels[i];
+      }
+      present = count == g.values() ? null : rows;
+    }
+
+    boolean has(int r) {
+      return present == null || present[r];
+    }
+
+    /**
+     * Page {@code p}'s dictionary indexes into its dictionary of {@code entries} entries (the
+     * page's bytes from {@link #at}), checked; in {@link #ints}.
+     */
+    int[] indexes(Chunk c, int p, byte[] data, int entries) {
+      if (at >= data.length || (data[at] & 0xff) > 32) {
+        throw problem(c, Problem.INDEXES, p);
+      }
+      int[] index = ints(count);
+      if (!Hybrid.decode(data, at + 1, data.length, data[at] & 0xff, index, count)) {
+        throw problem(c, Problem.INDEXES, p);
+      }
+      for (int k = 0; k < count; k++) {
+        if (Integer.toUnsignedLong(index[k]) >= entries) {
+          throw problem(c, Problem.INDEX_RANGE, p);
+        }
+      }
+      return index;
+    }
+  }
+
+  private static void fixedWidth(Chunk c, BaseFixedWidthVector v) {
+    v.allocateNew(c.rows);
+    int width = v.getTypeWidth();
+    long data = v.getDataBuffer().memoryAddress();
+    long valid = v.getValidityBuffer().memoryAddress();
+    MemoryUtil.setMemory(valid, (c.rows + 7) / 8, (byte) 0);
+    long limit = c.type.id() == TypeId.DECIMAL ? TEN[c.type.precision()] : 0;
+    int w = c.storedWidth;
+    byte[][] dictionaries = new byte[c.pages.size()][];
+    PageRows page = new PageRows();
+    int row = 0;
+    for (int p = 0; p < c.pages.size(); p++) {
+      Page g = c.pages.get(p);
+      byte[] bytes = unsnap(c, g, p);
+      if (g.kind() == Kind.DICTIONARY) {
+        dictionaries[p] = bytes;
+        continue;
+      }
+      page.read(c, p, bytes);
+      byte[] values;
+      int[] index = null;
+      int from = 0;
+      if (g.kind() == Kind.PLAIN) {
+        if ((bytes.length - page.at) / w < page.count) {
+          throw problem(c, Problem.SHORT_VALUES, p);
+        }
+        values = bytes;
+        from = page.at;
+      } else {
+        values = dictionaries[g.dictionary()];
+        int entries = c.pages.get(g.dictionary()).values();
+        if (values.length / w < entries) {
+          throw problem(c, Problem.INDEXES, p);
+        }
+        index = page.indexes(c, p, bytes, entries);
+      }
+      if (index == null && page.present == null && limit == 0 && w == width) {
+        // stored as the vector holds them: one copy
+        MemoryUtil.copyToMemory(values, from, data + (long) row * width, (long) page.count * width);
+      } else {
+        int k = 0;
+        for (int r = 0; r < g.values(); r++) {
+          if (!page.has(r)) {
+            continue;
+          }
+          int at = index == null ? from + k * w : index[k] * w;
+          k++;
+          long value = w == 4 ? (int) INT_LE.get(values, at) : (long) LONG_LE.get(values, at);
+          if (limit != 0 && (value >= limit || value <= -limit)) {
+            throw new UserException(c.where.apply(0) + " row " + (row + r) + " holds more digits than its type "
+                + c.type + " has");
+          }
+          long to = data + (long) (row + r) * width;
+          if (width == 4) {
+            MemoryUtil.putInt(to, (int) value);
+          } else {
+            MemoryUtil.putLong(to, value);
+            if (width == 16) {
+              MemoryUtil.putLong(to + 8, value >> 63);
+            }
+          }
+        }
+      }
+      setValid(valid, row, g.values(), page);
+      row += g.values();
+    }
+  }
+
+  /** Sets the validity bits of the {@code values} rows of a page from {@code row}: all of them, or those present. */
+  private static void setValid(long valid, int row, int values, PageRows page) {
+    int r = 0;
+    if (page.present == null) {
+      // whole bytes at once between the partial first and last
+      for (; r < values && (row + r & 7) != 0; r++) {
+        setBit(valid, row + r);
+      }
+      int bytes = (values - r) >>> 3;
+      MemoryUtil.setMemory(valid + (row + r >>> 3), bytes, (byte) -1);
+      r += bytes << 3;
+    }
+    for (; r < values; r++) {
+      if (page.has(r)) {
+        setBit(valid, row + r);
+      }
+    }
+  }
+
+  private static void setBit(long valid, int bit) {
+    long at = valid + (bit >>> 3);
+    MemoryUtil.putByte(at, (byte) (MemoryUtil.getByte(at) | 1 << (bit & 7)));
+  }
+
+  /**
+   * A string column: each row's entry of the dictionaries (their codes first, as on the device),
+   * or its PLAIN bytes; every string checked to be UTF-8 (a dictionary entry once, when a row
+   * first takes it).
+   */
+  private static void strings(Chunk c, BaseVariableWidthVector v) {
+    PageRows page = new PageRows();
+    int rows = c.rows;
+    if (c.plainStrings) {
+      byte[][] plain = new byte[c.pages.size()][];
+      long bytes = 0;
+      for (int p = 0; p < c.pages.size(); p++) {
+        plain[p] = unsnap(c, c.pages.get(p), p);
+        bytes += plain[p].length;
+      }
+      // a page's strings take no more than its bytes ({@link #takes}: 2 GiB at most in all)
+      v.allocateNew(Math.max(1, bytes), rows);
+      long offsets = v.getOffsetBuffer().memoryAddress();
+      long data = v.getDataBuffer().memoryAddress();
+      long valid = v.getValidityBuffer().memoryAddress();
+      MemoryUtil.setMemory(valid, (rows + 7) / 8, (byte) 0);
+      int end = 0;
+      int row = 0;
+      for (int p = 0; p < c.pages.size(); p++) {
+        Page g = c.pages.get(p);
+        byte[] d = plain[p];
+        page.read(c, p, d);
+        if ((d.length - page.at) / 4 < page.count) {
+          throw problem(c, Problem.SHORT_VALUES, p);
+        }
+        int at = page.at;
+        for (int r = 0; r < g.values(); r++) {
+          MemoryUtil.putInt(offsets + 4L * (row + r), end);
+          if (!page.has(r)) {
+            continue;
+          }
+          long len = d.length - at < 4 ? -1 : Integer.toUnsignedLong((int) INT_LE.get(d, at));
+          if (len < 0 || len > d.length - at - 4) {
+            throw problem(c, Problem.SHORT_VALUES, p);
+          }
+          copy(d, at + 4, data + end, (int) len);
+          if (!dev.gpudf.columnar.ArrowInput.utf8(data, end, end + (int) len)) {
+            throw new UserException(c.where.apply(0) + " row " + (row + r) + " is not UTF-8");
+          }
+          setBit(valid, row + r);
+          end += (int) len;
+          at += 4 + (int) len;
+        }
+        row += g.values();
+      }
+      MemoryUtil.putInt(offsets + 4L * rows, end);
+      v.setLastSet(rows - 1);
+      return;
+    }
+    Dictionaries dict = c.dictionaries;
+    int[] codes = new int[rows];
+    long bytes = 0;
+    int row = 0;
+    for (int p = 0; p < c.pages.size(); p++) {
+      Page g = c.pages.get(p);
+      if (g.kind() == Kind.DICTIONARY) {
+        continue;
+      }
+      byte[] d = unsnap(c, g, p);
+      page.read(c, p, d);
+      int base = dict.base[g.dictionary()];
+      int[] index = page.indexes(c, p, d, c.pages.get(g.dictionary()).values());
+      int k = 0;
+      for (int r = 0; r < g.values(); r++) {
+        if (!page.has(r)) {
+          codes[row + r] = -1;
+          continue;
+        }
+        int code = base + index[k++];
+        codes[row + r] = code;
+        bytes += dict.offsets[code + 1] - dict.offsets[code];
+      }
+      row += g.values();
+    }
+    if (bytes > Integer.MAX_VALUE) {
+      throw new UserException(c.where.apply(0) + ": its " + rows + " rows hold more than a column's 2 GiB of strings");
+    }
+    v.allocateNew(Math.max(1, bytes), rows);
+    long offsets = v.getOffsetBuffer().memoryAddress();
+    long data = v.getDataBuffer().memoryAddress();
+    long valid = v.getValidityBuffer().memoryAddress();
+    MemoryUtil.setMemory(valid, (rows + 7) / 8, (byte) 0);
+    boolean[] checked = new boolean[dict.entries()];
+    int end = 0;
+    for (int r = 0; r < rows; r++) {
+      MemoryUtil.putInt(offsets + 4L * r, end);
+      int code = codes[r];
+      if (code < 0) {
+        continue;
+      }
+      int from = dict.offsets[code];
+      int len = dict.offsets[code + 1] - from;
+      copy(dict.bytes, from, data + end, len);
+      if (!checked[code]) {
+        if (!dev.gpudf.columnar.ArrowInput.utf8(data, end, end + len)) {
+          throw new UserException(c.where.apply(0) + " row " + r + " is not UTF-8");
+        }
+        checked[code] = true;
+      }
+      setBit(valid, r);
+      end += len;
+    }
+    MemoryUtil.putInt(offsets + 4L * rows, end);
+    v.setLastSet(rows - 1);
+  }
+
+  /** {@code len} bytes of {@code src} from {@code from} to address {@code to}: a short string without a call. */
+  private static void copy(byte[] src, int from, long to, int len) {
+    if (len > 16) {
+      MemoryUtil.copyToMemory(src, from, to, len);
+      return;
+    }
+    // the array's own bounds check stands for the copy's
+    java.util.Objects.checkFromIndexSize(from, len, src.length);
+    for (int i = 0; i < len; i++) {
+      MemoryUtil.putByte(to + i, src[from + i]);
     }
   }
 
@@ -600,149 +877,40 @@ public final class ParquetDecode {
     return out;
   }
 
-  /** Page {@code p} into rows from {@code row0} of {@code v}, or of a string column into {@code codes} (-1 a NULL). */
-  private static void decodePage(Chunk c, int p, byte[][] plain, int row0, FieldVector v, int[] codes) {
-    Page g = c.pages.get(p);
-    byte[] data = plain[p];
-    int at = 0;
-    boolean[] present = new boolean[g.values()];
-    int count = g.values();
-    if (g.levels()) {
-      if (data.length < 4) {
-        throw problem(c, Problem.LEVELS, p);
-      }
-      long len = Integer.toUnsignedLong(le(data, 0, 4));
-      if (len > data.length - 4) {
-        throw problem(c, Problem.LEVELS, p);
-      }
-      int[] levels = new int[g.values()];
-      if (!Hybrid.decode(data, 4, (int) (4 + len), 1, levels)) {
-        throw problem(c, Problem.LEVELS, p);
-      }
-      count = 0;
-      for (int i = 0; i < levels.length; i++) {
-        if (levels[i] > 1) {
-          throw problem(c, Problem.LEVELS, p);
-        }
-        present[i] = levels[i] == 1;
-        count += levels[i];
-      }
-      at = (int) (4 + len);
-    } else {
-      java.util.Arrays.fill(present, true);
-    }
-    int w = codes != null ? 4 : c.storedWidth;
-    byte[] values;
-    int[] index = null;
-    if (g.kind() == Kind.PLAIN) {
-      if ((data.length - at) / w < count) {
-        throw problem(c, Problem.SHORT_VALUES, p);
-      }
-      if (codes != null) {
-        plainStrings(c, p, data, at, present, row0, (BaseVariableWidthVector) v, codes);
-        return;
-      }
-      values = java.util.Arrays.copyOfRange(data, at, data.length);
-    } else {
-      Page d = c.pages.get(g.dictionary());
-      values = plain[g.dictionary()];
-      if (values.length / w < d.values() || at >= data.length || (data[at] & 0xff) > 32) {
-        throw problem(c, Problem.INDEXES, p);
-      }
-      index = new int[count];
-      if (!Hybrid.decode(data, at + 1, data.length, data[at] & 0xff, index)) {
-        throw problem(c, Problem.INDEXES, p);
-      }
-      for (int k : index) {
-        if (Integer.toUnsignedLong(k) >= d.values()) {
-          throw problem(c, Problem.INDEX_RANGE, p);
-        }
-      }
-    }
-    int k = 0;
-    for (int r = 0; r < g.values(); r++) {
-      if (!present[r]) {
-        if (codes != null) {
-          codes[row0 + r] = -1;
-        } else {
-          v.setNull(row0 + r);
-        }
-        continue;
-      }
-      if (codes != null) {
-        codes[row0 + r] = c.dictionaries.base[g.dictionary()] + index[k++];
-        continue;
-      }
-      int from = (index == null ? k : index[k]) * w;
-      long value = w == 4 ? le(values, from, 4) : leLong(values, from);
-      k++;
-      if (c.type.id() == TypeId.DECIMAL && (value >= TEN[c.type.precision()] || value <= -TEN[c.type.precision()])) {
-        throw new UserException(c.where.apply(0) + " row " + (row0 + r) + " holds more digits than its type "
-            + c.type + " has");
-      }
-      set(v, row0 + r, value);
-    }
-  }
-
-  /** PLAIN strings from {@code data[at..]} into the rows of {@code present} from {@code row0} (their codes -1: set here). */
-  private static void plainStrings(Chunk c, int p, byte[] data, int at, boolean[] present, int row0,
-      BaseVariableWidthVector v, int[] codes) {
-    for (int r = 0; r < present.length; r++) {
-      codes[row0 + r] = -1;
-      if (present[r]) {
-        long len = data.length - at < 4 ? -1 : Integer.toUnsignedLong(le(data, at, 4));
-        if (len < 0 || len > data.length - at - 4) {
-          throw problem(c, Problem.SHORT_VALUES, p);
-        }
-        v.setSafe(row0 + r, data, at + 4, (int) len);
-        at += 4 + (int) len;
-      }
-    }
-  }
-
-  /**
-   * Sets row {@code row} of fixed-width vector {@code v} to {@code value} (a stored int
-   * sign-extended): its bits as they are (floating point included, NaN payloads kept), and a
-   * decimal's high word as the sign.
-   */
-  private static void set(FieldVector v, int row, long value) {
-    int w = ((BaseFixedWidthVector) v).getTypeWidth();
-    ArrowBuf data = v.getDataBuffer();
-    if (w == 4) {
-      data.setInt(4L * row, (int) value);
-    } else {
-      data.setLong((long) w * row, value);
-      if (w == 16) {
-        data.setLong(16L * row + 8, value >> 63);
-      }
-    }
-    org.apache.arrow.vector.BitVectorHelper.setBit(v.getValidityBuffer(), row);
-  }
-
   private static final long[] TEN = java.util.stream.LongStream.iterate(1, x -> x * 10).limit(19).toArray();
-
-  private static int le(byte[] b, int at, int n) {
-    int v = 0;
-    for (int i = 0; i < n; i++) {
-      v |= (b[at + i] & 0xff) << (8 * i);
-    }
-    return v;
-  }
-
-  private static long leLong(byte[] b, int at) {
-    return (le(b, at, 4) & 0xffffffffL) | (long) le(b, at + 4, 4) << 32;
-  }
 
   /** Parquet's RLE / bit-packed hybrid, as the kernel reads it. */
   static final class Hybrid {
     private Hybrid() {}
 
-    /** Decodes {@code out.length} values of width {@code w} from {@code b[from, to)}; false when the runs are malformed or short. */
-    static boolean decode(byte[] b, int from, int to, int w, int[] out) {
+    /**
+     * Whether {@code b[from, to)} starts with one run of {@code n} or more 1-bit values of 1 (a
+     * page's definition levels where every row is present), which {@link #decode} would read as
+     * {@code n} ones.
+     */
+    static boolean allOnes(byte[] b, int from, int to, int n) {
+      long h = 0;
+      int p = from;
+      for (int shift = 0; ; shift += 7) {
+        if (shift >= 35 || p >= to) {
+          return false;
+        }
+        int x = b[p++] & 0xff;
+        h |= (long) (x & 0x7f) << shift;
+        if ((x & 0x80) == 0) {
+          break;
+        }
+      }
+      return h <= 0xffffffffL && (h & 1) == 0 && h >>> 1 >= n && p < to && b[p] == 1;
+    }
+
+    /** Decodes {@code n} values of width {@code w} from {@code b[from, to)} into {@code out}; false when the runs are malformed or short. */
+    static boolean decode(byte[] b, int from, int to, int w, int[] out, int n) {
       int p = from;
       int i = 0;
       int valueBytes = (w + 7) / 8;
-      while (i < out.length) {
+      long mask = (1L << w) - 1;
+      while (i < n) {
         long h = 0;
         boolean ended = false;
         for (int shift = 0; ; shift += 7) {
@@ -765,20 +933,24 @@ public final class ParquetDecode {
           if (groups == 0 || to - p < bytes) {
             return false;
           }
-          long take = Math.min(groups * 8, out.length - i);
+          int take = (int) Math.min(groups * 8, n - i);
+          // the values' bits in order, least significant first, from an accumulator of whole bytes
+          long acc = 0;
+          int bits = 0;
+          int q = p;
           for (int k = 0; k < take; k++) {
-            long bit = (long) k * w;
-            long word = 0;
-            long first = bit >>> 3;
-            for (int q = 0; q < 5 && first + q < bytes; q++) {
-              word |= (long) (b[(int) (p + first + q)] & 0xff) << (8 * q);
+            while (bits < w) {
+              acc |= (long) (b[q++] & 0xff) << bits;
+              bits += 8;
             }
-            out[i + k] = w == 0 ? 0 : (int) ((word >>> (bit & 7)) & ((1L << w) - 1));
+            out[i + k] = (int) (acc & mask);
+            acc >>>= w;
+            bits -= w;
           }
           p += (int) bytes;
-          i += (int) take;
+          i += take;
         } else {
-          long n = h >>> 1;
+          long run = h >>> 1;
           if (to - p < valueBytes) {
             return false;
           }
@@ -787,7 +959,7 @@ public final class ParquetDecode {
             v |= (b[p + q] & 0xff) << (8 * q);
           }
           p += valueBytes;
-          int take = (int) Math.min(n, out.length - i);
+          int take = (int) Math.min(run, n - i);
           java.util.Arrays.fill(out, i, i + take, v);
           i += take;
         }

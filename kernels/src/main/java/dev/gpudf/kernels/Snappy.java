@@ -77,10 +77,14 @@ final class Snappy {
         if (offset <= 0 || offset > pos || out.length - pos < len) {
           return false;
         }
-        // byte by byte: a copy closer than its length repeats what it has just written
         int from = pos - (int) offset;
-        for (int k = 0; k < len; k++) {
-          out[pos + k] = out[from + k];
+        if (offset >= len) {
+          System.arraycopy(out, from, out, pos, (int) len);
+        } else {
+          // byte by byte: a copy closer than its length repeats what it has just written
+          for (int k = 0; k < len; k++) {
+            out[pos + k] = out[from + k];
+          }
         }
       }
       pos += (int) len;

@@ -11,6 +11,7 @@ import dev.gpudf.sql.files.ChunkSource;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
@@ -28,6 +29,14 @@ final class ChunkColumns implements AutoCloseable {
    * ms with Arrow's host reader, hot unchanged (benchmarks/results/2026-12-04-tpch-sf10-parquet-*-s27*).
    */
   static final boolean DEVICE_DECODE = Boolean.parseBoolean(System.getProperty("gpudf.files.deviceDecode", "true"));
+  /**
+   * For a CPU catalog, on unless {@code -Dgpudf.files.hostDecode=false}: the stored pages a source
+   * gives are decoded by gpudf's own decoder ({@link ParquetDecode#decodeOnHost}) into each
+   * chunk's vectors, the columns at once, instead of through Arrow's native reader, which decodes
+   * into batches that are then copied into the chunk and reads batches ahead into memory of its
+   * own.
+   */
+  static final boolean HOST_DECODE = Boolean.parseBoolean(System.getProperty("gpudf.files.hostDecode", "true"));
 
   private final int[] columns;
   private final int rows;
@@ -37,9 +46,12 @@ final class ChunkColumns implements AutoCloseable {
   // the stream the stored pages decode on and their decoding (both null when there are none)
   private final Exec exec;
   private final ParquetDecode.Pending decoding;
+  // how many of the columns gpudf's decoder decoded on the host (a CPU catalog's reads)
+  private final int decodedOnHost;
 
   private ChunkColumns(int[] columns, int rows, ParquetDecode.Chunk[] encoded, VectorSchemaRoot hostRows, Exec exec,
-      ParquetDecode.Pending decoding) {
+      ParquetDecode.Pending decoding, int decodedOnHost) {
+    this.decodedOnHost = decodedOnHost;
     this.columns = columns;
     this.rows = rows;
     this.encoded = encoded;
@@ -58,6 +70,11 @@ final class ChunkColumns implements AutoCloseable {
     VectorSchemaRoot rows = null;
     Exec exec = null;
     try {
+      if (gpu == null && HOST_DECODE) {
+        int[] decoded = new int[1];
+        rows = decodedOnHost(source, chunk, columns, into, decoded);
+        return new ChunkColumns(columns, source.chunkRows().get(chunk), encoded, rows, null, null, decoded[0]);
+      }
       if (gpu != null && DEVICE_DECODE) {
         readEncoded(source, chunk, columns, into, encoded);
       }
@@ -76,7 +93,7 @@ final class ChunkColumns implements AutoCloseable {
         exec = Exec.onGpu(gpu, into);
         decoding = ParquetDecode.launch(exec, stored);
       }
-      return new ChunkColumns(columns, source.chunkRows().get(chunk), encoded, rows, exec, decoding);
+      return new ChunkColumns(columns, source.chunkRows().get(chunk), encoded, rows, exec, decoding, 0);
     } catch (RuntimeException e) {
       // a failed launch has waited for its stream: the pages' bytes are free to go
       try (VectorSchemaRoot r = rows; Exec x = exec) {
@@ -107,6 +124,62 @@ final class ChunkColumns implements AutoCloseable {
     dev.gpudf.formats.Await.all(reads, "reading a chunk's pages", (c, i) -> encoded[i] = c);
   }
 
+  /**
+   * Columns {@code columns} of chunk {@code chunk} decoded on the host: each column the source
+   * gives as stored pages is read and decoded on {@link Readers}' threads, the columns at once; the
+   * source reads the others. Their count goes to {@code decoded[0]}. The caller closes the root.
+   */
+  private static VectorSchemaRoot decodedOnHost(ChunkSource source, int chunk, int[] columns, BufferAllocator into,
+      int[] decoded) {
+    List<java.util.concurrent.Future<FieldVector>> decodes = new ArrayList<>();
+    for (int column : columns) {
+      String name = source.names().get(column);
+      decodes.add(Readers.POOL.submit(() -> {
+        try (ParquetDecode.Chunk c = source.readEncoded(chunk, column, into)) {
+          return c == null ? null : ParquetDecode.decodeOnHost(c, name, into);
+        }
+      }));
+    }
+    FieldVector[] vectors = new FieldVector[columns.length];
+    VectorSchemaRoot rest = null;
+    try {
+      dev.gpudf.formats.Await.all(decodes, "decoding a chunk's pages", (v, i) -> vectors[i] = v);
+      List<Integer> left = new ArrayList<>();
+      for (int i = 0; i < columns.length; i++) {
+        if (vectors[i] == null) {
+          left.add(columns[i]);
+        }
+      }
+      decoded[0] = columns.length - left.size();
+      if (columns.length == 0 || left.size() == columns.length) {
+        return source.read(chunk, columns, into);
+      }
+      if (!left.isEmpty()) {
+        rest = source.read(chunk, left.stream().mapToInt(Integer::intValue).toArray(), into);
+        for (int i = 0, k = 0; i < columns.length; i++) {
+          if (vectors[i] == null) {
+            vectors[i] = rest.getVector(k++);
+          }
+        }
+      }
+      List<FieldVector> ordered = List.of(vectors);
+      VectorSchemaRoot root = new VectorSchemaRoot(ordered.stream().map(FieldVector::getField).toList(), ordered,
+          source.chunkRows().get(chunk));
+      // the root owns every vector now, the source's too (their root is let go without closing them)
+      rest = null;
+      java.util.Arrays.fill(vectors, null);
+      return root;
+    } finally {
+      try (VectorSchemaRoot r = rest) {
+        for (FieldVector v : vectors) {
+          if (v != null && (r == null || !r.getFieldVectors().contains(v))) {
+            v.close();
+          }
+        }
+      }
+    }
+  }
+
   /** The threads that read columns' stored pages at once: daemons, made when first used. */
   private static final class Readers {
     static final java.util.concurrent.ExecutorService POOL = java.util.concurrent.Executors.newFixedThreadPool(
@@ -115,6 +188,11 @@ final class ChunkColumns implements AutoCloseable {
           t.setDaemon(true);
           return t;
         });
+  }
+
+  /** How many of the columns gpudf's decoder decoded on the host (for a CPU catalog; the others Arrow's reader read). */
+  int decodedOnHost() {
+    return decodedOnHost;
   }
 
   /** How many of the columns are stored pages for the device to decode. */
