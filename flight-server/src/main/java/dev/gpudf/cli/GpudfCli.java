@@ -13,11 +13,6 @@ import picocli.CommandLine.Command;
         HealthCommand.class})
 public final class GpudfCli {
   public static void main(String[] args) {
-    // a directory of tables is opened once the command line is parsed: the native Parquet reader
-    // loads meanwhile
-    if (java.util.Arrays.stream(args).anyMatch(a -> a.equals("--path") || a.startsWith("--path="))) {
-      dev.gpudf.sql.files.ParquetSource.loadNativeReaderSoon();
-    }
     System.exit(commandLine().execute(args));
   }
 

@@ -132,6 +132,68 @@ public final class ParquetFooter {
     }
   }
 
+  /**
+   * A file whose columns are all flat and of the types {@link #holds} takes: their names and
+   * types as Arrow's reader gives them, and its row groups as {@link #read} gives them.
+   */
+  public record Columns(List<String> names, List<DataType> types, List<RowGroup> groups) {}
+
+  /**
+   * {@code file}'s columns from its footer alone, or null when one of them is nested, repeated or
+   * of a type {@link #holds} does not take (then Arrow's reader tells the schema). A footer that
+   * cannot be read is an {@link IOException} (or the Thrift reader's runtime exception).
+   */
+  public static Columns columns(Path file) throws IOException {
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+      FileMetaData meta = meta(ch);
+      List<SchemaElement> schema = meta.getSchema();
+      if (schema == null || schema.size() < 2 || schema.get(0).getNum_children() != schema.size() - 1) {
+        return null;
+      }
+      List<String> names = new ArrayList<>();
+      List<DataType> types = new ArrayList<>();
+      int[] leaves = new int[schema.size() - 1];
+      for (int c = 0; c < leaves.length; c++) {
+        SchemaElement e = schema.get(c + 1);
+        DataType type = e.getNum_children() > 0 || e.getName() == null ? null : typeOf(e);
+        if (type == null) {
+          return null;
+        }
+        names.add(e.getName());
+        types.add(type);
+        leaves[c] = c;
+      }
+      return new Columns(List.copyOf(names), List.copyOf(types), groups(ch, meta, leaves, types));
+    }
+  }
+
+  /** The type a flat column is read as, where {@link #holds} takes it; else null. */
+  static DataType typeOf(SchemaElement e) {
+    if (!e.isSetType()) {
+      return null;
+    }
+    org.apache.parquet.format.LogicalType logical = e.isSetLogicalType() ? e.getLogicalType() : null;
+    boolean decimal = logical != null ? logical.isSetDECIMAL() : e.isSetConverted_type()
+        && e.getConverted_type() == ConvertedType.DECIMAL;
+    DataType type;
+    if (decimal) {
+      int precision = logical != null ? logical.getDECIMAL().getPrecision() : e.getPrecision();
+      int scale = logical != null ? logical.getDECIMAL().getScale() : e.getScale();
+      type = precision < 1 || precision > 18 || scale < 0 || scale > precision ? null : DataType.decimal(precision, scale);
+    } else {
+      type = switch (e.getType()) {
+        case INT32 -> holds(e, DataType.DATE) ? DataType.DATE : DataType.INT32;
+        case INT64 -> DataType.INT64;
+        case FLOAT -> DataType.FLOAT32;
+        case DOUBLE -> DataType.FLOAT64;
+        case BYTE_ARRAY -> DataType.STRING;
+        default -> null;
+      };
+    }
+    // the inverse of holds, so that no other annotation (unsigned, time, JSON ...) is read as a plain type
+    return type != null && holds(e, type) ? type : null;
+  }
+
   /** The footer of the file open on {@code ch}, after its magic and length are checked. */
   private static FileMetaData meta(FileChannel ch) throws IOException {
     long fileSize = ch.size();

@@ -62,13 +62,15 @@ class ParquetStatisticsTest {
    * Row groups larger than a scanner batch (204,800 rows; batches of a 16th of a chunk, 21,250 rows:
    * nine of them and one of 13,550 a group) opened in chunks of at most 340,000 rows: chunk 0 holds
    * row group 0 and six batches of row group 1, so its range must cover both; filters on the rows
-   * either side of each batch, chunk and row-group boundary answer as the resident rows.
+   * either side of each batch, chunk and row-group boundary answer as the resident rows. (Its
+   * boolean column keeps the file on Arrow's reader, whose chunks are batches: a file of the
+   * columns gpudf's decoder takes opens in chunks of whole row groups.)
    */
   @Test
   void aChunkThatSpansRowGroupsTakesTheRangesOfBoth(@TempDir Path dir) throws Exception {
     int group = 204_800;
     try (Connection duck = DriverManager.getConnection("jdbc:duckdb:"); Statement st = duck.createStatement()) {
-      st.execute("COPY (SELECT i AS k FROM range(" + 3 * group + ") r(i) ORDER BY i) TO '" + dir.resolve("big.parquet")
+      st.execute("COPY (SELECT i AS k, i % 2 = 0 AS b FROM range(" + 3 * group + ") r(i) ORDER BY i) TO '" + dir.resolve("big.parquet")
           + "' (FORMAT parquet, ROW_GROUP_SIZE " + group + ")");
     }
     try (RootAllocator allocator = new RootAllocator(); GpuSession s = GpuSession.cpu(allocator)) {

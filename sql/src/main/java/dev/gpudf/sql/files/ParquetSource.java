@@ -30,16 +30,20 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * A Parquet file as a {@link ChunkSource}, through Arrow Dataset's native reader. Opening reads the
- * footer only (the schema, and each batch's row count from a scan of no columns); a chunk is a run
- * of consecutive batches (whole row groups while they fit the batch size) of at most {@code
- * chunkRows} rows, or one batch where a batch alone holds more (a chunk of one batch takes the
- * batch's buffers as they are, with no copy). Chunks are read in order by one scanner per set of columns, so a query that
- * scans chunk 0, 1, 2 ... decodes each row group once; asking for an earlier chunk starts a new
- * scan. The file's size and modification time are checked before each read: a file that changed
- * since it was opened is an error, never a mix of old and new rows. Each chunk's column ranges come
- * from the row groups' statistics in the footer ({@link ParquetFooter}), for skipping chunks a
- * filter cannot match.
+ * A Parquet file as a {@link ChunkSource}. Opening reads the footer only. Where the footer tells
+ * every column (flat columns of the types gpudf's decoder takes, {@link ParquetFooter#columns}) and
+ * no row group holds more than {@code chunkRows} rows, a chunk is a run of whole row groups of at
+ * most {@code chunkRows} rows, whose columns the readers take as stored pages ({@link
+ * #readEncoded}), and Arrow Dataset's native reader is made only if a read needs it (a column whose
+ * pages the decoder does not take). Else Arrow's reader is made at opening: the schema is its, and
+ * a chunk is a run of consecutive batches of its scan of no columns (whole row groups while they
+ * fit the batch size) of at most {@code chunkRows} rows, or one batch where a batch alone holds more
+ * (a chunk of one batch takes the batch's buffers as they are, with no copy). Arrow's reader reads
+ * chunks in order by one scanner per set of columns, so a query that scans chunk 0, 1, 2 ...
+ * decodes each row group once; asking for an earlier chunk starts a new scan. The file's size and
+ * modification time are checked before each read: a file that changed since it was opened is an
+ * error, never a mix of old and new rows. Each chunk's column ranges come from the row groups'
+ * statistics in the footer ({@link ParquetFooter}), for skipping chunks a filter cannot match.
  */
 public final class ParquetSource implements ChunkSource {
   /**
@@ -56,15 +60,25 @@ public final class ParquetSource implements ChunkSource {
    * of an Arrow string vector's 2 GiB, as the estimate can fall short.
    */
   private static final long CHUNK_STRING_BYTES = 1L << 30;
+  /**
+   * On unless {@code -Dgpudf.files.parquetFooterOpen=false}: a file whose footer tells all its
+   * columns ({@link ParquetFooter#columns}) opens from the footer alone, in chunks of whole row
+   * groups, and Arrow's native reader (a 76 MB library to load, then a scan of the file to count
+   * its batches) is made only if a read needs it.
+   */
+  static final boolean FROM_FOOTER = Boolean.parseBoolean(System.getProperty("gpudf.files.parquetFooterOpen", "true"));
 
   private final Path file;
   private final BufferAllocator allocator;
-  private final FileSystemDatasetFactory factory;
-  private final Dataset dataset;
+  // Arrow's reader of the file: made at opening where the footer alone cannot tell the columns,
+  // else when a read first needs it (a chunk or column the decoder does not take); null before
+  private FileSystemDatasetFactory factory;
+  private Dataset dataset;
   private final List<String> names = new ArrayList<>();
   private final List<DataType> types = new ArrayList<>();
   private final List<Integer> chunkRows = new ArrayList<>();
-  // the batches of each chunk (chunk i is batches firstBatch[i] .. firstBatch[i + 1] - 1)
+  // the batches of Arrow's reader that make each chunk (chunk i is batches firstBatch[i] ..
+  // firstBatch[i + 1] - 1); empty until the reader is made
   private final List<Integer> firstBatch = new ArrayList<>();
   private final FileStamp stamp;
   private final int batchRows;
@@ -100,38 +114,30 @@ public final class ParquetSource implements ChunkSource {
     }
   }
 
-  private ParquetSource(Path file, BufferAllocator allocator, int chunkRows, long chunkStringBytes) throws Exception {
+  private ParquetSource(Path file, BufferAllocator allocator, int chunkRows, long chunkStringBytes, boolean fromFooter)
+      throws Exception {
     this.file = file;
     this.allocator = allocator;
     batchRows = Math.max(MIN_BATCH_ROWS, Math.min(MAX_BATCH_ROWS, chunkRows / READ_AHEAD_BATCHES));
     stamp = FileStamp.of(file);
-    factory = new FileSystemDatasetFactory(allocator, NativeMemoryPool.getDefault(), FileFormat.PARQUET,
-        file.toAbsolutePath().toUri().toString());
-    Dataset d = null;
-    try {
-      Schema schema = factory.inspect();
-      for (Field f : schema.getFields()) {
-        names.add(f.getName());
-        types.add(ArrowTypes.fromArrow(f));
-      }
-      d = factory.finish();
-      List<Integer> batches = new ArrayList<>();
-      try (Scanner s = d.newScan(options(new String[0], batchRows)); ArrowReader r = s.scanBatches()) {
-        while (r.loadNextBatch()) {
-          batches.add(r.getVectorSchemaRoot().getRowCount());
+    ParquetFooter.Columns footer = fromFooter ? wholeGroups(file, chunkRows) : null;
+    if (footer != null) {
+      // chunks of whole row groups, each of which the decoder reads as stored pages
+      names.addAll(footer.names());
+      types.addAll(footer.types());
+      groups = footer.groups();
+      List<Integer> groupRows = groups.stream().map(g -> (int) g.rows()).toList();
+      long[] groupStrings = groups.stream().mapToLong(ParquetFooter.RowGroup::stringBytes).toArray();
+      ChunkSource.group(groupRows, chunkRows, groupStrings, chunkStringBytes, this.chunkRows, new ArrayList<>());
+    } else {
+      try {
+        groups = openArrow(chunkRows, chunkStringBytes);
+      } catch (Exception e) {
+        try (FileSystemDatasetFactory f = factory; Dataset d = dataset) {
+          throw e;
         }
       }
-      groups = footer(file, names, types);
-      ChunkSource.group(batches, chunkRows, batchStringBytes(groups, batches), chunkStringBytes, this.chunkRows, firstBatch);
-    } catch (Exception e) {
-      try (factory) {
-        if (d != null) {
-          d.close();
-        }
-      }
-      throw e;
     }
-    dataset = d;
     ranges = chunkRanges(groups, names, this.chunkRows);
     groupSpans = spans(groups, this.chunkRows);
     storedBytes = new long[names.size()];
@@ -139,6 +145,105 @@ public final class ParquetSource implements ChunkSource {
       for (int c = 0; c < storedBytes.length; c++) {
         storedBytes[c] += g.storedBytes()[c];
       }
+    }
+  }
+
+  /**
+   * {@code file}'s columns from its footer, where it tells them all ({@link
+   * ParquetFooter#columns}) and no row group holds more than {@code chunkRows} rows (a larger one
+   * is read in parts, by Arrow's reader); else null. A footer that cannot be read is left to
+   * Arrow's reader too, which says what is wrong with the file.
+   */
+  private static ParquetFooter.Columns wholeGroups(Path file, int chunkRows) {
+    try {
+      ParquetFooter.Columns c = ParquetFooter.columns(file);
+      return c == null || c.groups().stream().anyMatch(g -> g.rows() > chunkRows) ? null : c;
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
+  }
+
+  /**
+   * Opens Arrow's reader at the file's opening: the columns from its schema, chunks of its
+   * batches (whole row groups while they fit the batch size); returns the footer's row groups
+   * (null when it cannot be read).
+   */
+  private List<ParquetFooter.RowGroup> openArrow(int chunkRows, long chunkStringBytes) throws Exception {
+    List<Integer> batches = arrowReader();
+    for (Field f : factory.inspect().getFields()) {
+      names.add(f.getName());
+      types.add(ArrowTypes.fromArrow(f));
+    }
+    List<ParquetFooter.RowGroup> found = footer(file, names, types);
+    ChunkSource.group(batches, chunkRows, batchStringBytes(found, batches), chunkStringBytes, this.chunkRows, firstBatch);
+    return found;
+  }
+
+  /** Makes Arrow's reader of the file; returns its batches' rows, from a scan of no columns. */
+  private List<Integer> arrowReader() throws Exception {
+    FileSystemDatasetFactory f = new FileSystemDatasetFactory(allocator, NativeMemoryPool.getDefault(), FileFormat.PARQUET,
+        file.toAbsolutePath().toUri().toString());
+    Dataset d = null;
+    try {
+      f.inspect();
+      d = f.finish();
+      List<Integer> batches = new ArrayList<>();
+      try (Scanner s = d.newScan(options(new String[0], batchRows)); ArrowReader r = s.scanBatches()) {
+        while (r.loadNextBatch()) {
+          batches.add(r.getVectorSchemaRoot().getRowCount());
+        }
+      }
+      factory = f;
+      dataset = d;
+      return batches;
+    } catch (Exception e) {
+      try (f) {
+        if (d != null) {
+          d.close();
+        }
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Arrow's reader for a file opened from its footer, made when a read first needs it: its
+   * columns must be the footer's, and its batches must end where the chunks (whole row groups)
+   * do, or the file changed since it was opened.
+   */
+  private void arrowReaderForChunks() {
+    List<Integer> batches;
+    try {
+      batches = arrowReader();
+    } catch (UserException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new UserException("cannot read Parquet file " + file + ": " + e.getMessage(), e);
+    }
+    List<String> arrowNames = new ArrayList<>();
+    List<DataType> arrowTypes = new ArrayList<>();
+    for (Field f : factory.inspect().getFields()) {
+      arrowNames.add(f.getName());
+      arrowTypes.add(ArrowTypes.fromArrow(f));
+    }
+    if (!arrowNames.equals(names) || !arrowTypes.equals(types)) {
+      throw new UserException(file + ": Arrow's reader finds columns " + arrowNames + " of " + arrowTypes
+          + " where its footer gave " + names + " of " + types);
+    }
+    firstBatch.add(0);
+    long rows = 0;
+    long chunkEnd = 0;
+    for (int c = 0, b = 0; c < chunkRows.size(); c++) {
+      chunkEnd += chunkRows.get(c);
+      while (b < batches.size() && rows < chunkEnd) {
+        rows += batches.get(b++);
+      }
+      if (rows != chunkEnd) {
+        firstBatch.clear();
+        throw new UserException(file + ": Arrow's reader gives batches that end at row " + rows
+            + ", not at chunk " + c + "'s end, row " + chunkEnd + ": it changed since it was opened");
+      }
+      firstBatch.add(b);
     }
   }
 
@@ -264,24 +369,9 @@ public final class ParquetSource implements ChunkSource {
     return out;
   }
 
-  /**
-   * Starts loading Arrow Dataset's native library (76 MB; 150 ms of a 2-core host's opening of
-   * TPC-H's files, before any footer is read) on a daemon thread, for a process that is about to
-   * open Parquet files while it does other start-up work (the command line's parsing and classes).
-   * The first {@link #open} waits for it. A load that fails here fails again there, where it is
-   * reported.
-   */
-  public static void loadNativeReaderSoon() {
-    Thread t = new Thread(() -> {
-      try {
-        NativeMemoryPool.getDefault();
-      } catch (RuntimeException | LinkageError e) {
-        // reported by the open that needs the library, which loads it again
-        return;
-      }
-    }, "gpudf-native-reader-load");
-    t.setDaemon(true);
-    t.start();
+  /** Whether Arrow's reader of the file has been made (at opening, or by a read that needed it). */
+  boolean arrowReaderMade() {
+    return dataset != null;
   }
 
   /**
@@ -294,11 +384,16 @@ public final class ParquetSource implements ChunkSource {
 
   /** As {@link #open(Path, BufferAllocator, int)}, a chunk's estimated string bytes per column at most {@code chunkStringBytes}. */
   static ParquetSource open(Path file, BufferAllocator allocator, int chunkRows, long chunkStringBytes) {
+    return open(file, allocator, chunkRows, chunkStringBytes, FROM_FOOTER);
+  }
+
+  /** As {@link #open(Path, BufferAllocator, int, long)}, from the footer where it can be or through Arrow's reader. */
+  static ParquetSource open(Path file, BufferAllocator allocator, int chunkRows, long chunkStringBytes, boolean fromFooter) {
     if (!Files.isRegularFile(file)) {
       throw new UserException("no file " + file);
     }
     try {
-      return new ParquetSource(file, allocator, Math.max(1, chunkRows), Math.max(1, chunkStringBytes));
+      return new ParquetSource(file, allocator, Math.max(1, chunkRows), Math.max(1, chunkStringBytes), fromFooter);
     } catch (GpudfException e) {
       throw new UserException(file + ": " + e.getMessage(), e);
     } catch (Exception e) {
@@ -361,6 +456,9 @@ public final class ParquetSource implements ChunkSource {
         s = null;
       }
       if (s == null) {
+        if (dataset == null) {
+          arrowReaderForChunks();
+        }
         String[] picked = key.stream().map(names::get).toArray(String[]::new);
         Scanner scanner = dataset.newScan(options(picked, batchRows));
         try {
@@ -423,8 +521,8 @@ public final class ParquetSource implements ChunkSource {
       }
     }
     streams.clear();
-    try (factory) {
-      dataset.close();
+    try (FileSystemDatasetFactory f = factory; Dataset d = dataset) {
+      // both closed, the dataset first
     } catch (Exception e) {
       throw new UserException("cannot close Parquet file " + file + ": " + e.getMessage(), e);
     }
