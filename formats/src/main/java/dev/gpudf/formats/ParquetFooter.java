@@ -140,7 +140,8 @@ public final class ParquetFooter {
 
   /**
    * {@code file}'s columns from its footer alone, or null when one of them is nested, repeated or
-   * of a type {@link #holds} does not take (then Arrow's reader tells the schema). A footer that
+   * of a type {@link #holds} does not take, or a row group does not describe them all (then
+   * Arrow's reader tells the schema). A footer that
    * cannot be read is an {@link IOException} (or the Thrift reader's runtime exception).
    */
   public static Columns columns(Path file) throws IOException {
@@ -163,7 +164,8 @@ public final class ParquetFooter {
         types.add(type);
         leaves[c] = c;
       }
-      return new Columns(List.copyOf(names), List.copyOf(types), groups(ch, meta, leaves, types));
+      List<RowGroup> groups = groups(ch, meta, leaves, types);
+      return groups == null ? null : new Columns(List.copyOf(names), List.copyOf(types), groups);
     }
   }
 

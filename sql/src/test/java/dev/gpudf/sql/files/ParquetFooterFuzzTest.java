@@ -1,7 +1,11 @@
 package dev.gpudf.sql.files;
 
+import dev.gpudf.kernels.ParquetDecode;
+import dev.gpudf.columnar.error.UserException;
+
 import dev.gpudf.formats.ValueRange;
 import dev.gpudf.formats.ParquetFooter;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -49,6 +53,7 @@ class ParquetFooterFuzzTest {
     System.out.println("ParquetFooterFuzzTest seeds: 1, " + fresh);
     int read = 0;
     int refused = 0;
+    int opened = 0;
     Path bad = dir.resolve("bad.parquet");
     for (long seed : new long[] {1, fresh}) {
       Random r = new Random(seed);
@@ -69,10 +74,50 @@ class ParquetFooterFuzzTest {
         } catch (IOException | RuntimeException e) {
           refused++;
         }
+        try {
+          ParquetFooter.Columns columns = ParquetFooter.columns(bad);
+          if (columns != null) {
+            assertEquals(columns.names().size(), columns.types().size(), "seed " + seed + " input " + i);
+            assertTrue(columns.groups().stream().allMatch(g -> g.rows() >= 0), "seed " + seed + " input " + i);
+          }
+        } catch (IOException | RuntimeException e) {
+          // refused, as read refuses
+        }
+        if (i % 10 == 0) {
+          opened += openAndDecode(bad, "seed " + seed + " input " + i);
+        }
       }
     }
+    System.out.printf("ParquetFooterFuzzTest: %d damaged files opened and their first chunk decoded of %d tried%n", opened,
+        INPUTS / 10);
     System.out.printf("ParquetFooterFuzzTest: %d damaged footers, %d read, %d refused%n", INPUTS, read, refused);
     assertTrue(refused > INPUTS / 10, "the damage reaches the reader: " + refused + " refused");
+  }
+
+  /**
+   * Opens a damaged file as a table's source and decodes its first chunk's stored pages: either
+   * works, or fails with a {@link UserException} (an error naming the file), never another
+   * exception; 1 when it opened.
+   */
+  private static int openAndDecode(Path file, String what) {
+    try (RootAllocator a = new RootAllocator()) {
+      try (ParquetSource source = ParquetSource.open(file, a, 8192)) {
+        for (int c = 0; c < source.names().size() && !source.chunkRows().isEmpty(); c++) {
+          try (ParquetDecode.Chunk pages = source.readEncoded(0, c, a)) {
+            if (pages != null) {
+              ParquetDecode.decodeOnHost(pages, source.names().get(c), a).close();
+            }
+          }
+        }
+        return 1;
+      } catch (UserException e) {
+        return 0;
+      } catch (RuntimeException e) {
+        throw new AssertionError(what + ": " + e, e);
+      } finally {
+        assertEquals(0, a.getAllocatedMemory(), what);
+      }
+    }
   }
 
   private static int footerStart(byte[] b) {
