@@ -889,19 +889,31 @@ public final class ParquetDecode {
      * {@code n} ones.
      */
     static boolean allOnes(byte[] b, int from, int to, int n) {
+      long header = header(b, from, to);
+      if (header < 0) {
+        return false;
+      }
+      long h = header & 0xffffffffL;
+      int p = from + (int) (header >>> 32);
+      return (h & 1) == 0 && h >>> 1 >= n && p < to && b[p] == 1;
+    }
+
+    /**
+     * The run header (an unsigned LEB128 of at most 32 bits) at {@code b[p, to)}: its value in the
+     * low 32 bits and its bytes in the high ones; -1 when it is longer or cut short.
+     */
+    private static long header(byte[] b, int p, int to) {
       long h = 0;
-      int p = from;
-      for (int shift = 0; ; shift += 7) {
-        if (shift >= 35 || p >= to) {
-          return false;
+      for (int shift = 0, k = 0; ; shift += 7, k++) {
+        if (shift >= 35 || p + k >= to) {
+          return -1;
         }
-        int x = b[p++] & 0xff;
+        int x = b[p + k] & 0xff;
         h |= (long) (x & 0x7f) << shift;
         if ((x & 0x80) == 0) {
-          break;
+          return h <= 0xffffffffL ? (long) (k + 1) << 32 | h : -1;
         }
       }
-      return h <= 0xffffffffL && (h & 1) == 0 && h >>> 1 >= n && p < to && b[p] == 1;
     }
 
     /** Decodes {@code n} values of width {@code w} from {@code b[from, to)} into {@code out}; false when the runs are malformed or short. */
@@ -911,22 +923,12 @@ public final class ParquetDecode {
       int valueBytes = (w + 7) / 8;
       long mask = (1L << w) - 1;
       while (i < n) {
-        long h = 0;
-        boolean ended = false;
-        for (int shift = 0; ; shift += 7) {
-          if (shift >= 35 || p >= to) {
-            return false;
-          }
-          int x = b[p++] & 0xff;
-          h |= (long) (x & 0x7f) << shift;
-          if ((x & 0x80) == 0) {
-            ended = h <= 0xffffffffL;
-            break;
-          }
-        }
-        if (!ended) {
+        long header = header(b, p, to);
+        if (header < 0) {
           return false;
         }
+        long h = header & 0xffffffffL;
+        p += (int) (header >>> 32);
         if ((h & 1) != 0) {
           long groups = h >>> 1;
           long bytes = groups * w;
