@@ -27,7 +27,6 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * A Parquet file as a {@link ChunkSource}. Opening reads the footer only. Where the footer tells
@@ -220,30 +219,41 @@ public final class ParquetSource implements ChunkSource {
     } catch (Exception e) {
       throw new UserException("cannot read Parquet file " + file + ": " + e.getMessage(), e);
     }
-    List<String> arrowNames = new ArrayList<>();
-    List<DataType> arrowTypes = new ArrayList<>();
-    for (Field f : factory.inspect().getFields()) {
-      arrowNames.add(f.getName());
-      arrowTypes.add(ArrowTypes.fromArrow(f));
-    }
-    if (!arrowNames.equals(names) || !arrowTypes.equals(types)) {
-      throw new UserException(file + ": Arrow's reader finds columns " + arrowNames + " of " + arrowTypes
-          + " where its footer gave " + names + " of " + types);
-    }
-    firstBatch.add(0);
-    long rows = 0;
-    long chunkEnd = 0;
-    for (int c = 0, b = 0; c < chunkRows.size(); c++) {
-      chunkEnd += chunkRows.get(c);
-      while (b < batches.size() && rows < chunkEnd) {
-        rows += batches.get(b++);
+    try {
+      List<String> arrowNames = new ArrayList<>();
+      List<DataType> arrowTypes = new ArrayList<>();
+      for (Field f : factory.inspect().getFields()) {
+        arrowNames.add(f.getName());
+        arrowTypes.add(ArrowTypes.fromArrow(f));
       }
-      if (rows != chunkEnd) {
-        firstBatch.clear();
-        throw new UserException(file + ": Arrow's reader gives batches that end at row " + rows
-            + ", not at chunk " + c + "'s end, row " + chunkEnd + ": it changed since it was opened");
+      if (!arrowNames.equals(names) || !arrowTypes.equals(types)) {
+        throw new UserException(file + ": Arrow's reader finds columns " + arrowNames + " of " + arrowTypes
+            + " where its footer gave " + names + " of " + types);
       }
-      firstBatch.add(b);
+      firstBatch.add(0);
+      long rows = 0;
+      long chunkEnd = 0;
+      for (int c = 0, b = 0; c < chunkRows.size(); c++) {
+        chunkEnd += chunkRows.get(c);
+        while (b < batches.size() && rows < chunkEnd) {
+          rows += batches.get(b++);
+        }
+        if (rows != chunkEnd) {
+          throw new UserException(file + ": Arrow's reader gives batches that end at row " + rows
+              + ", not at chunk " + c + "'s end, row " + chunkEnd + ": it changed since it was opened");
+        }
+        firstBatch.add(b);
+      }
+    } catch (RuntimeException e) {
+      // no reader half made: a later read tries again, and fails the same way while the file is so
+      firstBatch.clear();
+      try (FileSystemDatasetFactory f = factory; Dataset d = dataset) {
+        factory = null;
+        dataset = null;
+      } catch (Exception closing) {
+        e.addSuppressed(closing);
+      }
+      throw e;
     }
   }
 
