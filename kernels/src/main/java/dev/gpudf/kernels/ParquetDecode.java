@@ -765,6 +765,10 @@ public final class ParquetDecode {
       int row = 0;
       for (int p = 0; p < c.pages.size(); p++) {
         Page g = c.pages.get(p);
+        // a dictionary page no data page takes (a writer's, before it fell back to PLAIN) holds no rows
+        if (g.kind() == Kind.DICTIONARY) {
+          continue;
+        }
         byte[] d = plain[p];
         page.read(c, p, d);
         if ((d.length - page.at) / 4 < page.count) {

@@ -542,6 +542,34 @@ class ParquetDecodeTest {
     return error;
   }
 
+  /**
+   * A string column's PLAIN pages after a dictionary page that no page takes (a writer's, before it
+   * fell back to PLAIN): the dictionary holds no rows, and the rows are the PLAIN pages' strings.
+   */
+  @Test
+  void theCpuTwinSkipsAnUnusedDictionaryBeforePlainStrings() {
+    Writer w = new Writer();
+    ByteArrayOutputStream d = new ByteArrayOutputStream();
+    for (int k = 0; k < 5; k++) {
+      entry(d, k, ParquetDecode.BYTE_ARRAY);
+    }
+    w.add(d.toByteArray(), Kind.DICTIONARY, Codec.SNAPPY, 5, false, -1);
+    ByteArrayOutputStream p = new ByteArrayOutputStream();
+    for (int k : new int[] {3, 1, 4}) {
+      entry(p, k, ParquetDecode.BYTE_ARRAY);
+    }
+    w.add(p.toByteArray(), Kind.PLAIN, Codec.SNAPPY, 3, false, -1);
+    try (RootAllocator a = new RootAllocator()) {
+      try (ParquetDecode.Chunk chunk = w.chunk(a, DataType.STRING, ParquetDecode.BYTE_ARRAY, 3);
+          FieldVector v = ParquetDecode.decodeOnHost(chunk, "c", a)) {
+        assertEquals(3, v.getValueCount());
+        assertEquals(List.of(TEXT[3], TEXT[1], TEXT[4]), List.of(v.getObject(0).toString(), v.getObject(1).toString(),
+            v.getObject(2).toString()));
+      }
+      assertEquals(0, a.getAllocatedMemory());
+    }
+  }
+
   @Test
   void theCpuTwinRejectsEachCorruptPageNamingIt() {
     try (RootAllocator a = new RootAllocator()) {
