@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * Where a thread spends host time, by sampling its stack every {@code periodMicros} from a
  * second thread (the bundle's runtime has no JFR). Each sample counts once for its leaf frame and
- * once for every distinct gpudf method on the stack (inclusive). {@link Thread#getStackTrace()}
+ * once for every distinct gpudf method, CUDA driver call and class load on the stack (inclusive). {@link Thread#getStackTrace()}
  * sees the thread at a safepoint, so Java frames are biased towards loop ends and calls, but a
  * thread inside native code (the CUDA driver through JCuda) shows that native frame as its leaf.
  * Opened around the work to sample, closed to stop; the counts it gave {@link Counts} say what it saw.
@@ -62,6 +62,13 @@ final class HostSampler implements AutoCloseable {
     sampler.start();
   }
 
+  /** Whether {@code e} counts inclusively: a gpudf method, a CUDA driver call, or loading a class. */
+  private static boolean counted(StackTraceElement e) {
+    String c = e.getClassName();
+    return c.startsWith("dev.gpudf.") || c.startsWith("jcuda.driver.")
+        || (c.equals("java.lang.ClassLoader") && e.getMethodName().equals("loadClass"));
+  }
+
   private void sample() {
     StackTraceElement[] stack = target.getStackTrace();
     if (stack.length == 0) {
@@ -72,7 +79,7 @@ final class HostSampler implements AutoCloseable {
       counts.leaves.merge(frame(stack[0]), 1, Integer::sum);
       java.util.Set<String> seen = new java.util.HashSet<>();
       for (StackTraceElement e : stack) {
-        if (e.getClassName().startsWith("dev.gpudf.") && seen.add(frame(e))) {
+        if (counted(e) && seen.add(frame(e))) {
           counts.inclusive.merge(frame(e), 1, Integer::sum);
         }
       }

@@ -1,6 +1,7 @@
 package dev.gpudf.bench;
 
 import dev.gpudf.columnar.cuda.Gpu;
+import dev.gpudf.kernels.Evaluate;
 import dev.gpudf.kernels.KernelLaunch;
 import dev.gpudf.sql.FileTables;
 import dev.gpudf.sql.GpuSession;
@@ -712,9 +713,12 @@ public final class TpchBenchmark {
       List<GpuSession.QueryTimings> runs = new ArrayList<>();
       List<Object[]> rows = null;
       double cold = 0;
+      Evaluate.GeneratedKernelStats kernelsBefore = generatedKernels(session);
       for (int r = 0; r <= reps; r++) {
+        HostSampler.Counts coldSamples = r == 0 && SAMPLE_COLD ? new HostSampler.Counts() : null;
         long t0 = System.nanoTime();
-        try (VectorSchemaRoot result = session.query(sql, List.of(), t -> runs.add(t))) {
+        try (HostSampler sampler = coldSamples == null ? null : new HostSampler(Thread.currentThread(), 1000, coldSamples);
+            VectorSchemaRoot result = session.query(sql, List.of(), t -> runs.add(t))) {
           if (r == reps) {
             rows = TpchAnswers.rows(result);
           }
@@ -725,6 +729,15 @@ public final class TpchBenchmark {
           GpuSession.QueryTimings c = runs.get(0);
           System.out.printf(java.util.Locale.ROOT, "%s %s cold: %.1f ms = plan %.1f + execute %.1f + transfer %.1f%n", engine,
               name, cold, c.planNanos() / 1e6, c.executeNanos() / 1e6, c.transferNanos() / 1e6);
+          Evaluate.GeneratedKernelStats kernels = generatedKernels(session);
+          if (kernels.kernels() > kernelsBefore.kernels()) {
+            System.out.printf(java.util.Locale.ROOT, "%s %s cold: %d expression kernels generated and compiled in %.1f ms%n",
+                engine, name, kernels.kernels() - kernelsBefore.kernels(),
+                (kernels.compileNanos() - kernelsBefore.compileNanos()) / 1e6);
+          }
+          if (coldSamples != null) {
+            coldSamples.print("SAMPLE cold " + engine + " " + name, 15);
+          }
           runs.clear();
         }
       }
@@ -739,6 +752,18 @@ public final class TpchBenchmark {
     } catch (RuntimeException e) {
       report.failed(engine, name, e);
     }
+  }
+
+  /**
+   * With {@code -Dgpudf.debug.sampleCold=true}: each query's cold run has its thread's stack
+   * sampled every millisecond ({@link HostSampler}) and its top frames printed, to show what a first
+   * run does that later runs skip (class loading, the JIT's first code, reading files, compiling kernels).
+   */
+  private static final boolean SAMPLE_COLD = Boolean.getBoolean("gpudf.debug.sampleCold");
+
+  /** The kernels generated on the session's device so far; none on the CPU backend. */
+  private static Evaluate.GeneratedKernelStats generatedKernels(GpuSession session) {
+    return session.gpu() == null ? new Evaluate.GeneratedKernelStats(0, 0) : Evaluate.generatedKernels(session.gpu().device());
   }
 
   /**

@@ -7,6 +7,7 @@ import dev.gpudf.columnar.DeviceTable;
 import dev.gpudf.columnar.HostColumn;
 import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.TypeId;
+import dev.gpudf.columnar.cuda.CudaDevice;
 import dev.gpudf.columnar.cuda.DeviceBuffer;
 import dev.gpudf.columnar.error.InternalException;
 import dev.gpudf.columnar.error.UserException;
@@ -56,6 +57,17 @@ public final class Evaluate {
     int before = generatedMinRows;
     generatedMinRows = rows;
     return before;
+  }
+
+  /**
+   * Kernels generated for programs on one device so far, and the wall time spent generating them
+   * and having the driver compile their PTX: the part of a query's first run that later runs skip.
+   */
+  public record GeneratedKernelStats(int kernels, long compileNanos) {}
+
+  /** The kernels generated on {@code device} so far ({@link GeneratedKernelStats}). */
+  public static GeneratedKernelStats generatedKernels(CudaDevice device) {
+    return GeneratedKernels.on(device).stats();
   }
 
   /** On the GPU; the caller owns the result. */

@@ -27,6 +27,7 @@ final class GeneratedKernels implements AutoCloseable {
   private final CudaDevice device;
   private final Map<Key, Kernel> kernels = new HashMap<>();
   private final List<CUmodule> modules = new ArrayList<>();
+  private long compileNanos;
 
   /** A generated entry point and the blocks of {@link KernelLaunch#BLOCK} threads one multiprocessor holds. */
   record Kernel(CUfunction function, int residentBlocks) {}
@@ -58,6 +59,7 @@ final class GeneratedKernels implements AutoCloseable {
     if (k != null || kernels.size() >= LIMIT) {
       return k;
     }
+    long t0 = System.nanoTime();
     byte[] text = (PtxProgram.generate(p, store) + "\0").getBytes(StandardCharsets.US_ASCII);
     device.makeCurrent();
     CUmodule module = new CUmodule();
@@ -70,12 +72,18 @@ final class GeneratedKernels implements AutoCloseable {
         "cuOccupancyMaxActiveBlocksPerMultiprocessor(" + PtxProgram.ENTRY + ")");
     k = new Kernel(f, Math.max(1, blocks[0]));
     kernels.put(key, k);
+    compileNanos += System.nanoTime() - t0;
     return k;
   }
 
   /** Kernels compiled so far. */
   synchronized int size() {
     return kernels.size();
+  }
+
+  /** Kernels compiled so far and the time spent generating and loading them (the driver's PTX compile). */
+  synchronized Evaluate.GeneratedKernelStats stats() {
+    return new Evaluate.GeneratedKernelStats(kernels.size(), compileNanos);
   }
 
   @Override
