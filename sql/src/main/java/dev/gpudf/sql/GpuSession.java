@@ -623,7 +623,7 @@ public final class GpuSession implements AutoCloseable {
         .defaultSchema(schema())
         .parserConfig(PARSER)
         .typeSystem(GpudfTypeSystem.INSTANCE)
-        .executor(RexUtil.EXECUTOR)
+        .executor(ConstantFolder.INSTANCE)
         .operatorTable(OPERATORS)
         .build();
   }
@@ -739,7 +739,7 @@ public final class GpuSession implements AutoCloseable {
   /** Logical rewrites, the support check, then conversion to the GPU convention: shared by SQL and DataFrames. */
   GpuRel optimize(RelNode logical) {
     if (logical.getCluster().getPlanner().getExecutor() == null) {
-      logical.getCluster().getPlanner().setExecutor(RexUtil.EXECUTOR);
+      logical.getCluster().getPlanner().setExecutor(ConstantFolder.INSTANCE);
     }
     RelNode rewritten = rewrite(GuardedCasts.remove(logical));
     checkSupported(rewritten);
@@ -819,7 +819,7 @@ public final class GpuSession implements AutoCloseable {
         .addMatchOrder(org.apache.calcite.plan.hep.HepMatchOrder.BOTTOM_UP)
         .addRuleInstance(CoreRules.JOIN_TO_MULTI_JOIN)
         .build());
-    order.setExecutor(RexUtil.EXECUTOR);
+    order.setExecutor(ConstantFolder.INSTANCE);
     order.setRoot(rel);
     rel = joinOrder.apply(order.findBestExp());
     rel = hep(rel, List.of(CoreRules.MULTI_JOIN_OPTIMIZE));
@@ -846,7 +846,7 @@ public final class GpuSession implements AutoCloseable {
     HepProgramBuilder b = HepProgram.builder();
     rules.forEach(b::addRuleInstance);
     HepPlanner hep = new HepPlanner(b.build());
-    hep.setExecutor(RexUtil.EXECUTOR);
+    hep.setExecutor(ConstantFolder.INSTANCE);
     hep.setRoot(rel);
     return hep.findBestExp();
   }

@@ -40,13 +40,18 @@ final class RexToExpr {
    * type; each {@code ?} becomes its value from {@code parameters}.
    */
   static Expr translate(RexNode rex, List<DataType> input, RelOptCluster cluster, List<Object> parameters) {
+    return translate(rex, input, cluster.getRexBuilder(), parameters);
+  }
+
+  /** {@link #translate(RexNode, List, RelOptCluster, List)} with the cluster's {@code rexBuilder}. */
+  static Expr translate(RexNode rex, List<DataType> input, RexBuilder rexBuilder, List<Object> parameters) {
     RexNode bound = rex.accept(new RexShuttle() {
       @Override
       public RexNode visitDynamicParam(RexDynamicParam param) {
-        return bind(cluster.getRexBuilder(), param, parameters);
+        return bind(rexBuilder, param, parameters);
       }
     });
-    RexNode expanded = RexUtil.expandSearch(cluster.getRexBuilder(), null, bound);
+    RexNode expanded = RexUtil.expandSearch(rexBuilder, null, bound);
     Expr e = new RexToExpr.Walker(input).walk(expanded);
     DataType declared = SqlTypes.fromCalcite(rex.getType());
     return Evaluate.typeOf(e, input).equals(declared) ? e : Expr.cast(e, declared);

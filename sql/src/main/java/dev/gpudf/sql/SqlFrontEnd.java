@@ -14,7 +14,6 @@ import org.apache.calcite.prepare.CalciteSqlValidator;
 import org.apache.calcite.rel.RelCollationTraitDef;
 import org.apache.calcite.rel.RelRoot;
 import org.apache.calcite.rex.RexBuilder;
-import org.apache.calcite.rex.RexUtil;
 import org.apache.calcite.schema.SchemaPlus;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlOperatorTable;
@@ -62,7 +61,7 @@ final class SqlFrontEnd {
     // the cluster's planner only holds its traits (the rewrites run in Hep planners of their own)
     // and the executor that folds constants
     this.planner = new VolcanoPlanner(null, org.apache.calcite.plan.Contexts.of(connection));
-    planner.setExecutor(RexUtil.EXECUTOR);
+    planner.setExecutor(ConstantFolder.INSTANCE);
     planner.addRelTraitDef(ConventionTraitDef.INSTANCE);
     if (CalciteSystemProperty.ENABLE_COLLATION_TRAIT.value()) {
       planner.addRelTraitDef(RelCollationTraitDef.INSTANCE);
