@@ -24,16 +24,16 @@ import org.apache.calcite.util.DateString;
 
 /**
  * Folds the planner's constant expressions ({@code DATE '1998-12-01' - INTERVAL '90' DAY}, {@code
- * 0.06 + 0.01}, casts of literals) with gpudf's own CPU evaluator: a constant then has the value
- * the engine would give it at run time, and planning needs no code generation. Calcite's executor
- * writes Java for every batch of constants and compiles it with Janino, which took about 100 ms
- * of a one-shot statement's planning on 2 cores (TPC-H q1 and q19 over SF1 Parquet) and some
- * milliseconds of every later plan.
+ * 0.06 + 0.01}, casts of literals) with gpudf's own CPU evaluator, so that a constant has the value
+ * the engine gives the same expression over a column. Calcite's executor, which wrote Java for
+ * every batch of constants and compiled it with Janino, truncated casts that gpudf and DuckDB
+ * round ({@code CAST(12.345 AS DECIMAL(15, 2))} 12.34, {@code CAST(12.5 AS INTEGER)} 12) and
+ * divided decimals into doubles with 16 digits ({@code 7.0 / 3} 2.333333333333333).
  *
- * <p>An expression whose result is a boolean, an integer, an exact decimal, a date or a VARCHAR
- * is folded here. One the evaluator cannot translate or type, and results of other types
- * (floating point, CHAR with its padding, timestamps, intervals), go to Calcite's executor as
- * before. An expression whose evaluation fails (division by zero, a cast that does not fit) stays
+ * <p>An expression whose result is a boolean, an integer, an exact decimal, a finite floating-point
+ * number, a date or a VARCHAR is folded here. One the evaluator cannot translate or type, and
+ * results of other types (CHAR with its padding, timestamps, intervals) or a NaN or infinity, go
+ * to Calcite's executor as before. An expression whose evaluation fails (division by zero, a cast that does not fit) stays
  * as it is, so that the error comes at run time, and only if a row evaluates it.
  */
 final class ConstantFolder implements RexExecutor {
@@ -104,7 +104,7 @@ final class ConstantFolder implements RexExecutor {
 
   private static boolean folds(SqlTypeName t) {
     return switch (t) {
-      case BOOLEAN, TINYINT, SMALLINT, INTEGER, BIGINT, DECIMAL, DATE, VARCHAR -> true;
+      case BOOLEAN, TINYINT, SMALLINT, INTEGER, BIGINT, DECIMAL, REAL, FLOAT, DOUBLE, DATE, VARCHAR -> true;
       default -> false;
     };
   }
@@ -118,6 +118,9 @@ final class ConstantFolder implements RexExecutor {
       case BOOL -> (Boolean) raw;
       case INT8, INT16, INT32, INT64 -> BigDecimal.valueOf(((Number) raw).longValue());
       case DECIMAL -> (BigDecimal) raw;
+      // the shortest decimal that reads back as the same double; NaN and infinities have none
+      case FLOAT32, FLOAT64 -> Double.isFinite(((Number) raw).doubleValue())
+          ? new BigDecimal(Double.toString(((Number) raw).doubleValue())) : null;
       case DATE -> DateString.fromDaysSinceEpoch(((Number) raw).intValue());
       case STRING -> raw.toString();
       default -> null;
