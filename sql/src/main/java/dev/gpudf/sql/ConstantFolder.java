@@ -37,6 +37,7 @@ import org.apache.calcite.util.DateString;
  * as it is, so that the error comes at run time, and only if a row evaluates it.
  */
 final class ConstantFolder implements RexExecutor {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ConstantFolder.class);
   /** The one folder; it holds no state but counters. */
   static final ConstantFolder INSTANCE = new ConstantFolder();
   private static final AtomicLong FOLDED = new AtomicLong();
@@ -91,6 +92,9 @@ final class ConstantFolder implements RexExecutor {
       expr = RexToExpr.translate(e, List.of(), rexBuilder, List.of());
     } catch (NotSupportedException | UserException unsupported) {
       return null;
+    } catch (RuntimeException bug) {
+      LOG.warn("translating {} failed; Calcite's executor folds it", e, bug);
+      return null;
     }
     // one row and no column: the expression's value, once
     try (HostTable one = new HostTable(List.of(), List.of(), 1); HostColumn value = Evaluate.evaluate(cpu, one, expr)) {
@@ -99,6 +103,11 @@ final class ConstantFolder implements RexExecutor {
       return null;
     } catch (UserException failed) {
       return e;
+    } catch (RuntimeException bug) {
+      // a fault of the folder or the evaluator must not fail a plan that Calcite's executor folds:
+      // said in the log, and the expression goes there
+      LOG.warn("folding {} failed; Calcite's executor folds it", e, bug);
+      return null;
     }
   }
 
