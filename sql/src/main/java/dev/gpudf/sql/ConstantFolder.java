@@ -33,8 +33,9 @@ import org.apache.calcite.util.DateString;
  * <p>An expression whose result is a boolean, an integer, an exact decimal, a finite floating-point
  * number, a date or a VARCHAR is folded here. One the evaluator cannot translate or type, and
  * results of other types (CHAR with its padding, timestamps, intervals) or a NaN or infinity, go
- * to Calcite's executor as before. An expression whose evaluation fails (division by zero, a cast that does not fit) stays
- * as it is, so that the error comes at run time, and only if a row evaluates it.
+ * to Calcite's executor as before. An expression whose evaluation fails (division by zero, a cast
+ * that does not fit) stays as it is, so that the error comes at run time, and only if a row
+ * evaluates it.
  */
 final class ConstantFolder implements RexExecutor {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ConstantFolder.class);
@@ -47,7 +48,7 @@ final class ConstantFolder implements RexExecutor {
 
   private ConstantFolder() {}
 
-  /** Constant expressions this process folded with its own evaluator. */
+  /** Constant expressions this process took itself: folded, or kept for run time where evaluating them failed. */
   static long folded() {
     return FOLDED.get();
   }
