@@ -305,10 +305,7 @@ class JoinTest {
           // residual conditions, with keys and without, every kind
           int i8 = lt.names().indexOf("i8");
           Expr less = Expr.call(Op.LT, Expr.col(i8), Expr.col(lt.columnCount() + i8));
-          for (int[] keys : new int[][] {{lt.names().indexOf("bool")}, {}}) {
-            if (!residuals) {
-              continue;
-            }
+          for (int[] keys : residuals ? new int[][] {{lt.names().indexOf("bool")}, {}} : new int[0][]) {
             for (Join.Kind kind : Join.Kind.values()) {
               if (kind == Join.Kind.NULL_AWARE_ANTI || (kind == Join.Kind.CROSS && keys.length > 0)) {
                 continue;

@@ -3,7 +3,6 @@ package dev.gpudf.kernels;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
