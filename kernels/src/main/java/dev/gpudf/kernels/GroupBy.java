@@ -28,7 +28,8 @@ import org.apache.arrow.memory.util.MemoryUtil;
  * group's first non-null value; {@link Reduction#COUNT_DISTINCT} counts a group's distinct
  * non-null values (floats as numbers: -0.0 and 0.0 are one value, NaNs one). With no keys and no rows there are no groups.
  *
- * <p>On the CPU rows are hash-partitioned by their keys and each partition is grouped by an
+ * <p>On the CPU, keys that pack into a few bits a row ({@link PackedKeys}) index a table of groups
+ * directly; otherwise rows are hash-partitioned by their keys and each partition is grouped by an
  * open-addressing hash table in parallel; on the GPU, {@link GpuHashGroupBy}.
  */
 public final class GroupBy {
@@ -111,27 +112,11 @@ public final class GroupBy {
     for (int k : keys) {
       keyCols.add(table.column(k));
     }
-    HostKeys rk = new HostKeys(keyCols);
-    long[] hashes = new long[n];
-    IntStream.range(0, (n + 65535) / 65536).parallel().forEach(c -> {
-      for (int i = c * 65536; i < Math.min(n, (c + 1) * 65536); i++) {
-        hashes[i] = rk.hash(i);
-      }
-    });
-    // group[i] = the first row of row i's group
-    int[] first = new int[n];
-    int[][] parts = partition(hashes);
-    // a grouping of many rows is one long operator: the query's checkpoint runs per partition
-    Exec.parallelChecked(exec::checkpoint, PARTITIONS, p -> groupPartition(parts[p], hashes, rk, first));
-    int[] leaders = IntStream.range(0, n).filter(i -> first[i] == i).toArray();
-    int[] groupOf = new int[n];
-    int[] slot = new int[n];
-    for (int g = 0; g < leaders.length; g++) {
-      slot[leaders[g]] = g;
-    }
-    for (int i = 0; i < n; i++) {
-      groupOf[i] = slot[first[i]];
-    }
+    PackedKeys packed = PackedKeys.of(exec, keyCols, n);
+    Groups groups = packed != null && packed.direct() ? direct(packed)
+        : hashed(exec, n, packed, keyCols);
+    int[] groupOf = groups.groupOf();
+    int[] leaders = groups.leaders();
     HostColumn[] out = new HostColumn[keyCols.size() + aggs.size()];
     try {
       for (int k = 0; k < keyCols.size(); k++) {
@@ -150,6 +135,79 @@ public final class GroupBy {
       throw e;
     }
     return new HostTable(names, List.of(out), leaders.length);
+  }
+
+  /** Each row's group, and each group's first row, groups in the order of their first rows. */
+  private record Groups(int[] groupOf, int[] leaders) {}
+
+  /** Groups by {@link PackedKeys#direct()} keys: each key an index of a table of groups, one pass. */
+  private static Groups direct(PackedKeys packed) {
+    long[] keys = packed.keys();
+    int n = keys.length;
+    int[] slot = new int[1 << packed.bits()];
+    Arrays.fill(slot, -1);
+    int[] groupOf = new int[n];
+    int[] leaders = new int[Math.min(n, slot.length)];
+    int groups = 0;
+    for (int i = 0; i < n; i++) {
+      int k = (int) keys[i];
+      int g = slot[k];
+      if (g < 0) {
+        g = groups++;
+        slot[k] = g;
+        leaders[g] = i;
+      }
+      groupOf[i] = g;
+    }
+    return new Groups(groupOf, Arrays.copyOf(leaders, groups));
+  }
+
+  /**
+   * Groups by a hash of the keys, partitions of rows in parallel. Packed keys hash by a bijective
+   * mix, so equal hashes are equal keys; other keys are compared column by column.
+   */
+  private static Groups hashed(Exec exec, int n, PackedKeys packed, List<HostColumn> keyCols) {
+    long[] hashes;
+    HostKeys rk;
+    if (packed != null) {
+      hashes = packed.keys();
+      rk = null;
+      IntStream.range(0, (n + 65535) / 65536).parallel().forEach(c -> {
+        for (int i = c * 65536; i < Math.min(n, (c + 1) * 65536); i++) {
+          hashes[i] = mix(hashes[i]);
+        }
+      });
+    } else {
+      hashes = new long[n];
+      rk = new HostKeys(keyCols);
+      IntStream.range(0, (n + 65535) / 65536).parallel().forEach(c -> {
+        for (int i = c * 65536; i < Math.min(n, (c + 1) * 65536); i++) {
+          hashes[i] = rk.hash(i);
+        }
+      });
+    }
+    // group[i] = the first row of row i's group
+    int[] first = new int[n];
+    int[][] parts = partition(hashes);
+    // a grouping of many rows is one long operator: the query's checkpoint runs per partition
+    Exec.parallelChecked(exec::checkpoint, PARTITIONS, p -> groupPartition(parts[p], hashes, rk, first));
+    int[] leaders = IntStream.range(0, n).filter(i -> first[i] == i).toArray();
+    int[] groupOf = new int[n];
+    int[] slot = new int[n];
+    for (int g = 0; g < leaders.length; g++) {
+      slot[leaders[g]] = g;
+    }
+    for (int i = 0; i < n; i++) {
+      groupOf[i] = slot[first[i]];
+    }
+    return new Groups(groupOf, leaders);
+  }
+
+  /** SplitMix64's finalizer: a bijection of longs that spreads every input bit over the output. */
+  private static long mix(long x) {
+    x = (x ^ (x >>> 30)) * 0xBF58476D1CE4E5B9L;
+    x = (x ^ (x >>> 27)) * 0x94D049BB133111EBL;
+    return x ^ (x >>> 31);
   }
 
   private static void check(Table<?> t, int[] keys, List<Agg> aggs, List<String> names) {
@@ -208,7 +266,8 @@ public final class GroupBy {
     return parts;
   }
 
-  // Rows of one partition in increasing order, so the first row seen leads its group.
+  // Rows of one partition in increasing order, so the first row seen leads its group. Without
+  // row keys (packed keys' hashes), equal hashes are equal keys.
   private static void groupPartition(int[] rows, long[] hashes, HostKeys rk, int[] first) {
     int cap = Integer.highestOneBit(Math.max(4, rows.length * 2 - 1)) << 1;
     int[] table = new int[cap];
@@ -223,7 +282,7 @@ public final class GroupBy {
           first[r] = r;
           break;
         }
-        if (hashes[leader] == hashes[r] && rk.matches(leader, rk, r, true)) {
+        if (hashes[leader] == hashes[r] && (rk == null || rk.matches(leader, rk, r, true))) {
           first[r] = leader;
           break;
         }

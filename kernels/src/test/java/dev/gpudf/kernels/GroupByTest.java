@@ -2,6 +2,7 @@ package dev.gpudf.kernels;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.gpudf.columnar.DeviceTable;
 import dev.gpudf.columnar.HostTable;
@@ -183,6 +184,104 @@ class GroupByTest {
         for (int gi = 0; gi < out.getRowCount(); gi++) {
           BigDecimal got = (BigDecimal) out.getVector(1).getObject(gi);
           assertEquals(0, want.get((Integer) out.getVector(0).getObject(gi)).compareTo(got), "group " + out.getVector(0).getObject(gi));
+        }
+      }
+    }
+  }
+
+  /**
+   * Keys that pack into one long a row ({@link PackedKeys}): direct and hashed, next to keys that do
+   * not pack, against a map of groups. A NULL's slot holds a leftover value (Arrow keeps the data
+   * under a cleared bit), which must not reach another column's bits; strings of different lengths
+   * with equal bytes so far ("a", "a\0") must differ; ranges at the edges of a long must not wrap.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {0, 1, 31, 32, 33, 5000, 140_000})
+  void packedKeysGroupLikeAMapOfGroups(int rows) {
+    String[] flags = {"A", "N", "R", "F"};
+    String[] shorts = {"", "a", "a\0", "ab", "日本", "abcdefg", "é"};
+    String[] longs = {"a", "abcdefgh", "日本語"};
+    long[] edges = {Long.MIN_VALUE, Long.MAX_VALUE, 0};
+    try (RootAllocator a = new RootAllocator(); Exec exec = Exec.onCpu(a)) {
+      org.apache.arrow.vector.VarCharVector flag = new org.apache.arrow.vector.VarCharVector("flag", a);
+      org.apache.arrow.vector.VarCharVector status = new org.apache.arrow.vector.VarCharVector("status", a);
+      org.apache.arrow.vector.VarCharVector shortStr = new org.apache.arrow.vector.VarCharVector("short", a);
+      org.apache.arrow.vector.VarCharVector longStr = new org.apache.arrow.vector.VarCharVector("long", a);
+      IntVector small = new IntVector("small", a);
+      IntVector spread = new IntVector("spread", a);
+      BigIntVector edge = new BigIntVector("edge", a);
+      BigIntVector big = new BigIntVector("big", a);
+      org.apache.arrow.vector.BitVector bit = new org.apache.arrow.vector.BitVector("bit", a);
+      org.apache.arrow.vector.DateDayVector day = new org.apache.arrow.vector.DateDayVector("day", a);
+      org.apache.arrow.vector.DecimalVector narrow = new org.apache.arrow.vector.DecimalVector("narrow", a, 38, 2);
+      org.apache.arrow.vector.DecimalVector wide = new org.apache.arrow.vector.DecimalVector("wide", a, 38, 0);
+      List<FieldVector> vs = List.of(flag, status, shortStr, longStr, small, spread, edge, big, bit, day, narrow, wide);
+      java.util.SplittableRandom random = new java.util.SplittableRandom(rows);
+      for (int i = 0; i < rows; i++) {
+        flag.setSafe(i, flags[random.nextInt(flags.length)].getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        status.setSafe(i, flags[random.nextInt(2)].getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        shortStr.setSafe(i, shorts[random.nextInt(shorts.length)].getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        longStr.setSafe(i, longs[random.nextInt(longs.length)].getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        small.setSafe(i, random.nextInt(-3, 4));
+        spread.setSafe(i, random.nextBoolean() ? Integer.MIN_VALUE + random.nextInt(3) : Integer.MAX_VALUE - random.nextInt(3));
+        edge.setSafe(i, edges[random.nextInt(edges.length)]);
+        big.setSafe(i, random.nextLong(-(1L << 40), 1L << 40) & ~0xffffL);
+        bit.setSafe(i, random.nextInt(2));
+        day.setSafe(i, 10_000 + random.nextInt(3));
+        narrow.setSafe(i, BigDecimal.valueOf(random.nextLong(-5, 5), 2));
+        wide.setSafe(i, i % 7 == 3 ? new BigDecimal(java.math.BigInteger.ONE.shiftLeft(70)) : BigDecimal.valueOf(random.nextInt(2)));
+        if (i % 5 == 2) {
+          // a NULL over a value far outside the column's range: the leftover bytes stay
+          int c = random.nextInt(vs.size());
+          FieldVector v = vs.get(c);
+          if (v instanceof IntVector iv) {
+            iv.setSafe(i, Integer.MAX_VALUE);
+          } else if (v instanceof BigIntVector bv) {
+            bv.setSafe(i, -1L);
+          } else if (v instanceof org.apache.arrow.vector.DateDayVector dv) {
+            dv.setSafe(i, -1);
+          }
+          v.setNull(i);
+        }
+      }
+      for (FieldVector v : vs) {
+        v.setValueCount(rows);
+      }
+      try (VectorSchemaRoot r = new VectorSchemaRoot(vs); HostTable t = HostTable.fromArrow(r)) {
+        int[][] keySets = {{0}, {0, 1}, {2}, {3}, {4, 8}, {5}, {6}, {7, 4}, {9, 0, 1}, {10}, {11}, {2, 0, 1, 4, 8, 9}, {2, 2, 2}};
+        for (int[] keys : keySets) {
+          Map<Object, Integer> want = new LinkedHashMap<>();
+          for (int i = 0; i < rows; i++) {
+            want.merge(key(r, keys, i), 1, Integer::sum);
+          }
+          List<String> names = names(keys.length + 1);
+          try (HostTable g = GroupBy.aggregate(exec, t, keys, List.of(new GroupBy.Agg(Reduction.COUNT_ALL, 0)), names);
+              VectorSchemaRoot out = g.toArrow(a)) {
+            String where = java.util.Arrays.toString(keys) + " over " + rows + " rows";
+            assertEquals(want.size(), out.getRowCount(), where);
+            int gi = 0;
+            int[] outKeys = java.util.stream.IntStream.range(0, keys.length).toArray();
+            for (Map.Entry<Object, Integer> e : want.entrySet()) {
+              assertEquals(e.getKey(), key(out, outKeys, gi), where + ", group " + gi);
+              assertEquals((long) e.getValue(), out.getVector(keys.length).getObject(gi), where + ", group " + gi);
+              gi++;
+            }
+          }
+        }
+        // which path each key set takes: the fast ones must be taken where they can be
+        java.util.function.Function<int[], PackedKeys> packed = keys -> PackedKeys.of(exec,
+            java.util.Arrays.stream(keys).mapToObj(t::column).toList(), rows);
+        if (rows >= 33) {
+          PackedKeys flags2 = packed.apply(new int[] {0, 1});
+          assertTrue(flags2.bits() >= 16 && flags2.bits() <= 18, "two one-byte flags and their NULL bits: " + flags2.bits());
+          assertEquals(rows > 65536, flags2.direct(), "two one-byte flags index directly where the table is no larger than the rows");
+          assertTrue(packed.apply(new int[] {4, 8}).direct(), "a small range and a boolean index directly");
+          assertEquals(null, packed.apply(new int[] {3}), "an eight-byte string is not packed");
+          assertEquals(null, packed.apply(new int[] {6}), "a range of 2^64 is not packed");
+          assertEquals(null, packed.apply(new int[] {11}), "a decimal past a long is not packed");
+          assertEquals(null, packed.apply(new int[] {2, 2, 2}), "more than 62 bits are not packed");
+          assertTrue(!packed.apply(new int[] {7, 4}).direct(), "40 bits of range are hashed");
+          assertTrue(packed.apply(new int[] {5}).bits() == 33, "a range across INT32's ends, and a NULL bit");
         }
       }
     }
