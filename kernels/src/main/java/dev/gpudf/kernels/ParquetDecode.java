@@ -573,15 +573,37 @@ public final class ParquetDecode {
     int at;
     int count;
     boolean[] present;
-    // scratch, grown to the largest page: levels, then the dictionary indexes or which rows are present
+    // scratch, grown to the largest page: levels, then the dictionary indexes or which rows are
+    // present; a fixed-width page's values
     int[] ints = new int[0];
     boolean[] rows = new boolean[0];
+
+    long[] longs = new long[0];
 
     int[] ints(int n) {
       if (ints.length < n) {
         ints = new int[n];
       }
       return ints;
+    }
+
+    long[] longs(int n) {
+      if (longs.length < n) {
+        longs = new long[n];
+      }
+      return longs;
+    }
+
+    /** The page's row of its {@code k}th present value. */
+    int row(int k) {
+      if (present == null) {
+        return k;
+      }
+      for (int r = 0, seen = 0; ; r++) {
+        if (present[r] && seen++ == k) {
+          return r;
+        }
+      }
     }
 
     /** Reads page {@code p}'s levels from {@code data} (its bytes decompressed). */
@@ -657,6 +679,8 @@ public final class ParquetDecode {
     long limit = c.type.id() == TypeId.DECIMAL ? TEN[c.type.precision()] : 0;
     int w = c.storedWidth;
     byte[][] dictionaries = new byte[c.pages.size()][];
+    // each dictionary's entries as longs, made when a page first takes it
+    long[][] entries = new long[c.pages.size()][];
     PageRows page = new PageRows();
     int row = 0;
     for (int p = 0; p < c.pages.size(); p++) {
@@ -667,52 +691,109 @@ public final class ParquetDecode {
         continue;
       }
       page.read(c, p, bytes);
-      byte[] values;
-      int[] index = null;
-      int from = 0;
       if (g.kind() == Kind.PLAIN) {
         if ((bytes.length - page.at) / w < page.count) {
           throw problem(c, Problem.SHORT_VALUES, p);
         }
-        values = bytes;
-        from = page.at;
-      } else {
-        values = dictionaries[g.dictionary()];
-        int entries = c.pages.get(g.dictionary()).values();
-        if (values.length / w < entries) {
-          throw problem(c, Problem.INDEXES, p);
+        if (page.present == null && limit == 0 && w == width) {
+          // stored as the vector holds them: one copy
+          MemoryUtil.copyToMemory(bytes, page.at, data + (long) row * width, (long) page.count * width);
+          setValid(valid, row, g.values(), page);
+          row += g.values();
+          continue;
         }
-        index = page.indexes(c, p, bytes, entries);
       }
-      if (index == null && page.present == null && limit == 0 && w == width) {
-        // stored as the vector holds them: one copy
-        MemoryUtil.copyToMemory(values, from, data + (long) row * width, (long) page.count * width);
+      long[] values = page.longs(page.count);
+      if (g.kind() == Kind.PLAIN) {
+        toLongs(bytes, page.at, w, values, page.count);
       } else {
-        int k = 0;
-        for (int r = 0; r < g.values(); r++) {
-          if (!page.has(r)) {
-            continue;
+        int d = g.dictionary();
+        int count = c.pages.get(d).values();
+        if (entries[d] == null) {
+          if (dictionaries[d].length / w < count) {
+            throw problem(c, Problem.INDEXES, p);
           }
-          int at = index == null ? from + k * w : index[k] * w;
-          k++;
-          long value = w == 4 ? (int) INT_LE.get(values, at) : (long) LONG_LE.get(values, at);
-          if (limit != 0 && (value >= limit || value <= -limit)) {
-            throw new UserException(c.where.apply(0) + " row " + (row + r) + " holds more digits than its type "
+          entries[d] = toLongs(dictionaries[d], 0, w, new long[count], count);
+        }
+        long[] dictionary = entries[d];
+        int[] index = page.indexes(c, p, bytes, count);
+        for (int k = 0; k < page.count; k++) {
+          values[k] = dictionary[index[k]];
+        }
+      }
+      if (limit != 0) {
+        for (int k = 0; k < page.count; k++) {
+          if (values[k] >= limit || values[k] <= -limit) {
+            throw new UserException(c.where.apply(0) + " row " + (row + page.row(k)) + " holds more digits than its type "
                 + c.type + " has");
           }
-          long to = data + (long) (row + r) * width;
-          if (width == 4) {
-            MemoryUtil.putInt(to, (int) value);
-          } else {
-            MemoryUtil.putLong(to, value);
-            if (width == 16) {
-              MemoryUtil.putLong(to + 8, value >> 63);
-            }
-          }
         }
       }
+      write(values, page, data + (long) row * width, width, g.values());
       setValid(valid, row, g.values(), page);
       row += g.values();
+    }
+  }
+
+  /**
+   * {@code n} values of {@code w} (4 or 8) bytes from {@code b[from]}, little-endian and signed,
+   * into {@code out}: a bulk copy, where reading a value at a time through a view handle is a call
+   * a value under the client compiler that runs a one-shot statement.
+   */
+  private static long[] toLongs(byte[] b, int from, int w, long[] out, int n) {
+    java.nio.ByteBuffer buffer = java.nio.ByteBuffer.wrap(b, from, n * w).order(ByteOrder.LITTLE_ENDIAN);
+    if (w == 8) {
+      buffer.asLongBuffer().get(out, 0, n);
+    } else {
+      int[] ints = new int[n];
+      buffer.asIntBuffer().get(ints, 0, n);
+      for (int k = 0; k < n; k++) {
+        out[k] = ints[k];
+      }
+    }
+    return out;
+  }
+
+  /**
+   * A page's present values into its rows' slots of {@code width} (4, 8 or 16: a 16-byte decimal
+   * takes the value's sign as its high word) from address {@code to}; rows that are NULL are
+   * skipped.
+   */
+  private static void write(long[] values, PageRows page, long to, int width, int rows) {
+    if (page.present == null) {
+      int n = page.count;
+      if (width == 4) {
+        for (int k = 0; k < n; k++) {
+          MemoryUtil.putInt(to + 4L * k, (int) values[k]);
+        }
+      } else if (width == 8) {
+        for (int k = 0; k < n; k++) {
+          MemoryUtil.putLong(to + 8L * k, values[k]);
+        }
+      } else {
+        for (int k = 0; k < n; k++) {
+          long x = values[k];
+          MemoryUtil.putLong(to + 16L * k, x);
+          MemoryUtil.putLong(to + 16L * k + 8, x >> 63);
+        }
+      }
+      return;
+    }
+    int k = 0;
+    for (int r = 0; r < rows; r++) {
+      if (!page.present[r]) {
+        continue;
+      }
+      long x = values[k++];
+      long at = to + (long) r * width;
+      if (width == 4) {
+        MemoryUtil.putInt(at, (int) x);
+      } else {
+        MemoryUtil.putLong(at, x);
+        if (width == 16) {
+          MemoryUtil.putLong(at + 8, x >> 63);
+        }
+      }
     }
   }
 
