@@ -580,13 +580,13 @@ class ParquetDecodeTest {
     for (int r = 0; r < values.length; r++) {
       values[r] = r % 3 == 0 ? null : (long) (r % 2 == 0 ? 1234 : -1234);
     }
-    values[2500] = 12345L;
+    values[2600] = 12345L;
     try (RootAllocator a = new RootAllocator()) {
       for (boolean dictionary : new boolean[] {false, true}) {
         Writer w = write(values, true, dictionary, 4);
         try (ParquetDecode.Chunk chunk = w.chunk(a, DataType.decimal(4, 2), 4, values.length)) {
           UserException e = assertThrows(UserException.class, () -> ParquetDecode.decodeOnHost(chunk, "c", a).close());
-          assertEquals("t.parquet page 0 row 2500 holds more digits than its type DECIMAL(4, 2) has", e.getMessage(),
+          assertEquals("t.parquet page 0 row 2600 holds more digits than its type DECIMAL(4, 2) has", e.getMessage(),
               dictionary ? "dictionary" : "plain");
         }
       }
