@@ -143,14 +143,15 @@ final class CpuBatchEval {
   }
 
   /**
-   * Rows {@code [from, from + m)} (m at most {@link #BATCH}) of a program {@link #supports} accepts;
+   * Rows {@code [from, from + m)} (m at most {@link #BATCH}) of a program {@link #supports} accepts,
+   * or with {@code rows} the rows {@code rows[from] .. rows[from + m - 1]} (a selection, {@link ConjunctFilter});
    * the result register's values, nulls, errors and string lengths are left in {@code regs}
    * ({@link Registers#nul} and {@link Registers#err}, which are the shared all-false rows where the
    * result is clean). {@code offsets} are the string columns' offsets addresses, {@code pool} the
    * string constants'.
    */
-  static void run(Program p, long[] data, long[] valid, long[] offsets, int[] widths, long pool, int from, int m,
-      Registers regs) {
+  static void run(Program p, long[] data, long[] valid, long[] offsets, int[] widths, long pool, int[] rows, int from,
+      int m, Registers regs) {
     int[] code = p.code();
     long[] consts = p.constants();
     for (int pc = 0; pc < code.length; pc += Program.WIDTH) {
@@ -164,10 +165,11 @@ final class CpuBatchEval {
       Step s = new Step(op, a, b, c, m, aliased ? regs.value : regs.val[d], aliased ? regs.isNull : regs.ownNul[d],
           aliased ? regs.error : regs.ownErr[d], aliased ? regs.length : regs.len[d], regs);
       boolean clean = switch (op) {
-        case LOAD_COL -> load(data[code[pc + 2]], valid[code[pc + 2]], widths[code[pc + 2]], CpuEval.LOAD_KINDS[c], from,
-            s);
+        case LOAD_COL -> rows == null
+            ? load(data[code[pc + 2]], valid[code[pc + 2]], widths[code[pc + 2]], CpuEval.LOAD_KINDS[c], from, s)
+            : loadSelected(data[code[pc + 2]], valid[code[pc + 2]], widths[code[pc + 2]], CpuEval.LOAD_KINDS[c], rows, from, s);
         case LOAD_CONST -> loadConst(consts[code[pc + 2]], code[pc + 3] != 0, s);
-        case LOAD_STR_COL -> loadStrings(data[code[pc + 2]], valid[code[pc + 2]], offsets[code[pc + 2]], from, s);
+        case LOAD_STR_COL -> loadStrings(data[code[pc + 2]], valid[code[pc + 2]], offsets[code[pc + 2]], rows, from, s);
         case LOAD_STR_CONST -> loadStringConst(pool + code[pc + 2], code[pc + 3], s);
         case CMP_S, LIKE -> compareStrings(s);
         case I_ADD, I_SUB, I_MUL -> integerArithmetic(s);
@@ -208,11 +210,11 @@ final class CpuBatchEval {
     return false;
   }
 
-  private static boolean loadStrings(long chars, long v, long off, int from, Step s) {
+  private static boolean loadStrings(long chars, long v, long off, int[] rows, int from, Step s) {
     long[] r = s.r;
     int[] rl = s.rl;
     for (int i = 0; i < s.m; i++) {
-      long row = from + i;
+      long row = rows == null ? from + i : rows[from + i];
       int start = MemoryUtil.getInt(off + 4 * row);
       r[i] = chars + start;
       rl[i] = MemoryUtil.getInt(off + 4 * row + 4) - start;
@@ -221,7 +223,7 @@ final class CpuBatchEval {
       return true;
     }
     for (int i = 0; i < s.m; i++) {
-      s.rn[i] = !HostBitmaps.isSet(v, from + i);
+      s.rn[i] = !HostBitmaps.isSet(v, rows == null ? from + i : rows[from + i]);
       s.re[i] = 0;
     }
     return false;
@@ -597,6 +599,70 @@ final class CpuBatchEval {
         }
       }
       default -> throw new IllegalStateException("load kind " + kind);
+    }
+    return clean;
+  }
+
+  /**
+   * {@link #load} of the rows {@code rows[from] .. rows[from + m - 1]}: a loop for the widths
+   * filters read most (4, 8 and 16 bytes), a row's kind chosen per row for the others.
+   */
+  private static boolean loadSelected(long data, long valid, int width, Opcode.LoadKind kind, int[] rows, int from,
+      Step s) {
+    int m = s.m;
+    long[] r = s.r;
+    boolean[] rn = s.rn;
+    int[] re = s.re;
+    boolean clean = valid == 0;
+    if (!clean) {
+      for (int i = 0; i < m; i++) {
+        rn[i] = !HostBitmaps.isSet(valid, rows[from + i]);
+        re[i] = 0;
+      }
+    }
+    switch (kind) {
+      case I32 -> {
+        for (int i = 0; i < m; i++) {
+          r[i] = MemoryUtil.getInt(data + (long) rows[from + i] * width);
+        }
+      }
+      case I64, F64 -> {
+        for (int i = 0; i < m; i++) {
+          r[i] = MemoryUtil.getLong(data + (long) rows[from + i] * width);
+        }
+      }
+      case I128 -> {
+        boolean wide = false;
+        for (int i = 0; i < m; i++) {
+          long at = data + 16L * rows[from + i];
+          r[i] = MemoryUtil.getLong(at);
+          wide |= (clean || !rn[i]) && MemoryUtil.getLong(at + 8) != (r[i] >> 63);
+        }
+        if (wide) {
+          if (clean) {
+            java.util.Arrays.fill(rn, 0, m, false);
+            java.util.Arrays.fill(re, 0, m, 0);
+            clean = false;
+          }
+          for (int i = 0; i < m; i++) {
+            if (!rn[i] && MemoryUtil.getLong(data + 16L * rows[from + i] + 8) != (r[i] >> 63)) {
+              re[i] = Opcode.ERR_WIDE;
+            }
+          }
+        }
+      }
+      default -> {
+        for (int i = 0; i < m; i++) {
+          long row = rows[from + i];
+          r[i] = switch (kind) {
+            case I8 -> MemoryUtil.getByte(data + row * width);
+            case I16 -> MemoryUtil.getShort(data + row * width);
+            case F32 -> Double.doubleToRawLongBits(Float.intBitsToFloat(MemoryUtil.getInt(data + 4L * row)));
+            case BITS -> HostBitmaps.isSet(data, row) ? 1 : 0;
+            default -> throw new IllegalStateException("load kind " + kind);
+          };
+        }
+      }
     }
     return clean;
   }

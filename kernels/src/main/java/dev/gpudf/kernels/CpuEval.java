@@ -36,19 +36,31 @@ final class CpuEval {
   }
 
   /** {@link #run(Program, List, int, long)}, a batch of rows at a time ({@link CpuBatchEval}) when {@code batched}. */
-  static Rows run(Program p, List<HostColumn> slots, int n, long pool, boolean batched) {
-    long[] data = new long[slots.size()];
-    long[] valid = new long[slots.size()];
-    long[] offsets = new long[slots.size()];
-    for (int s = 0; s < slots.size(); s++) {
-      HostColumn c = slots.get(s);
-      data[s] = c.vector().getDataBuffer().memoryAddress();
-      valid[s] = c.nullCount() > 0 ? c.vector().getValidityBuffer().memoryAddress() : 0;
-      offsets[s] = c.type().id() == dev.gpudf.columnar.TypeId.STRING ? c.vector().getOffsetBuffer().memoryAddress() : 0;
+  /** A program's column slots as the evaluators read them: buffer addresses (0: none) and value widths. */
+  record Inputs(long[] data, long[] valid, long[] offsets, int[] widths) {
+    static Inputs of(List<HostColumn> slots) {
+      long[] data = new long[slots.size()];
+      long[] valid = new long[slots.size()];
+      long[] offsets = new long[slots.size()];
+      for (int s = 0; s < slots.size(); s++) {
+        HostColumn c = slots.get(s);
+        data[s] = c.vector().getDataBuffer().memoryAddress();
+        valid[s] = c.nullCount() > 0 ? c.vector().getValidityBuffer().memoryAddress() : 0;
+        offsets[s] = c.type().id() == dev.gpudf.columnar.TypeId.STRING ? c.vector().getOffsetBuffer().memoryAddress() : 0;
+      }
+      // Arrow keeps every DECIMAL in 16 bytes: a DECIMAL64 load (I64) reads the low word
+      int[] widths = slots.stream().mapToInt(c -> c.type().id() == dev.gpudf.columnar.TypeId.BOOL
+          || c.type().id() == dev.gpudf.columnar.TypeId.STRING ? 0 : CpuGather.hostWidth(c.vector())).toArray();
+      return new Inputs(data, valid, offsets, widths);
     }
-    // Arrow keeps every DECIMAL in 16 bytes: a DECIMAL64 load (I64) reads the low word
-    int[] widths = slots.stream().mapToInt(c -> c.type().id() == dev.gpudf.columnar.TypeId.BOOL
-        || c.type().id() == dev.gpudf.columnar.TypeId.STRING ? 0 : CpuGather.hostWidth(c.vector())).toArray();
+  }
+
+  static Rows run(Program p, List<HostColumn> slots, int n, long pool, boolean batched) {
+    Inputs in = Inputs.of(slots);
+    long[] data = in.data();
+    long[] valid = in.valid();
+    long[] offsets = in.offsets();
+    int[] widths = in.widths();
     long[] values = new long[n];
     // byte lengths only for a string result: for any other they were 4 bytes a row written and never read
     int[] lengths = p.result().id() == dev.gpudf.columnar.TypeId.STRING ? new int[n] : null;
@@ -61,7 +73,7 @@ final class CpuEval {
         int end = Math.min(n, (ch + 1) * CHUNK);
         for (int from = ch * CHUNK; from < end; from += CpuBatchEval.BATCH) {
           int m = Math.min(CpuBatchEval.BATCH, end - from);
-          CpuBatchEval.run(p, data, valid, offsets, widths, pool, from, m, regs);
+          CpuBatchEval.run(p, data, valid, offsets, widths, pool, null, from, m, regs);
           int res = p.resultRegister();
           long[] v = regs.val[res];
           boolean[] isNull = regs.nul[res];

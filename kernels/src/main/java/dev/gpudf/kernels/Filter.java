@@ -71,6 +71,26 @@ public final class Filter {
   }
 
   /**
+   * On the CPU: the rows of {@code out} where {@code condition} over {@code table} holds (the two
+   * tables have the same rows; {@code out} may hold fewer columns), a conjunction evaluated
+   * conjunct by conjunct ({@link ConjunctFilter}), any other condition as a mask. The caller owns
+   * the result; the tables are borrowed.
+   */
+  public static HostTable filter(Exec exec, HostTable table, Expr condition, HostTable out) {
+    if (out.rowCount() != table.rowCount()) {
+      throw new UserException("the filtered table has " + out.rowCount() + " rows, the condition's " + table.rowCount());
+    }
+    int[] rows = ConjunctFilter.keptRows(exec, table, condition);
+    if (rows == null) {
+      try (HostColumn mask = Evaluate.evaluate(exec, table, condition)) {
+        check(out, mask);
+        rows = keptRows(mask);
+      }
+    }
+    return CpuGather.table(exec.allocator(), out, rows);
+  }
+
+  /**
    * Ids of the rows a BOOL host column keeps, in order: counted, then written, in parallel chunks,
    * a word of 64 rows at a time (a row's mask bit and its validity bit, anded).
    */

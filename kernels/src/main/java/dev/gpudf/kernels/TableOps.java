@@ -30,6 +30,20 @@ public final class TableOps {
         : Filter.filter(exec, (HostTable) t, (HostColumn) mask);
   }
 
+  /**
+   * The rows of {@code out} where {@code condition} over {@code t} holds ({@code out}: the same
+   * rows as {@code t}, maybe fewer columns); on the GPU by a mask, on the CPU conjunct by conjunct
+   * where the condition is a conjunction ({@link Filter#filter(Exec, HostTable, Expr, HostTable)}).
+   */
+  public static Table<?> filter(Exec exec, Table<?> t, Expr condition, Table<?> out) {
+    if (t instanceof DeviceTable d) {
+      try (DeviceColumn mask = Evaluate.evaluate(exec, d, condition)) {
+        return Filter.filter(exec, (DeviceTable) out, mask);
+      }
+    }
+    return Filter.filter(exec, (HostTable) t, condition, (HostTable) out);
+  }
+
   public static Table<?> sort(Exec exec, Table<?> t, List<SortKey> keys) {
     return t instanceof DeviceTable d ? Sort.sort(exec, d, keys) : Sort.sort(exec, (HostTable) t, keys);
   }

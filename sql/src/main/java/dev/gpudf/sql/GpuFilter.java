@@ -2,6 +2,7 @@ package dev.gpudf.sql;
 
 import dev.gpudf.columnar.Column;
 import dev.gpudf.columnar.Table;
+import dev.gpudf.kernels.Expr;
 import dev.gpudf.kernels.TableOps;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,8 +13,9 @@ import org.apache.calcite.rel.core.Filter;
 import org.apache.calcite.rex.RexNode;
 
 /**
- * WHERE: evaluates the condition to a mask (one interpreter launch) and compacts every column by
- * it, or only those its one parent reads ({@link GpuProject}).
+ * WHERE: evaluates the condition to a mask (one interpreter launch; on the CPU a conjunction is
+ * evaluated conjunct by conjunct on the rows still in play) and compacts every column by it, or
+ * only those its one parent reads ({@link GpuProject}).
  */
 public final class GpuFilter extends Filter implements GpuRel {
   GpuFilter(RelOptCluster cluster, RelTraitSet traits, RelNode input, RexNode condition) {
@@ -39,21 +41,19 @@ public final class GpuFilter extends Filter implements GpuRel {
    * caller closes the result.
    */
   Table<?> filter(QueryContext ctx, Table<?> in, int[] keep) {
-    try (Column mask = TableOps.evaluate(ctx.exec(), in, RexToExpr.translate(getCondition(), in.types(), getCluster(),
-        ctx.parameters()))) {
-      if (keep == null) {
-        return TableOps.filter(ctx.exec(), in, mask);
-      }
-      List<Column> columns = new ArrayList<>();
-      List<String> names = new ArrayList<>();
-      for (int c : keep) {
-        in.column(c).retain();
-        columns.add(in.column(c));
-        names.add(in.names().get(c));
-      }
-      try (Table<?> narrow = TableOps.table(ctx.exec(), in, names, columns, in.rowCount())) {
-        return TableOps.filter(ctx.exec(), narrow, mask);
-      }
+    Expr condition = RexToExpr.translate(getCondition(), in.types(), getCluster(), ctx.parameters());
+    if (keep == null) {
+      return TableOps.filter(ctx.exec(), in, condition, in);
+    }
+    List<Column> columns = new ArrayList<>();
+    List<String> names = new ArrayList<>();
+    for (int c : keep) {
+      in.column(c).retain();
+      columns.add(in.column(c));
+      names.add(in.names().get(c));
+    }
+    try (Table<?> narrow = TableOps.table(ctx.exec(), in, names, columns, in.rowCount())) {
+      return TableOps.filter(ctx.exec(), in, condition, narrow);
     }
   }
 }

@@ -1,0 +1,100 @@
+package dev.gpudf.kernels;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.gpudf.columnar.DataType;
+import dev.gpudf.columnar.HostColumn;
+import dev.gpudf.columnar.HostTable;
+import dev.gpudf.columnar.testing.TestTables;
+import dev.gpudf.columnar.testing.TestTables.Nulls;
+import java.math.BigDecimal;
+import java.util.List;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * A conjunction evaluated conjunct by conjunct keeps exactly the rows, and raises exactly the
+ * errors, of the whole condition evaluated as a mask: with NULL conjuncts, with a conjunct that
+ * fails on rows an earlier or a later conjunct rules out, on rows in play, and across batch and
+ * chunk edges.
+ */
+class ConjunctFilterTest {
+  private record Condition(String name, Expr expr, boolean conjunctPath) {}
+
+  private static List<Condition> conditions(HostTable t) {
+    Expr i8 = Expr.col(t.names().indexOf("i8"));
+    Expr i32 = Expr.col(t.names().indexOf("i32"));
+    Expr i64 = Expr.col(t.names().indexOf("i64"));
+    Expr f64 = Expr.col(t.names().indexOf("f64"));
+    Expr str = Expr.col(t.names().indexOf("str"));
+    Expr bool = Expr.col(t.names().indexOf("bool"));
+    Expr dec = Expr.col(t.names().indexOf("dec18"));
+    Expr date = Expr.col(t.names().indexOf("date"));
+    Expr small = Expr.call(Op.BETWEEN, i64, Expr.lit(-1000L), Expr.lit(1000L));
+    // fails (overflow) where |i64| is large: most random rows
+    Expr overflows = Expr.call(Op.GT, Expr.call(Op.MUL, i64, Expr.lit(3L)), Expr.lit(0L));
+    return List.of(
+        new Condition("two comparisons", Expr.call(Op.AND, Expr.call(Op.GT, i32, Expr.lit(0)), Expr.call(Op.LT, i8, Expr.lit(10))),
+            true),
+        new Condition("q6's shape", Expr.call(Op.AND, Expr.call(Op.AND, Expr.call(Op.AND,
+            Expr.call(Op.GE, date, Expr.lit(0)), Expr.call(Op.LT, date, Expr.lit(1_000_000))),
+            Expr.call(Op.BETWEEN, dec, Expr.lit(new BigDecimal("-1000.5")), Expr.lit(new BigDecimal("10000000000000.00")))),
+            Expr.call(Op.LT, i8, Expr.lit(24))), true),
+        new Condition("strings, LIKE and a BOOL column", Expr.call(Op.AND, Expr.call(Op.AND,
+            Expr.call(Op.GE, str, new Expr.Lit(DataType.STRING, "a")), Expr.call(Op.LIKE, str, new Expr.Lit(DataType.STRING, "%a%"))),
+            bool), true),
+        new Condition("an OR inside a conjunct", Expr.call(Op.AND, Expr.call(Op.OR, Expr.call(Op.IS_NULL, i32),
+            Expr.call(Op.GT, f64, Expr.lit(0.0))), Expr.call(Op.NE, i8, Expr.lit(0))), true),
+        new Condition("NULL conjunct first", Expr.call(Op.AND, Expr.call(Op.GT, i32, Expr.nullOf(DataType.INT32)),
+            Expr.call(Op.GT, i8, Expr.lit(0))), true),
+        new Condition("ruled out before a failing conjunct", Expr.call(Op.AND, small, overflows), true),
+        new Condition("a failing conjunct ruled out after", Expr.call(Op.AND, overflows, small), false),
+        new Condition("a failing conjunct on rows in play", Expr.call(Op.AND, Expr.call(Op.IS_NOT_NULL, i64), overflows), false),
+        new Condition("a failing conjunct after a NULL one", Expr.call(Op.AND, Expr.call(Op.GT, i32, Expr.nullOf(DataType.INT32)),
+            overflows), false),
+        new Condition("one comparison", Expr.call(Op.GT, i32, Expr.lit(0)), false));
+  }
+
+  @ParameterizedTest
+  @ValueSource(ints = {0, 1, 31, 32, 33, 1023, 1025, 16_385, 70_000})
+  void keepsTheRowsAndErrorsOfTheWholeCondition(int rows) {
+    try (RootAllocator a = new RootAllocator(); Exec exec = Exec.onCpu(a)) {
+      for (Nulls nulls : List.of(Nulls.NONE, Nulls.every(3), Nulls.ALL)) {
+        try (VectorSchemaRoot r = TestTables.allTypes(a, rows, nulls, rows); HostTable t = HostTable.fromArrow(r)) {
+          int i32 = t.names().indexOf("i32");
+          for (Condition c : conditions(t)) {
+            String where = c.name() + ", " + rows + " rows, nulls " + nulls;
+            int[] want;
+            try (HostColumn mask = Evaluate.evaluate(exec, t, c.expr())) {
+              want = Filter.keptRows(mask);
+            } catch (RuntimeException e) {
+              RuntimeException got = assertThrows(RuntimeException.class, () -> Filter.filter(exec, t, c.expr(), t).close(), where);
+              assertEquals(e.getClass(), got.getClass(), where);
+              assertEquals(e.getMessage(), got.getMessage(), where);
+              continue;
+            }
+            int[] conjunctRows = ConjunctFilter.keptRows(exec, t, c.expr());
+            if (c.conjunctPath()) {
+              assertNotNull(conjunctRows, where + ": the conjunct path serves");
+            }
+            if (conjunctRows != null) {
+              assertArrayEquals(want, conjunctRows, where);
+            }
+            try (HostTable out = Filter.filter(exec, t, c.expr(), t)) {
+              assertEquals(want.length, out.rowCount(), where);
+              for (int k = 0; k < want.length; k++) {
+                assertEquals(r.getVector(i32).getObject(want[k]), out.column(i32).vector().getObject(k), where + ", row " + k);
+              }
+            }
+          }
+        }
+        assertEquals(0, a.getAllocatedMemory());
+      }
+    }
+  }
+}
