@@ -904,35 +904,55 @@ public final class ParquetDecode {
       }
       row += g.values();
     }
-    if (bytes > Integer.MAX_VALUE) {
+    if (bytes > Integer.MAX_VALUE - 8) {
       throw new UserException(c.where.apply(0) + ": its " + rows + " rows hold more than a column's 2 GiB of strings");
     }
-    v.allocateNew(Math.max(1, bytes), rows);
+    // eight bytes of slack after the strings, and after the dictionary's: each string is copied in
+    // whole longs, the last one running past its end into bytes the next string overwrites
+    v.allocateNew(bytes + 8, rows);
+    byte[] entries = java.util.Arrays.copyOf(dict.bytes, dict.bytes.length + 8);
+    int[] starts = dict.offsets;
     long offsets = v.getOffsetBuffer().memoryAddress();
     long data = v.getDataBuffer().memoryAddress();
     long valid = v.getValidityBuffer().memoryAddress();
     MemoryUtil.setMemory(valid, (rows + 7) / 8, (byte) 0);
     boolean[] checked = new boolean[dict.entries()];
+    boolean nulls = false;
     int end = 0;
     for (int r = 0; r < rows; r++) {
       MemoryUtil.putInt(offsets + 4L * r, end);
       int code = codes[r];
       if (code < 0) {
+        nulls = true;
         continue;
       }
-      int from = dict.offsets[code];
-      int len = dict.offsets[code + 1] - from;
-      copy(dict.bytes, from, data + end, len);
+      int from = starts[code];
+      int len = starts[code + 1] - from;
+      for (int k = 0; k < len; k += 8) {
+        MemoryUtil.putLong(data + end + k, MemoryUtil.getLong(entries, from + k));
+      }
       if (!checked[code]) {
         if (!dev.gpudf.columnar.ArrowInput.utf8(data, end, end + len)) {
           throw new UserException(c.where.apply(0) + " row " + r + " is not UTF-8");
         }
         checked[code] = true;
       }
-      setBit(valid, r);
       end += len;
     }
     MemoryUtil.putInt(offsets + 4L * rows, end);
+    if (nulls) {
+      for (int r = 0; r < rows; r++) {
+        if (codes[r] >= 0) {
+          setBit(valid, r);
+        }
+      }
+    } else {
+      // whole bytes, then the last rows' bits: none past the rows
+      MemoryUtil.setMemory(valid, rows >>> 3, (byte) -1);
+      for (int r = rows & ~7; r < rows; r++) {
+        setBit(valid, r);
+      }
+    }
     v.setLastSet(rows - 1);
   }
 
