@@ -67,6 +67,7 @@ final class ConjunctFilter {
       }
       inputs[k] = CpuEval.Inputs.of(slots);
     }
+    order(programs, inputs);
     List<ArrowBuf> pools = new ArrayList<>();
     try {
       long[] pool = new long[programs.length];
@@ -100,6 +101,26 @@ final class ConjunctFilter {
       return rows;
     } finally {
       pools.forEach(ArrowBuf::close);
+    }
+  }
+
+  /**
+   * Conjuncts that walk strings' bytes moved after those that do not, each group in its written
+   * order: a cheap conjunct first leaves the dear ones fewer rows (TPC-H q19's quantity range before
+   * its ship mode and instruction). Any order keeps the same rows, and one that meets an error
+   * gives way to the whole condition, so the order changes no answer and no error.
+   */
+  private static void order(Program[] programs, CpuEval.Inputs[] inputs) {
+    Integer[] at = new Integer[programs.length];
+    for (int k = 0; k < at.length; k++) {
+      at[k] = k;
+    }
+    java.util.Arrays.sort(at, java.util.Comparator.comparing(k -> programs[k].scansStrings()));
+    Program[] p = programs.clone();
+    CpuEval.Inputs[] in = inputs.clone();
+    for (int k = 0; k < at.length; k++) {
+      programs[k] = p[at[k]];
+      inputs[k] = in[at[k]];
     }
   }
 
