@@ -42,12 +42,13 @@ final class ConjunctFilter {
 
   /**
    * Ids, in order, of the rows of {@code t} where {@code condition} is TRUE; null where this path
-   * does not serve: fewer than two conjuncts, a conjunct the batch evaluator does not run (or one
-   * that builds strings), or a conjunct that failed on a row still in play.
+   * does not serve: a conjunct the batch evaluator does not run (or one that builds strings), or a
+   * conjunct that failed on a row still in play. A condition of one conjunct is served too: its
+   * kept rows come from the batches, with no mask column made and read again.
    */
   static int[] keptRows(Exec exec, HostTable t, Expr condition) {
     List<Expr> parts = conjuncts(condition);
-    if (parts.size() < 2) {
+    if (parts.isEmpty()) {
       return null;
     }
     List<DataType> types = t.types();

@@ -131,6 +131,8 @@ final class PackedKeys {
             shift);
       }
       default -> {
+        // a DECIMAL of 18 digits or fewer reads as I64, but Arrow keeps it in 16 bytes
+        int width = CpuGather.hostWidth(v);
         int blocks = blocks(rows);
         long[] mins = new long[blocks];
         long[] maxes = new long[blocks];
@@ -142,7 +144,7 @@ final class PackedKeys {
             if (valid != 0 && !HostBitmaps.isSet(valid, i)) {
               continue;
             }
-            long x = value(type, data, i);
+            long x = value(type, data + (long) i * width);
             // a 128-bit decimal packs only where every value is a long
             if (type == PhysicalType.D128 && MemoryUtil.getLong(data + 16L * i + 8) != x >> 63) {
               wide[b] = true;
@@ -177,13 +179,13 @@ final class PackedKeys {
     }
   }
 
-  private static long value(PhysicalType type, long data, long i) {
+  /** The value at {@code at}: a decimal's low word, sign-extended integers otherwise. */
+  private static long value(PhysicalType type, long at) {
     return switch (type) {
-      case I8 -> MemoryUtil.getByte(data + i);
-      case I16 -> MemoryUtil.getShort(data + 2 * i);
-      case I32 -> MemoryUtil.getInt(data + 4 * i);
-      case D128 -> MemoryUtil.getLong(data + 16 * i);
-      default -> MemoryUtil.getLong(data + 8 * i);
+      case I8 -> MemoryUtil.getByte(at);
+      case I16 -> MemoryUtil.getShort(at);
+      case I32 -> MemoryUtil.getInt(at);
+      default -> MemoryUtil.getLong(at);
     };
   }
 
@@ -232,8 +234,9 @@ final class PackedKeys {
       }
       default -> {
         long min = f.min;
+        int width = CpuGather.hostWidth(v);
         for (int i = from; i < to; i++) {
-          keys[i] |= ((value(f.type, data, i) - min) & bitsMask) << shift;
+          keys[i] |= ((value(f.type, data + (long) i * width) - min) & bitsMask) << shift;
         }
       }
     }

@@ -17,8 +17,9 @@ import org.apache.calcite.rex.RexShuttle;
 import org.apache.calcite.util.ImmutableBitSet;
 
 /**
- * SELECT list: input columns pass through by reference, every other expression is evaluated. Over
- * a filter that nothing else reads, the filter compacts only the columns the list reads.
+ * SELECT list: input columns pass through by reference, every other expression is evaluated; one
+ * that holds an earlier one of the list as a part reads that part's column. Over a filter that
+ * nothing else reads, the filter compacts only the columns the list reads.
  */
 public final class GpuProject extends Project implements GpuRel {
   GpuProject(RelOptCluster cluster, RelTraitSet traits, RelNode input, List<? extends RexNode> projects, RelDataType rowType) {
@@ -54,20 +55,84 @@ public final class GpuProject extends Project implements GpuRel {
     try (Table<?> in = input) {
       List<Column> columns = new ArrayList<>();
       try {
+        // expressions already evaluated, by their position in the list
+        List<Integer> computed = new ArrayList<>();
         for (RexNode e : projects) {
           if (e instanceof RexInputRef ref) {
             Column c = in.column(ref.getIndex());
             c.retain();
             columns.add(c);
-          } else {
-            columns.add(TableOps.evaluate(ctx.exec(), in, RexToExpr.translate(e, in.types(), getCluster(), ctx.parameters())));
+            continue;
           }
+          List<Integer> reused = contained(e, projects, computed);
+          if (reused.isEmpty()) {
+            columns.add(TableOps.evaluate(ctx.exec(), in, RexToExpr.translate(e, in.types(), getCluster(), ctx.parameters())));
+          } else {
+            columns.add(reusing(ctx, in, e, projects, reused, columns));
+          }
+          computed.add(columns.size() - 1);
         }
       } catch (RuntimeException ex) {
         columns.forEach(Column::close);
         throw ex;
       }
       return TableOps.table(ctx.exec(), in, getRowType().getFieldNames(), columns, in.rowCount());
+    }
+  }
+
+  /** The positions among {@code computed} of the earlier expressions that {@code e} holds as a part of itself. */
+  private static List<Integer> contained(RexNode e, List<RexNode> projects, List<Integer> computed) {
+    List<Integer> out = new ArrayList<>();
+    for (int k : computed) {
+      RexNode earlier = projects.get(k);
+      if (!earlier.equals(e) && contains(e, earlier)) {
+        out.add(k);
+      }
+    }
+    return out;
+  }
+
+  private static boolean contains(RexNode e, RexNode part) {
+    if (e.equals(part)) {
+      return true;
+    }
+    return e instanceof org.apache.calcite.rex.RexCall call && call.getOperands().stream().anyMatch(o -> contains(o, part));
+  }
+
+  /**
+   * {@code e} evaluated over {@code in} and the columns of earlier expressions it contains, each
+   * occurrence read from that column instead of computed again (TPC-H q1's
+   * {@code price * (1 - discount) * (1 + tax)} after {@code price * (1 - discount)}): the same
+   * values, since a part's column holds what the part computes, row by row.
+   */
+  private Column reusing(QueryContext ctx, Table<?> in, RexNode e, List<RexNode> projects, List<Integer> reused,
+      List<Column> columns) {
+    List<Column> wide = new ArrayList<>();
+    List<String> names = new ArrayList<>(in.names());
+    for (int c = 0; c < in.columnCount(); c++) {
+      in.column(c).retain();
+      wide.add(in.column(c));
+    }
+    for (int k : reused) {
+      columns.get(k).retain();
+      wide.add(columns.get(k));
+      names.add("$reused" + k);
+    }
+    int base = in.columnCount();
+    RexShuttle replace = new RexShuttle() {
+      @Override
+      public RexNode visitCall(org.apache.calcite.rex.RexCall call) {
+        for (int i = 0; i < reused.size(); i++) {
+          if (call.equals(projects.get(reused.get(i)))) {
+            return new RexInputRef(base + i, call.getType());
+          }
+        }
+        return super.visitCall(call);
+      }
+    };
+    try (Table<?> extended = TableOps.table(ctx.exec(), in, names, wide, in.rowCount())) {
+      return TableOps.evaluate(ctx.exec(), extended, RexToExpr.translate(e.accept(replace), extended.types(), getCluster(),
+          ctx.parameters()));
     }
   }
 }
