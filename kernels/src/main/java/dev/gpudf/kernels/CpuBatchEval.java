@@ -245,6 +245,16 @@ final class CpuBatchEval {
     long[] r = s.r;
     int c = s.c;
     boolean like = s.op == Opcode.LIKE;
+    if (!like && (c == Opcode.Cmp.EQ.ordinal() || c == Opcode.Cmp.NE.ordinal())) {
+      // equality needs no order: strings of different lengths differ without a byte read (TPC-H
+      // q19's ship instructions and modes, against constants of other lengths on most rows)
+      boolean equal = c == Opcode.Cmp.EQ.ordinal();
+      for (int i = 0; i < s.m; i++) {
+        boolean same = la[i] == lb[i] && CpuEval.compareBytes(va[i], la[i], vb[i], lb[i]) == 0;
+        r[i] = live[i] && same == equal ? 1 : 0;
+      }
+      return clean;
+    }
     for (int i = 0; i < s.m; i++) {
       boolean t = live[i] && (like ? CpuEval.like(va[i], la[i], vb[i], lb[i], c)
           : CpuEval.test(c, CpuEval.compareBytes(va[i], la[i], vb[i], lb[i])));

@@ -35,6 +35,11 @@ class CpuBatchEvalTest {
           all.add(Expr.caseWhen(List.of(Expr.col(t.names().indexOf("bool")), Expr.col(str)), new Expr.Lit(DataType.STRING, "x")));
           all.add(Expr.call(Op.COALESCE, Expr.col(str), new Expr.Lit(DataType.STRING, "none")));
           all.add(Expr.call(Op.GE, Expr.col(str), new Expr.Lit(DataType.STRING, "naïve")));
+          // equality's own loop: equal strings, others of the same length, of other lengths, the empty one
+          for (String k : List.of("naïve café", "naïve cafe", "a", "", "Zürich")) {
+            all.add(Expr.call(Op.EQ, Expr.col(str), new Expr.Lit(DataType.STRING, k)));
+            all.add(Expr.call(Op.NE, new Expr.Lit(DataType.STRING, k), Expr.col(str)));
+          }
           for (Expr e : all) {
             if (StringBuild.anywhere(e, t.types())) {
               continue;
