@@ -219,11 +219,19 @@ final class CpuBatchEval {
       r[i] = chars + start;
       rl[i] = MemoryUtil.getInt(off + 4 * row + 4) - start;
     }
-    if (v == 0) {
+    return loadNulls(v, rows, from, s);
+  }
+
+  /**
+   * A loaded column's NULL rows from its validity {@code valid} (0: none, the register stays clean)
+   * for rows {@code from ..} (or {@code rows[from] ..}); whether the register is clean.
+   */
+  private static boolean loadNulls(long valid, int[] rows, int from, Step s) {
+    if (valid == 0) {
       return true;
     }
     for (int i = 0; i < s.m; i++) {
-      s.rn[i] = !HostBitmaps.isSet(v, rows == null ? from + i : rows[from + i]);
+      s.rn[i] = !HostBitmaps.isSet(valid, rows == null ? from + i : rows[from + i]);
       s.re[i] = 0;
     }
     return false;
@@ -548,15 +556,7 @@ final class CpuBatchEval {
   private static boolean load(long data, long valid, int width, Opcode.LoadKind kind, int from, Step s) {
     int m = s.m;
     long[] r = s.r;
-    boolean[] rn = s.rn;
-    int[] re = s.re;
-    boolean clean = valid == 0;
-    if (!clean) {
-      for (int i = 0; i < m; i++) {
-        rn[i] = !HostBitmaps.isSet(valid, from + i);
-        re[i] = 0;
-      }
-    }
+    boolean clean = loadNulls(valid, null, from, s);
     switch (kind) {
       case I8 -> {
         for (int i = 0; i < m; i++) {
@@ -588,29 +588,41 @@ final class CpuBatchEval {
           r[i] = HostBitmaps.isSet(data, from + i) ? 1 : 0;
         }
       }
-      case I128 -> {
-        boolean wide = false;
-        for (int i = 0; i < m; i++) {
-          long at = data + 16L * (from + i);
-          r[i] = MemoryUtil.getLong(at);
-          wide |= (clean || !rn[i]) && MemoryUtil.getLong(at + 8) != (r[i] >> 63);
-        }
-        if (wide) {
-          if (clean) {
-            java.util.Arrays.fill(rn, 0, m, false);
-            java.util.Arrays.fill(re, 0, m, 0);
-            clean = false;
-          }
-          for (int i = 0; i < m; i++) {
-            if (!rn[i] && MemoryUtil.getLong(data + 16L * (from + i) + 8) != (r[i] >> 63)) {
-              re[i] = Opcode.ERR_WIDE;
-            }
-          }
-        }
-      }
+      case I128 -> clean = loadWide(data, null, from, clean, s);
       default -> throw new IllegalStateException("load kind " + kind);
     }
     return clean;
+  }
+
+  /**
+   * A 16-byte decimal column's low words, rows {@code from ..} (or {@code rows[from] ..}); a row
+   * whose high word is not its low word's sign is an error ({@link Opcode#ERR_WIDE}). Whether the
+   * register stays clean.
+   */
+  private static boolean loadWide(long data, int[] rows, int from, boolean clean, Step s) {
+    int m = s.m;
+    long[] r = s.r;
+    boolean[] rn = s.rn;
+    int[] re = s.re;
+    boolean wide = false;
+    for (int i = 0; i < m; i++) {
+      long at = data + 16L * (rows == null ? from + i : rows[from + i]);
+      r[i] = MemoryUtil.getLong(at);
+      wide |= (clean || !rn[i]) && MemoryUtil.getLong(at + 8) != (r[i] >> 63);
+    }
+    if (!wide) {
+      return clean;
+    }
+    if (clean) {
+      java.util.Arrays.fill(rn, 0, m, false);
+      java.util.Arrays.fill(re, 0, m, 0);
+    }
+    for (int i = 0; i < m; i++) {
+      if (!rn[i] && MemoryUtil.getLong(data + 16L * (rows == null ? from + i : rows[from + i]) + 8) != (r[i] >> 63)) {
+        re[i] = Opcode.ERR_WIDE;
+      }
+    }
+    return false;
   }
 
   /**
@@ -621,15 +633,7 @@ final class CpuBatchEval {
       Step s) {
     int m = s.m;
     long[] r = s.r;
-    boolean[] rn = s.rn;
-    int[] re = s.re;
-    boolean clean = valid == 0;
-    if (!clean) {
-      for (int i = 0; i < m; i++) {
-        rn[i] = !HostBitmaps.isSet(valid, rows[from + i]);
-        re[i] = 0;
-      }
-    }
+    boolean clean = loadNulls(valid, rows, from, s);
     switch (kind) {
       case I32 -> {
         for (int i = 0; i < m; i++) {
@@ -641,26 +645,7 @@ final class CpuBatchEval {
           r[i] = MemoryUtil.getLong(data + (long) rows[from + i] * width);
         }
       }
-      case I128 -> {
-        boolean wide = false;
-        for (int i = 0; i < m; i++) {
-          long at = data + 16L * rows[from + i];
-          r[i] = MemoryUtil.getLong(at);
-          wide |= (clean || !rn[i]) && MemoryUtil.getLong(at + 8) != (r[i] >> 63);
-        }
-        if (wide) {
-          if (clean) {
-            java.util.Arrays.fill(rn, 0, m, false);
-            java.util.Arrays.fill(re, 0, m, 0);
-            clean = false;
-          }
-          for (int i = 0; i < m; i++) {
-            if (!rn[i] && MemoryUtil.getLong(data + 16L * rows[from + i] + 8) != (r[i] >> 63)) {
-              re[i] = Opcode.ERR_WIDE;
-            }
-          }
-        }
-      }
+      case I128 -> clean = loadWide(data, rows, from, clean, s);
       default -> {
         for (int i = 0; i < m; i++) {
           long row = rows[from + i];
