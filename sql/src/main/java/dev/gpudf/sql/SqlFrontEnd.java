@@ -83,9 +83,47 @@ final class SqlFrontEnd {
             .withConformance(connection.conformance())
             .withIdentifierExpansion(true));
     try {
-      return validator.validate(parsed);
+      return validator.validate(parsed.accept(new ApproxValues()));
     } catch (RuntimeException e) {
       throw new ValidationException(e);
+    }
+  }
+
+  /**
+   * VALUES whose column mixes exact numbers ({@code 1}, {@code 1.5}) with approximate ones
+   * ({@code 1e300}): the column is DOUBLE, but Calcite keeps each literal as written, a BigDecimal
+   * beside a Double, and its metadata compares them (the rows' collation, pulled-up predicates):
+   * planning failed with a ClassCastException. The exact ones are written as approximate, the
+   * value the DOUBLE column holds.
+   */
+  private static final class ApproxValues extends org.apache.calcite.sql.util.SqlShuttle {
+    @Override
+    public SqlNode visit(org.apache.calcite.sql.SqlCall call) {
+      SqlNode visited = super.visit(call);
+      if (!(visited instanceof org.apache.calcite.sql.SqlCall values) || values.getKind() != org.apache.calcite.sql.SqlKind.VALUES) {
+        return visited;
+      }
+      java.util.Set<Integer> approximate = new java.util.HashSet<>();
+      for (SqlNode row : values.getOperandList()) {
+        if (row instanceof org.apache.calcite.sql.SqlCall r && r.getKind() == org.apache.calcite.sql.SqlKind.ROW) {
+          for (int i = 0; i < r.operandCount(); i++) {
+            if (r.operand(i) instanceof org.apache.calcite.sql.SqlNumericLiteral n && !n.isExact()) {
+              approximate.add(i);
+            }
+          }
+        }
+      }
+      for (SqlNode row : values.getOperandList()) {
+        if (row instanceof org.apache.calcite.sql.SqlCall r && r.getKind() == org.apache.calcite.sql.SqlKind.ROW) {
+          for (int i : approximate) {
+            if (i < r.operandCount() && r.operand(i) instanceof org.apache.calcite.sql.SqlNumericLiteral n && n.isExact()) {
+              r.setOperand(i, org.apache.calcite.sql.SqlLiteral.createApproxNumeric(
+                  n.getValueAs(java.math.BigDecimal.class).toString() + "E0", n.getParserPosition()));
+            }
+          }
+        }
+      }
+      return values;
     }
   }
 
