@@ -85,7 +85,8 @@ public final class GpuProject extends Project implements GpuRel {
     List<Integer> out = new ArrayList<>();
     for (int k : computed) {
       RexNode earlier = projects.get(k);
-      if (!earlier.equals(e) && contains(e, earlier)) {
+      // a non-deterministic part (were one translatable) is computed anew where it appears
+      if (!earlier.equals(e) && org.apache.calcite.rex.RexUtil.isDeterministic(earlier) && contains(e, earlier)) {
         out.add(k);
       }
     }
