@@ -48,9 +48,6 @@ final class ConjunctFilter {
    */
   static int[] keptRows(Exec exec, HostTable t, Expr condition) {
     List<Expr> parts = conjuncts(condition);
-    if (parts.isEmpty()) {
-      return null;
-    }
     List<DataType> types = t.types();
     Program[] programs = new Program[parts.size()];
     CpuEval.Inputs[] inputs = new CpuEval.Inputs[parts.size()];
@@ -81,17 +78,14 @@ final class ConjunctFilter {
       int n = t.rowCount();
       int chunks = (n + CHUNK - 1) / CHUNK;
       int[][] kept = new int[chunks][];
-      boolean[] failed = new boolean[chunks];
-      Exec.parallelChecked(exec::checkpoint, chunks, ch -> {
-        kept[ch] = chunk(programs, inputs, pool, ch * CHUNK, Math.min(n, (ch + 1) * CHUNK));
-        failed[ch] = kept[ch] == null;
-      });
+      Exec.parallelChecked(exec::checkpoint, chunks,
+          ch -> kept[ch] = chunk(programs, inputs, pool, ch * CHUNK, Math.min(n, (ch + 1) * CHUNK)));
       int total = 0;
-      for (int ch = 0; ch < chunks; ch++) {
-        if (failed[ch]) {
+      for (int[] k : kept) {
+        if (k == null) {
           return null;
         }
-        total += kept[ch].length;
+        total += k.length;
       }
       int[] rows = new int[total];
       int at = 0;

@@ -35,7 +35,6 @@ final class CpuEval {
     return run(p, slots, n, pool, CpuBatchEval.supports(p));
   }
 
-  /** {@link #run(Program, List, int, long)}, a batch of rows at a time ({@link CpuBatchEval}) when {@code batched}. */
   /** A program's column slots as the evaluators read them: buffer addresses (0: none) and value widths. */
   record Inputs(long[] data, long[] valid, long[] offsets, int[] widths) {
     static Inputs of(List<HostColumn> slots) {
@@ -55,6 +54,7 @@ final class CpuEval {
     }
   }
 
+  /** {@link #run(Program, List, int, long)}, a batch of rows at a time ({@link CpuBatchEval}) when {@code batched}. */
   static Rows run(Program p, List<HostColumn> slots, int n, long pool, boolean batched) {
     Inputs in = Inputs.of(slots);
     long[] data = in.data();

@@ -167,25 +167,14 @@ public final class GroupBy {
    * mix, so equal hashes are equal keys; other keys are compared column by column.
    */
   private static Groups hashed(Exec exec, int n, PackedKeys packed, List<HostColumn> keyCols) {
-    long[] hashes;
-    HostKeys rk;
-    if (packed != null) {
-      hashes = packed.keys();
-      rk = null;
-      IntStream.range(0, (n + 65535) / 65536).parallel().forEach(c -> {
-        for (int i = c * 65536; i < Math.min(n, (c + 1) * 65536); i++) {
-          hashes[i] = mix(hashes[i]);
-        }
-      });
-    } else {
-      hashes = new long[n];
-      rk = new HostKeys(keyCols);
-      IntStream.range(0, (n + 65535) / 65536).parallel().forEach(c -> {
-        for (int i = c * 65536; i < Math.min(n, (c + 1) * 65536); i++) {
-          hashes[i] = rk.hash(i);
-        }
-      });
-    }
+    // packed keys become their own hashes, in place
+    long[] hashes = packed != null ? packed.keys() : new long[n];
+    HostKeys rk = packed != null ? null : new HostKeys(keyCols);
+    IntStream.range(0, (n + 65535) / 65536).parallel().forEach(c -> {
+      for (int i = c * 65536; i < Math.min(n, (c + 1) * 65536); i++) {
+        hashes[i] = rk == null ? mix(hashes[i]) : rk.hash(i);
+      }
+    });
     // group[i] = the first row of row i's group
     int[] first = new int[n];
     int[][] parts = partition(hashes);

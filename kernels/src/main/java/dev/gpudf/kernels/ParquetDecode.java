@@ -543,7 +543,6 @@ public final class ParquetDecode {
   // ---- the CPU twin ----
 
   private static final VarHandle INT_LE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
-  private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
   /**
    * {@code c} decoded on the host into a vector named {@code name} from {@code allocator} (the
