@@ -47,6 +47,10 @@ __device__ __forceinline__ double round_away(double x, double scale) {
   return copysign(__ddiv_rn(floor(__dadd_rn(m, 0.5)), scale), x);
 }
 
+// past 64 bits: an SQL overflow, or for an instruction declared 128 bits wide (a DECIMAL of more than
+// 18 digits) a limit of this interpreter, which the host runs again in 128 bits (Opcode.overflow)
+__device__ __forceinline__ int overflow_code(int bits) { return bits == 128 ? kErrWide : kErrOverflow; }
+
 __device__ __forceinline__ bool fits(long long v, int bits) {
   if (bits >= 64) return true;
   long long lim = 1ll << (bits - 1);
@@ -435,13 +439,13 @@ __device__ __forceinline__ void step(int k, long long row, int d, int a, int b, 
         long long x = V(a), y = V(b);
         switch (op) {
           case I_ADD: r = (long long)((unsigned long long)x + (unsigned long long)y);
-            if (((x ^ r) & (y ^ r)) < 0 || !fits(r, c)) re = kErrOverflow; break;
+            if (((x ^ r) & (y ^ r)) < 0 || !fits(r, c)) re = overflow_code(c); break;
           case I_SUB: r = (long long)((unsigned long long)x - (unsigned long long)y);
-            if (((x ^ y) & (x ^ r)) < 0 || !fits(r, c)) re = kErrOverflow; break;
+            if (((x ^ y) & (x ^ r)) < 0 || !fits(r, c)) re = overflow_code(c); break;
           case I_MUL: {
             r = (long long)((unsigned long long)x * (unsigned long long)y);
             long long hi = __mul64hi(x, y);
-            if (hi != (r >> 63) || !fits(r, c)) re = kErrOverflow;
+            if (hi != (r >> 63) || !fits(r, c)) re = overflow_code(c);
             break;
           }
           case I_DIV:
@@ -475,7 +479,7 @@ __device__ __forceinline__ void step(int k, long long row, int d, int a, int b, 
       case I_NEG:
         if (ea) { re = ea; break; }
         if (na) { rn = true; break; }
-        if (V(a) == LLONG_MIN || !fits(-V(a), c)) { re = kErrOverflow; break; }
+        if (V(a) == LLONG_MIN || !fits(-V(a), c)) { re = overflow_code(c); break; }
         r = -V(a);
         break;
       case F_NEG: re = ea; rn = na; r = __double_as_longlong(-__longlong_as_double(V(a))); break;
@@ -485,7 +489,7 @@ __device__ __forceinline__ void step(int k, long long row, int d, int a, int b, 
         if (na) { rn = true; break; }
         long long x = V(a), y = consts[b];
         r = (long long)((unsigned long long)x * (unsigned long long)y);
-        if (__mul64hi(x, y) != (r >> 63)) re = kErrOverflow;
+        if (__mul64hi(x, y) != (r >> 63)) re = overflow_code(c);
         break;
       }
       case D2F: re = ea; rn = na; r = __double_as_longlong((double)V(a) / __longlong_as_double(consts[b])); break;
@@ -510,7 +514,7 @@ __device__ __forceinline__ void step(int k, long long row, int d, int a, int b, 
         if (op == RANGE_CHECK) { r = x; if (!fits(x, c)) re = kErrOverflow; }
         else if (op == PRECISION_CHECK) { r = x; if (x == LLONG_MIN || (x < 0 ? -x : x) >= consts[b]) re = kErrOverflow; }
         else if (op == SCALE_DOWN) { r = divide_rounding_away(x, consts[b]); }
-        else { r = x == LLONG_MIN ? 0 : (x < 0 ? -x : x); if (x == LLONG_MIN || !fits(r, c)) re = kErrOverflow; }
+        else { r = x == LLONG_MIN ? 0 : (x < 0 ? -x : x); if (x == LLONG_MIN || !fits(r, c)) re = overflow_code(c); }
         break;
       }
       case F2I: case F2DEC: {

@@ -329,21 +329,21 @@ final class CpuBatchEval {
         for (int i = 0; i < s.m; i++) {
           long v = va[i] + vb[i];
           boolean overflow = ((va[i] ^ v) & (vb[i] ^ v)) < 0 || !CpuEval.fits(v, c);
-          r[i] = checked(live[i], v, overflow, re, i);
+          r[i] = checked(live[i], v, overflow, re, i, c);
           failed += live[i] & overflow ? 1 : 0;
         }
       } else if (s.op == Opcode.I_SUB) {
         for (int i = 0; i < s.m; i++) {
           long v = va[i] - vb[i];
           boolean overflow = ((va[i] ^ vb[i]) & (va[i] ^ v)) < 0 || !CpuEval.fits(v, c);
-          r[i] = checked(live[i], v, overflow, re, i);
+          r[i] = checked(live[i], v, overflow, re, i, c);
           failed += live[i] & overflow ? 1 : 0;
         }
       } else {
         for (int i = 0; i < s.m; i++) {
           long v = va[i] * vb[i];
           boolean overflow = Math.multiplyHigh(va[i], vb[i]) != (v >> 63) || !CpuEval.fits(v, c);
-          r[i] = checked(live[i], v, overflow, re, i);
+          r[i] = checked(live[i], v, overflow, re, i, c);
           failed += live[i] & overflow ? 1 : 0;
         }
       }
@@ -414,7 +414,7 @@ final class CpuBatchEval {
             }
           }
           if (overflow) {
-            s.re[i] = Opcode.ERR_OVERFLOW;
+            s.re[i] = Opcode.overflow(c);
             failed++;
             // the row-at-a-time twin keeps a checked value and drops the others
             v = op == Opcode.RANGE_CHECK || op == Opcode.PRECISION_CHECK || op == Opcode.I_ABS ? v : 0;
@@ -526,13 +526,16 @@ final class CpuBatchEval {
     return false;
   }
 
-  /** {@code value} for a live row that did not overflow; 0 otherwise, with the overflow recorded. */
-  private static long checked(boolean live, long value, boolean overflow, int[] re, int i) {
+  /**
+   * {@code value} for a live row that did not overflow; 0 otherwise, with the overflow recorded
+   * ({@link Opcode#overflow} of the instruction's width {@code bits}).
+   */
+  private static long checked(boolean live, long value, boolean overflow, int[] re, int i, int bits) {
     if (!live) {
       return 0;
     }
     if (overflow) {
-      re[i] = Opcode.ERR_OVERFLOW;
+      re[i] = Opcode.overflow(bits);
       return 0;
     }
     return value;

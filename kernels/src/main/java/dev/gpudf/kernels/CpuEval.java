@@ -18,9 +18,14 @@ final class CpuEval {
 
   /**
    * Output of one evaluation: value bits per row (for strings, the address of the bytes), byte
-   * lengths (a string result's; null for others), null flags, and the first failing row (row << 8 | error code).
+   * lengths (a string result's; null for others), null flags, the first failing row (row << 8 |
+   * error code), and the high words of 128-bit values ({@link #runWide}; null for others).
    */
-  record Rows(long[] values, int[] lengths, boolean[] nulls, long firstError) {}
+  record Rows(long[] values, int[] lengths, boolean[] nulls, long firstError, long[] high) {
+    Rows(long[] values, int[] lengths, boolean[] nulls, long firstError) {
+      this(values, lengths, nulls, firstError, null);
+    }
+  }
 
   // values() copies its array on every call: once per row and load was most of a profile
   static final Opcode[] OPCODES = Opcode.values();
@@ -105,11 +110,29 @@ final class CpuEval {
       return new Rows(values, lengths, nulls, IntStream.range(0, firstError.length).mapToLong(i -> firstError[i]).min()
           .orElse(Long.MAX_VALUE));
     }
+    return rowByRow(p, in, n, pool, values, lengths, nulls, null);
+  }
+
+  /**
+   * {@link #run(Program, List, int, long)} exactly in 128 bits: integer and decimal registers hold
+   * a high word too, so a DECIMAL of up to 38 digits is computed where the 64-bit evaluators
+   * stopped at {@link Opcode#ERR_WIDE}. A result past 38 digits is an overflow. Row by row and
+   * through BigInteger where a value is wide: the rare case, kept simple and exact.
+   */
+  static Rows runWide(Program p, List<HostColumn> slots, int n, long pool) {
+    return rowByRow(p, Inputs.of(slots), n, pool, new long[n],
+        p.result().id() == dev.gpudf.columnar.TypeId.STRING ? new int[n] : null, new boolean[n], new long[n]);
+  }
+
+  private static Rows rowByRow(Program p, Inputs in, int n, long pool, long[] values, int[] lengths, boolean[] nulls,
+      long[] high) {
+    long[] firstError = new long[(n + CHUNK - 1) / CHUNK];
+    Slots slots = new Slots(in.data(), in.valid(), in.offsets(), in.widths(), pool);
     IntStream.range(0, firstError.length).parallel().forEach(ch -> {
-      Registers regs = new Registers();
+      Registers regs = new Registers(high != null);
       long first = Long.MAX_VALUE;
       for (int row = ch * CHUNK; row < Math.min(n, (ch + 1) * CHUNK); row++) {
-        run(p, new Slots(data, valid, offsets, widths, pool), row, regs);
+        run(p, slots, row, regs);
         int r = p.resultRegister();
         if (regs.err[r] != 0) {
           first = Math.min(first, ((long) row << 8) | regs.err[r]);
@@ -120,11 +143,15 @@ final class CpuEval {
           if (lengths != null) {
             lengths[row] = regs.len[r];
           }
+          if (high != null) {
+            high[row] = regs.hi[r];
+          }
         }
       }
       firstError[ch] = first;
     });
-    return new Rows(values, lengths, nulls, IntStream.range(0, firstError.length).mapToLong(i -> firstError[i]).min().orElse(Long.MAX_VALUE));
+    return new Rows(values, lengths, nulls,
+        IntStream.range(0, firstError.length).mapToLong(i -> firstError[i]).min().orElse(Long.MAX_VALUE), high);
   }
 
   /** The twin of {@code round_away} in {@code expr.cu}. */
@@ -136,16 +163,24 @@ final class CpuEval {
     return Math.copySign(Math.floor(m + 0.5) / scale, x);
   }
 
-  /** One row's register file: value bits, byte length (strings), null flag, error code. */
-  private static final class Registers {
+  /**
+   * One row's register file: value bits, byte length (strings), null flag, error code, and in a
+   * 128-bit run ({@link #runWide}) each value's high word (the sign of val where it fits 64 bits).
+   */
+  static final class Registers {
     final long[] val = new long[Program.MAX_REGISTERS];
     final int[] len = new int[Program.MAX_REGISTERS];
     final boolean[] nul = new boolean[Program.MAX_REGISTERS];
     final int[] err = new int[Program.MAX_REGISTERS];
+    final long[] hi;
+
+    Registers(boolean wide) {
+      hi = wide ? new long[Program.MAX_REGISTERS] : null;
+    }
   }
 
   /** Native addresses of the input columns' buffers and of the string pool. */
-  private record Slots(long[] data, long[] valid, long[] offsets, int[] widths, long pool) {}
+  record Slots(long[] data, long[] valid, long[] offsets, int[] widths, long pool) {}
 
   private static void run(Program p, Slots in, long row, Registers regs) {
     long[] data = in.data;
@@ -157,6 +192,7 @@ final class CpuEval {
     int[] err = regs.err;
     int[] code = p.code();
     long[] consts = p.constants();
+    long[] high = regs.hi;
     Opcode[] ops = OPCODES;
     for (int pc = 0; pc < code.length; pc += Program.WIDTH) {
       Opcode op = ops[code[pc]];
@@ -164,6 +200,9 @@ final class CpuEval {
       int a = code[pc + 2];
       int b = code[pc + 3];
       int c = code[pc + 4];
+      if (high != null && CpuWideStep.run(op, d, a, b, c, consts, in, row, regs)) {
+        continue;
+      }
       boolean na = nul[a & 31];
       boolean nb = nul[b & 31];
       int ea = err[a & 31];
@@ -314,7 +353,7 @@ final class CpuEval {
                 }
               }
             } catch (ArithmeticException overflow) {
-              re = Opcode.ERR_OVERFLOW;
+              re = Opcode.overflow(c);
             }
           }
         }
@@ -324,7 +363,7 @@ final class CpuEval {
           } else if (na) {
             rn = true;
           } else if (val[a] == Long.MIN_VALUE || !fits(-val[a], c)) {
-            re = Opcode.ERR_OVERFLOW;
+            re = Opcode.overflow(c);
           } else {
             r = -val[a];
           }
@@ -348,7 +387,7 @@ final class CpuEval {
             try {
               r = Math.multiplyExact(val[a], consts[b]);
             } catch (ArithmeticException overflow) {
-              re = Opcode.ERR_OVERFLOW;
+              re = Opcode.overflow(c);
             }
           }
         }
@@ -439,7 +478,7 @@ final class CpuEval {
               case SCALE_DOWN -> r = divideRoundingAway(x, consts[b]);
               default -> {
                 r = x == Long.MIN_VALUE ? 0 : Math.abs(x);
-                re = x != Long.MIN_VALUE && fits(r, c) ? 0 : Opcode.ERR_OVERFLOW;
+                re = x != Long.MIN_VALUE && fits(r, c) ? 0 : Opcode.overflow(c);
               }
             }
           }
@@ -526,6 +565,9 @@ final class CpuEval {
       len[d] = rl;
       nul[d] = rn;
       err[d] = re;
+      if (high != null) {
+        high[d] = r >> 63;
+      }
     }
   }
 

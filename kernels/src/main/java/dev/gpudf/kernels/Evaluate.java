@@ -218,6 +218,11 @@ public final class Evaluate {
       // the validity is final after the first launch (a STRCOPY pass writes the same bits again)
       Bitmaps.addSetCount(validity, null, n, error + 8, exec.stream());
       long[] results = exec.readLongs(program, resultsAt, 2);
+      if (results[0] != -1L && (results[0] & 0xFF) == Opcode.ERR_WIDE) {
+        // a DECIMAL value outgrew the device's 64-bit registers: the host computes it in 128
+        owned.forEach(DeviceBuffer::close);
+        return onHost(exec, in, e, p);
+      }
       if (results[0] != -1L) {
         throw rowError(exec, in, e, results[0]);
       }
@@ -263,20 +268,61 @@ public final class Evaluate {
 
   private static HostColumn cpu(Exec exec, EvalInput in, Expr e) {
     Program p = ExprCompiler.compile(e, in.types());
-    int n = in.rows();
     List<HostColumn> slots = new ArrayList<>();
     for (int index : p.columns()) {
       slots.add((HostColumn) in.columns().get(index));
     }
+    return cpu(exec, in, e, p, slots);
+  }
+
+  /**
+   * Runs {@code p} over {@code slots} (its columns, in {@link Program#columns()} order) on the
+   * host: in 64 bits, and where a DECIMAL value outgrew them ({@link Opcode#ERR_WIDE}) again in
+   * 128 ({@link CpuEval#runWide}).
+   */
+  private static HostColumn cpu(Exec exec, EvalInput in, Expr e, Program p, List<HostColumn> slots) {
+    int n = in.rows();
     BufferAllocator a = exec.allocator();
     try (ArrowBuf pool = a.buffer(Math.max(1, p.strings().length))) {
       pool.setBytes(0, p.strings());
       CpuEval.Rows rows = CpuEval.run(p, slots, n, pool.memoryAddress());
+      if (rows.firstError() != Long.MAX_VALUE && (rows.firstError() & 0xFF) == Opcode.ERR_WIDE) {
+        rows = CpuEval.runWide(p, slots, n, pool.memoryAddress());
+      }
       if (rows.firstError() != Long.MAX_VALUE) {
         throw rowError(exec, in, e, rows.firstError());
       }
       // string results point into the inputs and the pool, so they are copied while both live
       return p.result().id() == TypeId.STRING ? hostStrings(a, rows, n) : hostValues(a, p, rows, n);
+    }
+  }
+
+  /**
+   * {@link #cpu} over a host copy of the device columns {@code p} reads, the result copied to the
+   * device: for the rare program whose DECIMAL values outgrow the device's 64-bit registers.
+   */
+  private static DeviceColumn onHost(Exec exec, EvalInput in, Expr e, Program p) {
+    List<String> names = new ArrayList<>();
+    List<DeviceColumn> used = new ArrayList<>();
+    for (int index : p.columns()) {
+      DeviceColumn c = (DeviceColumn) in.columns().get(index);
+      c.retain();
+      names.add("c" + names.size());
+      used.add(c);
+    }
+    try (DeviceTable read = new DeviceTable(exec.gpu(), names, used, in.rows());
+        HostTable host = read.toHost(exec.allocator(), exec.stream())) {
+      List<HostColumn> slots = new ArrayList<>();
+      for (int i = 0; i < host.columnCount(); i++) {
+        slots.add(host.column(i));
+      }
+      HostColumn result = cpu(exec, in, e, p, slots);
+      try (HostTable out = new HostTable(List.of("expr"), List.of(result), in.rows());
+          DeviceTable up = DeviceTable.fromHost(exec.gpu(), out, exec.stream())) {
+        DeviceColumn c = up.column(0);
+        c.retain();
+        return c;
+      }
     }
   }
 
@@ -339,6 +385,7 @@ public final class Evaluate {
       long d = data.memoryAddress();
       boolean[] isNull = rows.nulls();
       long[] values = rows.values();
+      long[] high = rows.high();
       boolean wideDecimal = width == 16;
       // in parallel, 64 rows to a validity word (and to a word of BOOL values), so no two
       // threads write one byte
@@ -363,7 +410,7 @@ public final class Evaluate {
                 if (wideDecimal) {
                   // Arrow's DECIMAL layout is 16 bytes whatever the precision
                   MemoryUtil.putLong(d + 16L * i, x);
-                  MemoryUtil.putLong(d + 16L * i + 8, x < 0 ? -1 : 0);
+                  MemoryUtil.putLong(d + 16L * i + 8, high != null ? high[i] : x >> 63);
                 } else {
                   MemoryUtil.putLong(d + 8L * i, x);
                 }

@@ -15,10 +15,11 @@ import java.util.List;
  * Typing follows Calcite's defaults: integers widen to the wider operand, a float operand makes
  * the result a float, decimal + and - take the larger scale and one more digit, decimal * adds
  * precisions and scales (precision capped at 38). Integers are held as int64 and floats as
- * doubles in registers; decimals as unscaled int64, so a decimal value beyond 18 digits is not
- * supported yet (reported per row, never wrapped), nor decimal division or DECIMAL columns wider
- * than 18 digits. Strings are compared, matched (LIKE), measured, cut (SUBSTRING, TRIM) and
- * searched (POSITION); functions that make new bytes (||, UPPER, LOWER, REPLACE, LPAD, RPAD) are StringBuild's.
+ * doubles in registers; decimals as unscaled int64. An operation on a DECIMAL of more than 18
+ * digits declares itself 128 bits wide: where its value passes 64 bits the row ends with
+ * {@link Opcode#ERR_WIDE}, and {@link Evaluate} runs the program again in 128 bits on the host
+ * ({@link CpuEval#runWide}); constants past 18 digits are not supported yet. Strings are
+ * compared, matched (LIKE), measured, cut (SUBSTRING, TRIM) and searched (POSITION); functions that make new bytes (||, UPPER, LOWER, REPLACE, LPAD, RPAD) are StringBuild's.
  */
 public final class ExprCompiler {
   private final List<DataType> input;
@@ -255,7 +256,8 @@ public final class ExprCompiler {
           int p = Math.min(DataType.MAX_DECIMAL_PRECISION, Math.max(da.precision() - da.scale(), db.precision() - db.scale()) + s + 1);
           Value x = rescale(a, da.scale(), s);
           Value y = rescale(b, db.scale(), s);
-          return emit(op == Op.ADD ? Opcode.I_ADD : Opcode.I_SUB, DataType.decimal(p, s), x.reg, y.reg, 64, x, y);
+          DataType t = DataType.decimal(p, s);
+          return emit(op == Op.ADD ? Opcode.I_ADD : Opcode.I_SUB, t, x.reg, y.reg, bits(t), x, y);
         }
         case MUL -> {
           int s = da.scale() + db.scale();
@@ -263,7 +265,8 @@ public final class ExprCompiler {
             throw new NotSupportedException("decimal product scale " + s + " exceeds 38");
           }
           int p = Math.min(DataType.MAX_DECIMAL_PRECISION, Math.max(s, da.precision() + db.precision()));
-          return emit(Opcode.I_MUL, DataType.decimal(p, s), a.reg, b.reg, 64, a, b);
+          DataType t = DataType.decimal(p, s);
+          return emit(Opcode.I_MUL, t, a.reg, b.reg, bits(t), a, b);
         }
         case DIV -> {
           return divide(a, b, Math.min(DataType.MAX_DECIMAL64_PRECISION, Math.max(6, da.scale() + db.precision() + 1)));
@@ -326,7 +329,7 @@ public final class ExprCompiler {
     if (isFloat(a.type)) {
       return emit(Opcode.F_NEG, a.type, a.reg, 0, 0, a);
     }
-    return emit(Opcode.I_NEG, a.type, a.reg, 0, isDecimal(a.type) ? 64 : 8 * a.type.byteWidth(), a);
+    return emit(Opcode.I_NEG, a.type, a.reg, 0, isDecimal(a.type) ? bits(a.type) : 8 * a.type.byteWidth(), a);
   }
 
   // ---- strings ----
@@ -519,7 +522,7 @@ public final class ExprCompiler {
     if (isFloat(v.type)) {
       return emit(Opcode.F_MATH, v.type, v.reg, v.reg, Opcode.MathFn.ABS.ordinal(), v);
     }
-    return emit(Opcode.I_ABS, v.type, v.reg, 0, isDecimal(v.type) ? 64 : 8 * v.type.byteWidth(), v);
+    return emit(Opcode.I_ABS, v.type, v.reg, 0, isDecimal(v.type) ? bits(v.type) : 8 * v.type.byteWidth(), v);
   }
 
   private Value math(Op op, Value a, Value b) {
@@ -836,12 +839,28 @@ public final class ExprCompiler {
     return emit(Opcode.I2F, DataType.FLOAT64, v.reg, 0, 0, v);
   }
 
+  /**
+   * {@code v} at scale {@code to}: multiplied by 10^(to - from), by at most 10^18 a step (a
+   * product scaled by 21 digits meets a sum at scale 2 in TPC-H q11 at SF30).
+   */
   private Value rescale(Value v, int from, int to) {
-    if (to == from) {
-      return v;
+    int precision = asDecimal(v.type).precision();
+    for (int at = from; at < to; ) {
+      int step = Math.min(MAX_POWER, to - at);
+      at += step;
+      DataType t = DataType.decimal(Math.min(DataType.MAX_DECIMAL_PRECISION, precision + at - from), at);
+      v = emit(Opcode.SCALE_UP, t, v.reg, constant(pow10(step)), bits(t), v);
     }
-    return emit(Opcode.SCALE_UP, DataType.decimal(Math.min(38, asDecimal(v.type).precision() + to - from), to), v.reg,
-        constant(pow10(to - from)), 0, v);
+    return v;
+  }
+
+  /**
+   * The width a decimal operation's c operand declares: 64 for 18 digits or fewer, where passing
+   * 64 bits is an SQL overflow; 128 otherwise, where it is {@link Opcode#ERR_WIDE} (the
+   * evaluators hold 64 bits; {@link Evaluate} then runs the program again on 128 bits).
+   */
+  private static int bits(DataType decimal) {
+    return decimal.isDecimal64() ? 64 : 128;
   }
 
   private Value bool(Value v, String what) {

@@ -9,13 +9,16 @@ enum Opcode {
   LOAD_COL,
   /** dst = constant a, or NULL when b is 1. */
   LOAD_CONST,
-  /** Integer arithmetic on int64 with overflow checks; c = result width in bits. */
+  /**
+   * Integer arithmetic on int64 with overflow checks; c = result width in bits, 128 for a DECIMAL
+   * of more than 18 digits, whose value past 64 bits is {@link #ERR_WIDE} (not an SQL overflow).
+   */
   I_ADD, I_SUB, I_MUL, I_DIV, I_MOD, I_NEG,
   /** Double arithmetic; c = 1 rounds the result to float32. */
   F_ADD, F_SUB, F_MUL, F_DIV, F_MOD, F_NEG,
   /** dst = (double) a. */
   I2F,
-  /** dst = a * constant b (a power of ten), with an overflow check. */
+  /** dst = a * constant b (a power of ten), with an overflow check; c = 128 as for I_MUL. */
   SCALE_UP,
   /** dst = (double) a / constant b (double bits of a power of ten). */
   D2F,
@@ -96,8 +99,16 @@ enum Opcode {
   static final int ERR_DIV_ZERO = 2;
   static final int ERR_DOMAIN = 3;
   static final int ERR_NEGATIVE_LENGTH = 4;
-  /** A DECIMAL value beyond 64 bits reached a register (a limit of this interpreter, not an SQL error). */
+  /**
+   * A DECIMAL value beyond 64 bits reached a register (a limit of these evaluators, not an SQL
+   * error): {@link Evaluate} runs the program again in 128 bits.
+   */
   static final int ERR_WIDE = 5;
+
+  /** The error of a value past 64 bits in an instruction whose c declares {@code bits}. */
+  static int overflow(int bits) {
+    return bits == 128 ? ERR_WIDE : ERR_OVERFLOW;
+  }
   /** A string that is not a value of the cast's type. */
   static final int ERR_CAST = 6;
   /** A string whose DOUBLE value the parser cannot round exactly (a limit of this parser). */

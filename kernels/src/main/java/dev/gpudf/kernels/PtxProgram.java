@@ -153,7 +153,7 @@ final class PtxProgram {
         line("and.b64 " + t1 + ", " + t1 + ", " + t2);
         String wrapped = pred();
         line("setp.lt.s64 " + wrapped + ", " + t1 + ", 0");
-        return new Step(r, errorIf(or(wrapped, outside(r, c)), Opcode.ERR_OVERFLOW));
+        return new Step(r, errorIf(or(wrapped, outside(r, c)), Opcode.overflow(c)));
       });
       case I_MUL -> binary(a, b, () -> multiply(v(a), v(b), c));
       case CMP_I -> binary(a, b, () -> new Step(flag(compare("s64", v(a), v(b), c)), null));
@@ -178,13 +178,13 @@ final class PtxProgram {
       case I_NEG -> unary(a, () -> {
         String r = b64();
         line("neg.s64 " + r + ", " + v(a));
-        return new Step(r, errorIf(or(isMin(v(a)), outside(r, c)), Opcode.ERR_OVERFLOW));
+        return new Step(r, errorIf(or(isMin(v(a)), outside(r, c)), Opcode.overflow(c)));
       });
       case F_NEG -> passing(a, unaryOp("neg.f64", v(a)));
       case I2F -> passing(a, unaryOp("cvt.rn.f64.s64", v(a)));
       case TO_F32 -> passing(a, toFloat32(v(a)));
       case NOT -> passing(a, binaryOp("sub.s64", constant(1), v(a)));
-      case SCALE_UP -> unary(a, () -> multiply(v(a), constant(consts[b]), 64));
+      case SCALE_UP -> unary(a, () -> multiply(v(a), constant(consts[b]), c == 128 ? 128 : 64));
       case D2F -> passing(a, binaryOp("div.rn.f64", unaryOp("cvt.rn.f64.s64", v(a)), constant(consts[b])));
       case AND, OR -> logic(a, b, op == Opcode.AND ? 0 : 1);
       case IS_NULL, IS_NOT_NULL -> {
@@ -206,7 +206,7 @@ final class PtxProgram {
         String min = isMin(v(a));
         String r = b64();
         line("selp.b64 " + r + ", 0, " + unaryOp("abs.s64", v(a)) + ", " + min);
-        return new Step(r, errorIf(or(min, outside(r, c)), Opcode.ERR_OVERFLOW));
+        return new Step(r, errorIf(or(min, outside(r, c)), Opcode.overflow(c)));
       });
       default -> throw new IllegalStateException(op + " has no generated form");
     };
@@ -414,12 +414,15 @@ final class PtxProgram {
     line("@%lane0 st.global.b32 [" + wordAddress("%validp") + "], " + word);
   }
 
-  /** x * y in 64 bits, an overflow when the product needs more than 64 bits or more than {@code bits}. */
+  /**
+   * x * y in 64 bits, an overflow when the product needs more than 64 bits or more than {@code bits}
+   * ({@link Opcode#overflow}: for 128, {@link Opcode#ERR_WIDE}).
+   */
   private Step multiply(String x, String y, int bits) {
     String r = binaryOp("mul.lo.s64", x, y);
     String wrapped = pred();
     line("setp.ne.b64 " + wrapped + ", " + binaryOp("mul.hi.s64", x, y) + ", " + binaryOp("shr.s64", r, "63"));
-    return new Step(r, errorIf(or(wrapped, outside(r, bits)), Opcode.ERR_OVERFLOW));
+    return new Step(r, errorIf(or(wrapped, outside(r, bits)), Opcode.overflow(bits)));
   }
 
   /** A predicate: x is outside the signed range of {@code bits} bits; null when bits is 64. */
