@@ -731,10 +731,9 @@ public final class TpchBenchmark {
               name, cold, c.planNanos() / 1e6, c.executeNanos() / 1e6, c.transferNanos() / 1e6);
           Evaluate.GeneratedKernelStats kernels = generatedKernels(session);
           if (kernels.kernels() > kernelsBefore.kernels()) {
-            System.out.printf(java.util.Locale.ROOT,
-                "%s %s cold: %d expression kernels generated and compiled in %.1f ms (%d of them loaded from the disk cache)%n",
+            System.out.printf(java.util.Locale.ROOT, "%s %s cold: %d expression kernels generated and compiled in %.1f ms%n",
                 engine, name, kernels.kernels() - kernelsBefore.kernels(),
-                (kernels.compileNanos() - kernelsBefore.compileNanos()) / 1e6, kernels.fromDisk() - kernelsBefore.fromDisk());
+                (kernels.compileNanos() - kernelsBefore.compileNanos()) / 1e6);
           }
           if (coldSamples != null) {
             coldSamples.print("SAMPLE cold " + engine + " " + name, 15);
@@ -764,7 +763,7 @@ public final class TpchBenchmark {
 
   /** The kernels generated on the session's device so far; none on the CPU backend. */
   private static Evaluate.GeneratedKernelStats generatedKernels(GpuSession session) {
-    return session.gpu() == null ? new Evaluate.GeneratedKernelStats(0, 0, 0) : Evaluate.generatedKernels(session.gpu().device());
+    return session.gpu() == null ? new Evaluate.GeneratedKernelStats(0, 0) : Evaluate.generatedKernels(session.gpu().device());
   }
 
   /**

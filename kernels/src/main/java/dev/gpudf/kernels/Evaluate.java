@@ -60,11 +60,10 @@ public final class Evaluate {
   }
 
   /**
-   * Kernels generated for programs on one device so far, the wall time spent generating them and
-   * having the driver compile their PTX (or loading their machine code from the disk cache): the
-   * part of a query's first run that later runs skip; and how many came from the disk cache.
+   * Kernels generated for programs on one device so far, and the wall time spent generating them
+   * and having the driver compile their PTX: the part of a query's first run that later runs skip.
    */
-  public record GeneratedKernelStats(int kernels, long compileNanos, int fromDisk) {}
+  public record GeneratedKernelStats(int kernels, long compileNanos) {}
 
   /** The kernels generated on {@code device} so far ({@link GeneratedKernelStats}). */
   public static GeneratedKernelStats generatedKernels(CudaDevice device) {
