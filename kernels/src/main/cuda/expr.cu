@@ -523,7 +523,8 @@ __device__ __forceinline__ void step(int k, long long row, int d, int a, int b, 
         double x = __longlong_as_double(V(a));
         double rounded = op == F2I ? rint(x) : round(x * __longlong_as_double(consts[b]));
         if (isnan(rounded) || rounded < -9223372036854775808.0 || rounded >= 9223372036854775808.0) {
-          re = kErrOverflow;
+          // a finite value for a DECIMAL of more than 18 digits may fit 128 bits
+          re = isfinite(rounded) ? overflow_code(c) : kErrOverflow;
         } else {
           r = (long long)rounded;
         }

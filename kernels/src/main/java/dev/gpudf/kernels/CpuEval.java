@@ -492,7 +492,8 @@ final class CpuEval {
             double x = Double.longBitsToDouble(val[a]);
             double rounded = op == Opcode.F2I ? Math.rint(x) : roundHalfAway(x * Double.longBitsToDouble(consts[b]));
             if (Double.isNaN(rounded) || rounded < -0x1p63 || rounded >= 0x1p63) {
-              re = Opcode.ERR_OVERFLOW;
+              // a finite value for a DECIMAL of more than 18 digits may fit 128 bits
+              re = Double.isFinite(rounded) ? Opcode.overflow(c) : Opcode.ERR_OVERFLOW;
             } else {
               r = (long) rounded;
             }

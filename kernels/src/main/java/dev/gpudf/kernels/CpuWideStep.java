@@ -6,8 +6,8 @@ import org.apache.arrow.memory.util.MemoryUtil;
 
 /**
  * The instructions of {@link CpuEval#runWide} that meet a value past 64 bits: loads of 16-byte
- * decimals, integer arithmetic, comparison, scaling, conversion to double, decimal division and
- * SELECT. Each runs in place of the 64-bit step where an operand is wide or the instruction is
+ * decimals, integer arithmetic, comparison, scaling, conversion from and to double, decimal
+ * division and SELECT. Each runs in place of the 64-bit step where an operand is wide or the instruction is
  * declared 128 bits wide (c = 128); every other instruction runs as in 64 bits, as the compiler's
  * typing routes every DECIMAL through these. BigInteger, not hand-made 128-bit words: this path
  * runs only where the 64-bit evaluators could not, and must above all be exact.
@@ -63,6 +63,25 @@ final class CpuWideStep {
           setNull(regs, d);
         } else {
           unary(op, d, big(regs, a), consts[b], regs);
+        }
+        return true;
+      }
+      case F2DEC -> {
+        if (c != 128) {
+          return false;
+        }
+        if (regs.err[a] != 0) {
+          fail(regs, d, regs.err[a]);
+        } else if (regs.nul[a]) {
+          setNull(regs, d);
+        } else {
+          // as the 64-bit step: the double times 10^scale, rounded half away from zero
+          double x = Double.longBitsToDouble(regs.val[a]) * Double.longBitsToDouble(consts[b]);
+          if (Double.isFinite(x)) {
+            set(regs, d, new java.math.BigDecimal(x).setScale(0, java.math.RoundingMode.HALF_UP).toBigIntegerExact());
+          } else {
+            fail(regs, d, Opcode.ERR_OVERFLOW);
+          }
         }
         return true;
       }

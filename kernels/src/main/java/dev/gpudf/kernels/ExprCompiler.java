@@ -205,19 +205,44 @@ public final class ExprCompiler {
       strings.writeBytes(bytes);
       return emit(Opcode.LOAD_STR_CONST, t, offset, bytes.length, 0);
     }
+    if (t.id() == TypeId.DECIMAL && ((BigDecimal) v).setScale(t.scale()).unscaledValue().bitLength() > 63) {
+      return wideLiteral(((BigDecimal) v).setScale(t.scale()).unscaledValue(), t);
+    }
     long bits = switch (t.id()) {
       case BOOL -> ((Boolean) v) ? 1 : 0;
       case FLOAT32, FLOAT64 -> Double.doubleToRawLongBits(((Number) v).doubleValue());
       case DECIMAL -> {
-        BigDecimal d = ((BigDecimal) v).setScale(t.scale());
-        if (d.unscaledValue().bitLength() > 63) {
-          throw new NotSupportedException("decimal constants beyond 18 digits are not supported yet: " + v);
-        }
-        yield d.unscaledValue().longValueExact();
+        yield ((BigDecimal) v).setScale(t.scale()).unscaledValue().longValueExact();
       }
       default -> ((Number) v).longValue();
     };
     return emit(Opcode.LOAD_CONST, t, constant(bits), 0, 0);
+  }
+
+  /**
+   * A decimal constant past 64 bits, built from its 18-digit chunks (most significant first) as
+   * chunk * 10^18 + next ..., each step declared 128 bits wide: the 64-bit evaluators end such a
+   * row with {@link Opcode#ERR_WIDE} and {@link Evaluate} computes it in 128.
+   */
+  private Value wideLiteral(java.math.BigInteger unscaled, DataType t) {
+    if (unscaled.abs().compareTo(java.math.BigInteger.TEN.pow(DataType.MAX_DECIMAL_PRECISION)) >= 0) {
+      throw new UserException("the decimal constant " + unscaled + " (unscaled) has more than 38 digits");
+    }
+    java.math.BigInteger chunk = java.math.BigInteger.TEN.pow(MAX_POWER);
+    List<Long> chunks = new ArrayList<>();
+    for (java.math.BigInteger rest = unscaled; rest.signum() != 0; ) {
+      java.math.BigInteger[] qr = rest.divideAndRemainder(chunk);
+      chunks.add(0, qr[1].longValueExact());
+      rest = qr[0];
+    }
+    DataType wide = DataType.decimal(DataType.MAX_DECIMAL_PRECISION, t.scale());
+    Value acc = emit(Opcode.LOAD_CONST, wide, constant(chunks.get(0)), 0, 0);
+    for (int i = 1; i < chunks.size(); i++) {
+      Value shifted = emit(Opcode.SCALE_UP, wide, acc.reg, constant(pow10(MAX_POWER)), bits(wide), acc);
+      Value part = emit(Opcode.LOAD_CONST, wide, constant(chunks.get(i)), 0, 0);
+      acc = emit(Opcode.I_ADD, wide, shifted.reg, part.reg, bits(wide), shifted, part);
+    }
+    return new Value(acc.reg, t);
   }
 
   // ---- arithmetic ----
@@ -417,7 +442,7 @@ public final class ExprCompiler {
       }
       Value scaled;
       if (isFloat(from)) {
-        scaled = emit(Opcode.F2DEC, to, v.reg, constant(Double.doubleToRawLongBits(Math.pow(10, to.scale()))), 0, v);
+        scaled = emit(Opcode.F2DEC, to, v.reg, constant(Double.doubleToRawLongBits(Math.pow(10, to.scale()))), bits(to), v);
       } else {
         int fromScale = asDecimal(from).scale();
         scaled = to.scale() >= fromScale ? rescale(v, fromScale, to.scale()) : scaleDown(v, fromScale - to.scale());

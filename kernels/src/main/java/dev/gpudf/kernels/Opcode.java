@@ -43,7 +43,10 @@ enum Opcode {
   SCALE_DOWN,
   /** dst = a, an overflow unless |a| < constant b. */
   PRECISION_CHECK,
-  /** dst = the double a times the double constant b, rounded half away from zero, as int64. */
+  /**
+   * dst = the double a times the double constant b, rounded half away from zero, as int64; c = 128
+   * for a DECIMAL of more than 18 digits, as for I_MUL.
+   */
   F2DEC,
   /** dst = the double a rounded to float32. */
   TO_F32,

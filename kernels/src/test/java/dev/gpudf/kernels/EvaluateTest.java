@@ -217,6 +217,25 @@ class EvaluateTest {
       expectError(r, call(Op.GT, col(0), call(Op.MUL, col(0), lit(new BigDecimal("0.000003333333333333333")))),
           "numeric overflow in row 1");
     }
+    try (VectorSchemaRoot r = sums("2003609409006.92", null, "-0.01")) {
+      // constants past 64 bits, built in 18-digit steps
+      BigDecimal c = new BigDecimal("-12345678901234567890.5");
+      List<Object> times = eval(r, call(Op.MUL, col(0), lit(c)));
+      List<Object> plus = eval(r, call(Op.ADD, col(0), lit(c)));
+      // a DOUBLE past 2^63 cast to a DECIMAL of 38 digits: x * 10^2 in double, rounded half away
+      List<Object> cast = eval(r, Expr.cast(call(Op.MUL, lit(-1.5e22), call(Op.ABS, col(0))), DataType.decimal(38, 2)));
+      for (int i : new int[] {0, 2}) {
+        BigDecimal x = ((DecimalVector) r.getVector(0)).getObject(i);
+        assertEquals(x.multiply(c), times.get(i), "row " + i);
+        assertEquals(x.add(c), plus.get(i), "row " + i);
+        double d = -1.5e22 * x.abs().doubleValue() * 100;
+        assertEquals(new BigDecimal(d).setScale(0, java.math.RoundingMode.HALF_UP).movePointLeft(2), cast.get(i), "row " + i);
+      }
+      assertNull(times.get(1));
+      assertNull(cast.get(1));
+      expectError(r, Expr.cast(lit(1e40), DataType.decimal(38, 2)), "numeric overflow in row 0");
+      assertThrows(UserException.class, () -> eval(r, lit(new BigDecimal("1" + "0".repeat(38)))));
+    }
     try (VectorSchemaRoot r = sums("2003609409006.92")) {
       BigDecimal x = new BigDecimal("2003609409006.92");
       assertEquals(List.of(x.multiply(x)), eval(r, call(Op.MUL, col(0), col(0))));
