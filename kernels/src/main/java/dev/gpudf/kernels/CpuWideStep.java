@@ -52,8 +52,9 @@ final class CpuWideStep {
         }
         return true;
       }
-      case I_NEG, I_ABS, SCALE_UP, SCALE_DOWN, FLOOR_DIV, RANGE_CHECK, PRECISION_CHECK, I2F, D2F -> {
-        boolean declared = c == 128 && (op == Opcode.I_NEG || op == Opcode.I_ABS || op == Opcode.SCALE_UP);
+      case I_NEG, I_ABS, SCALE_UP, SCALE_DOWN, FLOOR_DIV, RANGE_CHECK, PRECISION_CHECK, I2F, D2F, F2DEC -> {
+        boolean declared = c == 128
+            && (op == Opcode.I_NEG || op == Opcode.I_ABS || op == Opcode.SCALE_UP || op == Opcode.F2DEC);
         if (!declared && !wide(regs, a)) {
           return false;
         }
@@ -62,26 +63,7 @@ final class CpuWideStep {
         } else if (regs.nul[a]) {
           setNull(regs, d);
         } else {
-          unary(op, d, big(regs, a), consts[b], regs);
-        }
-        return true;
-      }
-      case F2DEC -> {
-        if (c != 128) {
-          return false;
-        }
-        if (regs.err[a] != 0) {
-          fail(regs, d, regs.err[a]);
-        } else if (regs.nul[a]) {
-          setNull(regs, d);
-        } else {
-          // as the 64-bit step: the double times 10^scale, rounded half away from zero
-          double x = Double.longBitsToDouble(regs.val[a]) * Double.longBitsToDouble(consts[b]);
-          if (Double.isFinite(x)) {
-            set(regs, d, new java.math.BigDecimal(x).setScale(0, java.math.RoundingMode.HALF_UP).toBigIntegerExact());
-          } else {
-            fail(regs, d, Opcode.ERR_OVERFLOW);
-          }
+          unary(op, d, a, consts[b], regs);
         }
         return true;
       }
@@ -129,7 +111,18 @@ final class CpuWideStep {
     }
   }
 
-  private static void unary(Opcode op, int d, BigInteger x, long k, CpuEval.Registers regs) {
+  private static void unary(Opcode op, int d, int a, long k, CpuEval.Registers regs) {
+    if (op == Opcode.F2DEC) {
+      // as the 64-bit step: the double times 10^scale (constant k), rounded half away from zero
+      double x = Double.longBitsToDouble(regs.val[a]) * Double.longBitsToDouble(k);
+      if (Double.isFinite(x)) {
+        set(regs, d, new java.math.BigDecimal(x).setScale(0, java.math.RoundingMode.HALF_UP).toBigIntegerExact());
+      } else {
+        fail(regs, d, Opcode.ERR_OVERFLOW);
+      }
+      return;
+    }
+    BigInteger x = big(regs, a);
     switch (op) {
       case I_NEG -> set(regs, d, x.negate());
       case I_ABS -> set(regs, d, x.abs());
