@@ -25,7 +25,6 @@ import org.apache.calcite.rel.logical.LogicalTableScan;
 import org.apache.calcite.rel.logical.LogicalUnion;
 import org.apache.calcite.rel.logical.LogicalValues;
 import org.apache.calcite.rel.rules.AggregateReduceFunctionsRule;
-import org.apache.calcite.rel.rules.CoreRules;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.sql.SqlKind;
 
@@ -62,8 +61,8 @@ final class ChunkSplit {
     }
     // a column that only a pushed-down join condition reads (q13's o_comment) stays in the join's
     // input; pruned there, it is dropped in the branches instead of passing the union
-    RelNode rel = GpuSession.hep(logical, List.of(CoreRules.PROJECT_JOIN_TRANSPOSE, CoreRules.PROJECT_MERGE,
-        CoreRules.PROJECT_REMOVE));
+    RelNode rel = GpuSession.hep(logical, List.of(LogicalRules.PROJECT_JOIN_TRANSPOSE, LogicalRules.PROJECT_MERGE,
+        LogicalRules.PROJECT_REMOVE));
     // scans narrow before they split: the shuttle would copy a subtree that the branches share
     Splitter splitter = new Splitter();
     RelNode split = ScanColumns.apply(rel).accept(splitter);
@@ -222,7 +221,7 @@ final class ChunkSplit {
         return project.copy(project.getTraitSet(), List.of(input));
       }
       return overInputs(in -> project.copy(project.getTraitSet(), List.of(below.copy(below.getTraitSet(), in))),
-          below.getInputs(), List.of(CoreRules.PROJECT_MERGE, CoreRules.PROJECT_REMOVE));
+          below.getInputs(), List.of(LogicalRules.PROJECT_MERGE, LogicalRules.PROJECT_REMOVE));
     }
 
     /** An aggregate of a union moves into its branches (AVG as SUM / COUNT first), and one above combines theirs. */
@@ -233,8 +232,8 @@ final class ChunkSplit {
         return aggregate.copy(aggregate.getTraitSet(), List.of(input));
       }
       return overInputs(in -> aggregate.copy(aggregate.getTraitSet(), List.of(input.copy(input.getTraitSet(), in))),
-          input.getInputs(), List.of(AVG_OVER_UNION, CoreRules.AGGREGATE_UNION_TRANSPOSE, CoreRules.PROJECT_MERGE,
-              CoreRules.PROJECT_REMOVE));
+          input.getInputs(), List.of(AVG_OVER_UNION, LogicalRules.AGGREGATE_UNION_TRANSPOSE, LogicalRules.PROJECT_MERGE,
+              LogicalRules.PROJECT_REMOVE));
     }
 
     /**

@@ -33,7 +33,6 @@ import org.apache.calcite.rel.logical.LogicalJoin;
 import org.apache.calcite.rel.logical.LogicalProject;
 import org.apache.calcite.rel.logical.LogicalSort;
 import org.apache.calcite.rel.logical.LogicalUnion;
-import org.apache.calcite.rel.rules.CoreRules;
 import org.apache.calcite.rel.rules.FilterProjectTransposeRule;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rex.RexDynamicParam;
@@ -778,10 +777,10 @@ public final class GpuSession implements AutoCloseable {
    */
   private RelNode rewrite(RelNode logical) {
     // sub-queries become correlates, which the decorrelator turns into joins and aggregates
-    RelNode rel = hep(logical, List.of(CoreRules.FILTER_SUB_QUERY_TO_CORRELATE, CoreRules.PROJECT_SUB_QUERY_TO_CORRELATE,
-        CoreRules.JOIN_SUB_QUERY_TO_CORRELATE));
+    RelNode rel = hep(logical, List.of(LogicalRules.FILTER_SUB_QUERY_TO_CORRELATE, LogicalRules.PROJECT_SUB_QUERY_TO_CORRELATE,
+        LogicalRules.JOIN_SUB_QUERY_TO_CORRELATE));
     // window functions (RexOver in a projection) become Window operators, one group per window
-    rel = hep(rel, List.of(CoreRules.PROJECT_TO_LOGICAL_PROJECT_AND_WINDOW));
+    rel = hep(rel, List.of(LogicalRules.PROJECT_TO_LOGICAL_PROJECT_AND_WINDOW));
     rel = RelDecorrelator.decorrelateQuery(rel, RelFactories.LOGICAL_BUILDER.create(rel.getCluster(), null));
     // field trimming: each operator keeps only the columns someone above it reads, so scans
     // and joins carry no dead columns
@@ -809,22 +808,22 @@ public final class GpuSession implements AutoCloseable {
             : j.copy(j.getTraitSet(), factored, j.getLeft(), j.getRight(), j.getJoinType(), j.isSemiJoinDone());
       }
     });
-    rel = hep(rel, List.of(CoreRules.EXPAND_FILTER_DISJUNCTION_GLOBAL));
-    rel = hep(rel, List.of(CoreRules.FILTER_REDUCE_EXPRESSIONS, CoreRules.PROJECT_REDUCE_EXPRESSIONS,
-        FILTER_INTO_PROJECTED_JOIN, CoreRules.FILTER_INTO_JOIN, CoreRules.JOIN_CONDITION_PUSH, CoreRules.JOIN_PUSH_EXPRESSIONS,
-        CoreRules.AGGREGATE_EXPAND_DISTINCT_AGGREGATES_TO_JOIN, CoreRules.PROJECT_MERGE, CoreRules.PROJECT_REMOVE));
+    rel = hep(rel, List.of(LogicalRules.EXPAND_FILTER_DISJUNCTION_GLOBAL));
+    rel = hep(rel, List.of(LogicalRules.FILTER_REDUCE_EXPRESSIONS, LogicalRules.PROJECT_REDUCE_EXPRESSIONS,
+        FILTER_INTO_PROJECTED_JOIN, LogicalRules.FILTER_INTO_JOIN, LogicalRules.JOIN_CONDITION_PUSH, LogicalRules.JOIN_PUSH_EXPRESSIONS,
+        LogicalRules.AGGREGATE_EXPAND_DISTINCT_AGGREGATES_TO_JOIN, LogicalRules.PROJECT_MERGE, LogicalRules.PROJECT_REMOVE));
     // join order: each tree of inner joins becomes one MultiJoin, which JoinOrder orders by
     // estimated sizes; Calcite's heuristic orders those with outer joins
     HepPlanner order = new HepPlanner(HepProgram.builder()
         .addMatchOrder(org.apache.calcite.plan.hep.HepMatchOrder.BOTTOM_UP)
-        .addRuleInstance(CoreRules.JOIN_TO_MULTI_JOIN)
+        .addRuleInstance(LogicalRules.JOIN_TO_MULTI_JOIN)
         .build());
     order.setExecutor(ConstantFolder.INSTANCE);
     order.setRoot(rel);
     rel = joinOrder.apply(order.findBestExp());
-    rel = hep(rel, List.of(CoreRules.MULTI_JOIN_OPTIMIZE));
-    rel = hep(rel, List.of(CoreRules.FILTER_INTO_JOIN, CoreRules.JOIN_CONDITION_PUSH, CoreRules.PROJECT_MERGE,
-        CoreRules.PROJECT_REMOVE));
+    rel = hep(rel, List.of(LogicalRules.MULTI_JOIN_OPTIMIZE));
+    rel = hep(rel, List.of(LogicalRules.FILTER_INTO_JOIN, LogicalRules.JOIN_CONDITION_PUSH, LogicalRules.PROJECT_MERGE,
+        LogicalRules.PROJECT_REMOVE));
     return ChunkSplit.apply(SemiJoinReduction.apply(rel), catalog);
   }
 
