@@ -125,11 +125,31 @@ public final class FileWriter {
       w.writeBatch();
       w.end();
     }
-    try (ArrowReader reader = new ArrowStreamReader(new ByteArrayInputStream(ipc.toByteArray()), allocator)) {
-      DatasetFileWriter.write(allocator, reader, FileFormat.PARQUET, into.toUri().toString(), new String[0], 1,
-          "part-{i}.parquet");
-    } catch (RuntimeException e) {
-      throw new UserException("the Parquet writer failed: " + e.getMessage(), e);
+    try (BufferAllocator batches = allocator.newChildAllocator("parquet-writer", 0, Long.MAX_VALUE)) {
+      try (ArrowReader reader = new ArrowStreamReader(new ByteArrayInputStream(ipc.toByteArray()), batches)) {
+        DatasetFileWriter.write(batches, reader, FileFormat.PARQUET, into.toUri().toString(), new String[0], 1,
+            "part-{i}.parquet");
+      } catch (RuntimeException e) {
+        throw new UserException("the Parquet writer failed: " + e.getMessage(), e);
+      }
+      awaitReleased(batches);
+    }
+  }
+
+  /**
+   * Arrow Dataset's native writer releases the last batch it was handed from a thread of its own,
+   * after {@code write} returned (a test saw the release reach an allocator already closed): wait
+   * for it, up to 10 s; past that the allocator's close reports the leak.
+   */
+  private static void awaitReleased(BufferAllocator batches) {
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    while (batches.getAllocatedMemory() > 0 && System.nanoTime() < deadline) {
+      try {
+        Thread.sleep(1);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new dev.gpudf.columnar.error.InternalException("interrupted while the Parquet writer released its batches", e);
+      }
     }
   }
 
