@@ -7,9 +7,9 @@ import org.apache.arrow.memory.util.MemoryUtil;
 /**
  * The instructions of {@link CpuEval#runWide} that meet a value past 64 bits: loads of 16-byte
  * decimals, integer arithmetic, comparison, scaling, conversion from and to double, decimal
- * division and SELECT. Each runs in place of the 64-bit step where an operand is wide or the instruction is
- * declared 128 bits wide (c = 128); every other instruction runs as in 64 bits, as the compiler's
- * typing routes every DECIMAL through these. BigInteger, not hand-made 128-bit words: this path
+ * division and SELECT. Each runs in place of the 64-bit step where an operand is wide or the
+ * instruction is declared 128 bits wide (c = 128); every other instruction runs as in 64 bits, as
+ * the compiler's typing routes every DECIMAL through these. BigInteger, not hand-made 128-bit words: this path
  * runs only where the 64-bit evaluators could not, and must above all be exact.
  */
 final class CpuWideStep {

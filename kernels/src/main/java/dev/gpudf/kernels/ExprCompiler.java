@@ -18,8 +18,9 @@ import java.util.List;
  * doubles in registers; decimals as unscaled int64. An operation on a DECIMAL of more than 18
  * digits declares itself 128 bits wide: where its value passes 64 bits the row ends with
  * {@link Opcode#ERR_WIDE}, and {@link Evaluate} runs the program again in 128 bits on the host
- * ({@link CpuEval#runWide}); constants past 18 digits are not supported yet. Strings are
- * compared, matched (LIKE), measured, cut (SUBSTRING, TRIM) and searched (POSITION); functions that make new bytes (||, UPPER, LOWER, REPLACE, LPAD, RPAD) are StringBuild's.
+ * ({@link CpuEval#runWide}); a constant past 18 digits is built in 18-digit steps the same way.
+ * Strings are compared, matched (LIKE), measured, cut (SUBSTRING, TRIM) and searched (POSITION);
+ * functions that make new bytes (||, UPPER, LOWER, REPLACE, LPAD, RPAD) are StringBuild's.
  */
 public final class ExprCompiler {
   private final List<DataType> input;
@@ -205,15 +206,14 @@ public final class ExprCompiler {
       strings.writeBytes(bytes);
       return emit(Opcode.LOAD_STR_CONST, t, offset, bytes.length, 0);
     }
-    if (t.id() == TypeId.DECIMAL && ((BigDecimal) v).setScale(t.scale()).unscaledValue().bitLength() > 63) {
-      return wideLiteral(((BigDecimal) v).setScale(t.scale()).unscaledValue(), t);
+    if (t.id() == TypeId.DECIMAL) {
+      java.math.BigInteger unscaled = ((BigDecimal) v).setScale(t.scale()).unscaledValue();
+      return unscaled.bitLength() > 63 ? wideLiteral(unscaled, t)
+          : emit(Opcode.LOAD_CONST, t, constant(unscaled.longValueExact()), 0, 0);
     }
     long bits = switch (t.id()) {
       case BOOL -> ((Boolean) v) ? 1 : 0;
       case FLOAT32, FLOAT64 -> Double.doubleToRawLongBits(((Number) v).doubleValue());
-      case DECIMAL -> {
-        yield ((BigDecimal) v).setScale(t.scale()).unscaledValue().longValueExact();
-      }
       default -> ((Number) v).longValue();
     };
     return emit(Opcode.LOAD_CONST, t, constant(bits), 0, 0);

@@ -777,8 +777,8 @@ public final class GpuSession implements AutoCloseable {
    */
   private RelNode rewrite(RelNode logical) {
     // sub-queries become correlates, which the decorrelator turns into joins and aggregates
-    RelNode rel = hep(logical, List.of(LogicalRules.FILTER_SUB_QUERY_TO_CORRELATE, LogicalRules.PROJECT_SUB_QUERY_TO_CORRELATE,
-        LogicalRules.JOIN_SUB_QUERY_TO_CORRELATE));
+    RelNode rel = hep(logical, List.of(LogicalRules.FILTER_SUB_QUERY_TO_CORRELATE,
+        LogicalRules.PROJECT_SUB_QUERY_TO_CORRELATE, LogicalRules.JOIN_SUB_QUERY_TO_CORRELATE));
     // window functions (RexOver in a projection) become Window operators, one group per window
     rel = hep(rel, List.of(LogicalRules.PROJECT_TO_LOGICAL_PROJECT_AND_WINDOW));
     rel = RelDecorrelator.decorrelateQuery(rel, RelFactories.LOGICAL_BUILDER.create(rel.getCluster(), null));
@@ -810,8 +810,9 @@ public final class GpuSession implements AutoCloseable {
     });
     rel = hep(rel, List.of(LogicalRules.EXPAND_FILTER_DISJUNCTION_GLOBAL));
     rel = hep(rel, List.of(LogicalRules.FILTER_REDUCE_EXPRESSIONS, LogicalRules.PROJECT_REDUCE_EXPRESSIONS,
-        FILTER_INTO_PROJECTED_JOIN, LogicalRules.FILTER_INTO_JOIN, LogicalRules.JOIN_CONDITION_PUSH, LogicalRules.JOIN_PUSH_EXPRESSIONS,
-        LogicalRules.AGGREGATE_EXPAND_DISTINCT_AGGREGATES_TO_JOIN, LogicalRules.PROJECT_MERGE, LogicalRules.PROJECT_REMOVE));
+        FILTER_INTO_PROJECTED_JOIN, LogicalRules.FILTER_INTO_JOIN, LogicalRules.JOIN_CONDITION_PUSH,
+        LogicalRules.JOIN_PUSH_EXPRESSIONS, LogicalRules.AGGREGATE_EXPAND_DISTINCT_AGGREGATES_TO_JOIN,
+        LogicalRules.PROJECT_MERGE, LogicalRules.PROJECT_REMOVE));
     // join order: each tree of inner joins becomes one MultiJoin, which JoinOrder orders by
     // estimated sizes; Calcite's heuristic orders those with outer joins
     HepPlanner order = new HepPlanner(HepProgram.builder()

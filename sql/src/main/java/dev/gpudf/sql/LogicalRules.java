@@ -19,7 +19,7 @@ import org.apache.calcite.rel.rules.SubQueryRemoveRule;
  * The Calcite rules gpudf's planner runs, each made from its own default configuration as
  * Calcite's {@code CoreRules} makes it. Not {@code CoreRules} itself: its initialisation builds
  * all of Calcite's 150-odd rules, 270 ms of a fresh process without the class-data archive (and
- * still a share of each `gpudf sql` statement's planning with it), for the 17 used here.
+ * still a share of each {@code gpudf sql} statement's planning with it), for the 17 used here.
  */
 final class LogicalRules {
   static final RelOptRule PROJECT_REMOVE = ProjectRemoveRule.Config.DEFAULT.toRule();

@@ -131,8 +131,10 @@ public final class FileWriter {
             "part-{i}.parquet");
       } catch (RuntimeException e) {
         throw new UserException("the Parquet writer failed: " + e.getMessage(), e);
+      } finally {
+        // a failed write may have handed batches over too
+        awaitReleased(batches);
       }
-      awaitReleased(batches);
     }
   }
 
