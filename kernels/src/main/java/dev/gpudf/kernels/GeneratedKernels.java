@@ -16,8 +16,9 @@ import jcuda.driver.JCudaDriver;
 
 /**
  * The kernels generated for programs ({@link PtxProgram}) on one device, compiled by the driver
- * on first use and kept for the device's lifetime: a query that runs again finds its kernel here.
- * The device owns this cache (as an attachment) and unloads every module when it closes. Modules
+ * on first use and kept for the device's lifetime: a query that runs again finds its kernel here,
+ * and a program whose text is another's (they differ only in their literals, which the kernel reads
+ * at run time) shares that one's module. The device owns this cache (as an attachment) and unloads every module when it closes. Modules
  * are never unloaded earlier, since a launch may still be in flight on some stream; past {@link
  * #LIMIT} programs, new ones stay with the interpreter instead.
  */
@@ -26,6 +27,8 @@ final class GeneratedKernels implements AutoCloseable {
   static final int LIMIT = 1024;
   private final CudaDevice device;
   private final Map<Key, Kernel> kernels = new HashMap<>();
+  // by module text: what was compiled
+  private final Map<String, Kernel> compiled = new HashMap<>();
   private final List<CUmodule> modules = new ArrayList<>();
   private long compileNanos;
 
@@ -60,7 +63,19 @@ final class GeneratedKernels implements AutoCloseable {
       return k;
     }
     long t0 = System.nanoTime();
-    byte[] text = (PtxProgram.generate(p, store) + "\0").getBytes(StandardCharsets.US_ASCII);
+    String ptx = PtxProgram.generate(p, store);
+    k = compiled.get(ptx);
+    if (k == null) {
+      k = compile(ptx);
+      compiled.put(ptx, k);
+    }
+    kernels.put(key, k);
+    compileNanos += System.nanoTime() - t0;
+    return k;
+  }
+
+  private Kernel compile(String ptx) {
+    byte[] text = (ptx + "\0").getBytes(StandardCharsets.US_ASCII);
     device.makeCurrent();
     CUmodule module = new CUmodule();
     check(JCudaDriver.cuModuleLoadData(module, text), "cuModuleLoadData(generated expression kernel)");
@@ -70,20 +85,17 @@ final class GeneratedKernels implements AutoCloseable {
     int[] blocks = new int[1];
     check(JCudaDriver.cuOccupancyMaxActiveBlocksPerMultiprocessor(blocks, f, KernelLaunch.BLOCK, 0),
         "cuOccupancyMaxActiveBlocksPerMultiprocessor(" + PtxProgram.ENTRY + ")");
-    k = new Kernel(f, Math.max(1, blocks[0]));
-    kernels.put(key, k);
-    compileNanos += System.nanoTime() - t0;
-    return k;
+    return new Kernel(f, Math.max(1, blocks[0]));
   }
 
-  /** Kernels compiled so far. */
+  /** Kernels compiled so far (modules loaded). */
   synchronized int size() {
-    return kernels.size();
+    return compiled.size();
   }
 
   /** Kernels compiled so far and the time spent generating and loading them (the driver's PTX compile). */
   synchronized Evaluate.GeneratedKernelStats stats() {
-    return new Evaluate.GeneratedKernelStats(kernels.size(), compileNanos);
+    return new Evaluate.GeneratedKernelStats(compiled.size(), compileNanos);
   }
 
   @Override
@@ -103,6 +115,7 @@ final class GeneratedKernels implements AutoCloseable {
     }
     modules.clear();
     kernels.clear();
+    compiled.clear();
     if (first != null) {
       throw first;
     }

@@ -13,8 +13,12 @@ import dev.gpudf.kernels.Evaluate.StoreKind;
  * <p>The semantics are the interpreter's, instruction for instruction (its {@code step}: which
  * error wins, when a result is NULL, the overflow checks), so {@link CpuEval} is the twin of both.
  * Only arithmetic-only programs ({@link Program#arithmeticOnly}) with a fixed-width result are
- * translated; the rest stay with the interpreter. The kernel takes the interpreter's parameters,
- * reads only the input column table, and has its constants written into the code.
+ * translated; the rest stay with the interpreter. The kernel takes the interpreter's parameters
+ * and reads the input column table and, once before its loop, the values of the program's {@code
+ * LOAD_CONST}s from the constants array: a query's literals (and the dictionary codes they become)
+ * are not in the text, so programs that differ only in them share one compiled kernel, in a process
+ * ({@link GeneratedKernels}) and in the driver's cache of compiled PTX across processes. The
+ * constants that shape the arithmetic (scales, limits) are written into the code.
  */
 final class PtxProgram {
   /** The entry point of every generated module. */
@@ -58,6 +62,12 @@ final class PtxProgram {
     for (String[] param : new String[][] {{"%outp", "out"}, {"%validp", "out_validity"}, {"%errp", "error"}}) {
       line("ld.param.u64 " + param[0] + ", [" + param[1] + "]");
       line("cvta.to.global.u64 " + param[0] + ", " + param[0]);
+    }
+    java.util.BitSet literals = literals();
+    if (!literals.isEmpty()) {
+      line("ld.param.u64 %constp, [consts]");
+      line("cvta.to.global.u64 %constp, %constp");
+      literals.stream().forEach(k -> line("ld.global.nc.b64 %k" + k + ", [%constp+" + 8 * k + "]"));
     }
     for (int s = 0; s < slots; s++) {
       line("ld.global.nc.b64 %cd" + s + ", [%cols+" + 24 * s + "]");
@@ -122,6 +132,9 @@ final class PtxProgram {
       ptx.append("  .reg .b64 %cd<").append(slots).append(">, %cv<").append(slots).append(">;\n");
       ptx.append("  .reg .pred %hv<").append(slots).append(">;\n");
     }
+    if (!literals.isEmpty()) {
+      ptx.append("  .reg .b64 %constp, %k<").append(literals.length()).append(">;\n");
+    }
     ptx.append("  .reg .pred %p<").append(Math.max(1, preds)).append(">;\n");
     ptx.append("  .reg .b16 %z<").append(Math.max(1, b16s)).append(">;\n");
     ptx.append("  .reg .b32 %y<").append(Math.max(1, b32s)).append(">;\n");
@@ -133,6 +146,18 @@ final class PtxProgram {
     return ptx.toString();
   }
 
+  /** The indexes into the constants array that {@code LOAD_CONST}s read. */
+  private java.util.BitSet literals() {
+    java.util.BitSet out = new java.util.BitSet();
+    int[] code = program.code();
+    for (int pc = 0; pc < code.length; pc += Program.WIDTH) {
+      if (code[pc] == Opcode.LOAD_CONST.ordinal()) {
+        out.set(code[pc + 2]);
+      }
+    }
+    return out;
+  }
+
   /** One instruction's result before it is written to its register: value, NULL flag, error code. */
   private record Out(String value, String isNull, String error) {}
 
@@ -140,7 +165,7 @@ final class PtxProgram {
     long[] consts = program.constants();
     return switch (op) {
       case LOAD_COL -> loadColumn(a, Opcode.LoadKind.values()[c]);
-      case LOAD_CONST -> new Out(constant(consts[a]), b != 0 ? "%pT" : "%pF", "0");
+      case LOAD_CONST -> new Out("%k" + a, b != 0 ? "%pT" : "%pF", "0");
       case I_ADD, I_SUB -> binary(a, b, () -> {
         String r = b64();
         line((op == Opcode.I_ADD ? "add.s64 " : "sub.s64 ") + r + ", " + v(a) + ", " + v(b));

@@ -91,6 +91,24 @@ class PtxProgramTest {
   }
 
   @Test
+  void literalsAreReadAtRunTimeWhileScalesAreWrittenIn() {
+    DataType money = DataType.decimal(15, 2);
+    List<DataType> types = List.of(money, DataType.INT64);
+    // a query's literals (a date, a dictionary code) differ between runs and data: one text
+    String a = PtxProgram.generate(ExprCompiler.compile(call(Op.LE, col(1), lit(10_000L)), types), StoreKind.BITS);
+    String b = PtxProgram.generate(ExprCompiler.compile(call(Op.LE, col(1), lit(-7L)), types), StoreKind.BITS);
+    assertEquals(a, b);
+    assertFalse(a.contains(String.format("0x%016X", 10_000L)), a);
+    // a rescale's factor shapes the arithmetic: the kernels differ
+    String scale2 = PtxProgram.generate(ExprCompiler.compile(Expr.cast(col(0), DataType.decimal(17, 4)), types),
+        StoreKind.I64);
+    String scale4 = PtxProgram.generate(ExprCompiler.compile(Expr.cast(col(0), DataType.decimal(18, 6)), types),
+        StoreKind.I64);
+    assertFalse(scale2.equals(scale4));
+    assertTrue(scale2.contains(String.format("0x%016X", 100L)), scale2);
+  }
+
+  @Test
   void everyGeneratedKernelAssembles(@TempDir Path dir) throws Exception {
     File ptxas = onPath("ptxas");
     Assumptions.assumeTrue(ptxas != null, "ptxas is not on PATH (no CUDA toolkit): generated PTX not assembled");
