@@ -29,7 +29,7 @@ import org.apache.arrow.vector.FieldVector;
  * decoded on the host), or, for PLAIN strings, into pairs of offsets the device finds in the
  * decompressed pages. The host reads only the page headers, which the file's reader ({@code
  * ParquetSource}) turns into {@link Page}s; {@link #decodeOnHost} is the CPU twin, with the same checks and results,
- * that the GPU is tested against. Everything in the bytes is untrusted: a run, length or index that
+ * that the GPU is tested against (its Snappy is Google's, natively, through snappy-java). Everything in the bytes is untrusted: a run, length or index that
  * does not fit is a {@link UserException} naming the page, never a read outside the bytes.
  */
 public final class ParquetDecode {
@@ -975,8 +975,15 @@ public final class ParquetDecode {
       return in;
     }
     byte[] out = new byte[Math.toIntExact(g.bytes())];
-    if (!Snappy.decompress(in, out)) {
-      throw problem(c, Problem.SNAPPY, p);
+    try {
+      // the block's own size first: Snappy writes what the block declares, so a block that
+      // declares more than the page header's size would run past the array
+      if (org.xerial.snappy.Snappy.uncompressedLength(in) != out.length
+          || org.xerial.snappy.Snappy.uncompress(in, 0, in.length, out, 0) != out.length) {
+        throw problem(c, Problem.SNAPPY, p);
+      }
+    } catch (java.io.IOException e) {
+      throw new UserException(c.where.apply(p) + ": " + Problem.SNAPPY.message, e);
     }
     return out;
   }

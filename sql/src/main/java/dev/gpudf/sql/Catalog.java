@@ -651,7 +651,14 @@ public final class Catalog implements AutoCloseable {
       if (e.source != null) {
         int[] read = columns != null ? columns : allColumns(e);
         if (gpu == null) {
-          // the host backend reads each scan anew: its memory holds only what queries run on
+          // the host backend reads each scan anew: its memory holds only what queries run on; a
+          // read of more columns (one started while the statement was planned) serves those it has
+          if (ahead != null && !ahead.reads(e, chunk, read) && ahead.covers(e, chunk, read)) {
+            readsAheadTaken++;
+            try (ChunkColumns got = ahead.take()) {
+              return TableOps.load(gpu, got.rows(read));
+            }
+          }
           try (ChunkColumns got = columns(e, chunk, read, allocator, ahead)) {
             return TableOps.load(gpu, got.rows());
           }

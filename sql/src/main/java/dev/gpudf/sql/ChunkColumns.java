@@ -211,6 +211,21 @@ final class ChunkColumns implements AutoCloseable {
   }
 
   /**
+   * Columns {@code wanted} (each among those read) of {@link #rows()}, in that order: a root that
+   * shares their vectors, which this still owns (the root is not to be closed).
+   */
+  VectorSchemaRoot rows(int[] wanted) {
+    VectorSchemaRoot all = rows();
+    List<FieldVector> picked = new ArrayList<>();
+    for (int w : wanted) {
+      int at = java.util.stream.IntStream.range(0, columns.length).filter(i -> columns[i] == w).findFirst()
+          .orElseThrow(() -> new InternalException("column " + w + " was not read"));
+      picked.add(all.getVector(at));
+    }
+    return new VectorSchemaRoot(picked.stream().map(FieldVector::getField).toList(), picked, rows);
+  }
+
+  /**
    * The columns as a table on {@code gpu} in order, once the stored pages' decoding has ended; the
    * caller closes the table (and still this).
    */

@@ -174,12 +174,14 @@ public final class GpuSession implements AutoCloseable {
   public VectorSchemaRoot query(String sql, List<Object> parameters, java.util.function.Consumer<QueryTimings> timings,
       Cancellation cancellation) {
     long t0 = System.nanoTime();
-    GpuRel plan = planned(sql);
-    int expected = parameterTypes(plan).size();
-    if (parameters.size() != expected) {
-      throw new UserException("the statement has " + expected + " parameters, " + parameters.size() + " were given");
+    try (EarlyReads early = new EarlyReads()) {
+      GpuRel plan = planned(sql, early);
+      int expected = parameterTypes(plan).size();
+      if (parameters.size() != expected) {
+        throw new UserException("the statement has " + expected + " parameters, " + parameters.size() + " were given");
+      }
+      return rows(plan, parameters, cancellation, System.nanoTime() - t0, timings, early);
     }
-    return rows(plan, parameters, cancellation, System.nanoTime() - t0, timings);
   }
 
   /**
@@ -189,7 +191,7 @@ public final class GpuSession implements AutoCloseable {
    * anything else of it was left behind). The caller closes the result.
    */
   private VectorSchemaRoot rows(GpuRel plan, List<Object> parameters, Cancellation cancellation, long planNanos,
-      java.util.function.Consumer<QueryTimings> timings) {
+      java.util.function.Consumer<QueryTimings> timings, EarlyReads early) {
     MemoryLimits limits = memoryLimits;
     // a cancelled query stops at its next host allocation too (a CPU operator between its loops)
     org.apache.arrow.memory.AllocationListener stopping = new org.apache.arrow.memory.AllocationListener() {
@@ -205,7 +207,8 @@ public final class GpuSession implements AutoCloseable {
       if (gpu != null) {
         gpu.pool().resetPeak();
       }
-      try (QueryContext ctx = context(parameters, cancellation, host, limits); Table<?> result = ctx.execute(plan)) {
+      try (QueryContext ctx = context(parameters, cancellation, host, limits).adopt(early);
+          Table<?> result = ctx.execute(plan)) {
         if (ctx.exec().hasGpu()) {
           ctx.exec().stream().synchronize();
         }
@@ -298,6 +301,14 @@ public final class GpuSession implements AutoCloseable {
    * again; a table replaced by one of another shape is).
    */
   private GpuRel planned(String statement) {
+    return planned(statement, null);
+  }
+
+  /**
+   * {@link #planned(String)}; when it plans, the tables' first chunks are read meanwhile into
+   * {@code early} (null: not), for the query about to run.
+   */
+  private GpuRel planned(String statement, EarlyReads early) {
     String sql = files.rewrite(statement);
     Map<String, List<Object>> shapes = new java.util.TreeMap<>();
     catalog.shapes().forEach((name, t) -> shapes.put(name, List.of(t.names(), t.types(), t.chunks())));
@@ -308,7 +319,7 @@ public final class GpuSession implements AutoCloseable {
         return hit;
       }
     }
-    GpuRel plan = plan(sql);
+    GpuRel plan = plan(sql, early);
     synchronized (plans) {
       plans.put(key, plan);
     }
@@ -593,7 +604,7 @@ public final class GpuSession implements AutoCloseable {
   }
 
   VectorSchemaRoot execute(GpuRel plan, List<Object> parameters) {
-    return rows(plan, parameters, Cancellation.start(), 0, timings -> { });
+    return rows(plan, parameters, Cancellation.start(), 0, timings -> { }, null);
   }
 
   /** A context for a query whose result outlives it: the device limit applies, host memory is the session's. */
@@ -659,9 +670,13 @@ public final class GpuSession implements AutoCloseable {
 
   /** The physical plan of {@code sql}, planned now (not from the session's cache); package-private for tests. */
   GpuRel plan(String sql) {
+    return plan(sql, null);
+  }
+
+  private GpuRel plan(String sql, EarlyReads early) {
     StatementLimits.checkText(sql);
     try {
-      return planChecked(sql);
+      return planChecked(sql, early);
     } catch (StackOverflowError e) {
       // the limits keep real statements well inside the stack; this is the last guard, so that
       // an unforeseen shape is a refused statement and not a dead thread
@@ -669,7 +684,7 @@ public final class GpuSession implements AutoCloseable {
     }
   }
 
-  private GpuRel planChecked(String sql) {
+  private GpuRel planChecked(String sql, EarlyReads early) {
     plansMade.incrementAndGet();
     List<DateArithmetic.Fix> fixes = new ArrayList<>();
     while (true) {
@@ -692,6 +707,9 @@ public final class GpuSession implements AutoCloseable {
           }
           fixes.add(fix);
           continue;
+        }
+        if (early != null) {
+          early.start(catalog, validated);
         }
         RelRoot root = planner.rel(validated);
         return named(optimize(root.project()), ColumnNames.of(validated, root.validatedRowType.getFieldNames()));

@@ -40,6 +40,17 @@ public final class QueryContext implements AutoCloseable {
     this.cancellation = cancellation;
   }
 
+  /**
+   * Takes the reads of {@code early} (null: none) as reads started ahead of this query's scans of
+   * chunk 0 of their tables; returns this.
+   */
+  QueryContext adopt(EarlyReads early) {
+    if (early != null) {
+      early.takeAll().forEach((table, read) -> readAhead.put(new ChunkKey(table, 0), read));
+    }
+    return this;
+  }
+
   /** The values of the statement's {@code ?} parameters, in order (a null element is SQL NULL). */
   public List<Object> parameters() {
     return parameters;

@@ -1,0 +1,90 @@
+package dev.gpudf.sql;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.calcite.sql.SqlIdentifier;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.util.SqlBasicVisitor;
+
+/**
+ * The first chunk of each file table a statement names, read while the statement is still being
+ * planned: once it is validated, the tables and columns it can read are known, and the rest of
+ * planning (tens to hundreds of milliseconds in a fresh process) runs on one core while the
+ * catalog's reader decodes on the others. The columns are those of the table whose names the
+ * statement uses anywhere, a superset of what its plan's scans take (a scan takes the columns it
+ * needs out of a wider read, {@link ChunkRead#covers}); a read no scan takes is closed with the
+ * query. Per query: made by {@link GpuSession#query}, which closes it; its reads pass to the
+ * query's {@link QueryContext} ({@link #takeAll}) as reads started ahead of the scans.
+ */
+final class EarlyReads implements AutoCloseable {
+  // by table (lower case): the read of its chunk 0
+  private final Map<String, ChunkRead> reads = new LinkedHashMap<>();
+
+  /**
+   * Starts reading chunk 0 of each file table of {@code catalog} named in {@code validated}, with
+   * the table's columns named there; tables read before (by an earlier call) are left alone.
+   */
+  void start(Catalog catalog, SqlNode validated) {
+    Set<String> names = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+    validated.accept(new SqlBasicVisitor<Void>() {
+      @Override
+      public Void visit(SqlIdentifier id) {
+        names.addAll(id.names);
+        return null;
+      }
+    });
+    catalog.shapes().forEach((table, shape) -> {
+      String key = table.toLowerCase(Locale.ROOT);
+      if (!names.contains(table) || reads.containsKey(key)) {
+        return;
+      }
+      List<Integer> columns = new ArrayList<>();
+      for (int i = 0; i < shape.names().size(); i++) {
+        if (names.contains(shape.names().get(i))) {
+          columns.add(i);
+        }
+      }
+      if (columns.isEmpty()) {
+        return;
+      }
+      // null when the table is resident or its columns are on the device already
+      ChunkRead read = catalog.readAhead(table, 0, columns.stream().mapToInt(Integer::intValue).toArray());
+      if (read != null) {
+        reads.put(key, read);
+      }
+    });
+  }
+
+  /** The reads started, by table (lower case), now the caller's to close; none are left here. */
+  Map<String, ChunkRead> takeAll() {
+    Map<String, ChunkRead> out = new LinkedHashMap<>(reads);
+    reads.clear();
+    return out;
+  }
+
+  /** Closes the reads not taken, after each has ended. */
+  @Override
+  public void close() {
+    RuntimeException first = null;
+    for (ChunkRead r : reads.values()) {
+      try {
+        r.close();
+      } catch (RuntimeException e) {
+        if (first == null) {
+          first = e;
+        } else {
+          first.addSuppressed(e);
+        }
+      }
+    }
+    reads.clear();
+    if (first != null) {
+      throw first;
+    }
+  }
+}

@@ -1,0 +1,105 @@
+package dev.gpudf.sql;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.gpudf.columnar.error.UserException;
+import dev.gpudf.sql.files.ArrowIpcSource;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowFileWriter;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A file table's first chunk is read while its statement is planned ({@link EarlyReads}): with
+ * the columns the statement names, a scan takes the ones it needs out of a wider read, the answer
+ * is the one read at the scan gives, and a read no scan takes, or whose statement fails, is freed.
+ */
+class EarlyReadsTest {
+  /** 4,000 rows of k = 0, 1, 2, ..., k2 = k % 7 and k3 = k % 11, in chunks of 2,000 rows, as table t. */
+  private static RecordingSource register(GpuSession s, Path dir, RootAllocator a) throws Exception {
+    Path file = dir.resolve("t.arrow");
+    if (!file.toFile().exists()) {
+      try (RootAllocator w = new RootAllocator(); BigIntVector k = new BigIntVector("k", w);
+          BigIntVector k2 = new BigIntVector("k2", w); BigIntVector k3 = new BigIntVector("k3", w);
+          VectorSchemaRoot root = VectorSchemaRoot.of(k, k2, k3);
+          FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+          ArrowFileWriter out = new ArrowFileWriter(root, null, ch)) {
+        out.start();
+        for (int b = 0; b < 2; b++) {
+          k.allocateNew(2000);
+          k2.allocateNew(2000);
+          k3.allocateNew(2000);
+          for (int r = 0; r < 2000; r++) {
+            long v = b * 2000L + r;
+            k.set(r, v);
+            k2.set(r, v % 7);
+            k3.set(r, v % 11);
+          }
+          root.setRowCount(2000);
+          out.writeBatch();
+        }
+        out.end();
+      }
+    }
+    RecordingSource src = new RecordingSource(ArrowIpcSource.open(file, a, 2000));
+    s.catalog().register("t", src);
+    return src;
+  }
+
+  @Test
+  void aScanTakesItsColumnsOutOfTheWiderReadStartedWhilePlanning(@TempDir Path dir) throws Exception {
+    try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
+      RecordingSource src = register(s, dir, a);
+      // k3 is only an alias: the plan scans k and k2, the early read takes k, k2 and k3
+      try (VectorSchemaRoot r = s.query("SELECT SUM(k2) AS k3, SUM(k) FROM t WHERE k2 < 3")) {
+        long k2 = 0;
+        long k = 0;
+        for (long v = 0; v < 4000; v++) {
+          if (v % 7 < 3) {
+            k2 += v % 7;
+            k += v;
+          }
+        }
+        assertEquals(k2, ((Number) r.getVector(0).getObject(0)).longValue());
+        assertEquals(k, ((Number) r.getVector(1).getObject(0)).longValue());
+      }
+      assertEquals(List.of("0 gpudf-chunk-reader", "1 gpudf-chunk-reader"), src.reads);
+      assertEquals(List.of(3, 2), src.widths, "chunk 0 with every column named, chunk 1 with the scan's");
+      assertEquals(new Catalog.ReadsAhead(2, 2), s.catalog().readsAhead(), "both taken by their scans");
+      assertEquals(0, a.getAllocatedMemory(), "the third column of chunk 0 was freed");
+      // planned once: the cached plan runs with no early read, its union reads ahead as before
+      s.query("SELECT SUM(k2) AS k3, SUM(k) FROM t WHERE k2 < 3").close();
+      assertEquals(List.of(3, 2, 2, 2), src.widths);
+      assertEquals(0, a.getAllocatedMemory());
+    }
+  }
+
+  @Test
+  void aStatementThatFailsAfterValidationFreesItsEarlyRead(@TempDir Path dir) throws Exception {
+    try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
+      RecordingSource src = register(s, dir, a);
+      UserException e = assertThrows(UserException.class, () -> s.query("SELECT SUM(k) FROM t WHERE k2 = ?").close());
+      assertTrue(e.getMessage().contains("parameters"), e.getMessage());
+      assertEquals(List.of("0 gpudf-chunk-reader"), src.reads, "read while planning");
+      assertEquals(new Catalog.ReadsAhead(1, 0), s.catalog().readsAhead());
+      assertEquals(0, a.getAllocatedMemory(), "and freed with the statement");
+    }
+  }
+
+  @Test
+  void explainingAStatementReadsNothing(@TempDir Path dir) throws Exception {
+    try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
+      RecordingSource src = register(s, dir, a);
+      assertTrue(s.explain("SELECT SUM(k) FROM t WHERE k2 = 1").contains("GpuTableScan"));
+      assertEquals(List.of(), src.reads);
+    }
+  }
+}
