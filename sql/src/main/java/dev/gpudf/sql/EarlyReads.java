@@ -7,14 +7,17 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlIdentifier;
+import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlSelect;
 import org.apache.calcite.sql.util.SqlBasicVisitor;
 
 /**
  * The first chunk of each file table a statement names, read while the statement is still being
- * planned: once it is validated, the tables and columns it can read are known, and the rest of
- * planning (tens to hundreds of milliseconds in a fresh process) runs on one core while the
+ * planned: the tables and columns it can read are the names it uses, and once it is validated the
+ * rest of planning (tens to hundreds of milliseconds in a fresh process) runs on one core while the
  * catalog's reader decodes on the others. The columns are those of the table whose names the
  * statement uses anywhere, a superset of what its plan's scans take (a scan takes the columns it
  * needs out of a wider read, {@link ChunkRead#covers}); a read no scan takes is closed with the
@@ -26,18 +29,46 @@ final class EarlyReads implements AutoCloseable {
   private final Map<String, ChunkRead> reads = new LinkedHashMap<>();
 
   /**
-   * Starts reading chunk 0 of each file table of {@code catalog} named in {@code validated}, with
-   * the table's columns named there; tables read before (by an earlier call) are left alone.
+   * The names a parsed statement uses (tables, columns, aliases), for {@link #start}; null when a
+   * SELECT list takes every column ({@code *}, {@code t.*}) other than under {@code EXISTS}, where
+   * no column is read.
    */
-  void start(Catalog catalog, SqlNode validated) {
+  static Set<String> names(SqlNode parsed) {
     Set<String> names = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
-    validated.accept(new SqlBasicVisitor<Void>() {
+    java.util.Set<SqlNode> existing = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    boolean[] star = {false};
+    parsed.accept(new SqlBasicVisitor<Void>() {
       @Override
       public Void visit(SqlIdentifier id) {
         names.addAll(id.names);
         return null;
       }
+
+      @Override
+      public Void visit(SqlCall call) {
+        if (call.getKind() == SqlKind.EXISTS) {
+          call.getOperandList().forEach(existing::add);
+        }
+        if (call instanceof SqlSelect select && !existing.contains(select) && select.getSelectList() != null) {
+          for (SqlNode item : select.getSelectList()) {
+            star[0] |= item instanceof SqlIdentifier id && id.isStar();
+          }
+        }
+        return super.visit(call);
+      }
     });
+    return star[0] ? null : names;
+  }
+
+  /**
+   * Starts reading chunk 0 of each file table of {@code catalog} among {@code names} (from {@link
+   * #names}; null: none), with the table's columns among them; tables read before (by an earlier
+   * call) are left alone.
+   */
+  void start(Catalog catalog, Set<String> names) {
+    if (names == null) {
+      return;
+    }
     catalog.shapes().forEach((table, shape) -> {
       String key = table.toLowerCase(Locale.ROOT);
       if (!names.contains(table) || reads.containsKey(key)) {

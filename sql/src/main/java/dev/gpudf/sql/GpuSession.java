@@ -697,6 +697,8 @@ public final class GpuSession implements AutoCloseable {
               + ": run it as an update (JDBC executeUpdate, Flight SQL CommandStatementUpdate)");
         }
         SqlNode validated;
+        // before validation, which expands SELECT * (under EXISTS too) into every column
+        java.util.Set<String> named = early == null ? null : EarlyReads.names(parsed);
         try {
           validated = planner.validate(parsed);
         } catch (ValidationException e) {
@@ -708,8 +710,8 @@ public final class GpuSession implements AutoCloseable {
           fixes.add(fix);
           continue;
         }
-        if (early != null) {
-          early.start(catalog, validated);
+        if (named != null) {
+          early.start(catalog, named);
         }
         RelRoot root = planner.rel(validated);
         return named(optimize(root.project()), ColumnNames.of(validated, root.validatedRowType.getFieldNames()));

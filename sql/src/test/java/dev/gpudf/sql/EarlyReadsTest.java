@@ -83,6 +83,29 @@ class EarlyReadsTest {
   }
 
   @Test
+  void aStarUnderExistsReadsNoColumnAndOneElsewhereNoEarlyRead(@TempDir Path dir) throws Exception {
+    try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
+      RecordingSource src = register(s, dir, a);
+      // the validator expands EXISTS's * into k, k2 and k3: the names come from the statement as written
+      try (VectorSchemaRoot r = s.query("SELECT COUNT(*) FROM t WHERE EXISTS (SELECT * FROM t AS u WHERE u.k = t.k + 1)")) {
+        assertEquals(3999L, ((Number) r.getVector(0).getObject(0)).longValue());
+      }
+      assertEquals(1, src.widths.get(0), "the early read of chunk 0 takes k alone: " + src.widths);
+      assertTrue(src.widths.stream().allMatch(w -> w == 1), src.widths.toString());
+      assertEquals(0, a.getAllocatedMemory());
+      src.reads.clear();
+      src.widths.clear();
+      // every column: the statement names none, so nothing is read before its scans read
+      try (VectorSchemaRoot r = s.query("SELECT * FROM t WHERE k2 = 6 AND k3 = 10")) {
+        assertEquals(java.util.stream.LongStream.range(0, 4000).filter(v -> v % 7 == 6 && v % 11 == 10).count(),
+            r.getRowCount());
+      }
+      assertEquals(List.of(3, 3), src.widths);
+      assertEquals(0, a.getAllocatedMemory());
+    }
+  }
+
+  @Test
   void aStatementThatFailsAfterValidationFreesItsEarlyRead(@TempDir Path dir) throws Exception {
     try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
       RecordingSource src = register(s, dir, a);
