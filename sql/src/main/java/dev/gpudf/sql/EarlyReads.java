@@ -1,5 +1,6 @@
 package dev.gpudf.sql;
 
+import dev.gpudf.formats.ValueRange;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -80,7 +81,7 @@ final class EarlyReads implements AutoCloseable {
           columns.add(i);
         }
       }
-      if (columns.isEmpty()) {
+      if (columns.isEmpty() || mayBePruned(shape, columns)) {
         return;
       }
       // null when the table is resident or its columns are on the device already
@@ -89,6 +90,34 @@ final class EarlyReads implements AutoCloseable {
         reads.put(key, read);
       }
     });
+  }
+
+  /**
+   * Whether a filter on one of {@code columns} may drop chunk 0 from the plan ({@link ChunkPruning}):
+   * the files' metadata gives the column a range in chunk 0 that another chunk's range does not
+   * overlap, as a Hive partition column's value, or a sorted column's, does. Such a chunk, read
+   * early and then not scanned, would hold the catalog's reader while the chunks the plan does
+   * scan wait for it.
+   */
+  private static boolean mayBePruned(Catalog.Shape shape, List<Integer> columns) {
+    List<List<ValueRange>> ranges = shape.ranges();
+    if (ranges == null || ranges.size() < 2) {
+      return false;
+    }
+    for (int c : columns) {
+      ValueRange first = ranges.get(0).get(c);
+      if (first == null || !first.hasValues()) {
+        continue;
+      }
+      for (List<ValueRange> chunk : ranges.subList(1, ranges.size())) {
+        ValueRange r = chunk.get(c);
+        if (r != null && r.hasValues()
+            && (ValueRange.compare(first.max(), r.min()) < 0 || ValueRange.compare(r.max(), first.min()) < 0)) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   /** The reads started, by table (lower case), now the caller's to close; none are left here. */

@@ -105,6 +105,31 @@ class EarlyReadsTest {
     }
   }
 
+  /**
+   * A Hive-partitioned table filtered on its key: chunk 0 (year 2023) is dropped by planning, so
+   * it is not read early either, and only the two chunks of 2024 are read.
+   */
+  @Test
+  void aChunkAFilterMayDropIsNotReadEarly(@TempDir Path dir) throws Exception {
+    List<String> parts = List.of("year=2023", "year=2024/a", "year=2024/b", "year=2025");
+    try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
+      FileTables.loadDirectory(s.catalog(), dir, a);
+      for (int p = 0; p < parts.size(); p++) {
+        java.nio.file.Files.createDirectories(dir.resolve("sales/" + parts.get(p)));
+        s.update("COPY (SELECT x + " + (10 * p) + " AS x FROM (VALUES (1), (2), (3)) AS t(x)) TO 'sales/" + parts.get(p)
+            + "/part.arrow' (FORMAT arrow)");
+      }
+    }
+    try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
+      FileTables.loadDirectory(s.catalog(), dir, a);
+      try (VectorSchemaRoot r = s.query("SELECT SUM(x) FROM sales WHERE \"year\" = 2024")) {
+        assertEquals(11L + 12 + 13 + 21 + 22 + 23, ((Number) r.getVector(0).getObject(0)).longValue());
+      }
+      assertEquals(new Catalog.ReadsAhead(2, 2), s.catalog().readsAhead(), "the two chunks of 2024 only");
+      assertEquals(0, a.getAllocatedMemory());
+    }
+  }
+
   @Test
   void aStatementThatFailsAfterValidationFreesItsEarlyRead(@TempDir Path dir) throws Exception {
     try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
