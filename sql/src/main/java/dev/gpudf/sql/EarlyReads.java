@@ -30,12 +30,18 @@ final class EarlyReads implements AutoCloseable {
   private final Map<String, ChunkRead> reads = new LinkedHashMap<>();
 
   /**
-   * The names a parsed statement uses (tables, columns, aliases), for {@link #start}; null when a
-   * SELECT list takes every column ({@code *}, {@code t.*}) other than under {@code EXISTS}, where
-   * no column is read.
+   * The names a parsed statement uses (tables, columns, aliases), and among them those compared
+   * with a constant (the filters that may drop chunks); see {@link #names}.
    */
-  static Set<String> names(SqlNode parsed) {
+  record Names(Set<String> all, Set<String> comparedWithConstants) {}
+
+  /**
+   * The names {@code parsed} uses, for {@link #start}; null when a SELECT list takes every column
+   * ({@code *}, {@code t.*}) other than under {@code EXISTS}, where no column is read.
+   */
+  static Names names(SqlNode parsed) {
     Set<String> names = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+    Set<String> compared = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
     java.util.Set<SqlNode> existing = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     boolean[] star = {false};
     parsed.accept(new SqlBasicVisitor<Void>() {
@@ -55,21 +61,46 @@ final class EarlyReads implements AutoCloseable {
             star[0] |= item instanceof SqlIdentifier id && id.isStar();
           }
         }
+        if (call.getKind().belongsTo(SqlKind.COMPARISON) || call.getKind() == SqlKind.BETWEEN
+            || call.getKind() == SqlKind.IN || call.getKind() == SqlKind.NOT_IN || call.getKind() == SqlKind.LIKE) {
+          // a column against constants (a literal, DATE '...' - INTERVAL ..., a list of them)
+          List<SqlNode> operands = call.getOperandList();
+          if (operands.stream().anyMatch(o -> o != null && identifiers(o).isEmpty())) {
+            operands.forEach(o -> compared.addAll(identifiers(o)));
+          }
+        }
         return super.visit(call);
       }
     });
-    return star[0] ? null : names;
+    return star[0] ? null : new Names(names, compared);
+  }
+
+  /** The names of the identifiers in {@code node} (none in a constant expression). */
+  private static Set<String> identifiers(SqlNode node) {
+    Set<String> out = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+    if (node != null) {
+      node.accept(new SqlBasicVisitor<Void>() {
+        @Override
+        public Void visit(SqlIdentifier id) {
+          out.addAll(id.names);
+          return null;
+        }
+      });
+    }
+    return out;
   }
 
   /**
-   * Starts reading chunk 0 of each file table of {@code catalog} among {@code names} (from {@link
-   * #names}; null: none), with the table's columns among them; tables read before (by an earlier
-   * call) are left alone.
+   * Starts reading chunk 0 of each file table of {@code catalog} among the {@code names} (from
+   * {@link #names}; null: none), with the table's columns among them, unless a comparison with a
+   * constant may drop that chunk ({@link #mayBePruned}); tables read before (by an earlier call)
+   * are left alone.
    */
-  void start(Catalog catalog, Set<String> names) {
-    if (names == null) {
+  void start(Catalog catalog, Names statement) {
+    if (statement == null) {
       return;
     }
+    Set<String> names = statement.all();
     catalog.shapes().forEach((table, shape) -> {
       String key = table.toLowerCase(Locale.ROOT);
       if (!names.contains(table) || reads.containsKey(key)) {
@@ -81,7 +112,9 @@ final class EarlyReads implements AutoCloseable {
           columns.add(i);
         }
       }
-      if (columns.isEmpty() || mayBePruned(shape, columns)) {
+      List<Integer> compared = columns.stream().filter(c -> statement.comparedWithConstants().contains(shape.names().get(c)))
+          .toList();
+      if (columns.isEmpty() || mayBePruned(shape, compared)) {
         return;
       }
       // null when the table is resident or its columns are on the device already
@@ -93,7 +126,8 @@ final class EarlyReads implements AutoCloseable {
   }
 
   /**
-   * Whether a filter on one of {@code columns} may drop chunk 0 from the plan ({@link ChunkPruning}):
+   * Whether a filter on one of {@code columns} (those compared with constants) may drop chunk 0
+   * from the plan ({@link ChunkPruning}):
    * the files' metadata gives the column a range in chunk 0 that another chunk's range does not
    * overlap, as a Hive partition column's value, or a sorted column's, does. Such a chunk, read
    * early and then not scanned, would hold the catalog's reader while the chunks the plan does

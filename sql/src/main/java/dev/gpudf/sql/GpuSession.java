@@ -698,7 +698,7 @@ public final class GpuSession implements AutoCloseable {
         }
         SqlNode validated;
         // before validation, which expands SELECT * (under EXISTS too) into every column
-        java.util.Set<String> named = early == null ? null : EarlyReads.names(parsed);
+        EarlyReads.Names named = early == null ? null : EarlyReads.names(parsed);
         try {
           validated = planner.validate(parsed);
         } catch (ValidationException e) {

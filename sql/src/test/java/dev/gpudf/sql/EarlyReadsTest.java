@@ -130,6 +130,20 @@ class EarlyReadsTest {
     }
   }
 
+  /** Join keys compare columns with columns: only columns compared with constants can drop a chunk. */
+  @Test
+  void theColumnsComparedWithConstantsAreThoseOfFilters() throws Exception {
+    EarlyReads.Names n = EarlyReads.names(org.apache.calcite.sql.parser.SqlParser.create(
+        "SELECT SUM(l.x) FROM l JOIN o ON l.k = o.k WHERE d > DATE '1995-01-01' - INTERVAL '1' DAY"
+            + " AND m IN ('x', 'y') AND q BETWEEN 1 AND 2 AND c LIKE 'a%' AND y + 1 = 2025 AND 3 < z AND l.j <> o.j + 1",
+        GpuSession.PARSER).parseQuery());
+    assertEquals(new java.util.TreeSet<>(List.of("c", "d", "m", "q", "y", "z")),
+        new java.util.TreeSet<>(n.comparedWithConstants()));
+    assertTrue(n.all().containsAll(List.of("l", "o", "x", "k", "j")), n.all().toString());
+    assertEquals(null, EarlyReads.names(org.apache.calcite.sql.parser.SqlParser.create("SELECT * FROM l",
+        GpuSession.PARSER).parseQuery()));
+  }
+
   @Test
   void aStatementThatFailsAfterValidationFreesItsEarlyRead(@TempDir Path dir) throws Exception {
     try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
