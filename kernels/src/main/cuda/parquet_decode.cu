@@ -165,9 +165,9 @@ __device__ __forceinline__ void stage_from(const uint8_t* in, int in_len, int p,
 // - pointer jumping follows those sources to a literal of the batch or to output before it, in
 //   about log2(chain) rounds, and each byte takes its value from there.
 // The output goes from the window to global memory kFlush bytes at a time; a source before the
-// window's reach is read back there. A block is accepted where Google's Snappy (the CPU twin's,
-// through snappy-java) accepts it: its declared size is the page's, no copy reaches before the
-// start, no element runs past either end.
+// window's reach is read back there. It makes the checks Google's Snappy (the CPU twin's, through
+// snappy-java) makes: the declared size is the page's, no copy reaches before the start, no
+// element runs past either end; the tests run both on the same valid and corrupt pages.
 //
 // unsnap_elements decodes the elements of [in + p, in + in_len) into exactly [out, out + out_len):
 // a whole block after its preamble, or one fragment of it (split_fragments).

@@ -17,10 +17,11 @@ import jcuda.driver.JCudaDriver;
 /**
  * The kernels generated for programs ({@link PtxProgram}) on one device, compiled by the driver
  * on first use and kept for the device's lifetime: a query that runs again finds its kernel here,
- * and a program whose text is another's (they differ only in their literals, which the kernel reads
- * at run time) shares that one's module. The device owns this cache (as an attachment) and unloads every module when it closes. Modules
- * are never unloaded earlier, since a launch may still be in flight on some stream; past {@link
- * #LIMIT} programs, new ones stay with the interpreter instead.
+ * and a program whose text is another's (they differ only in their literals, which the kernel
+ * reads at run time) shares that one's module. The device owns this cache (as an attachment) and
+ * unloads every module when it closes. Modules are never unloaded earlier, since a launch may
+ * still be in flight on some stream; past {@link #LIMIT} programs, new ones stay with the
+ * interpreter instead.
  */
 final class GeneratedKernels implements AutoCloseable {
   /** Modules kept per device. */

@@ -28,9 +28,10 @@ import org.apache.arrow.vector.FieldVector;
  * are gathered by code there: codes into its dictionaries (a few distinct values a row group,
  * decoded on the host), or, for PLAIN strings, into pairs of offsets the device finds in the
  * decompressed pages. The host reads only the page headers, which the file's reader ({@code
- * ParquetSource}) turns into {@link Page}s; {@link #decodeOnHost} is the CPU twin, with the same checks and results,
- * that the GPU is tested against (its Snappy is Google's, natively, through snappy-java). Everything in the bytes is untrusted: a run, length or index that
- * does not fit is a {@link UserException} naming the page, never a read outside the bytes.
+ * ParquetSource}) turns into {@link Page}s; {@link #decodeOnHost} is the CPU twin, with the same
+ * checks and results, that the GPU is tested against (its Snappy is Google's, through
+ * snappy-java). Everything in the bytes is untrusted: a run, length or index that does not fit is
+ * a {@link UserException} naming the page, never a read outside the bytes.
  */
 public final class ParquetDecode {
   private ParquetDecode() {}

@@ -40,17 +40,10 @@ final class EarlyReads implements AutoCloseable {
    * ({@code *}, {@code t.*}) other than under {@code EXISTS}, where no column is read.
    */
   static Names names(SqlNode parsed) {
-    Set<String> names = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
     Set<String> compared = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
     java.util.Set<SqlNode> existing = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     boolean[] star = {false};
     parsed.accept(new SqlBasicVisitor<Void>() {
-      @Override
-      public Void visit(SqlIdentifier id) {
-        names.addAll(id.names);
-        return null;
-      }
-
       @Override
       public Void visit(SqlCall call) {
         if (call.getKind() == SqlKind.EXISTS) {
@@ -64,15 +57,15 @@ final class EarlyReads implements AutoCloseable {
         if (call.getKind().belongsTo(SqlKind.COMPARISON) || call.getKind() == SqlKind.BETWEEN
             || call.getKind() == SqlKind.IN || call.getKind() == SqlKind.NOT_IN || call.getKind() == SqlKind.LIKE) {
           // a column against constants (a literal, DATE '...' - INTERVAL ..., a list of them)
-          List<SqlNode> operands = call.getOperandList();
-          if (operands.stream().anyMatch(o -> o != null && identifiers(o).isEmpty())) {
-            operands.forEach(o -> compared.addAll(identifiers(o)));
+          List<Set<String>> operands = call.getOperandList().stream().map(EarlyReads::identifiers).toList();
+          if (operands.stream().anyMatch(Set::isEmpty)) {
+            operands.forEach(compared::addAll);
           }
         }
         return super.visit(call);
       }
     });
-    return star[0] ? null : new Names(names, compared);
+    return star[0] ? null : new Names(identifiers(parsed), compared);
   }
 
   /** The names of the identifiers in {@code node} (none in a constant expression). */
@@ -112,8 +105,8 @@ final class EarlyReads implements AutoCloseable {
           columns.add(i);
         }
       }
-      List<Integer> compared = columns.stream().filter(c -> statement.comparedWithConstants().contains(shape.names().get(c)))
-          .toList();
+      List<Integer> compared =
+          columns.stream().filter(c -> statement.comparedWithConstants().contains(shape.names().get(c))).toList();
       if (columns.isEmpty() || mayBePruned(shape, compared)) {
         return;
       }
@@ -127,11 +120,10 @@ final class EarlyReads implements AutoCloseable {
 
   /**
    * Whether a filter on one of {@code columns} (those compared with constants) may drop chunk 0
-   * from the plan ({@link ChunkPruning}):
-   * the files' metadata gives the column a range in chunk 0 that another chunk's range does not
-   * overlap, as a Hive partition column's value, or a sorted column's, does. Such a chunk, read
-   * early and then not scanned, would hold the catalog's reader while the chunks the plan does
-   * scan wait for it.
+   * from the plan ({@link ChunkPruning}): the files' metadata gives the column a range in chunk 0
+   * that another chunk's range does not overlap, as a Hive partition column's value, or a sorted
+   * column's, does. Such a chunk, read early and then not scanned, would hold the catalog's reader
+   * while the chunks the plan does scan wait for it.
    */
   private static boolean mayBePruned(Catalog.Shape shape, List<Integer> columns) {
     List<List<ValueRange>> ranges = shape.ranges();
