@@ -80,14 +80,28 @@ public final class Filter {
     if (out.rowCount() != table.rowCount()) {
       throw new UserException("the filtered table has " + out.rowCount() + " rows, the condition's " + table.rowCount());
     }
+    return CpuGather.table(exec.allocator(), out, keptRows(exec, table, condition));
+  }
+
+  /** On the CPU: the rows {@code rows} of {@code table} (from {@link #keptRows(Exec, HostTable, Expr)}); the caller owns the result. */
+  public static HostTable filter(Exec exec, HostTable table, int[] rows) {
+    return CpuGather.table(exec.allocator(), table, rows);
+  }
+
+  /**
+   * On the CPU: ids, in ascending order, of the rows of {@code table} where {@code condition}
+   * holds (a conjunction conjunct by conjunct, as {@link #filter(Exec, HostTable, Expr, HostTable)}
+   * does); the table is borrowed.
+   */
+  public static int[] keptRows(Exec exec, HostTable table, Expr condition) {
     int[] rows = ConjunctFilter.keptRows(exec, table, condition);
     if (rows == null) {
       try (HostColumn mask = Evaluate.evaluate(exec, table, condition)) {
-        check(out, mask);
+        check(table, mask);
         rows = keptRows(mask);
       }
     }
-    return CpuGather.table(exec.allocator(), out, rows);
+    return rows;
   }
 
   /**

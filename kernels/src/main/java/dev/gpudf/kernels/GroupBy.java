@@ -52,9 +52,40 @@ public final class GroupBy {
 
   /** {@link #aggregate(Exec, DeviceTable, int[], List, List)} on the CPU. */
   public static HostTable aggregate(Exec exec, HostTable table, int[] keys, List<Agg> aggs, List<String> names) {
+    return aggregate(exec, table, keys, aggs, names, null);
+  }
+
+  /**
+   * {@link #aggregate(Exec, HostTable, int[], List, List)} over only the rows {@code rows} of
+   * {@code table} (ids in ascending order, as a filter keeps them; null: every row): a filter's
+   * result aggregated without compacting its columns first. Where the keys index a table of
+   * groups directly the other rows are passed over; otherwise the rows are gathered first. The
+   * caller owns the result; {@code table} is borrowed.
+   */
+  public static HostTable aggregate(Exec exec, HostTable table, int[] keys, List<Agg> aggs, List<String> names, int[] rows) {
     check(table, keys, aggs, names);
+    if (rows != null) {
+      checkRows(rows, table.rowCount());
+      if (aggs.stream().anyMatch(a -> a.op == Reduction.COUNT_DISTINCT)) {
+        // its second grouping is of the first's result, whose rows are not these
+        try (HostTable kept = CpuGather.table(exec.allocator(), table, rows)) {
+          return aggregate(exec, kept, keys, aggs, names, null);
+        }
+      }
+    }
+    // ranks (RankedExtremes) are appended as columns: the rows stay the table's
     return withDistinctCounts(table, keys, aggs, names, (t, k, a, n) -> RankedExtremes.aggregate(exec, t, k, a, n,
-        (t2, k2, a2, n2) -> hostAggregate(exec, t2, k2, a2, n2)), HostTable::new);
+        (t2, k2, a2, n2) -> hostAggregate(exec, t2, k2, a2, n2, rows)), HostTable::new);
+  }
+
+  /** That {@code rows} are ascending ids of rows of a table of {@code n}: a caller's bug otherwise. */
+  private static void checkRows(int[] rows, int n) {
+    for (int j = 0; j < rows.length; j++) {
+      if (rows[j] < 0 || rows[j] >= n || j > 0 && rows[j] <= rows[j - 1]) {
+        throw new dev.gpudf.columnar.error.InternalException("rows to aggregate must ascend within [0, " + n
+            + "): row " + rows[j] + " at " + j);
+      }
+    }
   }
 
   /** One backend's group-by without COUNT_DISTINCT. */
@@ -106,15 +137,25 @@ public final class GroupBy {
     }
   }
 
-  private static HostTable hostAggregate(Exec exec, HostTable table, int[] keys, List<Agg> aggs, List<String> names) {
+  /** The groups of the rows {@code rows} of {@code table} (null: all); see {@link #aggregate(Exec, HostTable, int[], List, List, int[])}. */
+  private static HostTable hostAggregate(Exec exec, HostTable table, int[] keys, List<Agg> aggs, List<String> names,
+      int[] rows) {
     int n = table.rowCount();
     List<HostColumn> keyCols = new ArrayList<>();
     for (int k : keys) {
       keyCols.add(table.column(k));
     }
     PackedKeys packed = PackedKeys.of(exec, keyCols, n);
-    Groups groups = packed != null && packed.direct() ? direct(packed)
-        : hashed(exec, n, packed, keyCols);
+    Groups groups;
+    if (packed != null && packed.direct()) {
+      groups = direct(packed, rows);
+    } else if (rows == null) {
+      groups = hashed(exec, n, packed, keyCols);
+    } else {
+      try (HostTable kept = CpuGather.table(exec.allocator(), table, rows)) {
+        return hostAggregate(exec, kept, keys, aggs, names, null);
+      }
+    }
     int[] groupOf = groups.groupOf();
     int[] leaders = groups.leaders();
     HostColumn[] out = new HostColumn[keyCols.size() + aggs.size()];
@@ -137,11 +178,18 @@ public final class GroupBy {
     return new HostTable(names, List.of(out), leaders.length);
   }
 
-  /** Each row's group, and each group's first row, groups in the order of their first rows. */
+  /**
+   * Each row's group, and each group's first row, groups in the order of their first rows. A row
+   * left out of the aggregation has group {@code leaders.length}: one slot past the groups, which
+   * every aggregate's accumulators hold and its result leaves off.
+   */
   private record Groups(int[] groupOf, int[] leaders) {}
 
-  /** Groups by {@link PackedKeys#direct()} keys: each key an index of a table of groups, one pass. */
-  private static Groups direct(PackedKeys packed) {
+  /**
+   * Groups by {@link PackedKeys#direct()} keys: each key an index of a table of groups, one pass
+   * over the rows {@code rows} (null: all); the others are left out.
+   */
+  private static Groups direct(PackedKeys packed, int[] rows) {
     long[] keys = packed.keys();
     int n = keys.length;
     int[] slot = new int[1 << packed.bits()];
@@ -149,7 +197,9 @@ public final class GroupBy {
     int[] groupOf = new int[n];
     int[] leaders = new int[Math.min(n, slot.length)];
     int groups = 0;
-    for (int i = 0; i < n; i++) {
+    int taken = rows == null ? n : rows.length;
+    for (int j = 0; j < taken; j++) {
+      int i = rows == null ? j : rows[j];
       int k = (int) keys[i];
       int g = slot[k];
       if (g < 0) {
@@ -158,6 +208,17 @@ public final class GroupBy {
         leaders[g] = i;
       }
       groupOf[i] = g;
+    }
+    if (rows != null && rows.length < n) {
+      int out = groups;
+      int next = 0;
+      for (int i = 0; i < n; i++) {
+        if (next < rows.length && rows[next] == i) {
+          next++;
+        } else {
+          groupOf[i] = out;
+        }
+      }
     }
     return new Groups(groupOf, Arrays.copyOf(leaders, groups));
   }
@@ -280,33 +341,37 @@ public final class GroupBy {
     }
   }
 
+  /**
+   * One aggregate over each row's group ({@code groupOf}); a row of group {@code groups} (left
+   * out) accumulates into the extra slot every accumulator holds, which the result leaves off.
+   */
   private static HostColumn aggregateColumn(BufferAllocator a, HostTable t, Agg agg, int[] groupOf, int groups) {
     int n = groupOf.length;
     if (agg.op == Reduction.COUNT_ALL || agg.op == Reduction.COUNT_VALID) {
-      long[] counts = new long[groups];
+      long[] counts = new long[groups + 1];
       HostColumn c = agg.op == Reduction.COUNT_ALL ? null : t.column(agg.column);
       for (int i = 0; i < n; i++) {
         if (c == null || c.nullCount() == 0 || !c.vector().isNull(i)) {
           counts[groupOf[i]]++;
         }
       }
-      return longs(a, DataType.INT64, counts, null);
+      return longs(a, DataType.INT64, Arrays.copyOf(counts, groups), null);
     }
     HostColumn c = t.column(agg.column);
     if (agg.op == Reduction.ANY_VALUE) {
-      int[] first = new int[groups];
+      int[] first = new int[groups + 1];
       Arrays.fill(first, -1);
       for (int i = n - 1; i >= 0; i--) {
         if (c.nullCount() == 0 || !c.vector().isNull(i)) {
           first[groupOf[i]] = i;
         }
       }
-      return CpuGather.column(a, "agg", c, first);
+      return CpuGather.column(a, "agg", c, Arrays.copyOf(first, groups));
     }
     DataType type = c.type();
     PhysicalType p = PhysicalType.of(type);
     CpuReduce.HostRows in = new CpuReduce.HostRows(c.vector(), p, c.nullCount() > 0);
-    long[] count = new long[groups];
+    long[] count = new long[groups + 1];
     switch (agg.op) {
       case VAR_POP, VAR_SAMP, STDDEV_POP, STDDEV_SAMP -> {
         return variance(a, agg.op, in, p, groupOf, groups, count);
@@ -314,8 +379,8 @@ public final class GroupBy {
       default -> { }
     }
     if (p.isFloat()) {
-      double[] acc = new double[groups];
-      long[] nans = new long[groups];
+      double[] acc = new double[groups + 1];
+      long[] nans = new long[groups + 1];
       boolean min = agg.op == Reduction.MIN;
       if (agg.op == Reduction.MIN || agg.op == Reduction.MAX) {
         Arrays.fill(acc, min ? Double.POSITIVE_INFINITY : Double.NEGATIVE_INFINITY);
@@ -357,9 +422,9 @@ public final class GroupBy {
       return wideDecimalSum(a, agg, in, type, groupOf, groups, count);
     }
     // integers, dates, timestamps, DECIMAL64: exact sums in two longs (lo, hi)
-    long[] lo = new long[groups];
-    long[] hi = new long[groups];
-    long[] ext = new long[groups];
+    long[] lo = new long[groups + 1];
+    long[] hi = new long[groups + 1];
+    long[] ext = new long[groups + 1];
     boolean min = agg.op == Reduction.MIN;
     boolean extreme = agg.op == Reduction.MIN || agg.op == Reduction.MAX;
     if (extreme) {
@@ -384,7 +449,7 @@ public final class GroupBy {
       }
     }
     if (extreme) {
-      return longs(a, type, ext, count);
+      return longs(a, type, Arrays.copyOf(ext, groups), count);
     }
     int scale = type.id() == TypeId.DECIMAL ? type.scale() : 0;
     if (agg.op == Reduction.MEAN) {
@@ -398,14 +463,14 @@ public final class GroupBy {
     }
     if (type.id() == TypeId.DECIMAL) {
       // DECIMAL(38, s) is 128 bits in Arrow: the accumulator is the value
-      return longs(a, DataType.decimal(38, scale), lo, hi, count);
+      return longs(a, DataType.decimal(38, scale), Arrays.copyOf(lo, groups), Arrays.copyOf(hi, groups), count);
     }
     for (int g = 0; g < groups; g++) {
       if (hi[g] != (lo[g] >> 63)) {
         throw new UserException("SUM overflows INT64 in a group");
       }
     }
-    return longs(a, DataType.INT64, lo, count);
+    return longs(a, DataType.INT64, Arrays.copyOf(lo, groups), count);
   }
 
   /**
@@ -428,7 +493,7 @@ public final class GroupBy {
   // Two passes, as on the GPU: the group means, then the squared distances from them.
   private static HostColumn variance(BufferAllocator a, Reduction op, CpuReduce.HostRows in, PhysicalType p, int[] groupOf,
       int groups, long[] count) {
-    double[] mean = new double[groups];
+    double[] mean = new double[groups + 1];
     for (int i = 0; i < groupOf.length; i++) {
       if (in.valid(i)) {
         mean[groupOf[i]] += p.isFloat() ? in.doubleAt(i) : in.longAt(i);
@@ -438,7 +503,7 @@ public final class GroupBy {
     for (int g = 0; g < groups; g++) {
       mean[g] /= count[g];
     }
-    double[] sq = new double[groups];
+    double[] sq = new double[groups + 1];
     for (int i = 0; i < groupOf.length; i++) {
       if (in.valid(i)) {
         double d = (p.isFloat() ? in.doubleAt(i) : in.longAt(i)) - mean[groupOf[i]];
@@ -460,13 +525,13 @@ public final class GroupBy {
   // results such as price * (1 - discount))
   private static HostColumn wideDecimalSum(BufferAllocator a, Agg agg, CpuReduce.HostRows in, DataType type, int[] groupOf,
       int groups, long[] count) {
-    long[] acc = new long[3 * groups];
+    long[] acc = new long[3 * (groups + 1)];
     if (in.plainLongs()) {
       // most values fit 64 bits: those summed in 128 (no call a row), the others in 192
       long at = in.address();
       long w = in.width();
-      long[] lo = new long[groups];
-      long[] hi = new long[groups];
+      long[] lo = new long[groups + 1];
+      long[] hi = new long[groups + 1];
       for (int i = 0; i < groupOf.length; i++) {
         long x = MemoryUtil.getLong(at + w * i);
         long high = MemoryUtil.getLong(at + w * i + 8);

@@ -671,8 +671,13 @@ public final class ParquetDecode {
   }
 
   private static void fixedWidth(Chunk c, BaseFixedWidthVector v) {
-    v.allocateNew(c.rows);
     int width = v.getTypeWidth();
+    // buffers as the allocator gives them: allocateNew would zero them, and every row's slot and
+    // validity bit is written below (a NULL row's value as 0)
+    try (ArrowBuf validity = v.getAllocator().buffer(Math.max(8, (c.rows + 63L) / 64 * 8));
+        ArrowBuf values = v.getAllocator().buffer(Math.max(1, (long) c.rows * width))) {
+      v.loadFieldBuffers(new org.apache.arrow.vector.ipc.message.ArrowFieldNode(c.rows, 0), List.of(validity, values));
+    }
     long data = v.getDataBuffer().memoryAddress();
     long valid = v.getValidityBuffer().memoryAddress();
     MemoryUtil.setMemory(valid, (c.rows + 7) / 8, (byte) 0);
@@ -756,8 +761,7 @@ public final class ParquetDecode {
 
   /**
    * A page's present values into its rows' slots of {@code width} (4, 8 or 16: a 16-byte decimal
-   * takes the value's sign as its high word) from address {@code to}; rows that are NULL are
-   * skipped.
+   * takes the value's sign as its high word) from address {@code to}; rows that are NULL take 0.
    */
   private static void write(long[] values, PageRows page, long to, int width, int rows) {
     if (page.present == null) {
@@ -781,10 +785,7 @@ public final class ParquetDecode {
     }
     int k = 0;
     for (int r = 0; r < rows; r++) {
-      if (!page.present[r]) {
-        continue;
-      }
-      long x = values[k++];
+      long x = page.present[r] ? values[k++] : 0;
       long at = to + (long) r * width;
       if (width == 4) {
         MemoryUtil.putInt(at, (int) x);
@@ -1028,6 +1029,12 @@ public final class ParquetDecode {
       }
     }
 
+    /** The little-endian long at {@code b[at, at + 8)}, which the caller checked lies within {@code b}. */
+    private static long longLe(byte[] b, int at) {
+      long x = MemoryUtil.getLong(b, at);
+      return MemoryUtil.LITTLE_ENDIAN ? x : Long.reverseBytes(x);
+    }
+
     /** Decodes {@code n} values of width {@code w} from {@code b[from, to)} into {@code out}; false when the runs are malformed or short. */
     static boolean decode(byte[] b, int from, int to, int w, int[] out, int n) {
       int p = from;
@@ -1048,11 +1055,20 @@ public final class ParquetDecode {
             return false;
           }
           int take = (int) Math.min(groups * 8, n - i);
-          // the values' bits in order, least significant first, from an accumulator of whole bytes
+          // whole groups of eight values (w bytes each) from little-endian longs, where eight
+          // bytes can be read from each value's first byte within the array
+          int k = 0;
+          int q = p;
+          for (; k + 8 <= take && q + w + 8 <= b.length; k += 8, q += w) {
+            for (int j = 0; j < 8; j++) {
+              int bit = j * w;
+              out[i + k + j] = (int) (longLe(b, q + (bit >>> 3)) >>> (bit & 7) & mask);
+            }
+          }
+          // the rest value by value, least significant bit first, from an accumulator of whole bytes
           long acc = 0;
           int bits = 0;
-          int q = p;
-          for (int k = 0; k < take; k++) {
+          for (; k < take; k++) {
             while (bits < w) {
               acc |= (long) (b[q++] & 0xff) << bits;
               bits += 8;

@@ -294,6 +294,51 @@ class GroupByTest {
     }
   }
 
+  /**
+   * A grouping that takes a filter's kept rows equals the grouping of those rows gathered: the
+   * same groups in the same order and every aggregate the same, where the keys index groups
+   * directly (the other rows passed over) and where they do not (gathered first), with NULLs, and
+   * for every shape of kept rows (none, one, all, all but the last, every third, most).
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {1, 31, 32, 33, 3000})
+  void groupingKeptRowsEqualsGroupingThemGathered(int rows) {
+    try (RootAllocator a = new RootAllocator(); Exec exec = Exec.onCpu(a)) {
+      for (Nulls nulls : List.of(Nulls.NONE, Nulls.every(3))) {
+        try (VectorSchemaRoot r = TestTables.allTypes(a, rows, nulls, rows); HostTable t = HostTable.fromArrow(r)) {
+          java.util.SplittableRandom random = new java.util.SplittableRandom(rows);
+          List<int[]> selections = List.of(new int[0], new int[] {rows - 1},
+              java.util.stream.IntStream.range(0, rows).toArray(), java.util.stream.IntStream.range(0, rows - 1).toArray(),
+              java.util.stream.IntStream.range(0, rows).filter(i -> i % 3 == 1).toArray(),
+              java.util.stream.IntStream.range(0, rows).filter(i -> random.nextInt(20) != 0).toArray());
+          List<GroupBy.Agg> all = everyAggregate(t);
+          List<GroupBy.Agg> plain = all.stream().filter(g -> g.op() != Reduction.COUNT_DISTINCT).toList();
+          int[][] keySets = {{t.names().indexOf("i8")}, {t.names().indexOf("bool"), t.names().indexOf("i8")},
+              {t.names().indexOf("str")}, {t.names().indexOf("f64")}};
+          for (int[] keys : keySets) {
+            for (List<GroupBy.Agg> aggs : List.of(plain, all)) {
+              List<String> names = names(keys.length + aggs.size());
+              for (int[] kept : selections) {
+                String where = java.util.Arrays.toString(keys) + ", " + aggs.size() + " aggregates, " + kept.length + " of "
+                    + rows + " rows, " + nulls;
+                try (HostTable gathered = Filter.filter(exec, t, kept);
+                    HostTable want = GroupBy.aggregate(exec, gathered, keys, aggs, names);
+                    HostTable got = GroupBy.aggregate(exec, t, keys, aggs, names, kept);
+                    VectorSchemaRoot w = want.toArrow(a); VectorSchemaRoot g = got.toArrow(a)) {
+                  assertEquals(w.contentToTSVString(), g.contentToTSVString(), where);
+                }
+              }
+            }
+          }
+          assertThrows(dev.gpudf.columnar.error.InternalException.class, () -> GroupBy.aggregate(exec, t, new int[] {0},
+              List.of(new GroupBy.Agg(Reduction.COUNT_ALL, 0)), names(2), new int[] {0, 0}), "rows must ascend");
+          assertThrows(dev.gpudf.columnar.error.InternalException.class, () -> GroupBy.aggregate(exec, t, new int[] {0},
+              List.of(new GroupBy.Agg(Reduction.COUNT_ALL, 0)), names(2), new int[] {rows}), "rows past the table");
+        }
+      }
+    }
+  }
+
   /** Every aggregate the type allows, over every column of {@code t}. */
   static List<GroupBy.Agg> everyAggregate(HostTable t) {
     List<GroupBy.Agg> aggs = new ArrayList<>(List.of(new GroupBy.Agg(Reduction.COUNT_ALL, 0)));

@@ -1,6 +1,7 @@
 package dev.gpudf.sql;
 
 import dev.gpudf.columnar.Column;
+import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.Table;
 import dev.gpudf.kernels.Expr;
 import dev.gpudf.kernels.TableOps;
@@ -15,7 +16,8 @@ import org.apache.calcite.rex.RexNode;
 /**
  * WHERE: evaluates the condition to a mask (one interpreter launch; on the CPU a conjunction is
  * evaluated conjunct by conjunct on the rows still in play) and compacts every column by it, or
- * only those its one parent reads ({@link GpuProject}).
+ * only those its one parent reads ({@link GpuProject}); a grouping over it on the CPU may take its
+ * kept rows instead ({@link GpuAggregate}).
  */
 public final class GpuFilter extends Filter implements GpuRel {
   GpuFilter(RelOptCluster cluster, RelTraitSet traits, RelNode input, RexNode condition) {
@@ -41,10 +43,39 @@ public final class GpuFilter extends Filter implements GpuRel {
    * caller closes the result.
    */
   Table<?> filter(QueryContext ctx, Table<?> in, int[] keep) {
+    return filter(ctx, in, keep, null);
+  }
+
+  /**
+   * {@link #filter(QueryContext, Table, int[])} where the kept rows of {@code in} (on the CPU) may
+   * be known already: {@code rows} from {@link #keptRows}, or null.
+   */
+  Table<?> filter(QueryContext ctx, Table<?> in, int[] keep, int[] rows) {
+    if (rows != null) {
+      if (keep == null) {
+        return dev.gpudf.kernels.Filter.filter(ctx.exec(), (HostTable) in, rows);
+      }
+      try (Table<?> narrow = narrow(ctx, in, keep)) {
+        return dev.gpudf.kernels.Filter.filter(ctx.exec(), (HostTable) narrow, rows);
+      }
+    }
     Expr condition = RexToExpr.translate(getCondition(), in.types(), getCluster(), ctx.parameters());
     if (keep == null) {
       return TableOps.filter(ctx.exec(), in, condition, in);
     }
+    try (Table<?> narrow = narrow(ctx, in, keep)) {
+      return TableOps.filter(ctx.exec(), in, condition, narrow);
+    }
+  }
+
+  /** The ids, in order, of the rows of {@code in} (this filter's input on the CPU, borrowed) that the condition keeps. */
+  int[] keptRows(QueryContext ctx, HostTable in) {
+    return dev.gpudf.kernels.Filter.keptRows(ctx.exec(), in,
+        RexToExpr.translate(getCondition(), in.types(), getCluster(), ctx.parameters()));
+  }
+
+  /** Columns {@code keep} of {@code in}, in that order, as a table the caller closes. */
+  private static Table<?> narrow(QueryContext ctx, Table<?> in, int[] keep) {
     List<Column> columns = new ArrayList<>();
     List<String> names = new ArrayList<>();
     for (int c : keep) {
@@ -52,8 +83,6 @@ public final class GpuFilter extends Filter implements GpuRel {
       columns.add(in.column(c));
       names.add(in.names().get(c));
     }
-    try (Table<?> narrow = TableOps.table(ctx.exec(), in, names, columns, in.rowCount())) {
-      return TableOps.filter(ctx.exec(), in, condition, narrow);
-    }
+    return TableOps.table(ctx.exec(), in, names, columns, in.rowCount());
   }
 }

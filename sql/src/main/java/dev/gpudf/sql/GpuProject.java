@@ -33,51 +33,76 @@ public final class GpuProject extends Project implements GpuRel {
 
   @Override
   public Table<?> execute(QueryContext ctx) {
-    List<RexNode> projects = getProjects();
-    Table<?> input;
-    ImmutableBitSet used = RelOptUtil.InputFinder.bits(projects, null);
-    if (getInput() instanceof GpuFilter filter && !ctx.readByOthers(filter) && !used.isEmpty()
-        && used.cardinality() < filter.getRowType().getFieldCount()) {
-      // the filter compacts only the columns read here, which are renumbered in order
-      RexShuttle renumber = new RexShuttle() {
-        @Override
-        public RexNode visitInputRef(RexInputRef ref) {
-          return new RexInputRef(used.indexOf(ref.getIndex()), ref.getType());
-        }
-      };
-      projects = projects.stream().map(e -> e.accept(renumber)).toList();
+    if (getInput() instanceof GpuFilter filter && narrows(ctx, filter)) {
       try (Table<?> unfiltered = filter.input(ctx, 0)) {
-        input = filter.filter(ctx, unfiltered, used.toArray());
+        return overFilter(ctx, filter, unfiltered, null);
       }
-    } else {
-      input = input(ctx, 0);
     }
-    try (Table<?> in = input) {
-      List<Column> columns = new ArrayList<>();
-      try {
-        // expressions already evaluated, by their position in the list
-        List<Integer> computed = new ArrayList<>();
-        for (RexNode e : projects) {
-          if (e instanceof RexInputRef ref) {
-            Column c = in.column(ref.getIndex());
-            c.retain();
-            columns.add(c);
-            continue;
-          }
-          List<Integer> reused = contained(e, projects, computed);
-          if (reused.isEmpty()) {
-            columns.add(TableOps.evaluate(ctx.exec(), in, RexToExpr.translate(e, in.types(), getCluster(), ctx.parameters())));
-          } else {
-            columns.add(reusing(ctx, in, e, projects, reused, columns));
-          }
-          computed.add(columns.size() - 1);
+    try (Table<?> in = input(ctx, 0)) {
+      return project(ctx, in, getProjects());
+    }
+  }
+
+  /**
+   * Whether {@code filter}, this projection's input, compacts only the columns read here: nothing
+   * else reads it, and the list reads some of its columns but not all.
+   */
+  private boolean narrows(QueryContext ctx, GpuFilter filter) {
+    ImmutableBitSet used = RelOptUtil.InputFinder.bits(getProjects(), null);
+    return !ctx.readByOthers(filter) && !used.isEmpty() && used.cardinality() < filter.getRowType().getFieldCount();
+  }
+
+  /**
+   * This projection over {@code filter} (its input), given the filter's input {@code unfiltered}
+   * (borrowed) and, on the CPU, maybe the rows the filter keeps ({@code rows}, else null); the
+   * filter compacts only the columns read here where it {@link #narrows}. The caller closes the
+   * result.
+   */
+  Table<?> overFilter(QueryContext ctx, GpuFilter filter, Table<?> unfiltered, int[] rows) {
+    if (!narrows(ctx, filter)) {
+      try (Table<?> in = filter.filter(ctx, unfiltered, null, rows)) {
+        return project(ctx, in, getProjects());
+      }
+    }
+    ImmutableBitSet used = RelOptUtil.InputFinder.bits(getProjects(), null);
+    // the filter compacts only the columns read here, which are renumbered in order
+    RexShuttle renumber = new RexShuttle() {
+      @Override
+      public RexNode visitInputRef(RexInputRef ref) {
+        return new RexInputRef(used.indexOf(ref.getIndex()), ref.getType());
+      }
+    };
+    try (Table<?> in = filter.filter(ctx, unfiltered, used.toArray(), rows)) {
+      return project(ctx, in, getProjects().stream().map(e -> e.accept(renumber)).toList());
+    }
+  }
+
+  /** The list {@code projects} (over this projection's input row type, or one renumbered) of {@code in}, borrowed; the caller closes the result. */
+  Table<?> project(QueryContext ctx, Table<?> in, List<RexNode> projects) {
+    List<Column> columns = new ArrayList<>();
+    try {
+      // expressions already evaluated, by their position in the list
+      List<Integer> computed = new ArrayList<>();
+      for (RexNode e : projects) {
+        if (e instanceof RexInputRef ref) {
+          Column c = in.column(ref.getIndex());
+          c.retain();
+          columns.add(c);
+          continue;
         }
-      } catch (RuntimeException ex) {
-        columns.forEach(Column::close);
-        throw ex;
+        List<Integer> reused = contained(e, projects, computed);
+        if (reused.isEmpty()) {
+          columns.add(TableOps.evaluate(ctx.exec(), in, RexToExpr.translate(e, in.types(), getCluster(), ctx.parameters())));
+        } else {
+          columns.add(reusing(ctx, in, e, projects, reused, columns));
+        }
+        computed.add(columns.size() - 1);
       }
-      return TableOps.table(ctx.exec(), in, getRowType().getFieldNames(), columns, in.rowCount());
+    } catch (RuntimeException ex) {
+      columns.forEach(Column::close);
+      throw ex;
     }
+    return TableOps.table(ctx.exec(), in, getRowType().getFieldNames(), columns, in.rowCount());
   }
 
   /** The positions among {@code computed} of the earlier expressions that {@code e} holds as a part of itself. */
