@@ -24,13 +24,28 @@ public final class GpudfCli {
    * about 90 ms of a 2-core host's start) on a daemon thread while the command line is parsed
    * on this one; a statement's session then finds them initialized, or waits for the rest.
    */
+  /**
+   * The classes a statement's session and planning initialize first, in about the order it needs
+   * them; each of the later ones took 2-30 ms of the main thread in a fresh process (Calcite's
+   * metadata provider the most), which now runs beside the command line's parsing and the
+   * opening of the tables (a one-row query over SF1's directory, 2 cores: 0.61 -> 0.58 s,
+   * benchmarks/results/2026-12-05-files-cpu-s41.txt).
+   */
+  private static final String[] SQL_CLASSES = {"dev.gpudf.sql.GpuSession", "dev.gpudf.sql.Statements",
+      "org.apache.arrow.memory.BaseAllocator", "org.apache.calcite.rel.type.TimeFrames",
+      "org.apache.calcite.sql.type.SqlTypeCoercionRule", "org.apache.calcite.rex.RexBuilder",
+      "org.apache.calcite.rel.metadata.DefaultRelMetadataProvider", "org.apache.calcite.sql2rel.StandardConvertletTable",
+      "dev.gpudf.sql.LogicalRules", "dev.gpudf.sql.GpuRules", "dev.gpudf.kernels.StringBuild"};
+
   private static void initializeSqlSoon() {
     Thread t = new Thread(() -> {
-      try {
-        Class.forName("dev.gpudf.sql.GpuSession", true, GpudfCli.class.getClassLoader());
-      } catch (ClassNotFoundException | LinkageError e) {
-        // the session that needs the class initializes it again, and reports the failure there
-        return;
+      for (String name : SQL_CLASSES) {
+        try {
+          Class.forName(name, true, GpudfCli.class.getClassLoader());
+        } catch (ClassNotFoundException | LinkageError e) {
+          // the session that needs the class initializes it again, and reports the failure there
+          return;
+        }
       }
     }, "gpudf-sql-init");
     t.setDaemon(true);
