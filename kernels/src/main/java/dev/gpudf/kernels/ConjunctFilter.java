@@ -2,6 +2,7 @@ package dev.gpudf.kernels;
 
 import dev.gpudf.columnar.DataType;
 import dev.gpudf.columnar.HostColumn;
+import dev.gpudf.columnar.StringCodes;
 import dev.gpudf.columnar.HostTable;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,7 +51,6 @@ final class ConjunctFilter {
     List<Expr> parts = conjuncts(condition);
     List<DataType> types = t.types();
     Program[] programs = new Program[parts.size()];
-    CpuEval.Inputs[] inputs = new CpuEval.Inputs[parts.size()];
     for (int k = 0; k < programs.length; k++) {
       if (StringBuild.anywhere(parts.get(k), types)) {
         return null;
@@ -59,13 +59,7 @@ final class ConjunctFilter {
       if (!CpuBatchEval.supports(programs[k]) || !programs[k].result().equals(DataType.BOOL)) {
         return null;
       }
-      List<HostColumn> slots = new ArrayList<>();
-      for (int c : programs[k].columns()) {
-        slots.add(t.column(c));
-      }
-      inputs[k] = CpuEval.Inputs.of(slots);
     }
-    order(programs, inputs);
     List<ArrowBuf> pools = new ArrayList<>();
     try {
       long[] pool = new long[programs.length];
@@ -75,11 +69,27 @@ final class ConjunctFilter {
         b.setBytes(0, programs[k].strings());
         pool[k] = b.memoryAddress();
       }
+      Conjunct[] conjuncts = new Conjunct[programs.length];
+      for (int k = 0; k < programs.length; k++) {
+        List<Integer> columns = programs[k].columns();
+        StringCodes codes = columns.size() == 1 ? t.column(columns.get(0)).codes() : null;
+        byte[] outcomes = codes == null ? null : outcomes(exec, programs[k], codes, pool[k]);
+        if (outcomes != null) {
+          conjuncts[k] = new Conjunct(programs[k], null, pool[k], codes.codes(), outcomes);
+        } else {
+          List<HostColumn> slots = new ArrayList<>();
+          for (int c : columns) {
+            slots.add(t.column(c));
+          }
+          conjuncts[k] = new Conjunct(programs[k], CpuEval.Inputs.of(slots), pool[k], null, null);
+        }
+      }
+      order(conjuncts);
       int n = t.rowCount();
       int chunks = (n + CHUNK - 1) / CHUNK;
       int[][] kept = new int[chunks][];
       Exec.parallelChecked(exec::checkpoint, chunks,
-          ch -> kept[ch] = chunk(programs, inputs, pool, ch * CHUNK, Math.min(n, (ch + 1) * CHUNK)));
+          ch -> kept[ch] = chunk(conjuncts, ch * CHUNK, Math.min(n, (ch + 1) * CHUNK)));
       int total = 0;
       for (int[] k : kept) {
         if (k == null) {
@@ -100,63 +110,120 @@ final class ConjunctFilter {
   }
 
   /**
-   * Conjuncts that walk strings' bytes moved after those that do not, each group in its written
-   * order: a cheap conjunct first leaves the dear ones fewer rows (TPC-H q19's quantity range before
-   * its ship mode and instruction). Any order keeps the same rows, and one that meets an error
-   * gives way to the whole condition, so the order changes no answer and no error.
+   * One conjunct as it runs: over its columns ({@code inputs}), or, where it reads one column of
+   * strings held as codes, by each row's code from its {@code outcomes} over the dictionary.
    */
-  private static void order(Program[] programs, CpuEval.Inputs[] inputs) {
-    Integer[] at = new Integer[programs.length];
-    for (int k = 0; k < at.length; k++) {
-      at[k] = k;
+  private record Conjunct(Program program, CpuEval.Inputs inputs, long pool, int[] codes, byte[] outcomes) {}
+
+  private static final byte FALSE = 0;
+  private static final byte TRUE = 1;
+  private static final byte NULL = 2;
+  private static final byte ERROR = 3;
+
+  /**
+   * {@code p} (reading one string column) over each entry of {@code codes}' dictionary and over
+   * NULL: per entry its outcome, NULL's last ({@link #FALSE}, {@link #TRUE}, {@link #NULL} or
+   * {@link #ERROR}); null where the dictionary holds more entries than the column has rows, where
+   * the work per row would not shrink.
+   */
+  private static byte[] outcomes(Exec exec, Program p, StringCodes codes, long pool) {
+    int n = codes.entries() + 1;
+    if (n > codes.rows()) {
+      return null;
     }
-    java.util.Arrays.sort(at, java.util.Comparator.comparing(k -> programs[k].scansStrings()));
-    Program[] p = programs.clone();
-    CpuEval.Inputs[] in = inputs.clone();
-    for (int k = 0; k < at.length; k++) {
-      programs[k] = p[at[k]];
-      inputs[k] = in[at[k]];
+    byte[] out = new byte[n];
+    try (HostColumn dictionary = codes.dictionary(exec.allocator(), "dictionary")) {
+      CpuEval.Inputs in = CpuEval.Inputs.of(List.of(dictionary));
+      CpuBatchEval.Registers regs = CpuBatchEval.Registers.ofThread(p.registers());
+      int res = p.resultRegister();
+      for (int b = 0; b < n; b += CpuBatchEval.BATCH) {
+        int m = Math.min(CpuBatchEval.BATCH, n - b);
+        CpuBatchEval.run(p, in.data(), in.valid(), in.offsets(), in.widths(), pool, null, b, m, regs);
+        boolean clean = regs.clean(res);
+        for (int i = 0; i < m; i++) {
+          out[b + i] = !clean && regs.err[res][i] != 0 ? ERROR : !clean && regs.nul[res][i] ? NULL
+              : regs.val[res][i] != 0 ? TRUE : FALSE;
+        }
+      }
     }
+    return out;
+  }
+
+  /**
+   * Conjuncts by codes first, then those that do not walk strings' bytes, then those that do, each
+   * group in its written order: a cheap conjunct first leaves the dear ones fewer rows (TPC-H q19's
+   * ship mode and instruction by their codes, then its quantity range). Any order keeps the same
+   * rows, and one that meets an error gives way to the whole condition, so the order changes no
+   * answer and no error.
+   */
+  private static void order(Conjunct[] conjuncts) {
+    java.util.Arrays.sort(conjuncts, java.util.Comparator.comparingInt(
+        c -> c.outcomes() != null ? 0 : c.program().scansStrings() ? 2 : 1));
   }
 
   /** The kept rows among {@code [from, to)}, conjunct by conjunct; null when one failed on a row in play. */
-  private static int[] chunk(Program[] programs, CpuEval.Inputs[] inputs, long[] pool, int from, int to) {
+  private static int[] chunk(Conjunct[] conjuncts, int from, int to) {
     // the rows in play (null: all of from .. to), and which of them met a NULL conjunct (null: none)
     int[] rows = null;
     boolean[] sawNull = null;
     int count = to - from;
-    for (int k = 0; k < programs.length && count > 0; k++) {
-      Program p = programs[k];
-      CpuEval.Inputs in = inputs[k];
-      CpuBatchEval.Registers regs = CpuBatchEval.Registers.ofThread(p.registers());
-      int res = p.resultRegister();
+    for (int k = 0; k < conjuncts.length && count > 0; k++) {
+      Conjunct c = conjuncts[k];
       int[] next = new int[count];
       boolean[] nextNull = null;
       int kept = 0;
-      for (int b = 0; b < count; b += CpuBatchEval.BATCH) {
-        int m = Math.min(CpuBatchEval.BATCH, count - b);
-        CpuBatchEval.run(p, in.data(), in.valid(), in.offsets(), in.widths(), pool[k], rows, rows == null ? from + b : b, m,
-            regs);
-        long[] v = regs.val[res];
-        boolean clean = regs.clean(res);
-        boolean[] isNull = regs.nul[res];
-        int[] error = regs.err[res];
-        for (int i = 0; i < m; i++) {
-          if (!clean && error[i] != 0) {
+      if (c.outcomes() != null) {
+        byte[] outcomes = c.outcomes();
+        int[] codes = c.codes();
+        int nullAt = outcomes.length - 1;
+        for (int i = 0; i < count; i++) {
+          int row = rows == null ? from + i : rows[i];
+          int code = codes[row];
+          byte o = outcomes[code < 0 ? nullAt : code];
+          if (o == ERROR) {
             return null;
           }
-          boolean nullHere = !clean && isNull[i];
-          if (v[i] == 0 && !nullHere) {
+          if (o == FALSE) {
             continue;
           }
-          boolean nullBefore = sawNull != null && sawNull[b + i];
-          if (nullHere || nullBefore) {
+          if (o == NULL || sawNull != null && sawNull[i]) {
             if (nextNull == null) {
               nextNull = new boolean[count];
             }
             nextNull[kept] = true;
           }
-          next[kept++] = rows == null ? from + b + i : rows[b + i];
+          next[kept++] = row;
+        }
+      } else {
+        Program p = c.program();
+        CpuEval.Inputs in = c.inputs();
+        CpuBatchEval.Registers regs = CpuBatchEval.Registers.ofThread(p.registers());
+        int res = p.resultRegister();
+        for (int b = 0; b < count; b += CpuBatchEval.BATCH) {
+          int m = Math.min(CpuBatchEval.BATCH, count - b);
+          CpuBatchEval.run(p, in.data(), in.valid(), in.offsets(), in.widths(), c.pool(), rows, rows == null ? from + b : b, m,
+              regs);
+          long[] v = regs.val[res];
+          boolean clean = regs.clean(res);
+          boolean[] isNull = regs.nul[res];
+          int[] error = regs.err[res];
+          for (int i = 0; i < m; i++) {
+            if (!clean && error[i] != 0) {
+              return null;
+            }
+            boolean nullHere = !clean && isNull[i];
+            if (v[i] == 0 && !nullHere) {
+              continue;
+            }
+            boolean nullBefore = sawNull != null && sawNull[b + i];
+            if (nullHere || nullBefore) {
+              if (nextNull == null) {
+                nextNull = new boolean[count];
+              }
+              nextNull[kept] = true;
+            }
+            next[kept++] = rows == null ? from + b + i : rows[b + i];
+          }
         }
       }
       rows = next;

@@ -2,6 +2,7 @@ package dev.gpudf.kernels;
 
 import dev.gpudf.columnar.HostBitmaps;
 import dev.gpudf.columnar.HostColumn;
+import dev.gpudf.columnar.StringCodes;
 import java.util.List;
 import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.FieldVector;
@@ -54,10 +55,15 @@ final class PackedKeys {
   /**
    * One key column's place in the packed key: from bit {@code shift}, a string's length less the
    * shortest's ({@code min}) in {@code lengthBits}, then the value's bits (a number less
-   * {@code min}, a string's bytes), then the NULL bit.
+   * {@code min}, a string's bytes, or the string's code where the column holds {@code codes}),
+   * then the NULL bit.
    */
   private record Field(HostColumn column, PhysicalType type, long min, int valueBits, int lengthBits, boolean nullable,
-      int shift) {
+      int shift, StringCodes codes) {
+    Field(HostColumn column, PhysicalType type, long min, int valueBits, int lengthBits, boolean nullable, int shift) {
+      this(column, type, min, valueBits, lengthBits, nullable, shift, null);
+    }
+
     int width() {
       return valueBits + lengthBits + (nullable ? 1 : 0);
     }
@@ -98,6 +104,14 @@ final class PackedKeys {
   private static Field layout(Exec exec, HostColumn column, int rows, int shift) {
     PhysicalType type = PhysicalType.of(column.type());
     boolean nullable = column.nullCount() > 0;
+    StringCodes codes = column.codes();
+    if (codes != null) {
+      // strings held as canonical codes (equal codes, equal strings): the code is the key, and
+      // the strings are not made
+      int entries = codes.entries();
+      return new Field(column, type, 0, entries <= 1 ? 0 : 32 - Integer.numberOfLeadingZeros(entries - 1), 0, nullable,
+          shift, codes);
+    }
     FieldVector v = column.vector();
     long valid = nullable ? v.getValidityBuffer().memoryAddress() : 0;
     long data = v.getDataBuffer().memoryAddress();
@@ -195,6 +209,17 @@ final class PackedKeys {
    * inlines nor hoists a switch a row.
    */
   private static void pack(Field f, long[] keys, int from, int to) {
+    if (f.codes != null) {
+      int[] codes = f.codes.codes();
+      long keep = ~(((1L << f.width()) - 1) << f.shift);
+      long nullBit = 1L << (f.shift + f.valueBits);
+      for (int i = from; i < to; i++) {
+        int code = codes[i];
+        // a NULL (code -1): its bit alone
+        keys[i] = code < 0 ? keys[i] & keep | nullBit : keys[i] | (long) code << f.shift;
+      }
+      return;
+    }
     FieldVector v = f.column.vector();
     long valid = f.nullable ? v.getValidityBuffer().memoryAddress() : 0;
     long data = v.getDataBuffer().memoryAddress();

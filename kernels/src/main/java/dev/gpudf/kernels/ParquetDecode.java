@@ -3,6 +3,8 @@ package dev.gpudf.kernels;
 import dev.gpudf.columnar.ArrowTypes;
 import dev.gpudf.columnar.DataType;
 import dev.gpudf.columnar.DeviceColumn;
+import dev.gpudf.columnar.HostColumn;
+import dev.gpudf.columnar.StringCodes;
 import dev.gpudf.columnar.TypeId;
 import dev.gpudf.columnar.cuda.DeviceBuffer;
 import dev.gpudf.columnar.error.InternalException;
@@ -552,11 +554,26 @@ public final class ParquetDecode {
    * directly: every row it writes is below the chunk's rows, which the {@link Chunk} checked
    * against its pages.
    */
+  /**
+   * {@link #decodeOnHost} as a column the caller closes, a column of dictionary-coded strings
+   * kept as its codes ({@link HostColumn#encoded}, its vector made from {@code allocator} when
+   * first read).
+   */
+  public static HostColumn decodeOnHostColumn(Chunk c, String name, BufferAllocator allocator) {
+    if (c.storedWidth == BYTE_ARRAY && !c.plainStrings) {
+      return HostColumn.encoded(codes(c, allocator), ArrowTypes.toArrowField(name, c.type), allocator);
+    }
+    return new HostColumn(decodeOnHost(c, name, allocator));
+  }
+
   public static FieldVector decodeOnHost(Chunk c, String name, BufferAllocator allocator) {
+    if (c.storedWidth == BYTE_ARRAY && !c.plainStrings) {
+      return codes(c, allocator).vector(allocator, ArrowTypes.toArrowField(name, c.type));
+    }
     FieldVector v = ArrowTypes.toArrowField(name, c.type).createVector(allocator);
     try {
       if (c.storedWidth == BYTE_ARRAY) {
-        strings(c, (BaseVariableWidthVector) v);
+        plainStrings(c, (BaseVariableWidthVector) v);
       } else {
         fixedWidth(c, (BaseFixedWidthVector) v);
       }
@@ -822,67 +839,71 @@ public final class ParquetDecode {
     MemoryUtil.putByte(at, (byte) (MemoryUtil.getByte(at) | 1 << (bit & 7)));
   }
 
-  /**
-   * A string column: each row's entry of the dictionaries (their codes first, as on the device),
-   * or its PLAIN bytes; every string checked to be UTF-8 (a dictionary entry once, when a row
-   * first takes it).
-   */
-  private static void strings(Chunk c, BaseVariableWidthVector v) {
+  /** A column of PLAIN strings, every string checked to be UTF-8 (dictionary-coded ones: {@link #codes}). */
+  private static void plainStrings(Chunk c, BaseVariableWidthVector v) {
     PageRows page = new PageRows();
     int rows = c.rows;
-    if (c.plainStrings) {
-      byte[][] plain = new byte[c.pages.size()][];
-      long bytes = 0;
-      for (int p = 0; p < c.pages.size(); p++) {
-        plain[p] = unsnap(c, c.pages.get(p), p);
-        bytes += plain[p].length;
+    byte[][] plain = new byte[c.pages.size()][];
+    long bytes = 0;
+    for (int p = 0; p < c.pages.size(); p++) {
+      plain[p] = unsnap(c, c.pages.get(p), p);
+      bytes += plain[p].length;
+    }
+    // a page's strings take no more than its bytes ({@link #takes}: 2 GiB at most in all)
+    v.allocateNew(Math.max(1, bytes), rows);
+    long offsets = v.getOffsetBuffer().memoryAddress();
+    long data = v.getDataBuffer().memoryAddress();
+    long valid = v.getValidityBuffer().memoryAddress();
+    MemoryUtil.setMemory(valid, (rows + 7) / 8, (byte) 0);
+    int end = 0;
+    int row = 0;
+    for (int p = 0; p < c.pages.size(); p++) {
+      Page g = c.pages.get(p);
+      // a dictionary page no data page takes (a writer's, before it fell back to PLAIN) holds no rows
+      if (g.kind() == Kind.DICTIONARY) {
+        continue;
       }
-      // a page's strings take no more than its bytes ({@link #takes}: 2 GiB at most in all)
-      v.allocateNew(Math.max(1, bytes), rows);
-      long offsets = v.getOffsetBuffer().memoryAddress();
-      long data = v.getDataBuffer().memoryAddress();
-      long valid = v.getValidityBuffer().memoryAddress();
-      MemoryUtil.setMemory(valid, (rows + 7) / 8, (byte) 0);
-      int end = 0;
-      int row = 0;
-      for (int p = 0; p < c.pages.size(); p++) {
-        Page g = c.pages.get(p);
-        // a dictionary page no data page takes (a writer's, before it fell back to PLAIN) holds no rows
-        if (g.kind() == Kind.DICTIONARY) {
+      byte[] d = plain[p];
+      page.read(c, p, d);
+      if ((d.length - page.at) / 4 < page.count) {
+        throw problem(c, Problem.SHORT_VALUES, p);
+      }
+      int at = page.at;
+      for (int r = 0; r < g.values(); r++) {
+        MemoryUtil.putInt(offsets + 4L * (row + r), end);
+        if (!page.has(r)) {
           continue;
         }
-        byte[] d = plain[p];
-        page.read(c, p, d);
-        if ((d.length - page.at) / 4 < page.count) {
+        long len = d.length - at < 4 ? -1 : Integer.toUnsignedLong((int) INT_LE.get(d, at));
+        if (len < 0 || len > d.length - at - 4) {
           throw problem(c, Problem.SHORT_VALUES, p);
         }
-        int at = page.at;
-        for (int r = 0; r < g.values(); r++) {
-          MemoryUtil.putInt(offsets + 4L * (row + r), end);
-          if (!page.has(r)) {
-            continue;
-          }
-          long len = d.length - at < 4 ? -1 : Integer.toUnsignedLong((int) INT_LE.get(d, at));
-          if (len < 0 || len > d.length - at - 4) {
-            throw problem(c, Problem.SHORT_VALUES, p);
-          }
-          copy(d, at + 4, data + end, (int) len);
-          if (!dev.gpudf.columnar.ArrowInput.utf8(data, end, end + (int) len)) {
-            throw new UserException(c.where.apply(0) + " row " + (row + r) + " is not UTF-8");
-          }
-          setBit(valid, row + r);
-          end += (int) len;
-          at += 4 + (int) len;
+        copy(d, at + 4, data + end, (int) len);
+        if (!dev.gpudf.columnar.ArrowInput.utf8(data, end, end + (int) len)) {
+          throw new UserException(c.where.apply(0) + " row " + (row + r) + " is not UTF-8");
         }
-        row += g.values();
+        setBit(valid, row + r);
+        end += (int) len;
+        at += 4 + (int) len;
       }
-      MemoryUtil.putInt(offsets + 4L * rows, end);
-      v.setLastSet(rows - 1);
-      return;
+      row += g.values();
     }
+    MemoryUtil.putInt(offsets + 4L * rows, end);
+    v.setLastSet(rows - 1);
+  }
+
+  /**
+   * A dictionary-coded string column as its dictionaries' entries and each row's code (canonical:
+   * see {@link StringCodes}); every entry a row takes checked to be UTF-8, an error naming the first
+   * row that takes a bad one.
+   */
+  public static StringCodes codes(Chunk c, BufferAllocator allocator) {
+    if (c.storedWidth != BYTE_ARRAY || c.plainStrings) {
+      throw new InternalException(c.where.apply(0) + ": not a column of dictionary-coded strings");
+    }
+    PageRows page = new PageRows();
     Dictionaries dict = c.dictionaries;
-    int[] codes = new int[rows];
-    long bytes = 0;
+    int[] codes = new int[c.rows];
     int row = 0;
     for (int p = 0; p < c.pages.size(); p++) {
       Page g = c.pages.get(p);
@@ -895,66 +916,28 @@ public final class ParquetDecode {
       int[] index = page.indexes(c, p, d, c.pages.get(g.dictionary()).values());
       int k = 0;
       for (int r = 0; r < g.values(); r++) {
-        if (!page.has(r)) {
-          codes[row + r] = -1;
-          continue;
-        }
-        int code = base + index[k++];
-        codes[row + r] = code;
-        bytes += dict.offsets[code + 1] - dict.offsets[code];
+        codes[row + r] = page.has(r) ? base + index[k++] : -1;
       }
       row += g.values();
     }
-    if (bytes > Integer.MAX_VALUE - 8) {
-      throw new UserException(c.where.apply(0) + ": its " + rows + " rows hold more than a column's 2 GiB of strings");
-    }
-    // eight bytes of slack after the strings, and after the dictionary's: each string is copied in
-    // whole longs, the last one running past its end into bytes the next string overwrites
-    v.allocateNew(bytes + 8, rows);
-    byte[] entries = java.util.Arrays.copyOf(dict.bytes, dict.bytes.length + 8);
-    int[] starts = dict.offsets;
-    long offsets = v.getOffsetBuffer().memoryAddress();
-    long data = v.getDataBuffer().memoryAddress();
-    long valid = v.getValidityBuffer().memoryAddress();
-    MemoryUtil.setMemory(valid, (rows + 7) / 8, (byte) 0);
+    StringCodes out = StringCodes.of(dict.bytes, dict.offsets, codes);
+    // each entry a row takes, checked once, at the first row that takes it
     boolean[] checked = new boolean[dict.entries()];
-    boolean nulls = false;
-    int end = 0;
-    for (int r = 0; r < rows; r++) {
-      MemoryUtil.putInt(offsets + 4L * r, end);
-      int code = codes[r];
-      if (code < 0) {
-        nulls = true;
-        continue;
-      }
-      int from = starts[code];
-      int len = starts[code + 1] - from;
-      for (int k = 0; k < len; k += 8) {
-        MemoryUtil.putLong(data + end + k, MemoryUtil.getLong(entries, from + k));
-      }
-      if (!checked[code]) {
-        if (!dev.gpudf.columnar.ArrowInput.utf8(data, end, end + len)) {
-          throw new UserException(c.where.apply(0) + " row " + r + " is not UTF-8");
-        }
-        checked[code] = true;
-      }
-      end += len;
-    }
-    MemoryUtil.putInt(offsets + 4L * rows, end);
-    if (nulls) {
-      for (int r = 0; r < rows; r++) {
-        if (codes[r] >= 0) {
-          setBit(valid, r);
+    try (HostColumn entries = out.dictionary(allocator, "entries")) {
+      long data = entries.vector().getDataBuffer().memoryAddress();
+      long offsets = ((BaseVariableWidthVector) entries.vector()).getOffsetBuffer().memoryAddress();
+      for (int r = 0; r < codes.length; r++) {
+        int code = codes[r];
+        if (code >= 0 && !checked[code]) {
+          if (!dev.gpudf.columnar.ArrowInput.utf8(data, MemoryUtil.getInt(offsets + 4L * code),
+              MemoryUtil.getInt(offsets + 4L * code + 4))) {
+            throw new UserException(c.where.apply(0) + " row " + r + " is not UTF-8");
+          }
+          checked[code] = true;
         }
       }
-    } else {
-      // whole bytes, then the last rows' bits: none past the rows
-      MemoryUtil.setMemory(valid, rows >>> 3, (byte) -1);
-      for (int r = rows & ~7; r < rows; r++) {
-        setBit(valid, r);
-      }
     }
-    v.setLastSet(rows - 1);
+    return out;
   }
 
   /** {@code len} bytes of {@code src} from {@code from} to address {@code to}: a short string without a call. */

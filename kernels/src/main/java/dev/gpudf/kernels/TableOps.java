@@ -61,6 +61,29 @@ public final class TableOps {
   }
 
   /** {@code root} copied into a table on {@code gpu}, or shared into a host table when it is null; the caller keeps {@code root}. */
+  /**
+   * {@code host} (borrowed) as a table of its own on {@code gpu}, or on the host (null) with every
+   * column holding its vector ({@link HostColumn#decoded}): a resident copy, in memory the
+   * allocators count. The caller closes it.
+   */
+  public static Table<?> load(Gpu gpu, HostTable host) {
+    if (gpu != null) {
+      try (CudaStream stream = gpu.newStream()) {
+        return DeviceTable.fromHost(gpu, host, stream);
+      }
+    }
+    List<HostColumn> columns = new ArrayList<>();
+    try {
+      for (int c = 0; c < host.columnCount(); c++) {
+        columns.add(host.column(c).decoded());
+      }
+    } catch (RuntimeException e) {
+      columns.forEach(HostColumn::close);
+      throw e;
+    }
+    return new HostTable(host.names(), columns, host.rowCount());
+  }
+
   public static Table<?> load(Gpu gpu, VectorSchemaRoot root) {
     if (gpu == null) {
       return HostTable.fromArrow(root);

@@ -351,7 +351,8 @@ public final class Catalog implements AutoCloseable {
     int[] all = java.util.stream.IntStream.range(0, e.source.names().size()).toArray();
     try {
       for (int c = 0; c < e.source.chunkRows().size(); c++) {
-        try (ChunkColumns read = e.readColumns(c, all, allocator, null); Table<?> chunk = TableOps.load(gpu, read.rows())) {
+        try (ChunkColumns read = e.readColumns(c, all, allocator, null); HostTable host = read.table(null);
+            Table<?> chunk = TableOps.load(gpu, host)) {
           if (made == null) {
             chunk.retain();
             made = new Entry(chunk);
@@ -656,11 +657,11 @@ public final class Catalog implements AutoCloseable {
           if (ahead != null && !ahead.reads(e, chunk, read) && ahead.covers(e, chunk, read)) {
             readsAheadTaken++;
             try (ChunkColumns got = ahead.take()) {
-              return TableOps.load(gpu, got.rows(read));
+              return got.table(read);
             }
           }
           try (ChunkColumns got = columns(e, chunk, read, allocator, ahead)) {
-            return TableOps.load(gpu, got.rows());
+            return got.table(null);
           }
         }
         return fromFile(e, chunk, read, ahead);

@@ -2,6 +2,8 @@ package dev.gpudf.sql;
 
 import dev.gpudf.columnar.DeviceColumn;
 import dev.gpudf.columnar.DeviceTable;
+import dev.gpudf.columnar.HostColumn;
+import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.cuda.Gpu;
 import dev.gpudf.columnar.error.InternalException;
 import dev.gpudf.kernels.Exec;
@@ -11,7 +13,6 @@ import dev.gpudf.sql.files.ChunkSource;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
@@ -42,16 +43,20 @@ final class ChunkColumns implements AutoCloseable {
   private final int rows;
   // per column of `columns`: its stored pages, or null where it is among `hostRows`
   private final ParquetDecode.Chunk[] encoded;
+  // the GPU catalog's columns its source reads as rows, or null
   private final VectorSchemaRoot hostRows;
+  // the CPU catalog's columns, decoded on the host (strings from a dictionary kept encoded), or null
+  private final HostTable hostTable;
   // the stream the stored pages decode on and their decoding (both null when there are none)
   private final Exec exec;
   private final ParquetDecode.Pending decoding;
   // how many of the columns gpudf's decoder decoded on the host (a CPU catalog's reads)
   private final int decodedOnHost;
 
-  private ChunkColumns(int[] columns, int rows, ParquetDecode.Chunk[] encoded, VectorSchemaRoot hostRows, Exec exec,
-      ParquetDecode.Pending decoding, int decodedOnHost) {
+  private ChunkColumns(int[] columns, int rows, ParquetDecode.Chunk[] encoded, VectorSchemaRoot hostRows,
+      HostTable hostTable, Exec exec, ParquetDecode.Pending decoding, int decodedOnHost) {
     this.decodedOnHost = decodedOnHost;
+    this.hostTable = hostTable;
     this.columns = columns;
     this.rows = rows;
     this.encoded = encoded;
@@ -72,8 +77,8 @@ final class ChunkColumns implements AutoCloseable {
     try {
       if (gpu == null && HOST_DECODE) {
         int[] decoded = new int[1];
-        rows = decodedOnHost(source, chunk, columns, into, decoded);
-        return new ChunkColumns(columns, source.chunkRows().get(chunk), encoded, rows, null, null, decoded[0]);
+        HostTable table = decodedOnHost(source, chunk, columns, into, decoded);
+        return new ChunkColumns(columns, source.chunkRows().get(chunk), encoded, null, table, null, null, decoded[0]);
       }
       if (gpu != null && DEVICE_DECODE) {
         readEncoded(source, chunk, columns, into, encoded);
@@ -93,7 +98,7 @@ final class ChunkColumns implements AutoCloseable {
         exec = Exec.onGpu(gpu, into);
         decoding = ParquetDecode.launch(exec, stored);
       }
-      return new ChunkColumns(columns, source.chunkRows().get(chunk), encoded, rows, exec, decoding, 0);
+      return new ChunkColumns(columns, source.chunkRows().get(chunk), encoded, rows, null, exec, decoding, 0);
     } catch (RuntimeException e) {
       // a failed launch has waited for its stream: the pages' bytes are free to go
       try (VectorSchemaRoot r = rows; Exec x = exec) {
@@ -126,55 +131,54 @@ final class ChunkColumns implements AutoCloseable {
 
   /**
    * Columns {@code columns} of chunk {@code chunk} decoded on the host: each column the source
-   * gives as stored pages is read and decoded on {@link Readers}' threads, the columns at once; the
-   * source reads the others. Their count goes to {@code decoded[0]}. The caller closes the root.
+   * gives as stored pages is read and decoded on {@link Readers}' threads, the columns at once
+   * (strings from a dictionary kept as their codes, {@link HostColumn#encoded}); the source reads
+   * the others. Their count goes to {@code decoded[0]}. The caller closes the table.
    */
-  private static VectorSchemaRoot decodedOnHost(ChunkSource source, int chunk, int[] columns, BufferAllocator into,
+  private static HostTable decodedOnHost(ChunkSource source, int chunk, int[] columns, BufferAllocator into,
       int[] decoded) {
-    List<java.util.concurrent.Future<FieldVector>> decodes = new ArrayList<>();
+    List<java.util.concurrent.Future<HostColumn>> decodes = new ArrayList<>();
     for (int column : columns) {
       String name = source.names().get(column);
       decodes.add(Readers.POOL.submit(() -> {
         try (ParquetDecode.Chunk c = source.readEncoded(chunk, column, into)) {
-          return c == null ? null : ParquetDecode.decodeOnHost(c, name, into);
+          return c == null ? null : ParquetDecode.decodeOnHostColumn(c, name, into);
         }
       }));
     }
-    FieldVector[] vectors = new FieldVector[columns.length];
-    VectorSchemaRoot rest = null;
+    HostColumn[] read = new HostColumn[columns.length];
     try {
-      dev.gpudf.formats.Await.all(decodes, "decoding a chunk's pages", (v, i) -> vectors[i] = v);
+      dev.gpudf.formats.Await.all(decodes, "decoding a chunk's pages", (col, i) -> read[i] = col);
       List<Integer> left = new ArrayList<>();
       for (int i = 0; i < columns.length; i++) {
-        if (vectors[i] == null) {
+        if (read[i] == null) {
           left.add(columns[i]);
         }
       }
       decoded[0] = columns.length - left.size();
-      if (columns.length == 0 || left.size() == columns.length) {
-        return source.read(chunk, columns, into);
-      }
       if (!left.isEmpty()) {
-        rest = source.read(chunk, left.stream().mapToInt(Integer::intValue).toArray(), into);
-        for (int i = 0, k = 0; i < columns.length; i++) {
-          if (vectors[i] == null) {
-            vectors[i] = rest.getVector(k++);
+        try (VectorSchemaRoot rest = source.read(chunk, left.stream().mapToInt(Integer::intValue).toArray(), into);
+            HostTable others = HostTable.fromArrow(rest)) {
+          for (int i = 0, k = 0; i < columns.length; i++) {
+            if (read[i] == null) {
+              HostColumn c = others.column(k++);
+              c.retain();
+              read[i] = c;
+            }
           }
         }
       }
-      List<FieldVector> ordered = List.of(vectors);
-      VectorSchemaRoot root = new VectorSchemaRoot(ordered.stream().map(FieldVector::getField).toList(), ordered,
-          source.chunkRows().get(chunk));
-      // the root owns every vector now, the source's too (their root is let go without closing them)
-      rest = null;
-      java.util.Arrays.fill(vectors, null);
-      return root;
+      List<String> names = new ArrayList<>();
+      for (int column : columns) {
+        names.add(source.names().get(column));
+      }
+      HostTable table = new HostTable(names, List.of(read), source.chunkRows().get(chunk));
+      java.util.Arrays.fill(read, null);
+      return table;
     } finally {
-      try (VectorSchemaRoot r = rest) {
-        for (FieldVector v : vectors) {
-          if (v != null && (r == null || !r.getFieldVectors().contains(v))) {
-            v.close();
-          }
+      for (HostColumn c : read) {
+        if (c != null) {
+          c.close();
         }
       }
     }
@@ -200,29 +204,28 @@ final class ChunkColumns implements AutoCloseable {
     return java.util.Arrays.stream(encoded).filter(java.util.Objects::nonNull).count();
   }
 
-  /** The columns decoded on the host, in order, when none is kept as stored pages (the CPU catalog's reads); it keeps them. */
-  VectorSchemaRoot rows() {
-    for (ParquetDecode.Chunk c : encoded) {
-      if (c != null) {
-        throw new InternalException("a chunk read for the device was taken as host rows");
-      }
-    }
-    return hostRows;
-  }
-
   /**
-   * Columns {@code wanted} (each among those read) of {@link #rows()}, in that order: a root that
-   * shares their vectors, which this still owns (the root is not to be closed).
+   * The columns decoded on the host (a CPU catalog's read), all of them in order, or those {@code
+   * wanted} (each among those read; null: all) in that order: a table sharing them, which the
+   * caller closes (and still this).
    */
-  VectorSchemaRoot rows(int[] wanted) {
-    VectorSchemaRoot all = rows();
-    List<FieldVector> picked = new ArrayList<>();
-    for (int w : wanted) {
-      int at = java.util.stream.IntStream.range(0, columns.length).filter(i -> columns[i] == w).findFirst()
-          .orElseThrow(() -> new InternalException("column " + w + " was not read"));
-      picked.add(all.getVector(at));
+  HostTable table(int[] wanted) {
+    if (hostTable == null) {
+      throw new InternalException("a chunk read for the device was taken as host rows");
     }
-    return new VectorSchemaRoot(picked.stream().map(FieldVector::getField).toList(), picked, rows);
+    int[] at = wanted == null ? java.util.stream.IntStream.range(0, columns.length).toArray()
+        : java.util.Arrays.stream(wanted).map(w -> java.util.stream.IntStream.range(0, columns.length)
+            .filter(i -> columns[i] == w).findFirst().orElseThrow(() -> new InternalException("column " + w + " was not read")))
+            .toArray();
+    List<HostColumn> picked = new ArrayList<>();
+    List<String> names = new ArrayList<>();
+    for (int i : at) {
+      HostColumn c = hostTable.column(i);
+      c.retain();
+      picked.add(c);
+      names.add(hostTable.names().get(i));
+    }
+    return new HostTable(names, picked, rows);
   }
 
   /**
@@ -263,7 +266,7 @@ final class ChunkColumns implements AutoCloseable {
         decoding.close();
       }
     } finally {
-      try (hostRows; Exec x = exec) {
+      try (hostRows; HostTable t = hostTable; Exec x = exec) {
         for (ParquetDecode.Chunk c : encoded) {
           if (c != null) {
             c.close();

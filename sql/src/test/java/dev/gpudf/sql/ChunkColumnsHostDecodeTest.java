@@ -74,13 +74,15 @@ class ChunkColumnsHostDecodeTest {
             whole += start % 4096 == 0 && (end % 4096 == 0 || end == 20_000) ? 1 : 0;
             start = end;
             try (ChunkColumns read = ChunkColumns.read(source, chunk, columns, a, null);
-                VectorSchemaRoot want = source.read(chunk, columns, a)) {
-              assertSameRows(want, read.rows(), what);
+                VectorSchemaRoot want = source.read(chunk, columns, a);
+                dev.gpudf.columnar.HostTable got = read.table(null); VectorSchemaRoot rows = got.toArrow(a)) {
+              assertSameRows(want, rows, what);
               decoded += read.decodedOnHost();
             }
             // COUNT(*): no column, the chunk's rows
-            try (ChunkColumns none = ChunkColumns.read(source, chunk, new int[0], a, null)) {
-              assertEquals(source.chunkRows().get(chunk), none.rows().getRowCount(), what);
+            try (ChunkColumns none = ChunkColumns.read(source, chunk, new int[0], a, null);
+                dev.gpudf.columnar.HostTable got = none.table(null)) {
+              assertEquals(source.chunkRows().get(chunk), got.rowCount(), what);
             }
           }
           assertTrue(whole > 0, "some chunk is whole row groups");

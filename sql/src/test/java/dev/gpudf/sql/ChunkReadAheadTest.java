@@ -176,8 +176,8 @@ class ChunkReadAheadTest {
       s.catalog().drop("t");
       release.join();
       assertNull(s.catalog().readAhead("t", 1, null), "no read ahead of a table that is gone");
-      try (ChunkColumns before = queued.take()) {
-        assertEquals(2000, before.rows().getRowCount(), "the queued read ran before the drop");
+      try (ChunkColumns before = queued.take(); dev.gpudf.columnar.HostTable rows = before.table(null)) {
+        assertEquals(2000, rows.rowCount(), "the queued read ran before the drop");
       } catch (UserException gone) {
         assertTrue(gone.getMessage().contains("dropped or replaced"), gone.getMessage());
       }
