@@ -10,30 +10,34 @@ import org.apache.arrow.vector.FieldVector;
 /**
  * A string column as a dictionary and each row's code into it (a Parquet column's dictionary
  * indexes, say): the entries' UTF-8 bytes one after another with their offsets, and per row the
- * code of its entry, or -1 for NULL. Codes are <em>canonical</em>: equal entries have one code, so
- * two rows hold equal strings exactly when they hold equal codes, and a filter or grouping may
- * work on the codes alone. Immutable, on the Java heap; {@link HostColumn#encoded} makes a column
- * of it whose vector is made only when something reads it.
+ * code of its entry, or -1 for NULL. The codes read ({@link #codes()}) are <em>canonical</em>: equal
+ * entries have one code, so two rows hold equal strings exactly when they hold equal codes, and a
+ * filter or grouping may work on the codes alone. Holds the same strings from first to last, on
+ * the Java heap; {@link HostColumn#encoded} makes a column of it whose vector is made only when
+ * something reads it.
  */
 public final class StringCodes {
   private final byte[] bytes;
   private final int[] offsets;
   private final int[] codes;
   private final int nulls;
+  // whether equal entries' codes have been made one (at the first read of the codes)
+  private boolean canonical;
 
-  private StringCodes(byte[] bytes, int[] offsets, int[] codes, int nulls) {
+  private StringCodes(byte[] bytes, int[] offsets, int[] codes, int nulls, boolean canonical) {
     this.bytes = bytes;
     this.offsets = offsets;
     this.codes = codes;
     this.nulls = nulls;
+    this.canonical = canonical;
   }
 
   /**
    * The column of rows {@code codes} (each -1 or an entry) over the entries {@code bytes} /
    * {@code offsets} (entry {@code e} is {@code bytes[offsets[e], offsets[e + 1])}, UTF-8 checked
-   * by the caller), the codes made canonical: a code whose entry equals an earlier entry becomes
-   * that entry's code. The arrays are taken, not copied; a code or offset out of range is the
-   * caller's bug.
+   * by the caller). The arrays are taken, not copied; a code or offset out of range is the caller's
+   * bug. The codes are made canonical (a code whose entry equals an earlier entry becomes that
+   * entry's code) when first read: making the strings does not need it.
    */
   public static StringCodes of(byte[] bytes, int[] offsets, int[] codes) {
     int entries = offsets.length - 1;
@@ -45,28 +49,39 @@ public final class StringCodes {
         throw new InternalException("string dictionary offsets fall at entry " + e);
       }
     }
-    // each entry's canonical code: the first entry equal to it
-    int[] canonical = new int[entries];
-    java.util.Map<java.nio.ByteBuffer, Integer> first = new java.util.HashMap<>();
-    boolean moved = false;
-    for (int e = 0; e < entries; e++) {
-      Integer had = first.putIfAbsent(java.nio.ByteBuffer.wrap(bytes, offsets[e], offsets[e + 1] - offsets[e]), e);
-      canonical[e] = had == null ? e : had;
-      moved |= had != null;
-    }
     int nulls = 0;
     for (int r = 0; r < codes.length; r++) {
       int c = codes[r];
       if (c < -1 || c >= entries) {
         throw new InternalException("string code " + c + " at row " + r + " outside a dictionary of " + entries);
       }
-      if (c < 0) {
-        nulls++;
-      } else if (moved) {
-        codes[r] = canonical[c];
+      nulls += c < 0 ? 1 : 0;
+    }
+    return new StringCodes(bytes, offsets, codes, nulls, entries <= 1);
+  }
+
+  /** Makes the codes canonical, once: each entry's code becomes the first entry equal to it. */
+  private synchronized void canonicalize() {
+    if (canonical) {
+      return;
+    }
+    int entries = entries();
+    int[] first = new int[entries];
+    java.util.Map<java.nio.ByteBuffer, Integer> seen = new java.util.HashMap<>();
+    boolean moved = false;
+    for (int e = 0; e < entries; e++) {
+      Integer had = seen.putIfAbsent(java.nio.ByteBuffer.wrap(bytes, offsets[e], offsets[e + 1] - offsets[e]), e);
+      first[e] = had == null ? e : had;
+      moved |= had != null;
+    }
+    if (moved) {
+      for (int r = 0; r < codes.length; r++) {
+        if (codes[r] >= 0) {
+          codes[r] = first[codes[r]];
+        }
       }
     }
-    return new StringCodes(bytes, offsets, codes, nulls);
+    canonical = true;
   }
 
   /** The rows. */
@@ -84,13 +99,15 @@ public final class StringCodes {
     return offsets.length - 1;
   }
 
-  /** Row {@code r}'s code: its entry, or -1 for NULL. */
+  /** Row {@code r}'s canonical code: its entry, or -1 for NULL. */
   public int code(int r) {
+    canonicalize();
     return codes[r];
   }
 
-  /** Each row's code, the array itself: not to be written. */
+  /** Each row's canonical code, the array itself: not to be written. */
   public int[] codes() {
+    canonicalize();
     return codes;
   }
 
@@ -99,13 +116,14 @@ public final class StringCodes {
    * dictionary; the indices are the caller's to check.
    */
   public StringCodes gather(int[] map) {
+    canonicalize();
     int[] out = new int[map.length];
     int nullRows = 0;
     for (int i = 0; i < map.length; i++) {
       out[i] = map[i] < 0 ? -1 : codes[map[i]];
       nullRows += out[i] < 0 ? 1 : 0;
     }
-    return new StringCodes(bytes, offsets, out, nullRows);
+    return new StringCodes(bytes, offsets, out, nullRows, true);
   }
 
   /** The entries as a column of {@link #entries()} rows and then one NULL row (for an expression over the dictionary); the caller closes it. */
@@ -115,10 +133,15 @@ public final class StringCodes {
       all[e] = e;
     }
     all[entries()] = -1;
-    return new HostColumn(new StringCodes(bytes, offsets, all, 1).vector(allocator, ArrowTypes.toArrowField(name, DataType.STRING)));
+    return new HostColumn(new StringCodes(bytes, offsets, all, 1, false).vector(allocator,
+        ArrowTypes.toArrowField(name, DataType.STRING)));
   }
 
-  /** The rows' strings as an Arrow vector of {@code field} (a string type) from {@code allocator}; the caller owns it. */
+  /**
+   * The rows' strings as an Arrow vector of {@code field} (a string type) from {@code allocator};
+   * the caller owns it. Reads the codes as they are: one made canonical meanwhile on another
+   * thread names an equal entry, so the strings are the same either way.
+   */
   public FieldVector vector(BufferAllocator allocator, org.apache.arrow.vector.types.pojo.Field field) {
     int rows = codes.length;
     long total = 0;

@@ -556,12 +556,16 @@ public final class ParquetDecode {
    */
   /**
    * {@link #decodeOnHost} as a column the caller closes, a column of dictionary-coded strings
-   * kept as its codes ({@link HostColumn#encoded}, its vector made from {@code allocator} when
-   * first read).
+   * whose dictionary holds at most a quarter as many entries as it has rows kept as its codes
+   * ({@link HostColumn#encoded}, its vector made from {@code allocator} when first read): a filter
+   * or grouping on it then works per entry and per code, not per string.
    */
   public static HostColumn decodeOnHostColumn(Chunk c, String name, BufferAllocator allocator) {
     if (c.storedWidth == BYTE_ARRAY && !c.plainStrings) {
-      return HostColumn.encoded(codes(c, allocator), ArrowTypes.toArrowField(name, c.type), allocator);
+      StringCodes codes = codes(c, allocator);
+      org.apache.arrow.vector.types.pojo.Field field = ArrowTypes.toArrowField(name, c.type);
+      return codes.entries() * 4L <= codes.rows() ? HostColumn.encoded(codes, field, allocator)
+          : new HostColumn(codes.vector(allocator, field));
     }
     return new HostColumn(decodeOnHost(c, name, allocator));
   }
