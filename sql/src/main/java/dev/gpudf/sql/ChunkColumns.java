@@ -156,7 +156,8 @@ final class ChunkColumns implements AutoCloseable {
         }
       }
       decoded[0] = columns.length - left.size();
-      if (!left.isEmpty()) {
+      // no column at all (COUNT(*)) still asks the source, which checks its file is unchanged
+      if (!left.isEmpty() || columns.length == 0) {
         try (VectorSchemaRoot rest = source.read(chunk, left.stream().mapToInt(Integer::intValue).toArray(), into);
             HostTable others = HostTable.fromArrow(rest)) {
           for (int i = 0, k = 0; i < columns.length; i++) {
