@@ -75,9 +75,16 @@ final class ChunkColumns implements AutoCloseable {
     VectorSchemaRoot rows = null;
     Exec exec = null;
     try {
-      if (gpu == null && HOST_DECODE) {
+      if (gpu == null) {
         int[] decoded = new int[1];
-        HostTable table = decodedOnHost(source, chunk, columns, into, decoded);
+        HostTable table;
+        if (HOST_DECODE) {
+          table = decodedOnHost(source, chunk, columns, into, decoded);
+        } else {
+          try (VectorSchemaRoot read = source.read(chunk, columns, into)) {
+            table = HostTable.fromArrow(read);
+          }
+        }
         return new ChunkColumns(columns, source.chunkRows().get(chunk), encoded, null, table, null, null, decoded[0]);
       }
       if (gpu != null && DEVICE_DECODE) {
