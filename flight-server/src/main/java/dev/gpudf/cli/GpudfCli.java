@@ -35,7 +35,9 @@ public final class GpudfCli {
       "org.apache.arrow.memory.BaseAllocator", "org.apache.calcite.rel.type.TimeFrames",
       "org.apache.calcite.sql.type.SqlTypeCoercionRule", "org.apache.calcite.rex.RexBuilder",
       "org.apache.calcite.rel.metadata.DefaultRelMetadataProvider", "org.apache.calcite.sql2rel.StandardConvertletTable",
-      "dev.gpudf.sql.LogicalRules", "dev.gpudf.sql.GpuRules", "dev.gpudf.kernels.StringBuild"};
+      "dev.gpudf.sql.LogicalRules", "dev.gpudf.sql.GpuRules", "dev.gpudf.kernels.StringBuild",
+      // Arrow's Schema starts Jackson (30-40 ms), first needed by the result's root
+      "org.apache.arrow.vector.types.pojo.Schema"};
 
   private static void initializeSqlSoon() {
     Thread t = new Thread(() -> {
