@@ -87,6 +87,7 @@ public final class HostColumn extends Column {
 
   /** The codes of a column made {@link #encoded}, else null: equal codes are equal strings. */
   public StringCodes codes() {
+    checkOpen();
     return codes;
   }
 

@@ -99,12 +99,6 @@ public final class StringCodes {
     return offsets.length - 1;
   }
 
-  /** Row {@code r}'s canonical code: its entry, or -1 for NULL. */
-  public int code(int r) {
-    canonicalize();
-    return codes[r];
-  }
-
   /** Each row's canonical code, the array itself: not to be written. */
   public int[] codes() {
     canonicalize();

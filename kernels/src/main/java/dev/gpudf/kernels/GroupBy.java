@@ -362,17 +362,17 @@ public final class GroupBy {
    */
   private static HostColumn aggregateColumn(BufferAllocator a, HostTable t, Agg agg, int[] groupOf, int groups) {
     int n = groupOf.length;
-    if (agg.op == Reduction.COUNT_ALL || agg.op == Reduction.COUNT_VALID) {
+    HostColumn c = t.column(agg.column);
+    if (agg.op == Reduction.COUNT_VALID) {
+      // of a column with NULLs (the others are the groups' sizes, {@link #counted})
       long[] counts = new long[groups + 1];
-      HostColumn c = agg.op == Reduction.COUNT_ALL ? null : t.column(agg.column);
       for (int i = 0; i < n; i++) {
-        if (c == null || c.nullCount() == 0 || !c.vector().isNull(i)) {
+        if (!c.vector().isNull(i)) {
           counts[groupOf[i]]++;
         }
       }
       return longs(a, DataType.INT64, Arrays.copyOf(counts, groups), null);
     }
-    HostColumn c = t.column(agg.column);
     if (agg.op == Reduction.ANY_VALUE) {
       int[] first = new int[groups + 1];
       Arrays.fill(first, -1);

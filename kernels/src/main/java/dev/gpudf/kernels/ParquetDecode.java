@@ -548,13 +548,6 @@ public final class ParquetDecode {
   private static final VarHandle INT_LE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
   /**
-   * {@code c} decoded on the host into a vector named {@code name} from {@code allocator} (the
-   * caller closes it): what {@link #decode} computes, page by page in the same order, with the
-   * same checks. Also the CPU backend's decoder of Parquet files, so it writes the vector's buffers
-   * directly: every row it writes is below the chunk's rows, which the {@link Chunk} checked
-   * against its pages.
-   */
-  /**
    * {@link #decodeOnHost} as a column the caller closes, a column of dictionary-coded strings
    * whose dictionary holds at most a quarter as many entries as it has rows kept as its codes
    * ({@link HostColumn#encoded}, its vector made from {@code allocator} when first read): a filter
@@ -570,6 +563,13 @@ public final class ParquetDecode {
     return new HostColumn(decodeOnHost(c, name, allocator));
   }
 
+  /**
+   * {@code c} decoded on the host into a vector named {@code name} from {@code allocator} (the
+   * caller closes it): what {@link #decode} computes, page by page in the same order, with the
+   * same checks. Also the CPU backend's decoder of Parquet files, so it writes the vector's buffers
+   * directly: every row it writes is below the chunk's rows, which the {@link Chunk} checked
+   * against its pages.
+   */
   public static FieldVector decodeOnHost(Chunk c, String name, BufferAllocator allocator) {
     if (c.storedWidth == BYTE_ARRAY && !c.plainStrings) {
       return codes(c, allocator).vector(allocator, ArrowTypes.toArrowField(name, c.type));
@@ -925,21 +925,29 @@ public final class ParquetDecode {
       row += g.values();
     }
     StringCodes out = StringCodes.of(dict.bytes, dict.offsets, codes);
-    // each entry a row takes, checked once, at the first row that takes it
+    // each entry a row takes, checked once, at the first row that takes it; the rows' strings
+    // counted, so that a column past Arrow's 2 GiB is refused here, naming its file
+    // (the entries vector holds the entries one after another, at the dictionary's own offsets)
     boolean[] checked = new boolean[dict.entries()];
+    long bytes = 0;
     try (HostColumn entries = out.dictionary(allocator, "entries")) {
       long data = entries.vector().getDataBuffer().memoryAddress();
-      long offsets = ((BaseVariableWidthVector) entries.vector()).getOffsetBuffer().memoryAddress();
       for (int r = 0; r < codes.length; r++) {
         int code = codes[r];
-        if (code >= 0 && !checked[code]) {
-          if (!dev.gpudf.columnar.ArrowInput.utf8(data, MemoryUtil.getInt(offsets + 4L * code),
-              MemoryUtil.getInt(offsets + 4L * code + 4))) {
+        if (code < 0) {
+          continue;
+        }
+        bytes += dict.offsets[code + 1] - dict.offsets[code];
+        if (!checked[code]) {
+          if (!dev.gpudf.columnar.ArrowInput.utf8(data, dict.offsets[code], dict.offsets[code + 1])) {
             throw new UserException(c.where.apply(0) + " row " + r + " is not UTF-8");
           }
           checked[code] = true;
         }
       }
+    }
+    if (bytes > Integer.MAX_VALUE - 8) {
+      throw new UserException(c.where.apply(0) + ": its " + c.rows + " rows hold more than a column's 2 GiB of strings");
     }
     return out;
   }

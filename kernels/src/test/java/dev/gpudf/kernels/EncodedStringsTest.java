@@ -2,6 +2,7 @@ package dev.gpudf.kernels;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -125,7 +126,7 @@ class EncodedStringsTest {
         }
       }
       for (int r = 0; r < rows; r++) {
-        assertEquals(true, codes.code(r) != 4, "entry 4 equals entry 1: its rows take code 1");
+        assertNotEquals(4, codes.codes()[r], "entry 4 equals entry 1: its rows take code 1");
       }
       assertEquals(0, a.getAllocatedMemory());
     }
