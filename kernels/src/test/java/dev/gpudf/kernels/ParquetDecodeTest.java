@@ -586,26 +586,29 @@ class ParquetDecodeTest {
   }
 
   /**
-   * A decimal with more digits than its type, behind NULLs and in the second row group, PLAIN and
-   * from a dictionary: the error names its row in the chunk, not its place among the present values.
+   * A decimal with more digits than its type, in the second row group, PLAIN and from a dictionary,
+   * behind NULLs or with none (a page without NULLs over a dictionary takes its own path): the error
+   * names its row in the chunk, not its place among the present values.
    */
   @Test
   void theCpuTwinNamesTheRowOfADecimalPastItsPrecision() {
-    Long[] values = new Long[3000];
-    for (int r = 0; r < values.length; r++) {
-      values[r] = r % 3 == 0 ? null : (long) (r % 2 == 0 ? 1234 : -1234);
-    }
-    values[2600] = 12345L;
-    try (RootAllocator a = new RootAllocator()) {
-      for (boolean dictionary : new boolean[] {false, true}) {
-        Writer w = write(values, true, dictionary, 4);
-        try (ParquetDecode.Chunk chunk = w.chunk(a, DataType.decimal(4, 2), 4, values.length)) {
-          UserException e = assertThrows(UserException.class, () -> ParquetDecode.decodeOnHost(chunk, "c", a).close());
-          assertEquals("t.parquet page 0 row 2600 holds more digits than its type DECIMAL(4, 2) has", e.getMessage(),
-              dictionary ? "dictionary" : "plain");
-        }
+    for (boolean nulls : new boolean[] {true, false}) {
+      Long[] values = new Long[3000];
+      for (int r = 0; r < values.length; r++) {
+        values[r] = nulls && r % 3 == 0 ? null : (long) (r % 2 == 0 ? 1234 : -1234);
       }
-      assertEquals(0, a.getAllocatedMemory());
+      values[2600] = 12345L;
+      try (RootAllocator a = new RootAllocator()) {
+        for (boolean dictionary : new boolean[] {false, true}) {
+          Writer w = write(values, nulls, dictionary, 4);
+          try (ParquetDecode.Chunk chunk = w.chunk(a, DataType.decimal(4, 2), 4, values.length)) {
+            UserException e = assertThrows(UserException.class, () -> ParquetDecode.decodeOnHost(chunk, "c", a).close());
+            assertEquals("t.parquet page 0 row 2600 holds more digits than its type DECIMAL(4, 2) has", e.getMessage(),
+                (dictionary ? "dictionary" : "plain") + (nulls ? " with NULLs" : ""));
+          }
+        }
+        assertEquals(0, a.getAllocatedMemory());
+      }
     }
   }
 
