@@ -42,9 +42,9 @@ public final class HostColumn extends Column {
   }
 
   /**
-   * A string column of {@code field} held as {@code codes}: filters and groupings that can read
-   * {@link #codes()} do, and its vector is made from {@code allocator} (which must outlive it) when
-   * something first reads {@link #vector()}.
+   * A string column of {@code field} held as {@code codes}, which it takes (and closes with
+   * itself): filters and groupings that can read {@link #codes()} do, and its vector is made from
+   * {@code allocator} (which must outlive it) when something first reads {@link #vector()}.
    */
   public static HostColumn encoded(StringCodes codes, org.apache.arrow.vector.types.pojo.Field field,
       org.apache.arrow.memory.BufferAllocator allocator) {
@@ -73,8 +73,7 @@ public final class HostColumn extends Column {
 
   /**
    * This column as one that holds its vector: itself, retained, unless it is {@link #encoded},
-   * else a new column owning a vector made now (memory the allocator counts, where codes are on
-   * the Java heap). The caller closes the result.
+   * else a new column owning a vector made now. The caller closes the result.
    */
   public HostColumn decoded() {
     checkOpen();
@@ -85,7 +84,7 @@ public final class HostColumn extends Column {
     return new HostColumn(codes.vector(allocator, field));
   }
 
-  /** The codes of a column made {@link #encoded}, else null: equal codes are equal strings. */
+  /** The codes of a column made {@link #encoded}, else null: equal codes are equal strings; the column owns them. */
   public StringCodes codes() {
     checkOpen();
     return codes;
@@ -100,6 +99,9 @@ public final class HostColumn extends Column {
     }
     if (v != null) {
       v.close();
+    }
+    if (codes != null) {
+      codes.close();
     }
   }
 }

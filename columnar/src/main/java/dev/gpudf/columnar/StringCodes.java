@@ -2,6 +2,7 @@ package dev.gpudf.columnar;
 
 import dev.gpudf.columnar.error.InternalException;
 import java.util.Arrays;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BaseVariableWidthVector;
@@ -10,54 +11,68 @@ import org.apache.arrow.vector.FieldVector;
 /**
  * A string column as a dictionary and each row's code into it (a Parquet column's dictionary
  * indexes, say): the entries' UTF-8 bytes one after another with their offsets, and per row the
- * code of its entry, or -1 for NULL. The codes read ({@link #codes()}) are <em>canonical</em>: equal
- * entries have one code, so two rows hold equal strings exactly when they hold equal codes, and a
- * filter or grouping may work on the codes alone. Holds the same strings from first to last, on
- * the Java heap; {@link HostColumn#encoded} makes a column of it whose vector is made only when
- * something reads it.
+ * code of its entry, or -1 for NULL. The codes read ({@link #codesAddress()}) are
+ * <em>canonical</em>: equal entries have one code, so two rows hold equal strings exactly when they
+ * hold equal codes, and a filter or grouping may work on the codes alone. Holds the same strings
+ * from first to last. The codes (4 bytes a row) are in a buffer of an Arrow allocator, which
+ * counts them; the dictionary (a fraction of the rows) is on the Java heap. Owned by one holder,
+ * which closes it: {@link HostColumn#encoded} makes a column of it (and closes it with the column)
+ * whose vector is made only when something reads it.
  */
-public final class StringCodes {
+public final class StringCodes implements AutoCloseable {
   private final byte[] bytes;
   private final int[] offsets;
-  private final int[] codes;
+  private final ArrowBuf codes;
+  private final int rows;
   private final int nulls;
   // whether equal entries' codes have been made one (at the first read of the codes)
   private boolean canonical;
 
-  private StringCodes(byte[] bytes, int[] offsets, int[] codes, int nulls, boolean canonical) {
+  private StringCodes(byte[] bytes, int[] offsets, ArrowBuf codes, int rows, int nulls, boolean canonical) {
     this.bytes = bytes;
     this.offsets = offsets;
     this.codes = codes;
+    this.rows = rows;
     this.nulls = nulls;
     this.canonical = canonical;
   }
 
   /**
-   * The column of rows {@code codes} (each -1 or an entry) over the entries {@code bytes} /
-   * {@code offsets} (entry {@code e} is {@code bytes[offsets[e], offsets[e + 1])}, UTF-8 checked
-   * by the caller). The arrays are taken, not copied; a code or offset out of range is the caller's
-   * bug. The codes are made canonical (a code whose entry equals an earlier entry becomes that
-   * entry's code) when first read: making the strings does not need it.
+   * The column of {@code rows} rows whose codes (each -1 or an entry, 4 bytes a row, little-endian
+   * as the platform's ints) are in {@code codes}, over the entries {@code bytes} / {@code offsets}
+   * (entry {@code e} is {@code bytes[offsets[e], offsets[e + 1])}, UTF-8 checked by the caller).
+   * Takes the buffer (closed here if a check fails) and the arrays, not copied; a code or offset
+   * out of range is the caller's bug. The codes are made canonical (a code whose entry equals an
+   * earlier entry becomes that entry's code) when first read: making the strings does not need it.
    */
-  public static StringCodes of(byte[] bytes, int[] offsets, int[] codes) {
-    int entries = offsets.length - 1;
-    if (entries < 0 || offsets[0] != 0 || offsets[entries] > bytes.length) {
-      throw new InternalException("string dictionary offsets do not fit its " + bytes.length + " bytes");
-    }
-    for (int e = 0; e < entries; e++) {
-      if (offsets[e] > offsets[e + 1]) {
-        throw new InternalException("string dictionary offsets fall at entry " + e);
+  public static StringCodes of(byte[] bytes, int[] offsets, ArrowBuf codes, int rows) {
+    try {
+      int entries = offsets.length - 1;
+      if (entries < 0 || offsets[0] != 0 || offsets[entries] > bytes.length) {
+        throw new InternalException("string dictionary offsets do not fit its " + bytes.length + " bytes");
       }
-    }
-    int nulls = 0;
-    for (int r = 0; r < codes.length; r++) {
-      int c = codes[r];
-      if (c < -1 || c >= entries) {
-        throw new InternalException("string code " + c + " at row " + r + " outside a dictionary of " + entries);
+      for (int e = 0; e < entries; e++) {
+        if (offsets[e] > offsets[e + 1]) {
+          throw new InternalException("string dictionary offsets fall at entry " + e);
+        }
       }
-      nulls += c < 0 ? 1 : 0;
+      if (rows < 0 || codes.capacity() < 4L * rows) {
+        throw new InternalException(rows + " string codes in a buffer of " + codes.capacity() + " bytes");
+      }
+      long at = codes.memoryAddress();
+      int nulls = 0;
+      for (int r = 0; r < rows; r++) {
+        int c = MemoryUtil.getInt(at + 4L * r);
+        if (c < -1 || c >= entries) {
+          throw new InternalException("string code " + c + " at row " + r + " outside a dictionary of " + entries);
+        }
+        nulls += c < 0 ? 1 : 0;
+      }
+      return new StringCodes(bytes, offsets, codes, rows, nulls, entries <= 1);
+    } catch (RuntimeException e) {
+      codes.close();
+      throw e;
     }
-    return new StringCodes(bytes, offsets, codes, nulls, entries <= 1);
   }
 
   /** Makes the codes canonical, once: each entry's code becomes the first entry equal to it. */
@@ -75,9 +90,11 @@ public final class StringCodes {
       moved |= had != null;
     }
     if (moved) {
-      for (int r = 0; r < codes.length; r++) {
-        if (codes[r] >= 0) {
-          codes[r] = first[codes[r]];
+      long at = codes.memoryAddress();
+      for (int r = 0; r < rows; r++) {
+        int c = MemoryUtil.getInt(at + 4L * r);
+        if (c >= 0) {
+          MemoryUtil.putInt(at + 4L * r, first[c]);
         }
       }
     }
@@ -86,7 +103,7 @@ public final class StringCodes {
 
   /** The rows. */
   public int rows() {
-    return codes.length;
+    return rows;
   }
 
   /** The rows that are NULL (code -1). */
@@ -99,36 +116,45 @@ public final class StringCodes {
     return offsets.length - 1;
   }
 
-  /** Each row's canonical code, the array itself: not to be written. */
-  public int[] codes() {
+  /**
+   * The address of the rows' canonical codes, {@link #rows()} ints: to be read, not written, while
+   * this is open.
+   */
+  public long codesAddress() {
     canonicalize();
-    return codes;
+    return codes.memoryAddress();
   }
 
   /**
    * The rows {@code map} names, in that order (a negative index: a NULL row), over the same
-   * dictionary; the indices are the caller's to check.
+   * dictionary, their codes from {@code allocator}; the indices are the caller's to check, and the
+   * caller closes the result.
    */
-  public StringCodes gather(int[] map) {
+  public StringCodes gather(int[] map, BufferAllocator allocator) {
     canonicalize();
-    int[] out = new int[map.length];
+    ArrowBuf out = allocator.buffer(Math.max(4, 4L * map.length));
+    long from = codes.memoryAddress();
+    long to = out.memoryAddress();
     int nullRows = 0;
     for (int i = 0; i < map.length; i++) {
-      out[i] = map[i] < 0 ? -1 : codes[map[i]];
-      nullRows += out[i] < 0 ? 1 : 0;
+      int c = map[i] < 0 ? -1 : MemoryUtil.getInt(from + 4L * map[i]);
+      MemoryUtil.putInt(to + 4L * i, c);
+      nullRows += c < 0 ? 1 : 0;
     }
-    return new StringCodes(bytes, offsets, out, nullRows, true);
+    return new StringCodes(bytes, offsets, out, map.length, nullRows, true);
   }
 
   /** The entries as a column of {@link #entries()} rows and then one NULL row (for an expression over the dictionary); the caller closes it. */
   public HostColumn dictionary(BufferAllocator allocator, String name) {
-    int[] all = new int[entries() + 1];
-    for (int e = 0; e < entries(); e++) {
-      all[e] = e;
+    int entries = entries();
+    ArrowBuf all = allocator.buffer(4L * (entries + 1));
+    for (int e = 0; e < entries; e++) {
+      all.setInt(4L * e, e);
     }
-    all[entries()] = -1;
-    return new HostColumn(new StringCodes(bytes, offsets, all, 1, false).vector(allocator,
-        ArrowTypes.toArrowField(name, DataType.STRING)));
+    all.setInt(4L * entries, -1);
+    try (StringCodes each = new StringCodes(bytes, offsets, all, entries + 1, 1, false)) {
+      return new HostColumn(each.vector(allocator, ArrowTypes.toArrowField(name, DataType.STRING)));
+    }
   }
 
   /**
@@ -137,9 +163,10 @@ public final class StringCodes {
    * thread names an equal entry, so the strings are the same either way.
    */
   public FieldVector vector(BufferAllocator allocator, org.apache.arrow.vector.types.pojo.Field field) {
-    int rows = codes.length;
+    long at = codes.memoryAddress();
     long total = 0;
-    for (int c : codes) {
+    for (int r = 0; r < rows; r++) {
+      int c = MemoryUtil.getInt(at + 4L * r);
       if (c >= 0) {
         total += offsets[c + 1] - offsets[c];
       }
@@ -163,7 +190,7 @@ public final class StringCodes {
       int end = 0;
       for (int r = 0; r < rows; r++) {
         MemoryUtil.putInt(offsetsAt + 4L * r, end);
-        int c = codes[r];
+        int c = MemoryUtil.getInt(at + 4L * r);
         if (c < 0) {
           continue;
         }
@@ -183,7 +210,7 @@ public final class StringCodes {
         }
       } else {
         for (int r = 0; r < rows; r++) {
-          if (codes[r] >= 0) {
+          if (MemoryUtil.getInt(at + 4L * r) >= 0) {
             MemoryUtil.putByte(valid + (r >>> 3), (byte) (MemoryUtil.getByte(valid + (r >>> 3)) | 1 << (r & 7)));
           }
         }
@@ -195,5 +222,11 @@ public final class StringCodes {
       v.close();
       throw e;
     }
+  }
+
+  /** Frees the codes. */
+  @Override
+  public void close() {
+    codes.close();
   }
 }

@@ -7,6 +7,7 @@ import dev.gpudf.columnar.HostTable;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.util.MemoryUtil;
 
 /**
  * WHERE over a host table whose condition is a conjunction ({@code a AND b AND ...}): each conjunct
@@ -75,13 +76,13 @@ final class ConjunctFilter {
         StringCodes codes = columns.size() == 1 ? t.column(columns.get(0)).codes() : null;
         byte[] outcomes = codes == null ? null : outcomes(exec, programs[k], codes, pool[k]);
         if (outcomes != null) {
-          conjuncts[k] = new Conjunct(programs[k], null, pool[k], codes.codes(), outcomes);
+          conjuncts[k] = new Conjunct(programs[k], null, pool[k], codes.codesAddress(), outcomes);
         } else {
           List<HostColumn> slots = new ArrayList<>();
           for (int c : columns) {
             slots.add(t.column(c));
           }
-          conjuncts[k] = new Conjunct(programs[k], CpuEval.Inputs.of(slots), pool[k], null, null);
+          conjuncts[k] = new Conjunct(programs[k], CpuEval.Inputs.of(slots), pool[k], 0, null);
         }
       }
       order(conjuncts);
@@ -111,9 +112,10 @@ final class ConjunctFilter {
 
   /**
    * One conjunct as it runs: over its columns ({@code inputs}), or, where it reads one column of
-   * strings held as codes, by each row's code from its {@code outcomes} over the dictionary.
+   * strings held as codes, by each row's code (the ints at address {@code codes}) from its
+   * {@code outcomes} over the dictionary.
    */
-  private record Conjunct(Program program, CpuEval.Inputs inputs, long pool, int[] codes, byte[] outcomes) {}
+  private record Conjunct(Program program, CpuEval.Inputs inputs, long pool, long codes, byte[] outcomes) {}
 
   private static final byte FALSE = 0;
   private static final byte TRUE = 1;
@@ -174,11 +176,11 @@ final class ConjunctFilter {
       int kept = 0;
       if (c.outcomes() != null) {
         byte[] outcomes = c.outcomes();
-        int[] codes = c.codes();
+        long codes = c.codes();
         int nullAt = outcomes.length - 1;
         for (int i = 0; i < count; i++) {
           int row = rows == null ? from + i : rows[i];
-          int code = codes[row];
+          int code = MemoryUtil.getInt(codes + 4L * row);
           byte o = outcomes[code < 0 ? nullAt : code];
           if (o == ERROR) {
             return null;

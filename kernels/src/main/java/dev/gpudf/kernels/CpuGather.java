@@ -71,7 +71,7 @@ final class CpuGather {
   private static HostColumn column(BufferAllocator allocator, String name, HostColumn src, int[] map, boolean holes) {
     if (src.codes() != null) {
       // strings held as codes stay so: the rows' codes, over the same dictionary
-      return HostColumn.encoded(src.codes().gather(map), ArrowTypes.toArrowField(name, src.type()), allocator);
+      return HostColumn.encoded(src.codes().gather(map, allocator), ArrowTypes.toArrowField(name, src.type()), allocator);
     }
     FieldVector v = src.vector();
     int n = map.length;

@@ -210,11 +210,11 @@ final class PackedKeys {
    */
   private static void pack(Field f, long[] keys, int from, int to) {
     if (f.codes != null) {
-      int[] codes = f.codes.codes();
+      long codes = f.codes.codesAddress();
       long keep = ~(((1L << f.width()) - 1) << f.shift);
       long nullBit = 1L << (f.shift + f.valueBits);
       for (int i = from; i < to; i++) {
-        int code = codes[i];
+        int code = MemoryUtil.getInt(codes + 4L * i);
         // a NULL (code -1): its bit alone
         keys[i] = code < 0 ? keys[i] & keep | nullBit : keys[i] | (long) code << f.shift;
       }

@@ -557,8 +557,12 @@ public final class ParquetDecode {
     if (c.storedWidth == BYTE_ARRAY && !c.plainStrings) {
       StringCodes codes = codes(c, allocator);
       org.apache.arrow.vector.types.pojo.Field field = ArrowTypes.toArrowField(name, c.type);
-      return codes.entries() * 4L <= codes.rows() ? HostColumn.encoded(codes, field, allocator)
-          : new HostColumn(codes.vector(allocator, field));
+      if (codes.entries() * 4L <= codes.rows()) {
+        return HostColumn.encoded(codes, field, allocator);
+      }
+      try (StringCodes taken = codes) {
+        return new HostColumn(taken.vector(allocator, field));
+      }
     }
     return new HostColumn(decodeOnHost(c, name, allocator));
   }
@@ -572,7 +576,9 @@ public final class ParquetDecode {
    */
   public static FieldVector decodeOnHost(Chunk c, String name, BufferAllocator allocator) {
     if (c.storedWidth == BYTE_ARRAY && !c.plainStrings) {
-      return codes(c, allocator).vector(allocator, ArrowTypes.toArrowField(name, c.type));
+      try (StringCodes codes = codes(c, allocator)) {
+        return codes.vector(allocator, ArrowTypes.toArrowField(name, c.type));
+      }
     }
     FieldVector v = ArrowTypes.toArrowField(name, c.type).createVector(allocator);
     try {
@@ -953,8 +959,8 @@ public final class ParquetDecode {
 
   /**
    * A dictionary-coded string column as its dictionaries' entries and each row's code (canonical:
-   * see {@link StringCodes}); every entry a row takes checked to be UTF-8, an error naming the first
-   * row that takes a bad one.
+   * see {@link StringCodes}), the codes from {@code allocator}; every entry a row takes checked to
+   * be UTF-8, an error naming the first row that takes a bad one. The caller closes it.
    */
   public static StringCodes codes(Chunk c, BufferAllocator allocator) {
     if (c.storedWidth != BYTE_ARRAY || c.plainStrings) {
@@ -962,49 +968,63 @@ public final class ParquetDecode {
     }
     PageRows page = new PageRows();
     Dictionaries dict = c.dictionaries;
-    int[] codes = new int[c.rows];
-    int row = 0;
-    for (int p = 0; p < c.pages.size(); p++) {
-      Page g = c.pages.get(p);
-      if (g.kind() == Kind.DICTIONARY) {
-        continue;
-      }
-      byte[] d = unsnap(c, g, p);
-      page.read(c, p, d);
-      int base = dict.base[g.dictionary()];
-      int[] index = page.indexes(c, p, d, c.pages.get(g.dictionary()).values());
-      int k = 0;
-      for (int r = 0; r < g.values(); r++) {
-        codes[row + r] = page.has(r) ? base + index[k++] : -1;
-      }
-      row += g.values();
-    }
-    StringCodes out = StringCodes.of(dict.bytes, dict.offsets, codes);
-    // each entry a row takes, checked once, at the first row that takes it; the rows' strings
-    // counted, so that a column past Arrow's 2 GiB is refused here, naming its file
-    // (the entries vector holds the entries one after another, at the dictionary's own offsets)
-    boolean[] checked = new boolean[dict.entries()];
-    long bytes = 0;
-    try (HostColumn entries = out.dictionary(allocator, "entries")) {
-      long data = entries.vector().getDataBuffer().memoryAddress();
-      for (int r = 0; r < codes.length; r++) {
-        int code = codes[r];
-        if (code < 0) {
+    ArrowBuf buffer = allocator.buffer(4L * c.rows);
+    long codes = buffer.memoryAddress();
+    StringCodes out = null;
+    // once handed to StringCodes.of, the buffer is its to close
+    boolean handed = false;
+    try {
+      int row = 0;
+      for (int p = 0; p < c.pages.size(); p++) {
+        Page g = c.pages.get(p);
+        if (g.kind() == Kind.DICTIONARY) {
           continue;
         }
-        bytes += dict.offsets[code + 1] - dict.offsets[code];
-        if (!checked[code]) {
-          if (!dev.gpudf.columnar.ArrowInput.utf8(data, dict.offsets[code], dict.offsets[code + 1])) {
-            throw new UserException(c.where.apply(0) + " row " + r + " is not UTF-8");
+        byte[] d = unsnap(c, g, p);
+        page.read(c, p, d);
+        int base = dict.base[g.dictionary()];
+        int[] index = page.indexes(c, p, d, c.pages.get(g.dictionary()).values());
+        int k = 0;
+        for (int r = 0; r < g.values(); r++) {
+          MemoryUtil.putInt(codes + 4L * (row + r), page.has(r) ? base + index[k++] : -1);
+        }
+        row += g.values();
+      }
+      handed = true;
+      out = StringCodes.of(dict.bytes, dict.offsets, buffer, c.rows);
+      // each entry a row takes, checked once, at the first row that takes it; the rows' strings
+      // counted, so that a column past Arrow's 2 GiB is refused here, naming its file
+      // (the entries vector holds the entries one after another, at the dictionary's own offsets)
+      boolean[] checked = new boolean[dict.entries()];
+      long bytes = 0;
+      try (HostColumn entries = out.dictionary(allocator, "entries")) {
+        long data = entries.vector().getDataBuffer().memoryAddress();
+        for (int r = 0; r < c.rows; r++) {
+          int code = MemoryUtil.getInt(codes + 4L * r);
+          if (code < 0) {
+            continue;
           }
-          checked[code] = true;
+          bytes += dict.offsets[code + 1] - dict.offsets[code];
+          if (!checked[code]) {
+            if (!dev.gpudf.columnar.ArrowInput.utf8(data, dict.offsets[code], dict.offsets[code + 1])) {
+              throw new UserException(c.where.apply(0) + " row " + r + " is not UTF-8");
+            }
+            checked[code] = true;
+          }
         }
       }
+      if (bytes > Integer.MAX_VALUE - 8) {
+        throw new UserException(c.where.apply(0) + ": its " + c.rows + " rows hold more than a column's 2 GiB of strings");
+      }
+      return out;
+    } catch (RuntimeException e) {
+      if (out != null) {
+        out.close();
+      } else if (!handed) {
+        buffer.close();
+      }
+      throw e;
     }
-    if (bytes > Integer.MAX_VALUE - 8) {
-      throw new UserException(c.where.apply(0) + ": its " + c.rows + " rows hold more than a column's 2 GiB of strings");
-    }
-    return out;
   }
 
   /** {@code len} bytes of {@code src} from {@code from} to address {@code to}: a short string without a call. */

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.gpudf.columnar.ArrowTypes;
 import dev.gpudf.columnar.DataType;
@@ -16,7 +17,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -34,8 +37,8 @@ class EncodedStringsTest {
   // "b" twice: entries 1 and 4
   private static final String[] ENTRIES = {"AIR", "b", "", "naïve café", "b", "REG AIR", "日本", "12", "x7"};
 
-  /** A dictionary of {@link #ENTRIES} and {@code rows} random codes into it, every seventh row NULL. */
-  private static StringCodes codes(int rows) {
+  /** A dictionary of {@link #ENTRIES} and {@code rows} random codes into it from {@code a}, every seventh row NULL; the caller closes it. */
+  private static StringCodes codes(RootAllocator a, int rows) {
     List<byte[]> entries = new ArrayList<>();
     int[] offsets = new int[ENTRIES.length + 1];
     java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
@@ -46,14 +49,14 @@ class EncodedStringsTest {
       offsets[e + 1] = bytes.size();
     }
     SplittableRandom random = new SplittableRandom(rows);
-    int[] codes = new int[rows];
+    ArrowBuf codes = a.buffer(4L * rows);
     for (int r = 0; r < rows; r++) {
-      codes[r] = r % 7 == 3 ? -1 : random.nextInt(ENTRIES.length);
+      codes.setInt(4L * r, r % 7 == 3 ? -1 : random.nextInt(ENTRIES.length));
     }
-    return StringCodes.of(bytes.toByteArray(), offsets, codes);
+    return StringCodes.of(bytes.toByteArray(), offsets, codes, rows);
   }
 
-  /** The table (s: strings, as codes or as a vector; i: an int) the caller closes. */
+  /** The table (s: strings, as codes, which it then owns, or as a vector; i: an int) the caller closes. */
   private static HostTable table(RootAllocator a, StringCodes codes, boolean encoded) {
     org.apache.arrow.vector.types.pojo.Field field = ArrowTypes.toArrowField("s", DataType.STRING);
     HostColumn s = encoded ? HostColumn.encoded(codes, field, a) : new HostColumn(codes.vector(a, field));
@@ -75,7 +78,7 @@ class EncodedStringsTest {
   @ValueSource(ints = {0, 1, 31, 32, 33, 1025, 20_000})
   void answersAsTheSameStrings(int rows) {
     try (RootAllocator a = new RootAllocator(); Exec exec = Exec.onCpu(a)) {
-      StringCodes codes = codes(rows);
+      StringCodes codes = codes(a, rows);
       try (HostTable plain = table(a, codes, false); HostTable encoded = table(a, codes, true)) {
         assertEquals(tsv(a, plain), tsv(a, encoded), "the strings made from the codes");
         for (int[] keys : new int[][] {{0}, {0, 1}, {1, 0}}) {
@@ -124,9 +127,10 @@ class EncodedStringsTest {
             assertEquals(tsv(a, w), tsv(a, g), where);
           }
         }
-      }
-      for (int r = 0; r < rows; r++) {
-        assertNotEquals(4, codes.codes()[r], "entry 4 equals entry 1: its rows take code 1");
+        long at = codes.codesAddress();
+        for (int r = 0; r < rows; r++) {
+          assertNotEquals(4, MemoryUtil.getInt(at + 4L * r), "entry 4 equals entry 1: its rows take code 1");
+        }
       }
       assertEquals(0, a.getAllocatedMemory());
     }
@@ -136,18 +140,23 @@ class EncodedStringsTest {
   @ValueSource(ints = {0, 1, 33})
   void aColumnOfCodesMakesItsVectorOnlyWhenRead(int rows) {
     try (RootAllocator a = new RootAllocator()) {
-      StringCodes codes = codes(rows);
+      StringCodes codes = codes(a, rows);
+      long held = a.getAllocatedMemory();
+      assertTrue(held >= 4L * rows, "the allocator counts the codes: " + held + " bytes for " + rows + " rows");
       HostColumn c = HostColumn.encoded(codes, ArrowTypes.toArrowField("s", DataType.STRING), a);
-      assertEquals(0, a.getAllocatedMemory(), "nothing allocated before the vector is read");
+      assertEquals(held, a.getAllocatedMemory(), "nothing more allocated before the vector is read");
       assertEquals(rows / 7 + (rows % 7 > 3 ? 1 : 0), c.nullCount());
       try (HostColumn decoded = c.decoded()) {
         assertNull(decoded.codes());
         assertEquals(c.vector().getValueCount(), decoded.vector().getValueCount());
       }
       c.close();
-      assertEquals(0, a.getAllocatedMemory());
+      assertEquals(0, a.getAllocatedMemory(), "the column frees its codes and its vector");
+      ArrowBuf past = a.buffer(4);
+      past.setInt(0, 1);
       assertThrows(dev.gpudf.columnar.error.InternalException.class,
-          () -> StringCodes.of(new byte[1], new int[] {0, 1}, new int[] {1}), "a code past the dictionary");
+          () -> StringCodes.of(new byte[1], new int[] {0, 1}, past, 1), "a code past the dictionary");
+      assertEquals(0, a.getAllocatedMemory(), "a refused buffer is freed");
     }
   }
 }
