@@ -20,11 +20,6 @@ public final class GpudfCli {
   }
 
   /**
-   * Initializes the SQL session's classes (Calcite's parser configuration and operator tables,
-   * about 90 ms of a 2-core host's start) on a daemon thread while the command line is parsed
-   * on this one; a statement's session then finds them initialized, or waits for the rest.
-   */
-  /**
    * The classes a statement's session and planning initialize first, in about the order it needs
    * them; each of the later ones took 2-30 ms of the main thread in a fresh process (Calcite's
    * metadata provider the most), which now runs beside the command line's parsing and the
@@ -39,6 +34,11 @@ public final class GpudfCli {
       // Arrow's Schema starts Jackson (30-40 ms), first needed by the result's root
       "org.apache.arrow.vector.types.pojo.Schema"};
 
+  /**
+   * Initializes the SQL session's classes (Calcite's parser configuration and operator tables,
+   * about 90 ms of a 2-core host's start) on a daemon thread while the command line is parsed
+   * on this one; a statement's session then finds them initialized, or waits for the rest.
+   */
   private static void initializeSqlSoon() {
     Thread t = new Thread(() -> {
       for (String name : SQL_CLASSES) {
