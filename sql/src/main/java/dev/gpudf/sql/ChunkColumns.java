@@ -71,6 +71,12 @@ final class ChunkColumns implements AutoCloseable {
    * else decoded on the host. The caller closes it.
    */
   static ChunkColumns read(ChunkSource source, int chunk, int[] columns, BufferAllocator into, Gpu gpu) {
+    return read(source, chunk, columns, into, gpu, HOST_DECODE);
+  }
+
+  /** As {@link #read(ChunkSource, int, int[], BufferAllocator, Gpu)}; a CPU read decodes with gpudf's decoder where {@code hostDecode}, else all by the source's reader. */
+  static ChunkColumns read(ChunkSource source, int chunk, int[] columns, BufferAllocator into, Gpu gpu,
+      boolean hostDecode) {
     ParquetDecode.Chunk[] encoded = new ParquetDecode.Chunk[columns.length];
     VectorSchemaRoot rows = null;
     Exec exec = null;
@@ -78,7 +84,7 @@ final class ChunkColumns implements AutoCloseable {
       if (gpu == null) {
         int[] decoded = new int[1];
         HostTable table;
-        if (HOST_DECODE) {
+        if (hostDecode) {
           table = decodedOnHost(source, chunk, columns, into, decoded);
         } else {
           try (VectorSchemaRoot read = source.read(chunk, columns, into)) {

@@ -79,6 +79,13 @@ class ChunkColumnsHostDecodeTest {
               assertSameRows(want, rows, what);
               decoded += read.decodedOnHost();
             }
+            // -Dgpudf.files.hostDecode=false: every column by the source's reader, the same rows
+            try (ChunkColumns read = ChunkColumns.read(source, chunk, columns, a, null, false);
+                VectorSchemaRoot want = source.read(chunk, columns, a);
+                dev.gpudf.columnar.HostTable got = read.table(null); VectorSchemaRoot rows = got.toArrow(a)) {
+              assertSameRows(want, rows, what + ", the source's reader alone");
+              assertEquals(0, read.decodedOnHost(), what);
+            }
             // COUNT(*): no column, the chunk's rows
             try (ChunkColumns none = ChunkColumns.read(source, chunk, new int[0], a, null);
                 dev.gpudf.columnar.HostTable got = none.table(null)) {
