@@ -11,13 +11,13 @@ import org.apache.arrow.vector.FieldVector;
 /**
  * A string column as a dictionary and each row's code into it (a Parquet column's dictionary
  * indexes, say): the entries' UTF-8 bytes one after another with their offsets, and per row the
- * code of its entry, or -1 for NULL. The codes read ({@link #codesAddress()}) are
- * <em>canonical</em>: equal entries have one code, so two rows hold equal strings exactly when they
- * hold equal codes, and a filter or grouping may work on the codes alone. Holds the same strings
- * from first to last. The codes (4 bytes a row) are in a buffer of an Arrow allocator, which
- * counts them; the dictionary (a fraction of the rows) is on the Java heap. Owned by one holder,
- * which closes it: {@link HostColumn#encoded} makes a column of it (and closes it with the column)
- * whose vector is made only when something reads it.
+ * code of its entry, or -1 for NULL. The codes are <em>canonical</em>: a row's code is the first
+ * entry equal to its string ({@link #firstEqual}), so two rows hold equal strings exactly when they
+ * hold equal codes, and a filter or grouping may work on the codes alone. The codes (4 bytes a
+ * row) are in a buffer of an Arrow allocator, which counts them; the dictionary (a fraction of the
+ * rows) is on the Java heap. Owned by one holder, which closes it: {@link HostColumn#encoded}
+ * makes a column of it (and closes it with the column) whose vector is made only when something
+ * reads it.
  */
 public final class StringCodes implements AutoCloseable {
   private final byte[] bytes;
@@ -25,27 +25,25 @@ public final class StringCodes implements AutoCloseable {
   private final ArrowBuf codes;
   private final int rows;
   private final int nulls;
-  // whether equal entries' codes have been made one (at the first read of the codes)
-  private boolean canonical;
 
-  private StringCodes(byte[] bytes, int[] offsets, ArrowBuf codes, int rows, int nulls, boolean canonical) {
+  private StringCodes(byte[] bytes, int[] offsets, ArrowBuf codes, int rows, int nulls) {
     this.bytes = bytes;
     this.offsets = offsets;
     this.codes = codes;
     this.rows = rows;
     this.nulls = nulls;
-    this.canonical = canonical;
   }
 
   /**
-   * The column of {@code rows} rows whose codes (each -1 or an entry, 4 bytes a row, little-endian
-   * as the platform's ints) are in {@code codes}, over the entries {@code bytes} / {@code offsets}
-   * (entry {@code e} is {@code bytes[offsets[e], offsets[e + 1])}, UTF-8 checked by the caller).
-   * Takes the buffer (closed here if a check fails) and the arrays, not copied; a code or offset
-   * out of range is the caller's bug. The codes are made canonical (a code whose entry equals an
-   * earlier entry becomes that entry's code) when first read: making the strings does not need it.
+   * The column of {@code rows} rows whose codes (4 bytes a row, the platform's ints) are in {@code
+   * codes}, {@code nulls} of them -1, over the entries {@code bytes} / {@code offsets} (entry
+   * {@code e} is {@code bytes[offsets[e], offsets[e + 1])}, UTF-8 checked by the caller). Takes the
+   * buffer (closed here if a check fails) and the arrays, not copied. The codes must be canonical
+   * and in range, as their writer made them while it wrote each row (a decoder maps its indexes
+   * through {@link #firstEqual}); one that is not is the caller's bug, not checked here: a pass of
+   * its own over the rows would cost as much as writing them.
    */
-  public static StringCodes of(byte[] bytes, int[] offsets, ArrowBuf codes, int rows) {
+  public static StringCodes of(byte[] bytes, int[] offsets, ArrowBuf codes, int rows, int nulls) {
     try {
       int entries = offsets.length - 1;
       if (entries < 0 || offsets[0] != 0 || offsets[entries] > bytes.length) {
@@ -56,49 +54,30 @@ public final class StringCodes implements AutoCloseable {
           throw new InternalException("string dictionary offsets fall at entry " + e);
         }
       }
-      if (rows < 0 || codes.capacity() < 4L * rows) {
-        throw new InternalException(rows + " string codes in a buffer of " + codes.capacity() + " bytes");
+      if (rows < 0 || codes.capacity() < 4L * rows || nulls < 0 || nulls > rows) {
+        throw new InternalException(rows + " string codes, " + nulls + " of them NULL, in a buffer of "
+            + codes.capacity() + " bytes");
       }
-      long at = codes.memoryAddress();
-      int nulls = 0;
-      for (int r = 0; r < rows; r++) {
-        int c = MemoryUtil.getInt(at + 4L * r);
-        if (c < -1 || c >= entries) {
-          throw new InternalException("string code " + c + " at row " + r + " outside a dictionary of " + entries);
-        }
-        nulls += c < 0 ? 1 : 0;
-      }
-      return new StringCodes(bytes, offsets, codes, rows, nulls, entries <= 1);
+      return new StringCodes(bytes, offsets, codes, rows, nulls);
     } catch (RuntimeException e) {
       codes.close();
       throw e;
     }
   }
 
-  /** Makes the codes canonical, once: each entry's code becomes the first entry equal to it. */
-  private synchronized void canonicalize() {
-    if (canonical) {
-      return;
-    }
-    int entries = entries();
+  /**
+   * For each entry of the dictionary {@code bytes} / {@code offsets}, the first entry whose bytes
+   * equal its own: the canonical code of every row that takes it.
+   */
+  public static int[] firstEqual(byte[] bytes, int[] offsets) {
+    int entries = offsets.length - 1;
     int[] first = new int[entries];
     java.util.Map<java.nio.ByteBuffer, Integer> seen = new java.util.HashMap<>();
-    boolean moved = false;
     for (int e = 0; e < entries; e++) {
       Integer had = seen.putIfAbsent(java.nio.ByteBuffer.wrap(bytes, offsets[e], offsets[e + 1] - offsets[e]), e);
       first[e] = had == null ? e : had;
-      moved |= had != null;
     }
-    if (moved) {
-      long at = codes.memoryAddress();
-      for (int r = 0; r < rows; r++) {
-        int c = MemoryUtil.getInt(at + 4L * r);
-        if (c >= 0) {
-          MemoryUtil.putInt(at + 4L * r, first[c]);
-        }
-      }
-    }
-    canonical = true;
+    return first;
   }
 
   /** The rows. */
@@ -121,7 +100,6 @@ public final class StringCodes implements AutoCloseable {
    * this is open.
    */
   public long codesAddress() {
-    canonicalize();
     return codes.memoryAddress();
   }
 
@@ -131,7 +109,6 @@ public final class StringCodes implements AutoCloseable {
    * caller closes the result.
    */
   public StringCodes gather(int[] map, BufferAllocator allocator) {
-    canonicalize();
     ArrowBuf out = allocator.buffer(Math.max(4, 4L * map.length));
     long from = codes.memoryAddress();
     long to = out.memoryAddress();
@@ -141,29 +118,30 @@ public final class StringCodes implements AutoCloseable {
       MemoryUtil.putInt(to + 4L * i, c);
       nullRows += c < 0 ? 1 : 0;
     }
-    return new StringCodes(bytes, offsets, out, map.length, nullRows, true);
+    return new StringCodes(bytes, offsets, out, map.length, nullRows);
   }
 
   /** The entries as a column of {@link #entries()} rows and then one NULL row (for an expression over the dictionary); the caller closes it. */
   public HostColumn dictionary(BufferAllocator allocator, String name) {
     int entries = entries();
-    ArrowBuf all = allocator.buffer(4L * (entries + 1));
-    for (int e = 0; e < entries; e++) {
-      all.setInt(4L * e, e);
-    }
-    all.setInt(4L * entries, -1);
-    try (StringCodes each = new StringCodes(bytes, offsets, all, entries + 1, 1, false)) {
-      return new HostColumn(each.vector(allocator, ArrowTypes.toArrowField(name, DataType.STRING)));
+    try (ArrowBuf all = allocator.buffer(4L * (entries + 1))) {
+      for (int e = 0; e < entries; e++) {
+        all.setInt(4L * e, e);
+      }
+      all.setInt(4L * entries, -1);
+      return new HostColumn(strings(allocator, ArrowTypes.toArrowField(name, DataType.STRING), all.memoryAddress(),
+          entries + 1, 1));
     }
   }
 
-  /**
-   * The rows' strings as an Arrow vector of {@code field} (a string type) from {@code allocator};
-   * the caller owns it. Reads the codes as they are: one made canonical meanwhile on another
-   * thread names an equal entry, so the strings are the same either way.
-   */
+  /** The rows' strings as an Arrow vector of {@code field} (a string type) from {@code allocator}; the caller owns it. */
   public FieldVector vector(BufferAllocator allocator, org.apache.arrow.vector.types.pojo.Field field) {
-    long at = codes.memoryAddress();
+    return strings(allocator, field, codes.memoryAddress(), rows, nulls);
+  }
+
+  /** The strings of the {@code rows} codes at address {@code at} ({@code nulls} of them -1) as a vector of {@code field}. */
+  private FieldVector strings(BufferAllocator allocator, org.apache.arrow.vector.types.pojo.Field field, long at, int rows,
+      int nulls) {
     long total = 0;
     for (int r = 0; r < rows; r++) {
       int c = MemoryUtil.getInt(at + 4L * r);

@@ -968,12 +968,19 @@ public final class ParquetDecode {
     }
     PageRows page = new PageRows();
     Dictionaries dict = c.dictionaries;
+    // each row's code written canonical, and each entry a row takes checked to be UTF-8 at the
+    // first row that takes it, and the rows' strings counted (so that a column past Arrow's 2 GiB
+    // is refused here, naming its file): one pass over the rows, where checking, counting and
+    // making canonical each took one of their own
+    int[] first = StringCodes.firstEqual(dict.bytes, dict.offsets);
+    boolean[] checked = new boolean[dict.entries()];
+    long bytes = 0;
+    int nulls = 0;
     ArrowBuf buffer = allocator.buffer(4L * c.rows);
-    long codes = buffer.memoryAddress();
-    StringCodes out = null;
-    // once handed to StringCodes.of, the buffer is its to close
-    boolean handed = false;
-    try {
+    // the dictionary's bytes where the UTF-8 check reads them
+    try (ArrowBuf text = allocator.buffer(Math.max(1, dict.bytes.length))) {
+      text.setBytes(0, dict.bytes);
+      long codes = buffer.memoryAddress();
       int row = 0;
       for (int p = 0; p < c.pages.size(); p++) {
         Page g = c.pages.get(p);
@@ -986,45 +993,31 @@ public final class ParquetDecode {
         int[] index = page.indexes(c, p, d, c.pages.get(g.dictionary()).values());
         int k = 0;
         for (int r = 0; r < g.values(); r++) {
-          MemoryUtil.putInt(codes + 4L * (row + r), page.has(r) ? base + index[k++] : -1);
+          int code = -1;
+          if (page.has(r)) {
+            code = first[base + index[k++]];
+            if (!checked[code]) {
+              if (!dev.gpudf.columnar.ArrowInput.utf8(text.memoryAddress(), dict.offsets[code], dict.offsets[code + 1])) {
+                throw new UserException(c.where.apply(0) + " row " + (row + r) + " is not UTF-8");
+              }
+              checked[code] = true;
+            }
+            bytes += dict.offsets[code + 1] - dict.offsets[code];
+          } else {
+            nulls++;
+          }
+          MemoryUtil.putInt(codes + 4L * (row + r), code);
         }
         row += g.values();
-      }
-      handed = true;
-      out = StringCodes.of(dict.bytes, dict.offsets, buffer, c.rows);
-      // each entry a row takes, checked once, at the first row that takes it; the rows' strings
-      // counted, so that a column past Arrow's 2 GiB is refused here, naming its file
-      // (the entries vector holds the entries one after another, at the dictionary's own offsets)
-      boolean[] checked = new boolean[dict.entries()];
-      long bytes = 0;
-      try (HostColumn entries = out.dictionary(allocator, "entries")) {
-        long data = entries.vector().getDataBuffer().memoryAddress();
-        for (int r = 0; r < c.rows; r++) {
-          int code = MemoryUtil.getInt(codes + 4L * r);
-          if (code < 0) {
-            continue;
-          }
-          bytes += dict.offsets[code + 1] - dict.offsets[code];
-          if (!checked[code]) {
-            if (!dev.gpudf.columnar.ArrowInput.utf8(data, dict.offsets[code], dict.offsets[code + 1])) {
-              throw new UserException(c.where.apply(0) + " row " + r + " is not UTF-8");
-            }
-            checked[code] = true;
-          }
-        }
       }
       if (bytes > Integer.MAX_VALUE - 8) {
         throw new UserException(c.where.apply(0) + ": its " + c.rows + " rows hold more than a column's 2 GiB of strings");
       }
-      return out;
     } catch (RuntimeException e) {
-      if (out != null) {
-        out.close();
-      } else if (!handed) {
-        buffer.close();
-      }
+      buffer.close();
       throw e;
     }
+    return StringCodes.of(dict.bytes, dict.offsets, buffer, c.rows, nulls);
   }
 
   /** {@code len} bytes of {@code src} from {@code from} to address {@code to}: a short string without a call. */

@@ -55,6 +55,30 @@ class ChunkColumnsHostDecodeTest {
     }
   }
 
+  /**
+   * For each column of {@code got} held as codes, that its codes are canonical: a chunk of two row
+   * groups has two dictionaries that hold the same strings, and a string must have one code, or a
+   * grouping on the codes splits its group. The columns held as codes.
+   */
+  private static int canonical(dev.gpudf.columnar.HostTable got, VectorSchemaRoot rows, String what) {
+    int encoded = 0;
+    for (int c = 0; c < got.columnCount(); c++) {
+      dev.gpudf.columnar.StringCodes codes = got.column(c).codes();
+      if (codes == null) {
+        continue;
+      }
+      encoded++;
+      java.util.Map<Object, Integer> codeOf = new java.util.HashMap<>();
+      for (int r = 0; r < got.rowCount(); r++) {
+        int code = org.apache.arrow.memory.util.MemoryUtil.getInt(codes.codesAddress() + 4L * r);
+        Object s = rows.getVector(c).getObject(r);
+        Integer had = codeOf.putIfAbsent(s == null ? "NULL" : s.toString(), code);
+        assertEquals(had == null ? code : had, code, what + " column " + got.names().get(c) + " row " + r + " (" + s + ")");
+      }
+    }
+    return encoded;
+  }
+
   @Test
   void chunksDecodeOnTheHostAsArrowReadsThem(@TempDir Path dir) throws Exception {
     Path file = write(dir, "t.parquet");
@@ -65,6 +89,7 @@ class ChunkColumnsHostDecodeTest {
       for (int chunkRows : new int[] {8192, 5000}) {
         try (ParquetSource source = ParquetSource.open(file, a, chunkRows)) {
           int decoded = 0;
+          int encoded = 0;
           int whole = 0;
           long start = 0;
           for (int chunk = 0; chunk < source.chunkRows().size(); chunk++) {
@@ -78,6 +103,7 @@ class ChunkColumnsHostDecodeTest {
                 dev.gpudf.columnar.HostTable got = read.table(null); VectorSchemaRoot rows = got.toArrow(a)) {
               assertSameRows(want, rows, what);
               decoded += read.decodedOnHost();
+              encoded += canonical(got, rows, what);
             }
             // -Dgpudf.files.hostDecode=false: every column by the source's reader, the same rows
             try (ChunkColumns read = ChunkColumns.read(source, chunk, columns, a, null, false);
@@ -93,6 +119,7 @@ class ChunkColumnsHostDecodeTest {
             }
           }
           assertTrue(whole > 0, "some chunk is whole row groups");
+          assertTrue(encoded > 0, "some column is held as codes");
           assertEquals(DECODED * whole, decoded, chunkRows + "-row chunks: every column the decoder takes, in every whole chunk");
         }
       }
