@@ -26,6 +26,13 @@ import jcuda.driver.JCudaDriver;
 final class GeneratedKernels implements AutoCloseable {
   /** Modules kept per device. */
   static final int LIMIT = 1024;
+  /**
+   * With {@code -Dgpudf.debug.ptxDir=DIR}, each module's text is written there as it is compiled
+   * ({@code <SHA-256 of the text>.ptx}) and a line "hash milliseconds" appended to
+   * {@code DIR/compiles.txt}: two processes' files show which programs differ between them, which
+   * the driver's cache of compiled PTX then misses.
+   */
+  private static final String PTX_DIR = System.getProperty("gpudf.debug.ptxDir");
   private final CudaDevice device;
   private final Map<Key, Kernel> kernels = new HashMap<>();
   // by module text: what was compiled
@@ -67,8 +74,12 @@ final class GeneratedKernels implements AutoCloseable {
     String ptx = PtxProgram.generate(p, store);
     k = compiled.get(ptx);
     if (k == null) {
+      long c0 = System.nanoTime();
       k = compile(ptx);
       compiled.put(ptx, k);
+      if (PTX_DIR != null) {
+        record(ptx, System.nanoTime() - c0);
+      }
     }
     kernels.put(key, k);
     compileNanos += System.nanoTime() - t0;
@@ -87,6 +98,21 @@ final class GeneratedKernels implements AutoCloseable {
     check(JCudaDriver.cuOccupancyMaxActiveBlocksPerMultiprocessor(blocks, f, KernelLaunch.BLOCK, 0),
         "cuOccupancyMaxActiveBlocksPerMultiprocessor(" + PtxProgram.ENTRY + ")");
     return new Kernel(f, Math.max(1, blocks[0]));
+  }
+
+  /** Writes {@code ptx} and the time its compile took into {@link #PTX_DIR}; a failure to is reported, not thrown. */
+  private static void record(String ptx, long nanos) {
+    try {
+      byte[] hash = java.security.MessageDigest.getInstance("SHA-256").digest(ptx.getBytes(StandardCharsets.US_ASCII));
+      String name = java.util.HexFormat.of().formatHex(hash);
+      java.nio.file.Path dir = java.nio.file.Path.of(PTX_DIR);
+      java.nio.file.Files.createDirectories(dir);
+      java.nio.file.Files.writeString(dir.resolve(name + ".ptx"), ptx);
+      java.nio.file.Files.writeString(dir.resolve("compiles.txt"), name + " " + String.format("%.1f", nanos / 1e6) + "\n",
+          java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+    } catch (java.io.IOException | java.security.NoSuchAlgorithmException e) {
+      System.err.println("gpudf: -Dgpudf.debug.ptxDir: could not record a generated kernel: " + e);
+    }
   }
 
   /** Kernels compiled so far (modules loaded). */
