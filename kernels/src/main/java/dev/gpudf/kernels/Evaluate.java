@@ -59,9 +59,30 @@ public final class Evaluate {
     return before;
   }
 
+  private static volatile boolean compileInBackground =
+      Boolean.parseBoolean(System.getProperty("gpudf.expr.compileInBackground", "true"));
+
   /**
-   * Kernels generated for programs on one device so far, and the wall time spent generating them
-   * and having the driver compile their PTX: the part of a query's first run that later runs skip.
+   * Sets whether a program's generated kernel is compiled on a thread of its own while the call
+   * that first meets the program runs it in the interpreter ({@code true}, the default; {@code
+   * -Dgpudf.expr.compileInBackground} sets it at start), or compiled by that call and run at once
+   * ({@code false}: tests and benchmarks that must run the generated kernel); returns the previous
+   * setting.
+   */
+  public static boolean setCompileInBackground(boolean background) {
+    boolean before = compileInBackground;
+    compileInBackground = background;
+    return before;
+  }
+
+  static boolean compileInBackground() {
+    return compileInBackground;
+  }
+
+  /**
+   * Kernels generated for programs on one device so far, and the time the driver spent compiling
+   * their PTX (on the compiler thread, off the queries' path, unless {@link
+   * #setCompileInBackground} turned that off).
    */
   public record GeneratedKernelStats(int kernels, long compileNanos) {}
 
