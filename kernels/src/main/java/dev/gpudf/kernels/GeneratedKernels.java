@@ -52,6 +52,8 @@ final class GeneratedKernels implements AutoCloseable {
   private final List<CUmodule> modules = new ArrayList<>();
   // programs whose compile is under way on the compiler thread, or failed there: the interpreter's
   private final Set<Key> notReady = new HashSet<>();
+  // by module text: the programs waiting for its compile on the compiler thread
+  private final Map<String, List<Key>> compiling = new HashMap<>();
   private ExecutorService compiler;
   private long compileNanos;
   private boolean closed;
@@ -96,6 +98,13 @@ final class GeneratedKernels implements AutoCloseable {
       }
       if (Evaluate.compileInBackground()) {
         notReady.add(key);
+        List<Key> waiting = compiling.get(ptx);
+        if (waiting != null) {
+          // the same text is being compiled for another program: one compile serves both
+          waiting.add(key);
+          return null;
+        }
+        compiling.put(ptx, new ArrayList<>(List.of(key)));
         if (compiler == null) {
           compiler = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "gpudf-kernel-compiler");
@@ -103,19 +112,26 @@ final class GeneratedKernels implements AutoCloseable {
             return t;
           });
         }
-        compiler.execute(() -> compileFor(key, ptx, true));
+        compiler.execute(() -> compileFor(ptx, true));
         return null;
       }
     }
-    return compileFor(key, ptx, false);
+    Kernel k = compileFor(ptx, false);
+    synchronized (this) {
+      if (k != null) {
+        kernels.put(key, k);
+      }
+    }
+    return k;
   }
 
   /**
    * Compiles {@code ptx} (outside the lock: a compile takes milliseconds that other programs' calls
-   * need not wait for) and keeps it as {@code key}'s kernel; in the {@code background} a failure is
-   * logged and leaves {@code key} with the interpreter, on the caller's thread it is thrown.
+   * need not wait for) and keeps it, the kernel of every program {@link #compiling} waits on it
+   * with; in the {@code background} a failure is logged and leaves those programs with the
+   * interpreter, on the caller's thread it is thrown. Null when closed meanwhile.
    */
-  private Kernel compileFor(Key key, String ptx, boolean background) {
+  private Kernel compileFor(String ptx, boolean background) {
     long t0 = System.nanoTime();
     Kernel k;
     try {
@@ -137,14 +153,19 @@ final class GeneratedKernels implements AutoCloseable {
         unload(k.module);
         return null;
       }
-      modules.add(k.module);
+      // the caller's thread may have compiled the same text meanwhile: one module is kept
       Kernel same = compiled.putIfAbsent(ptx, k);
       if (same != null) {
         unload(k.module);
         k = same;
+      } else {
+        modules.add(k.module);
       }
-      kernels.put(key, k);
-      notReady.remove(key);
+      for (Key waiting : compiling.getOrDefault(ptx, List.of())) {
+        kernels.put(waiting, k);
+        notReady.remove(waiting);
+      }
+      compiling.remove(ptx);
       compileNanos += nanos;
       return k;
     }
@@ -237,6 +258,7 @@ final class GeneratedKernels implements AutoCloseable {
     kernels.clear();
     compiled.clear();
     notReady.clear();
+    compiling.clear();
     if (first != null) {
       throw first;
     }

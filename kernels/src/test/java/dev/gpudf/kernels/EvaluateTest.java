@@ -820,7 +820,13 @@ class EvaluateTest {
         VectorSchemaRoot r = TestTables.allTypes(allocator, rows, Nulls.every(3), rows); HostTable h = HostTable.fromArrow(r);
         DeviceTable d = DeviceTable.fromArrow(gpu, r, g.stream())) {
       GeneratedKernels cache = GeneratedKernels.on(gpu.device());
-      Expr e = arithmetic.get(0);
+      // a program of a shape no other test builds (its kernel cannot be in the cache already):
+      // i32 widened, then 29 additions and subtractions
+      Expr e = Expr.cast(col(names.indexOf("i32")), DataType.INT64);
+      for (int k = 1; k <= 29; k++) {
+        e = call(k % 2 == 0 ? Op.SUB : Op.ADD, e, lit((long) k));
+      }
+      arithmetic.add(0, e);
       Program p = ExprCompiler.compile(e, types);
       Evaluate.StoreKind store = Evaluate.storeKind(p.result());
       assertNull(cache.kernel(p, store), "the first call compiles in the background and gets the interpreter");
