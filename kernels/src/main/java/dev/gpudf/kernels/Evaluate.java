@@ -60,14 +60,15 @@ public final class Evaluate {
   }
 
   private static volatile boolean compileInBackground =
-      Boolean.parseBoolean(System.getProperty("gpudf.expr.compileInBackground", "true"));
+      Boolean.getBoolean("gpudf.expr.compileInBackground");
 
   /**
    * Sets whether a program's generated kernel is compiled on a thread of its own while the call
-   * that first meets the program runs it in the interpreter ({@code true}, the default; {@code
-   * -Dgpudf.expr.compileInBackground} sets it at start), or compiled by that call and run at once
-   * ({@code false}: tests and benchmarks that must run the generated kernel); returns the previous
-   * setting.
+   * that first meets the program runs it in the interpreter ({@code true}; {@code
+   * -Dgpudf.expr.compileInBackground=true} sets it at start), or compiled by that call and run at
+   * once ({@code false}, the default until the background path has run on a device and its effect
+   * on cold runs is measured; tests and benchmarks that must run the generated kernel set it so);
+   * returns the previous setting.
    */
   public static boolean setCompileInBackground(boolean background) {
     boolean before = compileInBackground;

@@ -28,8 +28,8 @@ import jcuda.driver.JCudaDriver;
  * still be in flight on some stream; past {@link #LIMIT} programs, new ones stay with the
  * interpreter instead.
  *
- * <p>A new program's text is compiled on a thread of the cache's own while the query that met it
- * goes on with the interpreter ({@link Evaluate#setCompileInBackground}), as a tiered JIT
+ * <p>With {@link Evaluate#setCompileInBackground} on, a new program's text is compiled on a thread
+ * of the cache's own while the query that met it goes on with the interpreter, as a tiered JIT
  * compiles: the driver's compile took 10-90 ms of a first run (TPC-H SF10 q20 67-91 ms, q3 and q7
  * about 40, on an H100), more than the interpreter's time on the rows. Later calls of the program
  * find its kernel. A compile that fails leaves the program with the interpreter, logged.
