@@ -214,7 +214,7 @@ final class GeneratedKernels implements AutoCloseable {
     return compiled.size();
   }
 
-  /** Kernels compiled so far and the time spent generating and loading them (the driver's PTX compile). */
+  /** Kernels compiled so far and the time the driver spent compiling and loading them. */
   synchronized Evaluate.GeneratedKernelStats stats() {
     return new Evaluate.GeneratedKernelStats(compiled.size(), compileNanos);
   }
