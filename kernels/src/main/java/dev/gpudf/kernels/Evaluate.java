@@ -82,8 +82,8 @@ public final class Evaluate {
 
   /**
    * Kernels generated for programs on one device so far, and the time the driver spent compiling
-   * their PTX (on the compiler thread, off the queries' path, unless {@link
-   * #setCompileInBackground} turned that off).
+   * their PTX (on the compiler thread, off the queries' path, where {@link
+   * #setCompileInBackground} is on).
    */
   public record GeneratedKernelStats(int kernels, long compileNanos) {}
 

@@ -47,9 +47,8 @@ final class GeneratedKernels implements AutoCloseable {
   private static final String PTX_DIR = System.getProperty("gpudf.debug.ptxDir");
   private final CudaDevice device;
   private final Map<Key, Kernel> kernels = new HashMap<>();
-  // by module text: what was compiled
+  // by module text: what was compiled (each module once, unloaded at close)
   private final Map<String, Kernel> compiled = new HashMap<>();
-  private final List<CUmodule> modules = new ArrayList<>();
   // programs whose compile is under way on the compiler thread, or failed there: the interpreter's
   private final Set<Key> notReady = new HashSet<>();
   // by module text: the programs waiting for its compile on the compiler thread
@@ -158,8 +157,6 @@ final class GeneratedKernels implements AutoCloseable {
       if (same != null) {
         unload(k.module);
         k = same;
-      } else {
-        modules.add(k.module);
       }
       for (Key waiting : compiling.getOrDefault(ptx, List.of())) {
         kernels.put(waiting, k);
@@ -184,7 +181,11 @@ final class GeneratedKernels implements AutoCloseable {
           "cuOccupancyMaxActiveBlocksPerMultiprocessor(" + PtxProgram.ENTRY + ")");
       return new Kernel(f, Math.max(1, blocks[0]), module);
     } catch (RuntimeException e) {
-      unload(module);
+      try {
+        unload(module);
+      } catch (RuntimeException u) {
+        e.addSuppressed(u);
+      }
       throw e;
     }
   }
@@ -243,9 +244,9 @@ final class GeneratedKernels implements AutoCloseable {
   private synchronized void unloadAll() {
     device.makeCurrent();
     RuntimeException first = null;
-    for (CUmodule m : modules) {
+    for (Kernel k : compiled.values()) {
       try {
-        check(JCudaDriver.cuModuleUnload(m), "cuModuleUnload(generated expression kernel)");
+        unload(k.module());
       } catch (RuntimeException e) {
         if (first == null) {
           first = e;
@@ -254,7 +255,6 @@ final class GeneratedKernels implements AutoCloseable {
         }
       }
     }
-    modules.clear();
     kernels.clear();
     compiled.clear();
     notReady.clear();
