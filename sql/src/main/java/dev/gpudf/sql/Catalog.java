@@ -52,8 +52,7 @@ public final class Catalog implements AutoCloseable {
   private final Map<String, Long> defined = new java.util.HashMap<>();
   private long version;
   private int hidden;
-  // reads chunks of file tables ahead of their scans (readAhead), readers() at a time (one table's
-  // chunks one after another, in the order asked): started lazily
+  // reads chunks of file tables ahead of their scans (readAhead), one at a time: started lazily
   private java.util.concurrent.ExecutorService reader;
 
   /** A catalog whose tables live on {@code gpu}, or on the host when it is null; chunks are joined with {@code allocator}'s memory. */
@@ -92,10 +91,6 @@ public final class Catalog implements AutoCloseable {
     // set when the entry is closed, under the source's lock: a read ahead queued before then finds
     // its source gone and fails instead of reading a closed file
     private boolean closed;
-    // the last read ahead of this table started (under the catalog's lock): the next waits for it,
-    // so that one table's chunks are read in the order asked (Arrow's reader decodes a file's row
-    // groups once when read in order) while other tables' reads run beside them
-    private java.util.concurrent.CompletableFuture<?> lastReadAhead = java.util.concurrent.CompletableFuture.completedFuture(null);
 
     /** Takes {@code first}, which it closes. */
     Entry(Table<?> first) {
@@ -154,8 +149,8 @@ public final class Catalog implements AutoCloseable {
      * Columns {@code columns} of chunk {@code chunk} from the source, into {@code into}, as stored
      * pages decoding on {@code gpu} where it is not null and the source can ({@link ChunkColumns});
      * the caller closes them.
-     * One read of this table at a time: the catalog's reader threads read ahead (see {@link
-     * #readAhead}) while scans read under the catalog's lock.
+     * One read at a time: the catalog's reader thread reads ahead (see {@link #readAhead}) while
+     * scans read under the catalog's lock.
      */
     ChunkColumns readColumns(int chunk, int[] columns, BufferAllocator into, Gpu gpu) {
       synchronized (source) {
@@ -676,7 +671,7 @@ public final class Catalog implements AutoCloseable {
   }
 
   /**
-   * Starts reading, on one of the catalog's reader threads, the columns {@code columns} (all when null)
+   * Starts reading, on the catalog's reader thread, the columns {@code columns} (all when null)
    * of chunk {@code chunk} of table {@code name} that a scan will need: those not on the device
    * for a GPU catalog, all of them for a CPU one. Null when there is nothing to read: the table
    * is resident, or every column is. The caller owns the read and hands it to {@link #acquire}.
@@ -693,17 +688,15 @@ public final class Catalog implements AutoCloseable {
     }
     BufferAllocator into = gpu == null ? allocator : gpu.pinnedAllocator();
     if (reader == null) {
-      reader = java.util.concurrent.Executors.newFixedThreadPool(readers(), r -> {
+      reader = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "gpudf-chunk-reader");
         t.setDaemon(true);
         return t;
       });
     }
     readsAheadStarted++;
-    java.util.concurrent.CompletableFuture<ChunkColumns> rows = e.lastReadAhead.handle((done, failed) -> null)
-        .thenApplyAsync(after -> e.readColumns(chunk, wanted, into, gpu), reader);
-    e.lastReadAhead = rows;
-    return new ChunkRead(e, chunk, wanted, rows);
+    return new ChunkRead(e, chunk, wanted,
+        java.util.concurrent.CompletableFuture.supplyAsync(() -> e.readColumns(chunk, wanted, into, gpu), reader));
   }
 
   private static int[] allColumns(Entry e) {
@@ -904,18 +897,6 @@ public final class Catalog implements AutoCloseable {
 
   // -Dgpudf.files.readAhead=false reads each chunk only when its scan runs
   private static final boolean READ_AHEAD = Boolean.parseBoolean(System.getProperty("gpudf.files.readAhead", "true"));
-
-  /**
-   * How many chunk reads a catalog runs at once, from when its first starts. A query's first chunks
-   * of its tables are all started while it is planned (EarlyReads): read one after another, TPC-H
-   * q2's five tables at SF10 kept its cold run waiting 105-120 ms after planning for 318 MB of
-   * Parquet on a 16-core H100 host (2.9 GB/s), where DuckDB answered in 110 ms whole. One reader
-   * below 8 cores, where each read's columns already take the cores (ChunkColumns' page readers);
-   * {@code -Dgpudf.files.readers} sets it.
-   */
-  private static int readers() {
-    return Math.max(1, Integer.getInteger("gpudf.files.readers", Math.min(4, Runtime.getRuntime().availableProcessors() / 4)));
-  }
 
   /** {@link FileReads} so far. */
   public synchronized FileReads fileReads() {

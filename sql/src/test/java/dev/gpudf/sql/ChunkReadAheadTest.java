@@ -134,42 +134,6 @@ class ChunkReadAheadTest {
     }
   }
 
-  /**
-   * With two readers ({@code -Dgpudf.files.readers=2}): another table's read runs while one of t's
-   * is held, and t's next chunk, asked for meanwhile, waits for it (one table's chunks in order).
-   */
-  @Test
-  void twoReadersReadTwoTablesAtOnceAndOneTablesChunksInOrder(@TempDir Path dir) throws Exception {
-    Path t = write(java.nio.file.Files.createDirectory(dir.resolve("a")), 4);
-    Path u = write(java.nio.file.Files.createDirectory(dir.resolve("b")), 2);
-    System.setProperty("gpudf.files.readers", "2");
-    try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
-      RecordingSource ts = register(s, t, a);
-      RecordingSource us = new RecordingSource(ArrowIpcSource.open(u, a, 2000));
-      s.catalog().register("u", us);
-      CountDownLatch hold = new CountDownLatch(1);
-      ts.hold = hold;
-      try (ChunkRead t1 = s.catalog().readAhead("t", 1, null); ChunkRead t0 = s.catalog().readAhead("t", 0, null);
-          ChunkRead u0 = s.catalog().readAhead("u", 0, null)) {
-        assertTrue(ts.reading.await(30, TimeUnit.SECONDS), "t's chunk 1 is being read");
-        try (ChunkColumns read = u0.take(); dev.gpudf.columnar.HostTable rows = read.table(null)) {
-          assertEquals(2000, rows.rowCount(), "u read while t's read is held");
-        }
-        assertEquals(List.of("1 gpudf-chunk-reader"), ts.reads, "t's chunk 0 waits for its chunk 1");
-        hold.countDown();
-        try (ChunkColumns first = t1.take(); ChunkColumns second = t0.take();
-            dev.gpudf.columnar.HostTable r1 = first.table(null); dev.gpudf.columnar.HostTable r0 = second.table(null)) {
-          assertEquals(2000L, ((Number) r1.column(0).vector().getObject(0)).longValue());
-          assertEquals(0L, ((Number) r0.column(0).vector().getObject(0)).longValue());
-        }
-        assertEquals(List.of("1 gpudf-chunk-reader", "0 gpudf-chunk-reader"), ts.reads, "in the order asked");
-      }
-      assertEquals(0, a.getAllocatedMemory());
-    } finally {
-      System.clearProperty("gpudf.files.readers");
-    }
-  }
-
   /** Chunk 0's branch fails while chunk 1 is read ahead: the query's error, and chunk 1's rows freed with it. */
   @Test
   void aReadNobodyTakesIsFreedWhenItsQueryFails(@TempDir Path dir) throws Exception {
