@@ -86,8 +86,6 @@ public final class ExprBenchmark {
             DeviceTable dnames = DeviceTable.fromArrow(gpu, names, g.stream());
             DeviceTable dcomments = DeviceTable.fromArrow(gpu, comments, g.stream())) {
           System.out.printf("device %s%n", gpu.device().name());
-          // the generated kernels' figures need them compiled by the call that first meets each program
-          Evaluate.setCompileInBackground(false);
           int generatedFrom = Evaluate.setGeneratedMinRows(Integer.MAX_VALUE);
           gpuResult(gpu, g, "charge_decimal_interpreter", reps, () -> Evaluate.evaluate(g, dli, charge));
           gpuCharges.add(download(gpu, g, a, Evaluate.evaluate(g, dli, charge)));

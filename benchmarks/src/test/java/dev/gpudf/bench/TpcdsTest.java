@@ -91,13 +91,10 @@ class TpcdsTest {
   @RequiresGpu
   void allQueriesOnTheGpuWithGeneratedKernelsAgreeWithDuckDb() throws Exception {
     int before = dev.gpudf.kernels.Evaluate.setGeneratedMinRows(0);
-    // compiled by the call that meets the program, which then runs it (not the interpreter meanwhile)
-    boolean background = dev.gpudf.kernels.Evaluate.setCompileInBackground(false);
     try (Gpu gpu = Gpu.open(0); GpuSession s = GpuSession.gpu(gpu, allocator)) {
       runAll(s, "gpu, generated");
     } finally {
       dev.gpudf.kernels.Evaluate.setGeneratedMinRows(before);
-      dev.gpudf.kernels.Evaluate.setCompileInBackground(background);
     }
   }
 

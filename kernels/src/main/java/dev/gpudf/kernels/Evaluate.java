@@ -59,31 +59,9 @@ public final class Evaluate {
     return before;
   }
 
-  private static volatile boolean compileInBackground =
-      Boolean.getBoolean("gpudf.expr.compileInBackground");
-
-  /**
-   * Sets whether a program's generated kernel is compiled on a thread of its own while the call
-   * that first meets the program runs it in the interpreter ({@code true}; {@code
-   * -Dgpudf.expr.compileInBackground=true} sets it at start), or compiled by that call and run at
-   * once ({@code false}, the default until the background path has run on a device and its effect
-   * on cold runs is measured; tests and benchmarks that must run the generated kernel set it so);
-   * returns the previous setting.
-   */
-  public static boolean setCompileInBackground(boolean background) {
-    boolean before = compileInBackground;
-    compileInBackground = background;
-    return before;
-  }
-
-  static boolean compileInBackground() {
-    return compileInBackground;
-  }
-
   /**
    * Kernels generated for programs on one device so far, and the time the driver spent compiling
-   * their PTX (on the compiler thread, off the queries' path, where {@link
-   * #setCompileInBackground} is on).
+   * and loading their PTX.
    */
   public record GeneratedKernelStats(int kernels, long compileNanos) {}
 

@@ -5,16 +5,10 @@ import static dev.gpudf.columnar.cuda.Cuda.check;
 import dev.gpudf.columnar.cuda.CudaDevice;
 import dev.gpudf.kernels.Evaluate.StoreKind;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;
 import jcuda.driver.JCudaDriver;
@@ -28,14 +22,14 @@ import jcuda.driver.JCudaDriver;
  * still be in flight on some stream; past {@link #LIMIT} programs, new ones stay with the
  * interpreter instead.
  *
- * <p>With {@link Evaluate#setCompileInBackground} on, a new program's text is compiled on a thread
- * of the cache's own while the query that met it goes on with the interpreter, as a tiered JIT
- * compiles: the driver's compile took 10-90 ms of a first run (TPC-H SF10 q20 67-91 ms, q3 and q7
- * about 40, on an H100), more than the interpreter's time on the rows. Later calls of the program
- * find its kernel. A compile that fails leaves the program with the interpreter, logged.
+ * <p>A new program's kernel is compiled by the call that first meets it. Its load took 40-90 ms of
+ * some TPC-H SF10 cold runs from Parquet on an H100 (q3, q7, q20, q21), with the same text every
+ * process and in the driver's cache; with the files' reads ahead off, the same loads took 0.3-0.9
+ * ms: the load waited behind the device work of reads under way, which the query needs next anyway. A
+ * compile on a thread of its own, the first calls in the interpreter meanwhile, made no
+ * measurable difference to those runs (session 44), and was taken out.
  */
 final class GeneratedKernels implements AutoCloseable {
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(GeneratedKernels.class);
   /** Modules kept per device. */
   static final int LIMIT = 1024;
   /**
@@ -49,11 +43,6 @@ final class GeneratedKernels implements AutoCloseable {
   private final Map<Key, Kernel> kernels = new HashMap<>();
   // by module text: what was compiled (each module once, unloaded at close)
   private final Map<String, Kernel> compiled = new HashMap<>();
-  // programs whose compile is under way on the compiler thread, or failed there: the interpreter's
-  private final Set<Key> notReady = new HashSet<>();
-  // by module text: the programs waiting for its compile on the compiler thread
-  private final Map<String, List<Key>> compiling = new HashMap<>();
-  private ExecutorService compiler;
   private long compileNanos;
   private boolean closed;
 
@@ -86,7 +75,7 @@ final class GeneratedKernels implements AutoCloseable {
     String ptx;
     synchronized (this) {
       Kernel k = kernels.get(key);
-      if (k != null || notReady.contains(key) || kernels.size() + notReady.size() >= LIMIT || closed) {
+      if (k != null || kernels.size() >= LIMIT || closed) {
         return k;
       }
       ptx = PtxProgram.generate(p, store);
@@ -95,53 +84,10 @@ final class GeneratedKernels implements AutoCloseable {
         kernels.put(key, k);
         return k;
       }
-      if (Evaluate.compileInBackground()) {
-        notReady.add(key);
-        List<Key> waiting = compiling.get(ptx);
-        if (waiting != null) {
-          // the same text is being compiled for another program: one compile serves both
-          waiting.add(key);
-          return null;
-        }
-        compiling.put(ptx, new ArrayList<>(List.of(key)));
-        if (compiler == null) {
-          compiler = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "gpudf-kernel-compiler");
-            t.setDaemon(true);
-            return t;
-          });
-        }
-        compiler.execute(() -> compileFor(ptx, true));
-        return null;
-      }
     }
-    Kernel k = compileFor(ptx, false);
-    synchronized (this) {
-      if (k != null) {
-        kernels.put(key, k);
-      }
-    }
-    return k;
-  }
-
-  /**
-   * Compiles {@code ptx} (outside the lock: a compile takes milliseconds that other programs' calls
-   * need not wait for) and keeps it, the kernel of every program {@link #compiling} waits on it
-   * with; in the {@code background} a failure is logged and leaves those programs with the
-   * interpreter, on the caller's thread it is thrown. Null when closed meanwhile.
-   */
-  private Kernel compileFor(String ptx, boolean background) {
+    // compiled outside the lock: another program's call need not wait for this one's compile
     long t0 = System.nanoTime();
-    Kernel k;
-    try {
-      k = compile(ptx);
-    } catch (RuntimeException e) {
-      if (!background) {
-        throw e;
-      }
-      LOG.warn("a generated expression kernel failed to compile; its program stays with the interpreter: {}", e.toString());
-      return null;
-    }
+    Kernel k = compile(ptx);
     long nanos = System.nanoTime() - t0;
     if (PTX_DIR != null) {
       record(ptx, nanos);
@@ -152,17 +98,13 @@ final class GeneratedKernels implements AutoCloseable {
         unload(k.module);
         return null;
       }
-      // the caller's thread may have compiled the same text meanwhile: one module is kept
+      // another thread may have compiled the same text meanwhile: one module is kept
       Kernel same = compiled.putIfAbsent(ptx, k);
       if (same != null) {
         unload(k.module);
         k = same;
       }
-      for (Key waiting : compiling.getOrDefault(ptx, List.of())) {
-        kernels.put(waiting, k);
-        notReady.remove(waiting);
-      }
-      compiling.remove(ptx);
+      kernels.put(key, k);
       compileNanos += nanos;
       return k;
     }
@@ -220,28 +162,10 @@ final class GeneratedKernels implements AutoCloseable {
     return new Evaluate.GeneratedKernelStats(compiled.size(), compileNanos);
   }
 
-  /** Waits for a compile under way, then unloads every module; a compile asked for later is not made. */
+  /** Unloads every module; a kernel asked for later is not made. */
   @Override
-  public void close() {
-    ExecutorService running;
-    synchronized (this) {
-      closed = true;
-      running = compiler;
-    }
-    if (running != null) {
-      running.shutdown();
-      try {
-        if (!running.awaitTermination(60, TimeUnit.SECONDS)) {
-          LOG.warn("a generated expression kernel still compiling after 60 s at close");
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
-    unloadAll();
-  }
-
-  private synchronized void unloadAll() {
+  public synchronized void close() {
+    closed = true;
     device.makeCurrent();
     RuntimeException first = null;
     for (Kernel k : compiled.values()) {
@@ -257,8 +181,6 @@ final class GeneratedKernels implements AutoCloseable {
     }
     kernels.clear();
     compiled.clear();
-    notReady.clear();
-    compiling.clear();
     if (first != null) {
       throw first;
     }

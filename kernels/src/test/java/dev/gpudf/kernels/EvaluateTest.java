@@ -5,7 +5,6 @@ import static dev.gpudf.kernels.Expr.col;
 import static dev.gpudf.kernels.Expr.lit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -795,83 +794,6 @@ class EvaluateTest {
     withGeneratedFrom(0, () -> gpuAgreesWithCpu(rows, generated.size()));
   }
 
-  /**
-   * With the compile in the background (the default), a program's first call gets no kernel (the
-   * interpreter serves it) and a later one gets the kernel the compiler thread made; the answers
-   * over the suite's first programs are the CPU twin's either way. A device closed while a
-   * compile is under way closes cleanly (the allocator's leak check runs after it).
-   */
-  @RequiresGpu
-  @Test
-  void aKernelCompiledInTheBackgroundServesTheCallsAfterIt() throws Exception {
-    List<String> names = allTypesSchema(HostTable::names);
-    List<DataType> types = allTypesSchema(HostTable::types);
-    List<Expr> arithmetic = new java.util.ArrayList<>();
-    for (Expr e : randomSuite(names)) {
-      if (!StringBuild.anywhere(e, types)) {
-        Program p = ExprCompiler.compile(e, types);
-        if (PtxProgram.supports(p, Evaluate.storeKind(p.result()))) {
-          arithmetic.add(e);
-        }
-      }
-    }
-    int before = Evaluate.setGeneratedMinRows(0);
-    boolean background = Evaluate.setCompileInBackground(true);
-    int rows = 1000;
-    try (Gpu gpu = Gpu.open(0, 2L << 30, 256L << 20); Exec g = Exec.onGpu(gpu, allocator);
-        VectorSchemaRoot r = TestTables.allTypes(allocator, rows, Nulls.every(3), rows); HostTable h = HostTable.fromArrow(r);
-        DeviceTable d = DeviceTable.fromArrow(gpu, r, g.stream())) {
-      GeneratedKernels cache = GeneratedKernels.on(gpu.device());
-      // a program of a shape no other test builds (its kernel cannot be in the cache already):
-      // i32 widened, then 29 additions and subtractions
-      Expr e = Expr.cast(col(names.indexOf("i32")), DataType.INT64);
-      for (int k = 1; k <= 29; k++) {
-        e = call(k % 2 == 0 ? Op.SUB : Op.ADD, e, lit((long) k));
-      }
-      arithmetic.add(0, e);
-      Program p = ExprCompiler.compile(e, types);
-      Evaluate.StoreKind store = Evaluate.storeKind(p.result());
-      assertNull(cache.kernel(p, store), "the first call compiles in the background and gets the interpreter");
-      assertNotNull(awaitKernel(cache, p), "the compiler thread made the kernel within 60 s");
-      for (Expr each : arithmetic.subList(0, Math.min(8, arithmetic.size()))) {
-        // twice: the interpreter (or the kernel just made), then, once the compiler thread made it, the kernel
-        for (int run = 0; run < 2; run++) {
-          if (run == 1) {
-            assertNotNull(awaitKernel(cache, ExprCompiler.compile(each, types)), each + ": no kernel within 60 s");
-          }
-          try (HostColumn want = Evaluate.evaluate(exec, h, each); DeviceColumn got = Evaluate.evaluate(g, d, each)) {
-            got.retain();
-            try (DeviceTable one = new DeviceTable(gpu, List.of("x"), List.of(got), rows);
-                VectorSchemaRoot back = one.toArrow(allocator, g.stream())) {
-              for (int i = 0; i < rows; i++) {
-                assertEquals(want.vector().getObject(i), back.getVector(0).getObject(i), each + " run " + run + " row " + i);
-              }
-            }
-          }
-        }
-      }
-      // compiles asked for just before the device closes (those the loop above did not run)
-      for (Expr rest : arithmetic.subList(Math.min(8, arithmetic.size()), arithmetic.size())) {
-        Program q = ExprCompiler.compile(rest, types);
-        cache.kernel(q, Evaluate.storeKind(q.result()));
-      }
-    } finally {
-      Evaluate.setGeneratedMinRows(before);
-      Evaluate.setCompileInBackground(background);
-    }
-  }
-
-  /** {@code p}'s kernel from {@code cache} once its compile on the compiler thread is done; null after 60 s. */
-  private static GeneratedKernels.Kernel awaitKernel(GeneratedKernels cache, Program p) throws InterruptedException {
-    Evaluate.StoreKind store = Evaluate.storeKind(p.result());
-    long deadline = System.nanoTime() + 60_000_000_000L;
-    GeneratedKernels.Kernel k;
-    while ((k = cache.kernel(p, store)) == null && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-    }
-    return k;
-  }
-
   /** {@link #generatedKernelsMatchTheCpuTwin} on millions of rows (grid-stride loops, many blocks), in the {@code gpu-heavy} suite. */
   @HeavyGpu
   @ParameterizedTest
@@ -953,18 +875,13 @@ class EvaluateTest {
     }
   }
 
-  /**
-   * Runs {@code body} with {@link Evaluate#setGeneratedMinRows} at {@code rows} and each kernel
-   * compiled by the call that needs it (so that its first call runs it), then restores both.
-   */
+  /** Runs {@code body} with {@link Evaluate#setGeneratedMinRows} at {@code rows}, then restores it. */
   private static void withGeneratedFrom(int rows, Runnable body) {
     int before = Evaluate.setGeneratedMinRows(rows);
-    boolean background = Evaluate.setCompileInBackground(false);
     try {
       body.run();
     } finally {
       Evaluate.setGeneratedMinRows(before);
-      Evaluate.setCompileInBackground(background);
     }
   }
 

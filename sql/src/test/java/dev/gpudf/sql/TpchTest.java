@@ -216,13 +216,10 @@ class TpchTest {
   @Test
   void gpuBackendWithGeneratedKernelsAgreesWithDuckDb() throws Exception {
     int before = dev.gpudf.kernels.Evaluate.setGeneratedMinRows(0);
-    // compiled by the call that meets the program, which then runs it (not the interpreter meanwhile)
-    boolean background = dev.gpudf.kernels.Evaluate.setCompileInBackground(false);
     try (Gpu gpu = Gpu.open(0, 4L << 30, 256L << 20); GpuSession s = GpuSession.gpu(gpu, allocator)) {
       runAll(s);
     } finally {
       dev.gpudf.kernels.Evaluate.setGeneratedMinRows(before);
-      dev.gpudf.kernels.Evaluate.setCompileInBackground(background);
     }
   }
 }
