@@ -699,6 +699,7 @@ public final class GpuSession implements AutoCloseable {
           throw new UserException("the statement is not a query but " + parsed.getKind().lowerName.replace('_', ' ')
               + ": run it as an update (JDBC executeUpdate, Flight SQL CommandStatementUpdate)");
         }
+        PlannerWarmUp.decorrelatorSoon(parsed);
         SqlNode validated;
         // before validation, which expands SELECT * (under EXISTS too) into every column
         EarlyReads.Names named = early == null ? null : EarlyReads.names(parsed);

@@ -1,6 +1,10 @@
 package dev.gpudf.sql;
 
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.calcite.sql.SqlCall;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlSelect;
+import org.apache.calcite.sql.util.SqlBasicVisitor;
 
 /**
  * Plans one query of the shapes analysts write (joins, a correlated subquery, grouped decimal
@@ -49,6 +53,61 @@ final class PlannerWarmUp {
     Thread t = new Thread(PlannerWarmUp::run, "gpudf-planner-warm-up");
     t.setDaemon(true);
     t.start();
+  }
+
+  private static final java.util.concurrent.atomic.AtomicBoolean DECORRELATOR = new java.util.concurrent.atomic.AtomicBoolean();
+
+  /**
+   * Initializes Calcite's {@code CoreRules} on a daemon thread, once a process, when {@code parsed}
+   * has a sub-query in an expression (the SELECT list, WHERE, HAVING): decorrelating one
+   * initializes all of Calcite's rules there ({@code RelDecorrelator} uses them), which took 140 ms
+   * of TPC-H q2's plan on the main thread of a 2-core host; validating and converting the statement
+   * now overlap it. A statement without such a sub-query never initializes them, and pays nothing.
+   * Off with {@code -Dgpudf.plan.warmUp=false}; a failure is left for the planner to meet and report.
+   */
+  static void decorrelatorSoon(SqlNode parsed) {
+    if (DECORRELATOR.get() || !Boolean.parseBoolean(System.getProperty("gpudf.plan.warmUp", "true"))
+        || !hasExpressionSubQuery(parsed) || !DECORRELATOR.compareAndSet(false, true)) {
+      return;
+    }
+    Thread t = new Thread(() -> {
+      try {
+        Class.forName("org.apache.calcite.rel.rules.CoreRules", true, PlannerWarmUp.class.getClassLoader());
+      } catch (ClassNotFoundException | LinkageError e) {
+        LOG.debug("Calcite's rules were not initialized ahead: {}", e.toString());
+      }
+    }, "gpudf-decorrelator-warm-up");
+    t.setDaemon(true);
+    t.start();
+  }
+
+  /** Whether a query of {@code node} holds another in its SELECT list, WHERE or HAVING. */
+  static boolean hasExpressionSubQuery(SqlNode node) {
+    boolean[] found = {false};
+    node.accept(new SqlBasicVisitor<Void>() {
+      @Override
+      public Void visit(SqlCall call) {
+        if (!found[0] && call instanceof SqlSelect select) {
+          for (SqlNode part : java.util.Arrays.asList(select.getSelectList(), select.getWhere(), select.getHaving())) {
+            found[0] |= part != null && containsQuery(part);
+          }
+        }
+        return found[0] ? null : super.visit(call);
+      }
+    });
+    return found[0];
+  }
+
+  private static boolean containsQuery(SqlNode node) {
+    boolean[] found = {false};
+    node.accept(new SqlBasicVisitor<Void>() {
+      @Override
+      public Void visit(SqlCall call) {
+        found[0] |= call.getKind().belongsTo(org.apache.calcite.sql.SqlKind.QUERY);
+        return found[0] ? null : super.visit(call);
+      }
+    });
+    return found[0];
   }
 
   private static void run() {
