@@ -25,8 +25,8 @@ import jcuda.driver.JCudaDriver;
  * <p>A new program's kernel is compiled by the call that first meets it. Its load took 40-90 ms of
  * some TPC-H SF10 cold runs from Parquet on an H100 (q3, q7, q20, q21), with the same text every
  * process and in the driver's cache; with the files' reads ahead off, the same loads took 0.3-0.9
- * ms: the load waited behind the device work of reads under way, which the query needs next anyway. A
- * compile on a thread of its own, the first calls in the interpreter meanwhile, made no
+ * ms: the load waited behind the device work of reads under way, which the query needs next anyway.
+ * A compile on a thread of its own, the first calls in the interpreter meanwhile, made no
  * measurable difference to those runs (session 44), and was taken out.
  */
 final class GeneratedKernels implements AutoCloseable {
