@@ -117,8 +117,16 @@ public final class QueryContext implements AutoCloseable {
     }
   }
 
-  /** Adds each chunk {@code node} scans outside a union, with the columns its scans take (null: all). */
-  private static void scansOutsideUnions(RelNode node, Map<ChunkKey, int[]> wanted) {
+  /**
+   * Adds each chunk {@code node} scans outside a union, with the columns its scans take (null:
+   * all). A subtree already run for another of its parents ({@link #run}) scans nothing again: a
+   * union's branch shared with another union (TPC-H q18's lineitem chunks, both in its IN and in
+   * its join) had each of its chunks read a second time for nothing.
+   */
+  private void scansOutsideUnions(RelNode node, Map<ChunkKey, int[]> wanted) {
+    if (shared.containsKey(node)) {
+      return;
+    }
     if (node instanceof GpuTableScan scan) {
       ChunkKey key = ChunkKey.of(scan);
       int[] columns = scan.getTable().unwrap(CatalogTable.class).columns();

@@ -134,6 +134,27 @@ class ChunkReadAheadTest {
     }
   }
 
+  /**
+   * A chunk scan that two parts of the plan share (t under IN and under the outer query, with the
+   * same column) runs once; the union that comes to it second reads none of its chunks ahead again
+   * (each was read a second time and never taken, TPC-H q18's whole lineitem at SF1).
+   */
+  @Test
+  void aSharedChunkScanIsNotReadAheadAgain(@TempDir Path dir) throws Exception {
+    Path file = write(dir, 8);
+    try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
+      RecordingSource src = register(s, file, a);
+      try (VectorSchemaRoot r = s.query("SELECT COUNT(*), SUM(k) FROM t WHERE k IN (SELECT k FROM t WHERE k % 3 = 0)")) {
+        assertEquals(2667L, ((Number) r.getVector(0).getObject(0)).longValue());
+        assertEquals(java.util.stream.LongStream.range(0, 8000).filter(v -> v % 3 == 0).sum(),
+            ((Number) r.getVector(1).getObject(0)).longValue());
+      }
+      Catalog.ReadsAhead reads = s.catalog().readsAhead();
+      assertEquals(reads.started(), reads.taken(), "every chunk read ahead was taken: " + reads + ", reads " + src.reads);
+      assertEquals(0, a.getAllocatedMemory());
+    }
+  }
+
   /** Chunk 0's branch fails while chunk 1 is read ahead: the query's error, and chunk 1's rows freed with it. */
   @Test
   void aReadNobodyTakesIsFreedWhenItsQueryFails(@TempDir Path dir) throws Exception {
