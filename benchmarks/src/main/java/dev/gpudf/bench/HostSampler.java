@@ -1,20 +1,23 @@
 package dev.gpudf.bench;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Where a thread spends host time, by sampling its stack every {@code periodMicros} from a
- * second thread (the bundle's runtime has no JFR). Each sample counts once for its leaf frame and
+ * Where a thread (or each of gpudf's worker threads, {@link #workers}) spends host time, by
+ * sampling its stack every {@code periodMicros} from a thread of its own (the bundle's runtime has no JFR). Each sample counts once for its leaf frame and
  * once for every distinct gpudf method, CUDA driver call and class load on the stack (inclusive).
  * {@link Thread#getStackTrace()} sees the thread at a safepoint, so Java frames are biased towards loop ends and calls, but a
  * thread inside native code (the CUDA driver through JCuda) shows that native frame as its leaf.
  * Opened around the work to sample, closed to stop; the counts it gave {@link Counts} say what it saw.
  */
 final class HostSampler implements AutoCloseable {
-  private final Thread target;
+  // the threads sampled at each tick, and whether a frame is named with its thread's name
+  private final java.util.function.Supplier<List<Thread>> targets;
+  private final boolean named;
   private final Thread sampler;
   private final AtomicBoolean running = new AtomicBoolean(true);
   private final Counts counts;
@@ -50,7 +53,21 @@ final class HostSampler implements AutoCloseable {
 
   /** Starts sampling {@code target} every {@code periodMicros} microseconds into {@code counts}. */
   HostSampler(Thread target, long periodMicros, Counts counts) {
-    this.target = target;
+    this(() -> List.of(target), false, periodMicros, counts);
+  }
+
+  /**
+   * Starts sampling gpudf's worker threads (those named {@code gpudf-...}: the chunk and page
+   * readers, the compilers, the pools) every {@code periodMicros} microseconds into {@code counts},
+   * each frame led by its thread's name; a worker idle in its pool's queue is not counted.
+   */
+  static HostSampler workers(long periodMicros, Counts counts) {
+    return new HostSampler(HostSampler::gpudfThreads, true, periodMicros, counts);
+  }
+
+  private HostSampler(java.util.function.Supplier<List<Thread>> targets, boolean named, long periodMicros, Counts counts) {
+    this.targets = targets;
+    this.named = named;
     this.counts = counts;
     this.sampler = new Thread(() -> {
       while (running.get()) {
@@ -70,20 +87,51 @@ final class HostSampler implements AutoCloseable {
   }
 
   private void sample() {
-    StackTraceElement[] stack = target.getStackTrace();
-    if (stack.length == 0) {
-      return;
-    }
-    synchronized (counts) {
-      counts.samples++;
-      counts.leaves.merge(frame(stack[0]), 1, Integer::sum);
-      java.util.Set<String> seen = new java.util.HashSet<>();
-      for (StackTraceElement e : stack) {
-        if (counted(e) && seen.add(frame(e))) {
-          counts.inclusive.merge(frame(e), 1, Integer::sum);
+    for (Thread target : targets.get()) {
+      StackTraceElement[] stack = target.getStackTrace();
+      if (stack.length == 0 || (named && idle(stack))) {
+        continue;
+      }
+      String tag = named ? "[" + target.getName() + "] " : "";
+      synchronized (counts) {
+        counts.samples++;
+        counts.leaves.merge(tag + frame(stack[0]), 1, Integer::sum);
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (StackTraceElement e : stack) {
+          if (counted(e) && seen.add(frame(e))) {
+            counts.inclusive.merge(tag + frame(e), 1, Integer::sum);
+          }
         }
       }
     }
+  }
+
+  /** The live threads named {@code gpudf-...}. */
+  private static List<Thread> gpudfThreads() {
+    ThreadGroup root = Thread.currentThread().getThreadGroup();
+    while (root.getParent() != null) {
+      root = root.getParent();
+    }
+    Thread[] all = new Thread[root.activeCount() + 16];
+    int n = root.enumerate(all, true);
+    List<Thread> out = new java.util.ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      if (all[i].getName().startsWith("gpudf-")) {
+        out.add(all[i]);
+      }
+    }
+    return out;
+  }
+
+  /** Whether a worker's stack is its pool waiting for work (a thread with nothing to do, not one waiting on a result). */
+  private static boolean idle(StackTraceElement[] stack) {
+    for (StackTraceElement e : stack) {
+      String m = e.getClassName() + "." + e.getMethodName();
+      if (m.equals("java.util.concurrent.ThreadPoolExecutor.getTask") || m.equals("java.util.concurrent.ForkJoinPool.awaitWork")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static String frame(StackTraceElement e) {

@@ -716,8 +716,10 @@ public final class TpchBenchmark {
       Evaluate.GeneratedKernelStats kernelsBefore = generatedKernels(session);
       for (int r = 0; r <= reps; r++) {
         HostSampler.Counts coldSamples = r == 0 && SAMPLE_COLD ? new HostSampler.Counts() : null;
+        HostSampler.Counts workerSamples = coldSamples == null ? null : new HostSampler.Counts();
         long t0 = System.nanoTime();
         try (HostSampler sampler = coldSamples == null ? null : new HostSampler(Thread.currentThread(), 1000, coldSamples);
+            HostSampler workers = workerSamples == null ? null : HostSampler.workers(1000, workerSamples);
             VectorSchemaRoot result = session.query(sql, List.of(), t -> runs.add(t))) {
           if (r == reps) {
             rows = TpchAnswers.rows(result);
@@ -737,6 +739,7 @@ public final class TpchBenchmark {
           }
           if (coldSamples != null) {
             coldSamples.print("SAMPLE cold " + engine + " " + name, 15);
+            workerSamples.print("SAMPLE cold workers " + engine + " " + name, 15);
           }
           runs.clear();
         }
@@ -757,7 +760,8 @@ public final class TpchBenchmark {
   /**
    * With {@code -Dgpudf.debug.sampleCold=true}: each query's cold run has its thread's stack
    * sampled every millisecond ({@link HostSampler}) and its top frames printed, to show what a first
-   * run does that later runs skip (class loading, the JIT's first code, reading files, compiling kernels).
+   * run does that later runs skip (class loading, the JIT's first code, reading files, compiling kernels);
+   * and gpudf's worker threads' (the readers the query thread waits for) likewise, those not idle.
    */
   private static final boolean SAMPLE_COLD = Boolean.getBoolean("gpudf.debug.sampleCold");
 
