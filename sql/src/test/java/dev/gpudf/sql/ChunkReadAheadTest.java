@@ -28,6 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
  * start, each chunk once with the columns of all its scans.
  */
 class ChunkReadAheadTest {
+  /** The sum of the multiples of 3 among the k of {@link #write}'s 8 batches. */
+  private static final long MULTIPLES_OF_3_SUM = java.util.stream.LongStream.range(0, 8000).filter(v -> v % 3 == 0).sum();
+
   /** Writes {@code batches} batches of 1,000 rows of k = 0, 1, 2, ... */
   private static Path write(Path dir, int batches) throws Exception {
     Path file = dir.resolve("t.arrow");
@@ -122,7 +125,7 @@ class ChunkReadAheadTest {
     try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
       RecordingSource src = register(s, file, a);
       try (VectorSchemaRoot r = s.query("SELECT SUM(k), COUNT(*) FROM t WHERE k % 3 = 0")) {
-        assertEquals(java.util.stream.LongStream.range(0, 8000).filter(v -> v % 3 == 0).sum(),
+        assertEquals(MULTIPLES_OF_3_SUM,
             ((Number) r.getVector(0).getObject(0)).longValue());
         assertEquals(2667L, ((Number) r.getVector(1).getObject(0)).longValue());
       }
@@ -146,7 +149,7 @@ class ChunkReadAheadTest {
       RecordingSource src = register(s, file, a);
       try (VectorSchemaRoot r = s.query("SELECT COUNT(*), SUM(k) FROM t WHERE k IN (SELECT k FROM t WHERE k % 3 = 0)")) {
         assertEquals(2667L, ((Number) r.getVector(0).getObject(0)).longValue());
-        assertEquals(java.util.stream.LongStream.range(0, 8000).filter(v -> v % 3 == 0).sum(),
+        assertEquals(MULTIPLES_OF_3_SUM,
             ((Number) r.getVector(1).getObject(0)).longValue());
       }
       Catalog.ReadsAhead reads = s.catalog().readsAhead();
