@@ -733,7 +733,7 @@ public final class TpchBenchmark {
               name, cold, c.planNanos() / 1e6, c.executeNanos() / 1e6, c.transferNanos() / 1e6);
           Evaluate.GeneratedKernelStats kernels = generatedKernels(session);
           if (kernels.kernels() > kernelsBefore.kernels()) {
-            System.out.printf(java.util.Locale.ROOT, "%s %s cold: %d expression kernels generated and compiled in %.1f ms%n",
+            System.out.printf(java.util.Locale.ROOT, "%s %s cold: %d expression kernels generated, compiled and loaded in %.1f ms (a load waits for device work under way)%n",
                 engine, name, kernels.kernels() - kernelsBefore.kernels(),
                 (kernels.compileNanos() - kernelsBefore.compileNanos()) / 1e6);
           }

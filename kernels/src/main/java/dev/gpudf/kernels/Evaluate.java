@@ -60,8 +60,9 @@ public final class Evaluate {
   }
 
   /**
-   * Kernels generated for programs on one device so far, and the time the driver spent compiling
-   * and loading their PTX.
+   * Kernels generated for programs on one device so far, and the time the driver took to compile
+   * and load their PTX, which includes waiting: a load waits behind device work under way (40-90
+   * ms of TPC-H SF10's cold runs from Parquet, where the reads' decoding was queued).
    */
   public record GeneratedKernelStats(int kernels, long compileNanos) {}
 
