@@ -68,7 +68,7 @@ final class GeneratedKernels implements AutoCloseable {
 
   /**
    * The kernel for {@code p} written out as {@code store} ({@link PtxProgram#supports} must hold),
-   * generated and compiled now if it is new; null when the cache is full.
+   * generated and compiled now if it is new; null when the cache is full or closed.
    */
   Kernel kernel(Program p, StoreKind store) {
     Key key = Key.of(p, store);
@@ -157,7 +157,7 @@ final class GeneratedKernels implements AutoCloseable {
     return compiled.size();
   }
 
-  /** Kernels compiled so far and the time the driver spent compiling and loading them. */
+  /** Kernels compiled so far and the time their compiles and loads took ({@link Evaluate.GeneratedKernelStats}). */
   synchronized Evaluate.GeneratedKernelStats stats() {
     return new Evaluate.GeneratedKernelStats(compiled.size(), compileNanos);
   }
