@@ -212,7 +212,31 @@ public final class ParquetFooter {
     }
     ByteBuffer footer = ByteBuffer.allocate(length);
     readFully(ch, footer, fileSize - 8 - length);
-    return Util.readFileMetaData(new ByteArrayInputStream(footer.array()));
+    FileMetaData meta = Util.readFileMetaData(new ByteArrayInputStream(footer.array()));
+    checkRows(meta);
+    return meta;
+  }
+
+  /**
+   * Checks the footer's row counts against each other: each row group's at most {@link
+   * Integer#MAX_VALUE} (gpudf's and Arrow's vectors count rows in an int) and not negative, their
+   * sum the file's. A damaged count is an {@link IOException} naming the row group, before any
+   * reader (Arrow's native one included, which sizes allocations by it) is given the file.
+   */
+  private static void checkRows(FileMetaData meta) throws IOException {
+    List<org.apache.parquet.format.RowGroup> groups = meta.getRow_groups() == null ? List.of() : meta.getRow_groups();
+    long sum = 0;
+    for (int g = 0; g < groups.size(); g++) {
+      long rows = groups.get(g).getNum_rows();
+      if (rows < 0 || rows > Integer.MAX_VALUE) {
+        throw new IOException("row group " + g + " says it holds " + rows + " rows");
+      }
+      sum += rows;
+    }
+    if (sum != meta.getNum_rows()) {
+      throw new IOException("the footer says " + meta.getNum_rows() + " rows, its " + groups.size()
+          + " row groups " + sum);
+    }
   }
 
   /**

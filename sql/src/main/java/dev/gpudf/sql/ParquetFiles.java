@@ -1,6 +1,7 @@
 package dev.gpudf.sql;
 
 import dev.gpudf.columnar.error.UserException;
+import dev.gpudf.formats.ParquetFooter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.apache.arrow.dataset.file.FileFormat;
@@ -25,6 +26,12 @@ final class ParquetFiles {
   static VectorSchemaRoot read(Path file, BufferAllocator allocator) {
     if (!Files.isRegularFile(file)) {
       throw new UserException("no file " + file);
+    }
+    try {
+      // Arrow's native reader sizes allocations by the footer's row counts: checked first
+      ParquetFooter.columns(file);
+    } catch (java.io.IOException | RuntimeException e) {
+      throw new UserException(file + ": its Parquet footer cannot be read: " + e.getMessage(), e);
     }
     try (DatasetFactory factory = new FileSystemDatasetFactory(allocator, NativeMemoryPool.getDefault(),
             FileFormat.PARQUET, file.toAbsolutePath().toUri().toString());

@@ -119,7 +119,7 @@ public final class ParquetSource implements ChunkSource {
     this.allocator = allocator;
     batchRows = Math.max(MIN_BATCH_ROWS, Math.min(MAX_BATCH_ROWS, chunkRows / READ_AHEAD_BATCHES));
     stamp = FileStamp.of(file);
-    ParquetFooter.Columns footer = fromFooter ? wholeGroups(file, chunkRows) : null;
+    ParquetFooter.Columns footer = wholeGroups(file, chunkRows, fromFooter);
     if (footer != null) {
       // chunks of whole row groups, each of which the decoder reads as stored pages
       names.addAll(footer.names());
@@ -149,17 +149,20 @@ public final class ParquetSource implements ChunkSource {
 
   /**
    * {@code file}'s columns from its footer, where it tells them all ({@link
-   * ParquetFooter#columns}) and no row group holds more than {@code chunkRows} rows (a larger one
-   * is read in parts, by Arrow's reader); else null. A footer that cannot be read is left to
-   * Arrow's reader too, which says what is wrong with the file.
+   * ParquetFooter#columns}), {@code fromFooter} is set and no row group holds more than {@code
+   * chunkRows} rows (a larger one is read in parts, by Arrow's reader); else null. A footer that
+   * cannot be read, or whose row counts disagree, is an error naming the file: Arrow's native
+   * reader is never given one, as it sizes allocations by those counts (a damaged one ends the
+   * process).
    */
-  private static ParquetFooter.Columns wholeGroups(Path file, int chunkRows) {
+  private static ParquetFooter.Columns wholeGroups(Path file, int chunkRows, boolean fromFooter) {
+    ParquetFooter.Columns c;
     try {
-      ParquetFooter.Columns c = ParquetFooter.columns(file);
-      return c == null || c.groups().stream().anyMatch(g -> g.rows() > chunkRows) ? null : c;
+      c = ParquetFooter.columns(file);
     } catch (IOException | RuntimeException e) {
-      return null;
+      throw new UserException("its Parquet footer cannot be read: " + e.getMessage(), e);
     }
+    return !fromFooter || c == null || c.groups().stream().anyMatch(g -> g.rows() > chunkRows) ? null : c;
   }
 
   /**
