@@ -9,7 +9,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * Where a thread (or each of gpudf's worker threads, {@link #workers}) spends host time, by
  * sampling its stack every {@code periodMicros} from a thread of its own (the bundle's runtime has
- * no JFR). Each sample counts once for its leaf frame and once for every distinct gpudf method,
+ * no JFR). Each sample counts once for its leaf frame, once for that frame and the innermost three gpudf lines
+ * under it, and once for every distinct gpudf method,
  * CUDA driver call and class load on the stack (inclusive).
  * {@link Thread#getStackTrace()} sees the thread at a safepoint, so Java frames are biased towards loop ends and calls, but a
  * thread inside native code (the CUDA driver through JCuda) shows that native frame as its leaf.
@@ -27,6 +28,7 @@ final class HostSampler implements AutoCloseable {
   static final class Counts {
     private final Map<String, Integer> leaves = new HashMap<>();
     private final Map<String, Integer> inclusive = new HashMap<>();
+    private final Map<String, Integer> placed = new HashMap<>();
     private int samples;
 
     /** Adds {@code other}'s samples to these. */
@@ -35,13 +37,19 @@ final class HostSampler implements AutoCloseable {
         samples += other.samples;
         other.leaves.forEach((k, v) -> leaves.merge(k, v, Integer::sum));
         other.inclusive.forEach((k, v) -> inclusive.merge(k, v, Integer::sum));
+        other.placed.forEach((k, v) -> placed.merge(k, v, Integer::sum));
       }
     }
 
-    /** The {@code top} leaf frames and the {@code top} gpudf methods by share of samples, each line led by {@code label}. */
+    /**
+     * The {@code top} leaf frames, the {@code top} leaf frames placed by the gpudf line that led to
+     * them (which wait, say, a stream synchronization is), and the {@code top} gpudf methods by
+     * share of samples, each line led by {@code label}.
+     */
     synchronized void print(String label, int top) {
       System.out.printf(Locale.ROOT, "%s %d samples%n", label, samples);
       print(label + " leaf", leaves, top);
+      print(label + " at", placed, top);
       print(label + " incl", inclusive, top);
     }
 
@@ -97,6 +105,7 @@ final class HostSampler implements AutoCloseable {
       synchronized (counts) {
         counts.samples++;
         counts.leaves.merge(tag + frame(stack[0]), 1, Integer::sum);
+        counts.placed.merge(tag + frame(stack[0]) + " < " + caller(stack), 1, Integer::sum);
         java.util.Set<String> seen = new java.util.HashSet<>();
         for (StackTraceElement e : stack) {
           if (counted(e) && seen.add(frame(e))) {
@@ -133,6 +142,21 @@ final class HostSampler implements AutoCloseable {
       }
     }
     return false;
+  }
+
+  /**
+   * The innermost three gpudf frames of {@code stack} with their files' lines, innermost first
+   * (a stream synchronization's wrapper, what waits, and what asked for that), or "-" where none is.
+   */
+  private static String caller(StackTraceElement[] stack) {
+    StringBuilder out = new StringBuilder();
+    int found = 0;
+    for (int i = 0; i < stack.length && found < 3; i++) {
+      if (stack[i].getClassName().startsWith("dev.gpudf.")) {
+        out.append(found++ == 0 ? "" : " < ").append(frame(stack[i])).append(':').append(stack[i].getLineNumber());
+      }
+    }
+    return found == 0 ? "-" : out.toString();
   }
 
   private static String frame(StackTraceElement e) {

@@ -717,6 +717,9 @@ public final class TpchBenchmark {
       for (int r = 0; r <= reps; r++) {
         HostSampler.Counts coldSamples = r == 0 && SAMPLE_COLD ? new HostSampler.Counts() : null;
         HostSampler.Counts workerSamples = coldSamples == null ? null : new HostSampler.Counts();
+        if (r == 0 && PROFILE) {
+          KernelLaunch.takeProfile();
+        }
         long t0 = System.nanoTime();
         try (HostSampler sampler = coldSamples == null ? null : new HostSampler(Thread.currentThread(), 1000, coldSamples);
             HostSampler workers = workerSamples == null ? null : HostSampler.workers(1000, workerSamples);
@@ -736,6 +739,9 @@ public final class TpchBenchmark {
             System.out.printf(java.util.Locale.ROOT, "%s %s cold: %d expression kernels generated, compiled and loaded in %.1f ms (a load waits for device work under way)%n",
                 engine, name, kernels.kernels() - kernelsBefore.kernels(),
                 (kernels.compileNanos() - kernelsBefore.compileNanos()) / 1e6);
+          }
+          if (PROFILE) {
+            printProfile(name + " cold", cold, KernelLaunch.takeProfile());
           }
           if (coldSamples != null) {
             coldSamples.print("SAMPLE cold " + engine + " " + name, 15);
@@ -795,14 +801,18 @@ public final class TpchBenchmark {
    * With {@code -Dgpudf.debug.profileLaunches=true}: one more run of {@code sql} whose kernel
    * launches are each synchronised and timed, printed against the run's wall time, so that the
    * time outside kernels (host work, copies, allocation) shows. Every launch is synchronised for
-   * the whole run then, so its figures are a breakdown, not a measurement.
+   * the whole run then, so its figures are a breakdown, not a measurement. The cold run's launches
+   * (those of the reads' decoding on their threads too) are printed the same way.
    */
   private static void profile(GpuSession session, String name, String sql) {
     KernelLaunch.takeProfile();
     long t0 = System.nanoTime();
     session.query(sql).close();
-    double wall = (System.nanoTime() - t0) / 1e6;
-    Map<String, long[]> kernels = KernelLaunch.takeProfile();
+    printProfile(name, (System.nanoTime() - t0) / 1e6, KernelLaunch.takeProfile());
+  }
+
+  /** The launches of {@code kernels} against {@code wall} ms of a run of query {@code name}. */
+  private static void printProfile(String name, double wall, Map<String, long[]> kernels) {
     long launches = kernels.values().stream().mapToLong(e -> e[0]).sum();
     double inKernels = kernels.values().stream().mapToLong(e -> e[1]).sum() / 1e6;
     System.out.printf("PROFILE %s: %.2f ms wall, %.2f ms in %d launches, %.2f ms outside them%n", name, wall, inKernels,
