@@ -434,7 +434,9 @@ using namespace gpudf_parquet;
 // Where each Snappy page of more than one fragment splits (split_fragments): a warp a page;
 // frags[p] is page p's first fragment among all the pages' (frags[pages] their count), starts[f]
 // where fragment f starts in its page's bytes, and split[p] = 1 where the page splits (each such
-// page counted in error[1]: the bytes after the problem's code).
+// page counted in error[1]: the bytes after the problem's code). The host walks some pages itself
+// (SnappySplit.java, the twin of split_fragments) and gives their starts with split[p] 1, or 2
+// where such a page does not split; the others come with split[p] 0.
 extern "C" __global__ void parquet_unsnap_split_kernel(const uint8_t* __restrict__ src, const long long* __restrict__ table,
                                                        long long pages, const int* __restrict__ frags, int* starts,
                                                        int* split, int* error) {
@@ -444,7 +446,8 @@ extern "C" __global__ void parquet_unsnap_split_kernel(const uint8_t* __restrict
   if (p >= pages) return;
   Page g = page_at(table, p);
   int n = frags[p + 1] - frags[p];
-  if (g.codec != kSnappy || n < 2) return;
+  // a page the host walked (split[p] 1: split, 2: not) is left as it found it
+  if (g.codec != kSnappy || n < 2 || split[p] != 0) return;
   if (split_fragments(src + g.src, (int)g.src_len, (int)g.dst_len, lane, stage, starts + frags[p], n) && lane == 0) {
     split[p] = 1;
     atomicAdd(error + 1, 1);
@@ -471,7 +474,7 @@ extern "C" __global__ void parquet_unsnap_kernel(const uint8_t* __restrict__ src
   int len = (int)(g.dst_len - at < kFragment ? g.dst_len - at : kFragment);
   bool ok;
   if (g.codec == kSnappy) {
-    if (split[p]) {
+    if (split[p] == 1) {
       ok = unsnap_elements(src + g.src, starts[f], k + 1 < n ? starts[f + 1] : (int)g.src_len, scratch + g.dst + at, len,
                            lane, window, stage, from);
     } else if (k == 0) {

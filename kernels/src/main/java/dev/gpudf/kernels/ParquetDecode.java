@@ -77,7 +77,15 @@ public final class ParquetDecode {
   private static final long CODES = 1L << 17;
   private static final int WARPS_PER_BLOCK = 4;
   /** Bytes of a page's output a warp decompresses at once (kFragment in parquet_decode.cu). */
-  private static final long FRAGMENT = 65536;
+  private static final long FRAGMENT = SnappySplit.FRAGMENT;
+  /**
+   * A column's Snappy pages have their fragments found on the host ({@link SnappySplit}) where
+   * their stored bytes are at most this many times its largest page's: the walk costs the reading
+   * thread all of them (2-3 ns a byte), and the device its longest page (about 47 ns a byte) while
+   * it walks the others at once, so up to this ratio the host is sooner. {@code
+   * -Dgpudf.parquet.hostSplitRatio=0} leaves every page to the device.
+   */
+  static final long HOST_SPLIT_RATIO = Long.getLong("gpudf.parquet.hostSplitRatio", 16);
   /** Snappy makes at most 64 bytes of a 3-byte element; anything said to grow more is corrupt. */
   private static final long MAX_SNAPPY_GROWTH = 32;
 
@@ -110,6 +118,9 @@ public final class ParquetDecode {
     // a string column's dictionaries, one after another, or null; whether it is PLAIN strings
     private final Dictionaries dictionaries;
     private final boolean plainStrings;
+    // per page, its fragments' starts where the host found them (an empty array: it does not
+    // split); null, or a null entry, where the device finds them (splitOnHost)
+    private int[][] hostSplits;
 
     public Chunk(ArrowBuf bytes, List<Page> pages, DataType type, int storedWidth, int rows, IntFunction<String> where) {
       this.bytes = bytes;
@@ -154,6 +165,21 @@ public final class ParquetDecode {
       dictionaries = storedWidth == BYTE_ARRAY && !plainStrings ? new Dictionaries(this) : null;
     }
 
+    /**
+     * Finds on this thread where its Snappy pages split for the device's decoding, where they are
+     * few enough for that ({@link #HOST_SPLIT_RATIO}); the device finds the others'. A reader of
+     * pages for the device calls it once it has read them, so that the walk runs beside other
+     * columns' reads; the host's decoder never needs it.
+     */
+    public void splitOnHost() {
+      splitOnHost(HOST_SPLIT_RATIO);
+    }
+
+    /** As {@link #splitOnHost()} by {@code ratio} (0: none here). */
+    void splitOnHost(long ratio) {
+      hostSplits = hostSplits(bytes, pages, ratio);
+    }
+
     public int rows() {
       return rows;
     }
@@ -167,6 +193,47 @@ public final class ParquetDecode {
     public void close() {
       bytes.close();
     }
+  }
+
+  /** How many fragments of {@link #FRAGMENT} bytes of output page {@code g} is decompressed in (one at least). */
+  private static int fragments(Page g) {
+    return (int) Math.max(1, (g.bytes() + FRAGMENT - 1) / FRAGMENT);
+  }
+
+  /**
+   * Each of {@code pages}' fragments' starts, found here where the column's Snappy pages of more
+   * than one fragment hold at most {@code ratio} times the largest one's bytes ({@link
+   * #HOST_SPLIT_RATIO}); else null. An entry is
+   * null for a page the device walks (not Snappy, one fragment, or of 2 GiB or more) and empty for one
+   * that does not split.
+   */
+  private static int[][] hostSplits(ArrowBuf bytes, List<Page> pages, long ratio) {
+    long sum = 0;
+    long max = 0;
+    for (Page g : pages) {
+      if (hostSplittable(g)) {
+        sum += g.storedBytes();
+        max = Math.max(max, g.storedBytes());
+      }
+    }
+    if (max == 0 || ratio <= 0 || sum / ratio > max) {
+      return null;
+    }
+    int[][] out = new int[pages.size()][];
+    for (int p = 0; p < pages.size(); p++) {
+      Page g = pages.get(p);
+      if (hostSplittable(g)) {
+        int[] starts = new int[fragments(g)];
+        out[p] = SnappySplit.split(bytes, g.offset(), (int) g.storedBytes(), (int) g.bytes(), starts, 0, starts.length)
+            ? starts : new int[0];
+      }
+    }
+    return out;
+  }
+
+  private static boolean hostSplittable(Page g) {
+    return g.codec() == Codec.SNAPPY && fragments(g) > 1 && g.storedBytes() < Integer.MAX_VALUE
+        && g.bytes() < Integer.MAX_VALUE;
   }
 
   /**
@@ -297,6 +364,8 @@ public final class ParquetDecode {
     private boolean taken;
     private boolean finished;
     private int splitPages;
+    // pages whose fragments the host found (SnappySplit), beside those the split kernel counts
+    private int hostSplitPages;
 
     private Pending(Exec exec, List<Chunk> chunks) {
       this.exec = exec;
@@ -379,11 +448,32 @@ public final class ParquetDecode {
         int[] frags = fragments();
         int count = frags[pages];
         DeviceBuffer fragTable = scratch.add(exec.upload(frags));
-        // where each fragment starts in its page's bytes, then whether each page split
-        DeviceBuffer starts = scratch.add(exec.allocateZeroed(4L * (count + pages)));
+        // where each fragment starts in its page's bytes, then whether each page split: 0 for the
+        // split kernel to find, 1 split (here or there), 2 found here not to split
+        int[] found = new int[count + pages];
+        boolean deviceWalks = false;
+        int q = 0;
+        for (Chunk c : chunks) {
+          for (int k = 0; k < c.pages.size(); k++, q++) {
+            int[] at = c.hostSplits == null ? null : c.hostSplits[k];
+            if (at != null && at.length > 0) {
+              System.arraycopy(at, 0, found, frags[q], at.length);
+              found[count + q] = 1;
+              hostSplitPages++;
+            } else if (at != null) {
+              found[count + q] = 2;
+            } else {
+              deviceWalks |= c.pages.get(k).codec() == Codec.SNAPPY && frags[q + 1] - frags[q] > 1;
+            }
+          }
+        }
+        boolean hostWalked = chunks.stream().anyMatch(c -> c.hostSplits != null);
+        DeviceBuffer starts = scratch.add(hostWalked ? exec.upload(found) : exec.allocateZeroed(4L * (count + pages)));
         long split = starts.address() + 4L * count;
-        KernelLaunch.launch("parquet_unsnap_split_kernel", pages, 32, exec.stream(), src, tab, (long) pages, fragTable,
-            starts, split, status);
+        if (deviceWalks) {
+          KernelLaunch.launch("parquet_unsnap_split_kernel", pages, 32, exec.stream(), src, tab, (long) pages, fragTable,
+              starts, split, status);
+        }
         // a block of one warp a fragment: each keeps its window of recent output in shared memory
         KernelLaunch.launch("parquet_unsnap_kernel", count, 32, exec.stream(), src, decompressed, tab, (long) pages,
             fragTable, starts, split, (long) count, status);
@@ -401,7 +491,7 @@ public final class ParquetDecode {
       int p = 0;
       for (Chunk c : chunks) {
         for (Page g : c.pages) {
-          first[p + 1] = first[p] + Math.max(1, (g.bytes() + FRAGMENT - 1) / FRAGMENT);
+          first[p + 1] = first[p] + ParquetDecode.fragments(g);
           p++;
         }
       }
@@ -442,7 +532,7 @@ public final class ParquetDecode {
         result = new long[2];
       }
       finished = true;
-      splitPages = (int) (result[0] >>> 32);
+      splitPages = (int) (result[0] >>> 32) + hostSplitPages;
       if ((int) result[0] != 0) {
         int page = (int) result[1];
         int j = 0;

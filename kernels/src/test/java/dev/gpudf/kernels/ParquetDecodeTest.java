@@ -80,6 +80,13 @@ class ParquetDecodeTest {
       return pages.size() - 1;
     }
 
+    /** The chunk, its Snappy pages split by the host or the device as {@code hostSplitRatio} says. */
+    ParquetDecode.Chunk chunk(BufferAllocator a, DataType type, int width, int rows, long hostSplitRatio) {
+      ParquetDecode.Chunk c = chunk(a, type, width, rows);
+      c.splitOnHost(hostSplitRatio);
+      return c;
+    }
+
     ParquetDecode.Chunk chunk(BufferAllocator a, DataType type, int width, int rows) {
       byte[] b = bytes.toByteArray();
       ArrowBuf buf = a.buffer(Math.max(1, b.length));
@@ -372,20 +379,26 @@ class ParquetDecodeTest {
   @RequiresGpu
   @Test
   void theGpuDecodesLargeSnappyPagesAFragmentToAWarp() {
+    // each page's fragments found by the device (ratio 0), then by the host (SnappySplit)
+    decodeLargePages(0);
+    decodeLargePages(Long.MAX_VALUE);
+  }
+
+  private static void decodeLargePages(long ratio) {
     try (RootAllocator a = new RootAllocator(); Gpu gpu = Gpu.open(0, 2L << 30, 256L << 20);
         Exec g = Exec.onGpu(gpu, a)) {
       List<Case> cases = largePages();
       List<ParquetDecode.Chunk> chunks = new ArrayList<>();
       try {
         for (Case c : cases) {
-          chunks.add(c.pages().chunk(a, c.type(), c.width(), c.values().length));
+          chunks.add(c.pages().chunk(a, c.type(), c.width(), c.values().length, ratio));
         }
         // one launch over them all, as a query's chunks of several columns
         try (ParquetDecode.Pending p = ParquetDecode.launch(g, chunks)) {
           List<DeviceColumn> decoded = p.finish();
           try {
             long split = cases.stream().filter(c -> c.name().endsWith("snappy") && c.values().length * 8L > 65536).count();
-            assertEquals(split, p.splitPages(), "pages split into fragments");
+            assertEquals(split, p.splitPages(), "pages split into fragments, host split ratio " + ratio);
             for (int k = 0; k < cases.size(); k++) {
               Case c = cases.get(k);
               int rows = c.values().length;
@@ -690,8 +703,9 @@ class ParquetDecodeTest {
 
   /**
    * The same damage on the device: it refuses what the twin refuses and gives the twin's rows for
-   * the rest (a page that decodes to other values than written is not an error for either), and
-   * nothing is left on the device.
+   * the rest (a page that decodes to other values than written is not an error for either),
+   * whether the device or the host found where its Snappy pages split, and nothing is left on the
+   * device.
    */
   @RequiresGpu
   @Test
@@ -705,7 +719,8 @@ class ParquetDecodeTest {
         int rows = c.values().length;
         ParquetDecode.Chunk chunk;
         try {
-          chunk = damaged(c, random).chunk(a, c.type(), c.width(), rows);
+          // the fragments of Snappy pages found by the device in even rounds, by the host in odd ones
+          chunk = damaged(c, random).chunk(a, c.type(), c.width(), rows, round % 2 == 0 ? 0 : Long.MAX_VALUE);
         } catch (UserException refusedByBoth) {
           // the constructor, which both paths share
           continue;

@@ -127,7 +127,8 @@ final class ChunkColumns implements AutoCloseable {
 
   /**
    * Reads the stored pages of each of {@code columns} the source gives so into {@code encoded},
-   * the columns at once on {@link Readers}' threads: one thread reads files from the page cache at
+   * the columns at once on {@link Readers}' threads (each also finds where the column's few large
+   * Snappy pages split, {@link ParquetDecode.Chunk#splitOnHost}): one thread reads files from the page cache at
    * a few GB/s, less than the link and the decoder take. Every read has ended when this returns;
    * the first failure is thrown, the others' pages are left in {@code encoded} for the caller to
    * close.
@@ -136,7 +137,18 @@ final class ChunkColumns implements AutoCloseable {
       ParquetDecode.Chunk[] encoded) {
     List<java.util.concurrent.Future<ParquetDecode.Chunk>> reads = new ArrayList<>();
     for (int column : columns) {
-      reads.add(Readers.POOL.submit(() -> source.readEncoded(chunk, column, into)));
+      reads.add(Readers.POOL.submit(() -> {
+        ParquetDecode.Chunk c = source.readEncoded(chunk, column, into);
+        try {
+          if (c != null) {
+            c.splitOnHost();
+          }
+        } catch (RuntimeException e) {
+          c.close();
+          throw e;
+        }
+        return c;
+      }));
     }
     // the reads hold pinned buffers: each is waited for, so that none is lost
     dev.gpudf.formats.Await.all(reads, "reading a chunk's pages", (c, i) -> encoded[i] = c);
