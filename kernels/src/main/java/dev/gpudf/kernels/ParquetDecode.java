@@ -81,11 +81,13 @@ public final class ParquetDecode {
   /**
    * A column's Snappy pages have their fragments found on the host ({@link SnappySplit}) where
    * their stored bytes are at most this many times its largest page's: the walk costs the reading
-   * thread all of them (2-3 ns a byte), and the device its longest page (about 47 ns a byte) while
-   * it walks the others at once, so up to this ratio the host is sooner. {@code
-   * -Dgpudf.parquet.hostSplitRatio=0} leaves every page to the device.
+   * thread all of them (2-4 ns a byte), and the device its longest page (about 47 ns a byte) while
+   * it walks the others at once, so up to a ratio of about 16 the host is sooner. Set with {@code
+   * -Dgpudf.parquet.hostSplitRatio=16}; 0, every page to the device, until a run on a device has
+   * measured the host's walk against the device's and checked its answers (session 45 had no device
+   * time left for that).
    */
-  static final long HOST_SPLIT_RATIO = Long.getLong("gpudf.parquet.hostSplitRatio", 16);
+  static final long HOST_SPLIT_RATIO = Long.getLong("gpudf.parquet.hostSplitRatio", 0);
   /** Snappy makes at most 64 bytes of a 3-byte element; anything said to grow more is corrupt. */
   private static final long MAX_SNAPPY_GROWTH = 32;
 

@@ -8,13 +8,14 @@ import org.apache.arrow.memory.ArrowBuf;
  * walked here splits (or not) exactly as the device would have split it.
  *
  * <p>Why on the host: finding the starts is one walk over the page's element headers, in order.
- * On the device one warp walks a page, at about 47 ns a stored byte (on an H100, TPC-H SF10 q1's
- * two launches over lineitem pages of up to 640 KB took 61 ms, each launch timed alone; q2's six
- * took 202 ms, the longest page being supplier.s_address's 2.8 MB), and a launch lasts as long as
- * its longest page; a thread here walks a byte in 2.1-3.1 ns (TPC-H SF1's pages on the 2-core
- * development machine). So a column of a few large pages (a small table's strings) is walked here
- * by the thread that read it, and a column of many pages is left to the device, which walks them
- * all at once ({@link ParquetDecode#HOST_SPLIT_RATIO}).
+ * On the device one warp walks a page, and a launch lasts as long as its longest page: on an H100,
+ * with each launch timed alone, TPC-H SF10 q1's two launches over lineitem pages of up to 640 KB
+ * took 61 ms (about 47 ns a stored byte), and q2's six took 202 ms, its largest pages being the
+ * supplier table's strings (one row group: s_address is one page of 285 KB at SF1, and SF10 has
+ * ten times its rows). A thread here walks a byte in 2-4 ns (TPC-H SF1's pages on the 2-core
+ * development machine, benchmarks/results/2026-12-06-snappy-split-host-cpu-s45.txt). So a column
+ * of a few large pages is walked here by the thread that read it, and a column of many pages is
+ * left to the device, which walks them all at once ({@link ParquetDecode#HOST_SPLIT_RATIO}).
  */
 final class SnappySplit {
   /** Bytes of a page's output a warp decompresses at once (kFragment in parquet_decode.cu). */

@@ -127,8 +127,9 @@ final class ChunkColumns implements AutoCloseable {
 
   /**
    * Reads the stored pages of each of {@code columns} the source gives so into {@code encoded},
-   * the columns at once on {@link Readers}' threads (each also finds where the column's few large
-   * Snappy pages split, {@link ParquetDecode.Chunk#splitOnHost}): one thread reads files from the page cache at
+   * the columns at once on {@link Readers}' threads (each also finds where its column's Snappy
+   * pages split, where those are few and large, {@link ParquetDecode.Chunk#splitOnHost}): one
+   * thread reads files from the page cache at
    * a few GB/s, less than the link and the decoder take. Every read has ended when this returns;
    * the first failure is thrown, the others' pages are left in {@code encoded} for the caller to
    * close.
