@@ -182,6 +182,11 @@ public final class ParquetDecode {
       hostSplits = hostSplits(bytes, pages, ratio);
     }
 
+    /** How many of its pages the host found to split ({@link #splitOnHost}), for tests. */
+    int pagesSplitOnHost() {
+      return hostSplits == null ? 0 : (int) java.util.Arrays.stream(hostSplits).filter(h -> h != null && h.length > 0).count();
+    }
+
     public int rows() {
       return rows;
     }

@@ -373,6 +373,39 @@ class ParquetDecodeTest {
   }
 
   /**
+   * The host finds where a column's Snappy pages split only where their bytes are at most the
+   * ratio times its largest page's: each large page of Google's splits, one literal spanning its
+   * fragments does not, and a column of two pages is the device's at a ratio of 1 and the host's at 2.
+   */
+  @Test
+  void theHostSplitsAColumnsFewLargePagesByTheRatio() {
+    try (RootAllocator a = new RootAllocator()) {
+      for (Case c : largePages()) {
+        boolean splits = c.name().endsWith("snappy") && c.values().length * 8L > 65536;
+        try (ParquetDecode.Chunk all = c.pages().chunk(a, c.type(), c.width(), c.values().length, Long.MAX_VALUE);
+            ParquetDecode.Chunk none = c.pages().chunk(a, c.type(), c.width(), c.values().length, 0)) {
+          assertEquals(splits ? 1 : 0, all.pagesSplitOnHost(), c.name());
+          assertEquals(0, none.pagesSplitOnHost(), c.name());
+        }
+      }
+      Random random = new Random(5);
+      Long[] big = new Long[125_001];
+      Long[] small = new Long[16_385];
+      java.util.Arrays.setAll(big, r -> random.nextLong());
+      java.util.Arrays.setAll(small, r -> random.nextLong());
+      Writer two = new Writer();
+      two.add(dataPage(big, false, null, 8), Kind.PLAIN, Codec.SNAPPY, big.length, false, -1);
+      two.add(dataPage(small, false, null, 8), Kind.PLAIN, Codec.SNAPPY, small.length, false, -1);
+      int rows = big.length + small.length;
+      try (ParquetDecode.Chunk one = two.chunk(a, DataType.INT64, 8, rows, 1);
+          ParquetDecode.Chunk both = two.chunk(a, DataType.INT64, 8, rows, 2)) {
+        assertEquals(0, one.pagesSplitOnHost(), "two pages hold more than their largest");
+        assertEquals(2, both.pagesSplitOnHost(), "two pages hold less than twice their largest");
+      }
+    }
+  }
+
+  /**
    * Google's Snappy pages of more than 64 KiB split into fragments a warp each decodes, and decode
    * as the CPU twin does; a page of one literal spanning them does not split and decodes whole.
    */
