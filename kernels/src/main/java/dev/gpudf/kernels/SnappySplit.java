@@ -29,9 +29,13 @@ final class SnappySplit {
    * says whether the block splits: it declares {@code outLen} bytes, makes exactly that many, and
    * every element lies inside one fragment with every copy inside its own. False otherwise (another
    * compressor's block, or a corrupt one), which the device then decodes whole and reports what is
-   * wrong with; {@code starts} may then hold anything. Reads nothing outside the block.
+   * wrong with; {@code starts} may then hold anything. Reads nothing outside the block, and nothing
+   * at all of a block said to lie outside the buffer.
    */
   static boolean split(ArrowBuf in, long from, int inLen, int outLen, int[] starts, int at, int n) {
+    if (from < 0 || inLen < 0 || from > in.capacity() - inLen) {
+      return false;
+    }
     int q = 0;
     long declared = 0;
     for (int shift = 0;; shift += 7) {

@@ -250,6 +250,17 @@ class SnappySplitTest {
   }
 
   @Test
+  void aBlockSaidToLieOutsideItsBufferIsNotRead() {
+    try (RootAllocator a = new RootAllocator(); ArrowBuf buf = a.buffer(64)) {
+      buf.setZero(0, 64);
+      int[] starts = new int[2];
+      assertFalse(SnappySplit.split(buf, 32, 33, 2 * F, starts, 0, 2));
+      assertFalse(SnappySplit.split(buf, -1, 8, 2 * F, starts, 0, 2));
+      assertFalse(SnappySplit.split(buf, 0, Integer.MAX_VALUE, 2 * F, starts, 0, 2));
+    }
+  }
+
+  @Test
   void aBlockOfOneFragmentIsItsOwnStart() {
     try (RootAllocator a = new RootAllocator()) {
       assertArrayEquals(new int[] {1}, split(a, block(10, literal(10, 4)), 10));
