@@ -210,9 +210,8 @@ public final class ParquetDecode {
   /**
    * Each of {@code pages}' fragments' starts, found here where the column's Snappy pages of more
    * than one fragment hold at most {@code ratio} times the largest one's bytes ({@link
-   * #HOST_SPLIT_RATIO}); else null. An entry is
-   * null for a page the device walks (not Snappy, one fragment, or of 2 GiB or more) and empty for one
-   * that does not split.
+   * #HOST_SPLIT_RATIO}); else null. An entry is null for a page the device walks (not Snappy, one
+   * fragment, or of 2 GiB or more) and empty for one that does not split.
    */
   private static int[][] hostSplits(ArrowBuf bytes, List<Page> pages, long ratio) {
     long sum = 0;
