@@ -9,9 +9,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * Where a thread (or each of gpudf's worker threads, {@link #workers}) spends host time, by
  * sampling its stack every {@code periodMicros} from a thread of its own (the bundle's runtime has
- * no JFR). Each sample counts once for its leaf frame, once for that frame and the innermost three gpudf lines
- * under it, and once for every distinct gpudf method,
- * CUDA driver call and class load on the stack (inclusive).
+ * no JFR). Each sample counts once for its leaf frame, once for that frame with the innermost
+ * three gpudf lines under it, and once for every distinct gpudf method, CUDA driver call and class
+ * load on the stack (inclusive).
  * {@link Thread#getStackTrace()} sees the thread at a safepoint, so Java frames are biased towards loop ends and calls, but a
  * thread inside native code (the CUDA driver through JCuda) shows that native frame as its leaf.
  * Opened around the work to sample, closed to stop; the counts it gave {@link Counts} say what it saw.

@@ -139,6 +139,18 @@ public final class ParquetFooter {
   public record Columns(List<String> names, List<DataType> types, List<RowGroup> groups) {}
 
   /**
+   * Reads {@code file}'s footer and checks what every reader relies on before it is given the file
+   * (its row counts, {@link #checkRows}); a footer that cannot be read or fails is an {@link
+   * IOException} (or the Thrift reader's runtime exception). {@link #read}, {@link #columns} and
+   * the others check the same as they read.
+   */
+  public static void check(Path file) throws IOException {
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+      meta(ch);
+    }
+  }
+
+  /**
    * {@code file}'s columns from its footer alone, or null when one of them is nested, repeated or
    * of a type {@link #holds} does not take, or a row group does not describe them all (then
    * Arrow's reader tells the schema). A footer that

@@ -203,7 +203,7 @@ public final class ParquetDecode {
   }
 
   /** How many fragments of {@link #FRAGMENT} bytes of output page {@code g} is decompressed in (one at least). */
-  private static int fragments(Page g) {
+  private static int fragmentCount(Page g) {
     return (int) Math.max(1, (g.bytes() + FRAGMENT - 1) / FRAGMENT);
   }
 
@@ -214,6 +214,9 @@ public final class ParquetDecode {
    * fragment, or of 2 GiB or more) and empty for one that does not split.
    */
   private static int[][] hostSplits(ArrowBuf bytes, List<Page> pages, long ratio) {
+    if (ratio <= 0) {
+      return null;
+    }
     long sum = 0;
     long max = 0;
     for (Page g : pages) {
@@ -222,14 +225,14 @@ public final class ParquetDecode {
         max = Math.max(max, g.storedBytes());
       }
     }
-    if (max == 0 || ratio <= 0 || sum / ratio > max) {
+    if (max == 0 || sum / ratio > max) {
       return null;
     }
     int[][] out = new int[pages.size()][];
     for (int p = 0; p < pages.size(); p++) {
       Page g = pages.get(p);
       if (hostSplittable(g)) {
-        int[] starts = new int[fragments(g)];
+        int[] starts = new int[fragmentCount(g)];
         out[p] = SnappySplit.split(bytes, g.offset(), (int) g.storedBytes(), (int) g.bytes(), starts, 0, starts.length)
             ? starts : new int[0];
       }
@@ -238,7 +241,7 @@ public final class ParquetDecode {
   }
 
   private static boolean hostSplittable(Page g) {
-    return g.codec() == Codec.SNAPPY && fragments(g) > 1 && g.storedBytes() < Integer.MAX_VALUE
+    return g.codec() == Codec.SNAPPY && fragmentCount(g) > 1 && g.storedBytes() < Integer.MAX_VALUE
         && g.bytes() < Integer.MAX_VALUE;
   }
 
@@ -456,25 +459,30 @@ public final class ParquetDecode {
         DeviceBuffer fragTable = scratch.add(exec.upload(frags));
         // where each fragment starts in its page's bytes, then whether each page split: 0 for the
         // split kernel to find, 1 split (here or there), 2 found here not to split
-        int[] found = new int[count + pages];
-        boolean deviceWalks = false;
-        int q = 0;
-        for (Chunk c : chunks) {
-          for (int k = 0; k < c.pages.size(); k++, q++) {
-            int[] at = c.hostSplits == null ? null : c.hostSplits[k];
-            if (at != null && at.length > 0) {
-              System.arraycopy(at, 0, found, frags[q], at.length);
-              found[count + q] = 1;
-              hostSplitPages++;
-            } else if (at != null) {
-              found[count + q] = 2;
-            } else {
-              deviceWalks |= c.pages.get(k).codec() == Codec.SNAPPY && frags[q + 1] - frags[q] > 1;
+        DeviceBuffer starts;
+        boolean deviceWalks = true;
+        if (chunks.stream().anyMatch(c -> c.hostSplits != null)) {
+          int[] found = new int[count + pages];
+          deviceWalks = false;
+          int q = 0;
+          for (Chunk c : chunks) {
+            for (int k = 0; k < c.pages.size(); k++, q++) {
+              int[] at = c.hostSplits == null ? null : c.hostSplits[k];
+              if (at != null && at.length > 0) {
+                System.arraycopy(at, 0, found, frags[q], at.length);
+                found[count + q] = 1;
+                hostSplitPages++;
+              } else if (at != null) {
+                found[count + q] = 2;
+              } else {
+                deviceWalks |= c.pages.get(k).codec() == Codec.SNAPPY && frags[q + 1] - frags[q] > 1;
+              }
             }
           }
+          starts = scratch.add(exec.upload(found));
+        } else {
+          starts = scratch.add(exec.allocateZeroed(4L * (count + pages)));
         }
-        boolean hostWalked = chunks.stream().anyMatch(c -> c.hostSplits != null);
-        DeviceBuffer starts = scratch.add(hostWalked ? exec.upload(found) : exec.allocateZeroed(4L * (count + pages)));
         long split = starts.address() + 4L * count;
         if (deviceWalks) {
           KernelLaunch.launch("parquet_unsnap_split_kernel", pages, 32, exec.stream(), src, tab, (long) pages, fragTable,
@@ -497,7 +505,7 @@ public final class ParquetDecode {
       int p = 0;
       for (Chunk c : chunks) {
         for (Page g : c.pages) {
-          first[p + 1] = first[p] + ParquetDecode.fragments(g);
+          first[p + 1] = first[p] + fragmentCount(g);
           p++;
         }
       }

@@ -29,7 +29,7 @@ final class ParquetFiles {
     }
     try {
       // Arrow's native reader sizes allocations by the footer's row counts: checked first
-      ParquetFooter.columns(file);
+      ParquetFooter.check(file);
     } catch (java.io.IOException | RuntimeException e) {
       throw new UserException(file + ": its Parquet footer cannot be read: " + e.getMessage(), e);
     }

@@ -156,13 +156,17 @@ public final class ParquetSource implements ChunkSource {
    * process).
    */
   private static ParquetFooter.Columns wholeGroups(Path file, int chunkRows, boolean fromFooter) {
-    ParquetFooter.Columns c;
+    ParquetFooter.Columns c = null;
     try {
-      c = ParquetFooter.columns(file);
+      if (fromFooter) {
+        c = ParquetFooter.columns(file);
+      } else {
+        ParquetFooter.check(file);
+      }
     } catch (IOException | RuntimeException e) {
       throw new UserException("its Parquet footer cannot be read: " + e.getMessage(), e);
     }
-    return !fromFooter || c == null || c.groups().stream().anyMatch(g -> g.rows() > chunkRows) ? null : c;
+    return c == null || c.groups().stream().anyMatch(g -> g.rows() > chunkRows) ? null : c;
   }
 
   /**
