@@ -552,12 +552,14 @@ public final class TpchBenchmark {
         boolean gpu = engine.equals("gpu");
         try (Gpu device = gpu ? Gpu.open(0) : null;
             GpuSession session = gpu ? GpuSession.gpu(device, allocator) : GpuSession.cpu(allocator)) {
-          System.out.printf("%s: opened %s%n", engine, FileTables.loadDirectory(session.catalog(), s.data(), allocator));
           if (gpu && s.deviceBudgetMb() >= 0) {
-            // below the data's size, scans drop what they read to stay within it and read it again when needed
+            // below the data's size, scans drop what they read to stay within it and read it again when
+            // needed; set before the files open, whose chunks it sizes, and whose joins it partitions
             session.catalog().deviceBudget(s.deviceBudgetMb() << 20);
-            System.out.printf("%s: the catalog keeps at most %,d MiB of what it reads on the device%n", engine, s.deviceBudgetMb());
+            System.out.printf("%s: the catalog keeps at most %,d MiB of what it reads on the device; a join reading more"
+                + " than %,d MiB whole runs in partitions%n", engine, s.deviceBudgetMb(), session.catalog().partitionBytes() >> 20);
           }
+          System.out.printf("%s: opened %s%n", engine, FileTables.loadDirectory(session.catalog(), s.data(), allocator));
           report.loaded(engine, (System.nanoTime() - t0) / 1e6, gpu ? device.pool().stats().allocated() : 0, 0);
           runGpudfQueries(engine, session, s, queries, report);
         }
@@ -609,9 +611,10 @@ public final class TpchBenchmark {
               after.decodedOnDevice() - before.decodedOnDevice());
         }
         dev.gpudf.sql.Catalog.ChunkScans scans = catalog.chunkScans();
-        if (scans.filtered() > scansBefore.filtered()) {
-          System.out.printf("%s %s chunk scans under a filter when planned: %,d; skipped by statistics or partition values: %,d%n",
-              engine, q, scans.filtered() - scansBefore.filtered(), scans.skipped() - scansBefore.skipped());
+        if (scans.filtered() > scansBefore.filtered() || scans.partitioned() > scansBefore.partitioned()) {
+          System.out.printf("%s %s chunk scans under a filter when planned: %,d; skipped by statistics or partition values: %,d;"
+              + " joins and aggregates run in partitions: %,d%n", engine, q, scans.filtered() - scansBefore.filtered(),
+              scans.skipped() - scansBefore.skipped(), scans.partitioned() - scansBefore.partitioned());
         }
         if (s.inPlace() && session.gpu() != null) {
           dev.gpudf.columnar.cuda.DeviceMemoryPool.Stats pool = session.gpu().pool().stats();

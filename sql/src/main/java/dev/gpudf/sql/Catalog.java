@@ -907,21 +907,55 @@ public final class Catalog implements AutoCloseable {
    * Chunk scans of chunked tables that had a filter over them when their queries were planned, and
    * of those the ones planning dropped because the chunk's file metadata (a Hive partition's value,
    * a column's footer range) shows that no row passes: what statistics skipped without reading.
-   * Counted once per plan; a query answered from the plan cache is not planned again.
+   * Also the joins and aggregates planned in partitions ({@link JoinPartitioning}). Counted once
+   * per plan; a query answered from the plan cache is not planned again.
    */
-  public record ChunkScans(long filtered, long skipped) {}
+  public record ChunkScans(long filtered, long skipped, long partitioned) {}
 
   private long chunkScansFiltered;
   private long chunkScansSkipped;
+  private long partitioned;
 
   /** {@link ChunkScans} so far. */
   public synchronized ChunkScans chunkScans() {
-    return new ChunkScans(chunkScansFiltered, chunkScansSkipped);
+    return new ChunkScans(chunkScansFiltered, chunkScansSkipped, partitioned);
   }
 
-  synchronized void countChunkScans(long filtered, long skipped) {
+  synchronized void countChunkScans(long filtered, long skipped, long partitioned) {
     chunkScansFiltered += filtered;
     chunkScansSkipped += skipped;
+    this.partitioned += partitioned;
+  }
+
+  /** The setting that sets {@link #partitionBytes()} for every catalog that has not set its own. */
+  public static final String PARTITION_BYTES_SETTING = "gpudf.plan.partitionBytes";
+  private long partitionBytes = -1;
+
+  /**
+   * The bytes of a join's input read whole (by every chunk branch of the other input) past which a
+   * query plans the join as joins of partitions, each holding a part of that input ({@link
+   * JoinPartitioning}): as {@linkplain #partitionBytes(long) set}, else {@code
+   * -Dgpudf.plan.partitionBytes}, else on the GPU a quarter of the {@linkplain #deviceBudget()
+   * device budget} (at least 256 MiB), so that a budget below the data's size bounds what a join
+   * holds too, and no bound on the CPU. Read when a query is planned; a cached plan keeps its own.
+   */
+  public synchronized long partitionBytes() {
+    if (partitionBytes >= 0) {
+      return partitionBytes;
+    }
+    Long set = Long.getLong(PARTITION_BYTES_SETTING);
+    if (set != null && set >= 0) {
+      return set;
+    }
+    return gpu == null ? Long.MAX_VALUE : Math.max(deviceBudget / 4, 256L << 20);
+  }
+
+  /** Sets {@link #partitionBytes()} for later plans. */
+  public synchronized void partitionBytes(long bytes) {
+    if (bytes < 0) {
+      throw new UserException("a partition bound is at least 0 bytes, not " + bytes);
+    }
+    partitionBytes = bytes;
   }
 
   /**

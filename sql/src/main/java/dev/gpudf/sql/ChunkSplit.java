@@ -34,7 +34,9 @@ import org.apache.calcite.sql.SqlKind;
  * from the whole table). Filters, projections and joins above the union then move into every
  * branch, and aggregates too (Calcite's {@code AGGREGATE_UNION_TRANSPOSE}; AVG split into SUM and
  * COUNT for that), so a chunk is reduced before the union concatenates what is left and a
- * branch's memory is freed before the next branch runs.
+ * branch's memory is freed before the next branch runs. A join whose input read whole would pass
+ * the catalog's partition bound runs as joins of hash partitions ({@link JoinPartitioning}), and
+ * an aggregate whose groups could pass it as aggregates of partitions.
  */
 final class ChunkSplit {
   private ChunkSplit() {}
@@ -43,6 +45,31 @@ final class ChunkSplit {
   private static final Set<JoinRelType> LEFT_SPLITS = EnumSet.of(JoinRelType.INNER, JoinRelType.LEFT, JoinRelType.SEMI,
       JoinRelType.ANTI);
   private static final Set<JoinRelType> RIGHT_SPLITS = EnumSet.of(JoinRelType.INNER, JoinRelType.RIGHT);
+
+  /**
+   * The most operators that the partitions of one join or aggregate may hold (those they share
+   * counted once); past it, it is left whole. Partitions of partitions on other keys multiply:
+   * TPC-H q21 over 8 chunks planned in 25-60 ms with its joins on one key, and ran out of a 6 GiB
+   * heap when its joins were partitioned again on other keys.
+   */
+  static final int MAX_PARTITIONED_NODES = 20_000;
+
+  /** Counts the operators of plans, each shared one once, until there are more than {@link #MAX_PARTITIONED_NODES}. */
+  private static final class NodeCount {
+    private final java.util.Set<RelNode> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+
+    /** Adds {@code rel}'s operators; false once there are too many. */
+    boolean add(RelNode rel) {
+      java.util.ArrayDeque<RelNode> todo = new java.util.ArrayDeque<>(List.of(rel));
+      while (!todo.isEmpty() && seen.size() <= MAX_PARTITIONED_NODES) {
+        RelNode n = todo.pop();
+        if (seen.add(n)) {
+          todo.addAll(n.getInputs());
+        }
+      }
+      return seen.size() <= MAX_PARTITIONED_NODES;
+    }
+  }
 
   /** AVG as SUM / COUNT where it aggregates a UNION ALL directly, so that the aggregate can move into the union's inputs. */
   private static final RelOptRule AVG_OVER_UNION = AggregateReduceFunctionsRule.Config.DEFAULT
@@ -64,9 +91,9 @@ final class ChunkSplit {
     RelNode rel = GpuSession.hep(logical, List.of(LogicalRules.PROJECT_JOIN_TRANSPOSE, LogicalRules.PROJECT_MERGE,
         LogicalRules.PROJECT_REMOVE));
     // scans narrow before they split: the shuttle would copy a subtree that the branches share
-    Splitter splitter = new Splitter();
+    Splitter splitter = new Splitter(catalog.partitionBytes());
     RelNode split = ScanColumns.apply(rel).accept(splitter);
-    catalog.countChunkScans(splitter.filtered, splitter.skipped);
+    catalog.countChunkScans(splitter.filtered, splitter.skipped, splitter.partitionedJoins + splitter.partitionedAggregates);
     return split;
   }
 
@@ -137,11 +164,23 @@ final class ChunkSplit {
 
   /** Rows of table chunks that {@code rel} scans, not counting scans under an aggregate, which reduces them. */
   static long chunkRowsRead(RelNode rel) {
+    return chunkRowsRead(rel, false);
+  }
+
+  /**
+   * Rows of table chunks that {@code rel} scans, not counting scans under an aggregate of no group
+   * keys (one row), nor under any aggregate unless {@code throughGrouped}: an upper bound of the
+   * rows that a grouped aggregate keeps (a decorrelated EXISTS keeps nearly every order key), in
+   * which a subtree that several branches share counts once, as it runs once.
+   */
+  static long chunkRowsRead(RelNode rel, boolean throughGrouped) {
     long[] rows = {0};
+    java.util.Set<RelNode> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     new RelVisitor() {
       @Override
       public void visit(RelNode node, int ordinal, RelNode parent) {
-        if (node instanceof LogicalAggregate) {
+        if (node instanceof LogicalAggregate a && (!throughGrouped || a.getGroupSet().isEmpty())
+            || throughGrouped && !seen.add(node)) {
           return;
         }
         CatalogTable t = node instanceof TableScan scan ? scan.getTable().unwrap(CatalogTable.class) : null;
@@ -159,6 +198,14 @@ final class ChunkSplit {
     /** Chunk scans under a filter, and of those the ones dropped because their metadata excludes it. */
     long filtered;
     long skipped;
+    /** Joins run as joins of partitions, and aggregates as aggregates of partitions. */
+    long partitionedJoins;
+    long partitionedAggregates;
+    private final long partitionBytes;
+
+    Splitter(long partitionBytes) {
+      this.partitionBytes = partitionBytes;
+    }
 
     @Override
     public RelNode visit(TableScan scan) {
@@ -224,40 +271,107 @@ final class ChunkSplit {
           below.getInputs(), List.of(LogicalRules.PROJECT_MERGE, LogicalRules.PROJECT_REMOVE));
     }
 
-    /** An aggregate of a union moves into its branches (AVG as SUM / COUNT first), and one above combines theirs. */
+    /**
+     * An aggregate of a union moves into its branches (AVG as SUM / COUNT first), and one above
+     * combines theirs; where the groups could pass the partition bound, that is done for each
+     * hash partition of an integer group key apart ({@link JoinPartitioning#chooseGroups}), whose
+     * groups no other partition holds.
+     */
     @Override
     public RelNode visit(LogicalAggregate aggregate) {
       RelNode input = aggregate.getInput().accept(this);
       if (!isUnionAll(input)) {
         return aggregate.copy(aggregate.getTraitSet(), List.of(input));
       }
+      JoinPartitioning.Keys keys = JoinPartitioning.chooseGroups(aggregate, input, partitionBytes);
+      if (keys == null) {
+        return aggregated(aggregate, input);
+      }
+      List<RelNode> parts = new ArrayList<>();
+      NodeCount size = new NodeCount();
+      for (int i = 0; i < keys.parts(); i++) {
+        RelNode in = JoinPartitioning.restrict(input, keys.left(), keys.parts(), i);
+        if (in != null) {
+          if (!size.add(in)) {
+            return aggregated(aggregate, input);
+          }
+          parts.add(isUnionAll(in) ? aggregated(aggregate, in) : aggregate.copy(aggregate.getTraitSet(), List.of(in)));
+        }
+      }
+      partitionedAggregates++;
+      return parts.isEmpty() ? LogicalValues.createEmpty(aggregate.getCluster(), aggregate.getRowType())
+          : parts.size() == 1 ? parts.get(0) : LogicalUnion.create(parts, true);
+    }
+
+    /** {@code aggregate} over the union {@code input}, moved into its branches. */
+    private static RelNode aggregated(LogicalAggregate aggregate, RelNode input) {
       return overInputs(in -> aggregate.copy(aggregate.getTraitSet(), List.of(input.copy(input.getTraitSet(), in))),
           input.getInputs(), List.of(AVG_OVER_UNION, LogicalRules.AGGREGATE_UNION_TRANSPOSE, LogicalRules.PROJECT_MERGE,
               LogicalRules.PROJECT_REMOVE));
     }
 
     /**
-     * A join runs in each branch of its larger union input where the join type lets that side
-     * split (not the null-supplying side of an outer join: its unmatched rows would repeat per
-     * branch); the other input, one node in every branch, runs once per query ({@link QueryContext})
-     * and is concatenated whole. Larger means reading more rows of chunks ({@link #chunkRowsRead}):
-     * Calcite's row estimates of joined inputs run far above the truth, and chose to split TPC-H
-     * q18's orders and concatenate its 600 million lineitem rows at SF100.
+     * A join runs in each branch of a split input ({@link #splitJoin}); where the input it reads
+     * whole would exceed the partition bound, it runs as joins of partitions ({@link
+     * JoinPartitioning}), each split the same way.
      */
     @Override
     public RelNode visit(LogicalJoin join) {
       RelNode left = join.getLeft().accept(this);
       RelNode right = join.getRight().accept(this);
-      JoinRelType type = join.getJoinType();
-      boolean splitsLeft = isUnionAll(left) && LEFT_SPLITS.contains(type);
-      boolean splitsRight = isUnionAll(right) && RIGHT_SPLITS.contains(type);
-      if (splitsLeft && splitsRight) {
-        splitsLeft = chunkRowsRead(left) >= chunkRowsRead(right);
+      RelNode whole = wholeInput(join, left, right);
+      JoinPartitioning.Keys keys = whole == null ? null
+          : JoinPartitioning.choose(join, left, right, whole, partitionBytes);
+      if (keys == null) {
+        return splitJoin(join, left, right);
       }
-      if (splitsLeft) {
+      List<RelNode> branches = new ArrayList<>();
+      NodeCount size = new NodeCount();
+      for (int i = 0; i < keys.parts(); i++) {
+        // one restriction for both inputs: a subtree they share stays shared
+        JoinPartitioning.Restriction part = new JoinPartitioning.Restriction(keys.parts(), i);
+        RelNode pair = JoinPartitioning.join(join, part.apply(left, keys.left()), part.apply(right, keys.right()));
+        if (pair != null) {
+          if (!size.add(pair)) {
+            // partitions of partitions on other keys multiply: planning them would cost more than the memory saved
+            return splitJoin(join, left, right);
+          }
+          RelNode joined = splitJoin(join, pair.getInput(0), pair.getInput(1));
+          branches.addAll(isUnionAll(joined) ? joined.getInputs() : List.of(joined));
+        }
+      }
+      partitionedJoins++;
+      return branches.isEmpty() ? LogicalValues.createEmpty(join.getCluster(), join.getRowType())
+          : branches.size() == 1 ? branches.get(0) : LogicalUnion.create(branches, true);
+    }
+
+    /** The input of {@code join} that {@link #splitJoin} reads whole in every branch of the other, or null where neither splits. */
+    private static RelNode wholeInput(LogicalJoin join, RelNode left, RelNode right) {
+      boolean splitsLeft = splitsLeft(join, left, right);
+      return splitsLeft ? right : isUnionAll(right) && RIGHT_SPLITS.contains(join.getJoinType()) ? left : null;
+    }
+
+    private static boolean splitsLeft(LogicalJoin join, RelNode left, RelNode right) {
+      boolean splitsLeft = isUnionAll(left) && LEFT_SPLITS.contains(join.getJoinType());
+      boolean splitsRight = isUnionAll(right) && RIGHT_SPLITS.contains(join.getJoinType());
+      return splitsLeft && (!splitsRight || chunkRowsRead(left) >= chunkRowsRead(right));
+    }
+
+    /**
+     * {@code join} of {@code left} and {@code right} in each branch of its larger union input
+     * where the join type lets that side split (not the null-supplying side of an outer join: its
+     * unmatched rows would repeat per branch); the other input, one node in every branch, runs
+     * once per query ({@link QueryContext}) and is concatenated whole. Larger means reading more
+     * rows of chunks ({@link #chunkRowsRead}): Calcite's row estimates of joined inputs run far
+     * above the truth, and chose to split TPC-H q18's orders and concatenate its 600 million
+     * lineitem rows at SF100.
+     */
+    private static RelNode splitJoin(LogicalJoin join, RelNode left, RelNode right) {
+      JoinRelType type = join.getJoinType();
+      if (splitsLeft(join, left, right)) {
         return perBranch(left, b -> join.copy(join.getTraitSet(), join.getCondition(), b, right, type, join.isSemiJoinDone()));
       }
-      if (splitsRight) {
+      if (isUnionAll(right) && RIGHT_SPLITS.contains(type)) {
         return perBranch(right, b -> join.copy(join.getTraitSet(), join.getCondition(), left, b, type, join.isSemiJoinDone()));
       }
       return join.copy(join.getTraitSet(), List.of(left, right));

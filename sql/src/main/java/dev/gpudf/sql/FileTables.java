@@ -46,11 +46,19 @@ public final class FileTables {
    * 8.1 s and 726 MB at 2^20, on 2 cores). On the GPU each chunk costs its own launches, and a
    * chunk's pages are what the device decodes at once: 2^26 where the device's pool holds 64 GiB
    * or more, else 2^24 (TPC-H SF10 in place on the H200, in one run: cold geometric mean 290 ms at
-   * 2^26 against 352 ms at 2^24, hot 9.4 against 12.3 ms; 2^22 was slower still).
+   * 2^26 against 352 ms at 2^24, hot 9.4 against 12.3 ms; 2^22 was slower still); and at most a
+   * 256th of the catalog's device budget in rows (at least 2^20), so that under a budget below the
+   * data's size a chunk of a few columns, read ahead while the one before it is worked on, stays
+   * a small part of it.
    */
   static int chunkRows(Catalog catalog) {
-    return Integer.getInteger("gpudf.files.chunkRows", !catalog.onGpu() ? 1 << 18
-        : catalog.devicePoolBytes() >= 64L << 30 ? 1 << 26 : 1 << 24);
+    Integer set = Integer.getInteger("gpudf.files.chunkRows");
+    if (set != null || !catalog.onGpu()) {
+      return set != null ? set : 1 << 18;
+    }
+    int byPool = catalog.devicePoolBytes() >= 64L << 30 ? 1 << 26 : 1 << 24;
+    long byBudget = Long.highestOneBit(Math.max(1, catalog.deviceBudget() >> 8));
+    return (int) Math.min(byPool, Math.max(1 << 20, byBudget));
   }
 
   private FileTables() {}

@@ -59,8 +59,8 @@ class ChunkPruningTest {
       Catalog.ChunkScans before = s.catalog().chunkScans();
       assertEquals(2, scans(s, "\"year\" < 2024"));
       Catalog.ChunkScans after = s.catalog().chunkScans();
-      assertEquals(new Catalog.ChunkScans(8, 6),
-          new Catalog.ChunkScans(after.filtered() - before.filtered(), after.skipped() - before.skipped()));
+      assertEquals(new Catalog.ChunkScans(8, 6, 0), new Catalog.ChunkScans(after.filtered() - before.filtered(),
+          after.skipped() - before.skipped(), after.partitioned() - before.partitioned()));
     }
   }
 

@@ -116,18 +116,7 @@ class TpchTest {
    * chunk, smaller tables stay whole; every query then reads chunked tables as unions of chunks.
    */
   private void runChunked(GpuSession s) throws Exception {
-    s.catalog().maxChunkRows(10_000);
-    for (TpchTable<?> t : TpchTable.getTables()) {
-      boolean[] first = {true};
-      TpchTables.generate(allocator, t, SCALE, 8, 3, rows -> { }, part -> {
-        if (first[0]) {
-          s.catalog().register(t.getTableName(), part);
-          first[0] = false;
-        } else {
-          s.catalog().append(t.getTableName(), part);
-        }
-      });
-    }
+    registerChunked(s);
     assertEquals(8, s.catalog().shape("lineitem").chunks());
     assertEquals(List.of(9375, 5625), s.catalog().shape("orders").chunkRows());
     assertEquals(1, s.catalog().shape("customer").chunks());
@@ -159,6 +148,39 @@ class TpchTest {
     compareQueries(s);
   }
 
+  private void registerChunked(GpuSession s) {
+    s.catalog().maxChunkRows(10_000);
+    for (TpchTable<?> t : TpchTable.getTables()) {
+      boolean[] first = {true};
+      TpchTables.generate(allocator, t, SCALE, 8, 3, rows -> { }, part -> {
+        if (first[0]) {
+          s.catalog().register(t.getTableName(), part);
+          first[0] = false;
+        } else {
+          s.catalog().append(t.getTableName(), part);
+        }
+      });
+    }
+  }
+
+  /**
+   * The chunked tables with a partition bound of 256 KiB, which lineitem's order keys and
+   * supplier keys (60,175 rows) pass: the joins that read lineitem whole run as joins of
+   * partitions ({@link JoinPartitioning}), and all 22 answers still agree.
+   */
+  private void runPartitioned(GpuSession s) throws Exception {
+    registerChunked(s);
+    s.catalog().partitionBytes(256 << 10);
+    // q21's joins and its count by supplier name: lineitem read in partitions of its order key
+    String q21 = s.explain(QUERIES.get("q21"));
+    assertTrue(q21.contains("GpuTableScan(table=[[lineitem, chunk 7, part 1 of "), q21);
+    long before = s.catalog().chunkScans().partitioned();
+    try (VectorSchemaRoot r = s.query(QUERIES.get("q21"))) {
+      assertTrue(s.catalog().chunkScans().partitioned() > before);
+    }
+    compareQueries(s);
+  }
+
   @Test
   void chunkedTablesOnTheCpuAgreeWithDuckDb() throws Exception {
     try (GpuSession s = GpuSession.cpu(allocator)) {
@@ -171,6 +193,21 @@ class TpchTest {
   void chunkedTablesOnTheGpuAgreeWithDuckDb() throws Exception {
     try (Gpu gpu = Gpu.open(0, 4L << 30, 256L << 20); GpuSession s = GpuSession.gpu(gpu, allocator)) {
       runChunked(s);
+    }
+  }
+
+  @Test
+  void partitionedJoinsOnTheCpuAgreeWithDuckDb() throws Exception {
+    try (GpuSession s = GpuSession.cpu(allocator)) {
+      runPartitioned(s);
+    }
+  }
+
+  @RequiresGpu
+  @Test
+  void partitionedJoinsOnTheGpuAgreeWithDuckDb() throws Exception {
+    try (Gpu gpu = Gpu.open(0, 4L << 30, 256L << 20); GpuSession s = GpuSession.gpu(gpu, allocator)) {
+      runPartitioned(s);
     }
   }
 
