@@ -93,7 +93,7 @@ final class ChunkSplit {
     // scans narrow before they split: the shuttle would copy a subtree that the branches share
     Splitter splitter = new Splitter(catalog.partitionBytes());
     RelNode split = ScanColumns.apply(rel).accept(splitter);
-    catalog.countChunkScans(splitter.filtered, splitter.skipped, splitter.partitionedJoins + splitter.partitionedAggregates);
+    catalog.countChunkScans(splitter.filtered, splitter.skipped, splitter.partitioned);
     return split;
   }
 
@@ -198,9 +198,8 @@ final class ChunkSplit {
     /** Chunk scans under a filter, and of those the ones dropped because their metadata excludes it. */
     long filtered;
     long skipped;
-    /** Joins run as joins of partitions, and aggregates as aggregates of partitions. */
-    long partitionedJoins;
-    long partitionedAggregates;
+    /** Joins run as joins of partitions and aggregates as aggregates of partitions, together. */
+    long partitioned;
     private final long partitionBytes;
 
     Splitter(long partitionBytes) {
@@ -298,7 +297,7 @@ final class ChunkSplit {
           parts.add(isUnionAll(in) ? aggregated(aggregate, in) : aggregate.copy(aggregate.getTraitSet(), List.of(in)));
         }
       }
-      partitionedAggregates++;
+      partitioned++;
       return parts.isEmpty() ? LogicalValues.createEmpty(aggregate.getCluster(), aggregate.getRowType())
           : parts.size() == 1 ? parts.get(0) : LogicalUnion.create(parts, true);
     }
@@ -340,7 +339,7 @@ final class ChunkSplit {
           branches.addAll(isUnionAll(joined) ? joined.getInputs() : List.of(joined));
         }
       }
-      partitionedJoins++;
+      partitioned++;
       return branches.isEmpty() ? LogicalValues.createEmpty(join.getCluster(), join.getRowType())
           : branches.size() == 1 ? branches.get(0) : LogicalUnion.create(branches, true);
     }

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BiFunction;
 import org.apache.calcite.plan.RelOptTable;
 import org.apache.calcite.prepare.RelOptTableImpl;
 import org.apache.calcite.rel.RelNode;
@@ -164,12 +165,30 @@ final class JoinPartitioning {
   }
 
   /**
-   * What is known of the partitions of plans' columns, each node and column looked at once: plans
-   * share subtrees (a chunk branch's whole input), and a walk of every path would take time
-   * exponential in their depth.
+   * A value per (node, column), null ones included, each computed once: plans share subtrees (a
+   * chunk branch's whole input), and a walk of every path would take time exponential in their depth.
+   */
+  private static final class Memo<T> {
+    private final Map<RelNode, Map<Integer, Optional<T>>> values = new IdentityHashMap<>();
+
+    /** The value of {@code node}'s {@code column}, from {@code compute} the first time it is asked for. */
+    T get(RelNode node, int column, BiFunction<RelNode, Integer, T> compute) {
+      // not computeIfAbsent: compute asks for other nodes' values, adding to these maps
+      Map<Integer, Optional<T>> columns = values.computeIfAbsent(node, n -> new HashMap<>());
+      Optional<T> v = columns.get(column);
+      if (v == null) {
+        v = Optional.ofNullable(compute.apply(node, column));
+        columns.put(column, v);
+      }
+      return v.orElse(null);
+    }
+  }
+
+  /**
+   * What is known of the partitions of plans' columns, each node and column looked at once.
    */
   private static final class Known {
-    private final Map<RelNode, Map<Integer, Optional<Part>>> seen = new IdentityHashMap<>();
+    private final Memo<Part> seen = new Memo<>();
 
     /**
      * The partition that every row of {@code node} is known to hold in {@code column}: from a
@@ -179,13 +198,7 @@ final class JoinPartitioning {
      * known.
      */
     Part of(RelNode node, int column) {
-      Map<Integer, Optional<Part>> columns = seen.computeIfAbsent(node, n -> new HashMap<>());
-      Optional<Part> p = columns.get(column);
-      if (p == null) {
-        p = Optional.ofNullable(find(node, column));
-        columns.put(column, p);
-      }
-      return p.orElse(null);
+      return seen.get(node, column, this::find);
     }
 
     private Part find(RelNode node, int column) {
@@ -242,7 +255,7 @@ final class JoinPartitioning {
     private final int parts;
     private final int index;
     private final Known known = new Known();
-    private final Map<RelNode, Map<Integer, Optional<RelNode>>> done = new IdentityHashMap<>();
+    private final Memo<RelNode> done = new Memo<>();
 
     Restriction(int parts, int index) {
       this.parts = parts;
@@ -251,13 +264,7 @@ final class JoinPartitioning {
 
     /** The rows of {@code node} in this partition on {@code column}, or null where none can be. */
     RelNode apply(RelNode node, int column) {
-      Map<Integer, Optional<RelNode>> columns = done.computeIfAbsent(node, n -> new HashMap<>());
-      Optional<RelNode> r = columns.get(column);
-      if (r == null) {
-        r = Optional.ofNullable(restricted(node, column));
-        columns.put(column, r);
-      }
-      return r.orElse(null);
+      return done.get(node, column, this::restricted);
     }
 
     private RelNode restricted(RelNode node, int column) {
