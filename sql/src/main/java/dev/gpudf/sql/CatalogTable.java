@@ -79,6 +79,24 @@ final class CatalogTable extends AbstractTable {
     return columns == null ? all : java.util.Arrays.stream(columns).mapToObj(all::get).toList();
   }
 
+  /**
+   * At most how many distinct values column {@code column} (of this scan's columns) has in the
+   * whole table, all chunks together: its rows, or for an integer or date column whose files give
+   * every chunk's range, the values in it ({@link ColumnStats#span}).
+   */
+  double distinctBound(int column) {
+    return ColumnStats.span(shape, tableColumn(column), true).orElse(shape.rows());
+  }
+
+  /** The table's name and column {@code column}'s (of this scan's columns): one name for every chunk's scan of it. */
+  String columnName(int column) {
+    return name + "." + shape.names().get(tableColumn(column));
+  }
+
+  private int tableColumn(int column) {
+    return columns == null ? column : columns[column];
+  }
+
   /** Which chunk this is, or -1 for the whole table. */
   int chunk() {
     return chunk;

@@ -105,13 +105,14 @@ final class ColumnStats {
   }
 
   /**
-   * For an integer column whose files give every chunk's smallest and largest value: at most as
-   * many distinct values as the integers between them (NULL one more), and never more than the rows.
-   * Surrogate and foreign keys are dense, so the bound is close for the columns joins use; without
-   * it a join of two low-cardinality keys (TPC-H q5's customer and supplier nations) looks like a
-   * key join and runs first, into billions of rows. Empty when any chunk's range is unknown.
+   * For an integer column (and with {@code dates}, a DATE column) whose files give every chunk's
+   * smallest and largest value: at most as many distinct values as the integers (days) between
+   * them (NULL one more), and never more than the rows. Surrogate and foreign keys are dense, so the
+   * bound is close for the columns joins use; without it a join of two low-cardinality keys (TPC-H
+   * q5's customer and supplier nations) looks like a key join and runs first, into billions of
+   * rows. Empty when any chunk's range is unknown.
    */
-  private static OptionalDouble integerSpan(Catalog.Shape shape, int column) {
+  static OptionalDouble span(Catalog.Shape shape, int column, boolean dates) {
     if (shape.ranges() == null || shape.rows() == 0) {
       return OptionalDouble.empty();
     }
@@ -120,13 +121,13 @@ final class ColumnStats {
     boolean nulls = false;
     for (List<dev.gpudf.formats.ValueRange> chunk : shape.ranges()) {
       dev.gpudf.formats.ValueRange r = chunk.get(column);
-      if (r == null || (r.hasValues() && !(r.min() instanceof Long))) {
+      if (r == null || (r.hasValues() && !(r.min() instanceof Long || dates && r.min() instanceof Integer))) {
         return OptionalDouble.empty();
       }
       nulls |= r.hasNulls();
       if (r.hasValues()) {
-        min = Math.min(min, (Long) r.min());
-        max = Math.max(max, (Long) r.max());
+        min = Math.min(min, ((Number) r.min()).longValue());
+        max = Math.max(max, ((Number) r.max()).longValue());
       }
     }
     double span = min > max ? 0 : (double) max - (double) min + 1;
@@ -137,7 +138,7 @@ final class ColumnStats {
     Catalog.Shape shape = catalog.shape(name);
     if (catalog.inFiles(name)) {
       // counting would read the files while planning: what their statistics bound is the estimate
-      return columns.length == 1 ? integerSpan(shape, columns[0]) : OptionalDouble.empty();
+      return columns.length == 1 ? span(shape, columns[0], false) : OptionalDouble.empty();
     }
     if (shape.rows() == 0) {
       return OptionalDouble.of(0);

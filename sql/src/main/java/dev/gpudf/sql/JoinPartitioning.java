@@ -3,13 +3,8 @@ package dev.gpudf.sql;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
-import java.util.function.BiFunction;
 import org.apache.calcite.plan.RelOptTable;
 import org.apache.calcite.prepare.RelOptTableImpl;
 import org.apache.calcite.rel.RelNode;
@@ -107,15 +102,20 @@ final class JoinPartitioning {
   /**
    * The group key to aggregate {@code aggregate} of the union {@code input} by in partitions
    * ({@link Keys#left} its column of the input), or null to aggregate it whole: a plain grouped
-   * aggregate with an integer key, whose groups, at most the rows it reads ({@link
-   * ChunkSplit#chunkRowsRead}), could pass {@code bound} bytes; a key on which the input is
-   * already partitioned is preferred, with its partition count, and costs no second read.
+   * aggregate with an integer key, whose groups could pass {@code bound} bytes. Its groups are at
+   * most the rows it reads ({@link ChunkSplit#chunkRowsRead}) and at most the combinations of its
+   * keys' values ({@link DistinctBounds}): TPC-H q9's nations and years are 25 x 2,406 order dates
+   * whatever the scale, where partitions would run its joins once each for nothing. A key on
+   * which the input is already partitioned is preferred, with its partition count, and costs no
+   * second read.
    */
   static Keys chooseGroups(LogicalAggregate aggregate, RelNode input, long bound) {
     if (aggregate.getGroupType() != Aggregate.Group.SIMPLE || aggregate.getGroupSet().isEmpty()) {
       return null;
     }
-    double bytes = (double) ChunkSplit.chunkRowsRead(input, true) * rowBytes(aggregate.getRowType());
+    double groups = ChunkSplit.chunkRowsRead(input, true);
+    Double keyBound = new DistinctBounds().of(input, aggregate.getGroupSet());
+    double bytes = (keyBound == null ? groups : Math.min(groups, keyBound)) * rowBytes(aggregate.getRowType());
     if (bytes <= bound) {
       return null;
     }
@@ -165,30 +165,10 @@ final class JoinPartitioning {
   }
 
   /**
-   * A value per (node, column), null ones included, each computed once: plans share subtrees (a
-   * chunk branch's whole input), and a walk of every path would take time exponential in their depth.
-   */
-  private static final class Memo<T> {
-    private final Map<RelNode, Map<Integer, Optional<T>>> values = new IdentityHashMap<>();
-
-    /** The value of {@code node}'s {@code column}, from {@code compute} the first time it is asked for. */
-    T get(RelNode node, int column, BiFunction<RelNode, Integer, T> compute) {
-      // not computeIfAbsent: compute asks for other nodes' values, adding to these maps
-      Map<Integer, Optional<T>> columns = values.computeIfAbsent(node, n -> new HashMap<>());
-      Optional<T> v = columns.get(column);
-      if (v == null) {
-        v = Optional.ofNullable(compute.apply(node, column));
-        columns.put(column, v);
-      }
-      return v.orElse(null);
-    }
-  }
-
-  /**
    * What is known of the partitions of plans' columns, each node and column looked at once.
    */
   private static final class Known {
-    private final Memo<Part> seen = new Memo<>();
+    private final ColumnMemo<Part> seen = new ColumnMemo<>();
 
     /**
      * The partition that every row of {@code node} is known to hold in {@code column}: from a
@@ -255,7 +235,7 @@ final class JoinPartitioning {
     private final int parts;
     private final int index;
     private final Known known = new Known();
-    private final Memo<RelNode> done = new Memo<>();
+    private final ColumnMemo<RelNode> done = new ColumnMemo<>();
 
     Restriction(int parts, int index) {
       this.parts = parts;
