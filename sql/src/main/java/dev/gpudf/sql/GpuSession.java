@@ -442,7 +442,13 @@ public final class GpuSession implements AutoCloseable {
 
   /** Whether {@code sql} is a query (it returns rows) rather than DDL or DML (see {@link #update}). */
   public boolean returnsRows(String sql) {
-    return !Statements.isIndexStatement(sql) && !Statements.isCopy(sql) && Statements.parse(FileFunctions.placeholders(sql)).getKind().belongsTo(org.apache.calcite.sql.SqlKind.QUERY);
+    if (Statements.isIndexStatement(sql) || Statements.isCopy(sql)) {
+      return false;
+    }
+    String text = FileFunctions.placeholders(sql);
+    org.apache.calcite.sql.SqlKind kind = Statements.parse(text).getKind();
+    return Statements.explainedQuery(text) != null || kind == org.apache.calcite.sql.SqlKind.EXPLAIN
+        || kind.belongsTo(org.apache.calcite.sql.SqlKind.QUERY);
   }
 
   /**
@@ -693,16 +699,28 @@ public final class GpuSession implements AutoCloseable {
     while (true) {
       try {
         SqlFrontEnd planner = new SqlFrontEnd(schema(), VALIDATION, PARSER, OPERATORS, GpudfTypeSystem.INSTANCE);
-        SqlNode parsed = DateArithmetic.apply(StatementLimits.check(planner.parse(sql)), fixes);
+        String explainedQuery = Statements.explainedQuery(sql);
+        SqlNode parsed = DateArithmetic.apply(StatementLimits.check(planner.parse(explainedQuery != null ? explainedQuery : sql)),
+            fixes);
+        boolean explain = explainedQuery != null || parsed instanceof org.apache.calcite.sql.SqlExplain;
+        if (parsed instanceof org.apache.calcite.sql.SqlExplain e) {
+          if (e.getFormat() != org.apache.calcite.sql.SqlExplainFormat.TEXT) {
+            throw new NotSupportedException("EXPLAIN ... AS " + e.getFormat() + " is not supported: EXPLAIN gives the plan as text");
+          }
+          parsed = e.getExplicandum();
+        }
         if (parsed.getKind().belongsTo(org.apache.calcite.sql.SqlKind.DDL)
             || parsed.getKind().belongsTo(org.apache.calcite.sql.SqlKind.DML)) {
-          throw new UserException("the statement is not a query but " + parsed.getKind().lowerName.replace('_', ' ')
-              + ": run it as an update (JDBC executeUpdate, Flight SQL CommandStatementUpdate)");
+          String kind = parsed.getKind().lowerName.replace('_', ' ');
+          throw explain ? new NotSupportedException("EXPLAIN takes a query (SELECT, WITH, VALUES), not " + kind)
+              : new UserException("the statement is not a query but " + kind
+                  + ": run it as an update (JDBC executeUpdate, Flight SQL CommandStatementUpdate)");
         }
         PlannerWarmUp.decorrelatorSoon(parsed);
         SqlNode validated;
-        // before validation, which expands SELECT * (under EXISTS too) into every column
-        EarlyReads.Names named = early == null ? null : EarlyReads.names(parsed);
+        // before validation, which expands SELECT * (under EXISTS too) into every column; an
+        // EXPLAIN reads nothing
+        EarlyReads.Names named = early == null || explain ? null : EarlyReads.names(parsed);
         try {
           validated = planner.validate(parsed);
         } catch (ValidationException e) {
@@ -718,7 +736,8 @@ public final class GpuSession implements AutoCloseable {
           early.start(catalog, named);
         }
         RelRoot root = planner.rel(validated);
-        return named(optimize(root.project()), ColumnNames.of(validated, root.validatedRowType.getFieldNames()));
+        GpuRel plan = named(optimize(root.project()), ColumnNames.of(validated, root.validatedRowType.getFieldNames()));
+        return explain ? explained(plan) : plan;
       } catch (SqlParseException e) {
         throw Statements.parseError(e, sql);
       } catch (ValidationException e) {
@@ -729,6 +748,23 @@ public final class GpuSession implements AutoCloseable {
         throw new InternalException("the SQL planner failed: " + e.getMessage(), e);
       }
     }
+  }
+
+  /**
+   * The result of {@code EXPLAIN}: {@code plan}'s text ({@link #explain}) as rows of one column,
+   * {@code plan}, one operator a row, for any client to show as it shows query results.
+   */
+  private static GpuRel explained(GpuRel plan) {
+    RelNode rel = (RelNode) plan;
+    org.apache.calcite.rex.RexBuilder rex = rel.getCluster().getRexBuilder();
+    org.apache.calcite.rel.type.RelDataTypeFactory types = rex.getTypeFactory();
+    RelDataType text = types.createTypeWithNullability(types.createSqlType(org.apache.calcite.sql.type.SqlTypeName.VARCHAR), false);
+    com.google.common.collect.ImmutableList.Builder<com.google.common.collect.ImmutableList<org.apache.calcite.rex.RexLiteral>> rows =
+        com.google.common.collect.ImmutableList.builder();
+    PlanText.of(plan).lines().forEach(line -> rows.add(com.google.common.collect.ImmutableList.of(
+        (org.apache.calcite.rex.RexLiteral) rex.makeLiteral(line, text, false))));
+    return new GpuValues(rel.getCluster(), types.createStructType(List.of(text), List.of("plan")), rows.build(),
+        rel.getTraitSet());
   }
 
   /**

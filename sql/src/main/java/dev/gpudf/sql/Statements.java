@@ -48,6 +48,29 @@ final class Statements {
       "\\s*COPY\\s+(?:\\((.*)\\)|(\\w+))\\s+TO\\s+'((?:[^']|'')*)'\\s*(?:\\(\\s*FORMAT\\s+(\\w+)\\s*\\))?\\s*;?\\s*",
       Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
 
+  // EXPLAIN after any blanks and comments, and the word after it (possessive: linear in the statement)
+  private static final Pattern EXPLAIN = Pattern.compile(
+      "^(?:\\s++|--[^\\n]*+|/\\*(?:[^*]|\\*(?!/))*+\\*/)*+(EXPLAIN)\\s++(\\w++)", Pattern.CASE_INSENSITIVE);
+
+  /**
+   * For {@code EXPLAIN query}, DuckDB's and PostgreSQL's form, which Calcite's grammar lacks: the
+   * statement with the word EXPLAIN blanked out, so that positions in messages stay the user's;
+   * else null ({@code EXPLAIN PLAN FOR query} is Calcite's own, and any other statement is not
+   * one). EXPLAIN ANALYZE, which runs the query, is refused.
+   */
+  static String explainedQuery(String sql) {
+    Matcher m = EXPLAIN.matcher(sql);
+    if (!m.lookingAt()) {
+      return null;
+    }
+    String next = m.group(2).toUpperCase(Locale.ROOT);
+    if (next.equals("ANALYZE") || next.equals("ANALYSE")) {
+      throw new NotSupportedException("EXPLAIN ANALYZE is not supported: EXPLAIN shows the plan, and the command line's"
+          + " --timings where a query's time went");
+    }
+    return next.equals("PLAN") ? null : sql.substring(0, m.start(1)) + " ".repeat(m.end(1) - m.start(1)) + sql.substring(m.end(1));
+  }
+
   /** Whether {@code sql} is {@code COPY (query) TO 'file' [(FORMAT f)]}, which Calcite's grammar lacks. */
   static boolean isCopy(String sql) {
     return sql.stripLeading().regionMatches(true, 0, "COPY", 0, 4);
@@ -125,7 +148,9 @@ final class Statements {
   static SqlNode parse(String sql) {
     StatementLimits.checkText(sql);
     try {
-      return StatementLimits.check(SqlParser.create(sql, GpuSession.PARSER).parseStmt());
+      // EXPLAIN query parses as the query (returnsRows tells them apart)
+      String explained = explainedQuery(sql);
+      return StatementLimits.check(SqlParser.create(explained != null ? explained : sql, GpuSession.PARSER).parseStmt());
     } catch (SqlParseException e) {
       int close = sql.lastIndexOf(')');
       Matcher inline = INLINE_KEY.matcher(sql);
@@ -185,6 +210,9 @@ final class Statements {
         session.catalog().drop(name);
       }
       return 0;
+    }
+    if (node.getKind().belongsTo(org.apache.calcite.sql.SqlKind.QUERY) || node.getKind() == org.apache.calcite.sql.SqlKind.EXPLAIN) {
+      throw new UserException("the statement returns rows: run it as a query (JDBC executeQuery), not as an update");
     }
     throw new NotSupportedException(node.getKind() + " statements are not supported (only CREATE TABLE, INSERT, DROP TABLE)");
   }

@@ -287,4 +287,54 @@ class ExplainTest {
       assertEquals("[0, 1, 2]", r.getVector(0).toString());
     }
   }
+
+  /**
+   * EXPLAIN as a statement, as SQL clients send it: DuckDB's and PostgreSQL's {@code EXPLAIN query}
+   * and Calcite's {@code EXPLAIN PLAN FOR query}, after comments too, return the plan that {@link
+   * GpuSession#explain} prints, one operator a row of a column {@code plan}; anything else that
+   * EXPLAIN could mean is refused with a message that says what is supported, and a syntax error
+   * after EXPLAIN keeps the user's position.
+   */
+  @Test
+  void explainStatementsReturnThePlanAsRows() {
+    String query = "SELECT id, qty * 2 AS q2 FROM t WHERE name LIKE 'a%' ORDER BY q2 DESC LIMIT 5";
+    List<String> expected = session.explain(query).lines().toList();
+    for (String sql : List.of("EXPLAIN " + query, "explain plan for " + query, "-- why slow?\n/* q */ EXPLAIN\n" + query,
+        "EXPLAIN PLAN INCLUDING ATTRIBUTES WITH IMPLEMENTATION FOR " + query)) {
+      assertEquals(true, session.returnsRows(sql), sql);
+      try (VectorSchemaRoot r = session.query(sql)) {
+        assertEquals(List.of("plan"), r.getSchema().getFields().stream().map(f -> f.getName()).toList(), sql);
+        List<String> rows = new java.util.ArrayList<>();
+        for (int i = 0; i < r.getRowCount(); i++) {
+          rows.add(r.getVector(0).getObject(i).toString());
+        }
+        assertEquals(expected, rows, sql);
+      }
+    }
+    assertEquals(4, expected.size());
+    assertThrowsWith(dev.gpudf.columnar.error.NotSupportedException.class, "EXPLAIN ANALYZE is not supported",
+        "EXPLAIN ANALYZE " + query);
+    assertThrowsWith(dev.gpudf.columnar.error.NotSupportedException.class, "is not supported: EXPLAIN gives the plan as text",
+        "EXPLAIN PLAN AS JSON FOR " + query);
+    assertThrowsWith(dev.gpudf.columnar.error.NotSupportedException.class, "EXPLAIN takes a query (SELECT, WITH, VALUES), not insert",
+        "EXPLAIN PLAN FOR INSERT INTO t SELECT * FROM u");
+    // the position is the statement's own: column 20 is where FROM stands, after a dangling comma
+    assertThrowsWith(dev.gpudf.columnar.error.UserException.class, "'FROM' at line 1, column 20", "EXPLAIN SELECT id, FROM t");
+    assertThrowsWith(dev.gpudf.columnar.error.UserException.class, "run it as a query", "EXPLAIN " + query, true);
+  }
+
+  private void assertThrowsWith(Class<? extends RuntimeException> type, String message, String sql) {
+    assertThrowsWith(type, message, sql, false);
+  }
+
+  private void assertThrowsWith(Class<? extends RuntimeException> type, String message, String sql, boolean asUpdate) {
+    RuntimeException e = org.junit.jupiter.api.Assertions.assertThrows(type, () -> {
+      if (asUpdate) {
+        session.update(sql);
+      } else {
+        session.query(sql).close();
+      }
+    }, sql);
+    org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains(message), sql + ": " + e.getMessage());
+  }
 }
