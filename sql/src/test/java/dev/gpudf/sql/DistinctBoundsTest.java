@@ -17,12 +17,17 @@ import org.junit.jupiter.api.io.TempDir;
  * over a table of four Parquet files (four chunks), a group key whose files' ranges hold few values
  * (a small integer, a date, an expression of them) stays whole even where its rows would pass the
  * bound, and even where the sum of the four chunks' ranges would (the union of the chunk branches
- * counts the table's column once); a key of many values partitions. Every answer is the same as
- * the resident copy's, aggregated whole.
+ * counts the table's column once); a key of many values partitions, unless the partitions would
+ * each read all the rows. Every answer is the same as the resident copy's, aggregated whole.
  */
 class DistinctBoundsTest {
-  /** A query over $t, and whether its aggregate partitions. */
-  private record Case(String sql, boolean partitions) {}
+  /** A query over $t, the partition bound in bytes, and whether its aggregate partitions. */
+  private record Case(String sql, long bound, boolean partitions) {
+    /** 200 rows of 16 bytes or more pass 200 bytes, where 4 groups (64 bytes) do not, nor the 16 that g's four chunks would give if summed. */
+    Case(String sql, boolean partitions) {
+      this(sql, 200, partitions);
+    }
+  }
 
   private static final List<Case> CASES = List.of(
       new Case("SELECT g, COUNT(*), SUM(k) FROM $t GROUP BY g", false),
@@ -30,11 +35,14 @@ class DistinctBoundsTest {
       new Case("SELECT EXTRACT(YEAR FROM d), MIN(k) FROM $t GROUP BY EXTRACT(YEAR FROM d)", false),
       new Case("SELECT d, g, COUNT(*) FROM $t WHERE k > 3 GROUP BY d, g", false),
       new Case("SELECT k, COUNT(*) FROM $t GROUP BY k", true),
-      // 4 x 5 combinations: 20 groups of 16 (24) bytes pass the bound, where either key's values alone would not
-      new Case("SELECT g * 10 + h, COUNT(*) FROM $t GROUP BY g * 10 + h", true),
-      new Case("SELECT g, h, COUNT(*) FROM $t GROUP BY g, h", true),
       new Case("SELECT g, k, COUNT(*) FROM $t GROUP BY g, k", true),
-      new Case("SELECT k + g, COUNT(*) FROM $t GROUP BY k + g", true),
+      // 4 x 5 combinations: 20 groups of 24 bytes pass the bound, where either key's values alone would not
+      new Case("SELECT g, h, COUNT(*) FROM $t GROUP BY g, h", true),
+      // g and g * 10 + h: 4 x 20 groups of 24 bytes (1,920) pass 1,000, where 4 x 5 would not
+      new Case("SELECT g, g * 10 + h, COUNT(*) FROM $t GROUP BY g, g * 10 + h", 1000, true),
+      // many groups, but of an expression: partitions would filter the rows after reading them all,
+      // each partition joining and grouping as much as the whole does
+      new Case("SELECT k + g, COUNT(*) FROM $t GROUP BY k + g", false),
       // s is a string, of unknown values in the files: as many as the rows, so g partitions
       new Case("SELECT g, s, COUNT(*) FROM $t GROUP BY g, s", true));
 
@@ -58,9 +66,7 @@ class DistinctBoundsTest {
       assertEquals(4, s.catalog().shape("t").chunks());
       List<String> failures = new ArrayList<>();
       for (Case c : CASES) {
-        // 200 rows of 16 bytes or more: past a bound of 200 bytes, where 4 groups (64 bytes) are not,
-        // nor the 16 that the four chunks' ranges of g would give if summed
-        s.catalog().partitionBytes(200);
+        s.catalog().partitionBytes(c.bound());
         long before = s.catalog().chunkScans().partitioned();
         List<Object[]> got = rows(s, c.sql().replace("$t", "t"));
         boolean partitioned = s.catalog().chunkScans().partitioned() > before;
