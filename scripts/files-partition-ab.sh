@@ -33,6 +33,6 @@ tar -czf "$OUT/partition-ab-sf$sf.tgz" -C /tmp partition-ab
 for run in on off; do
   grep -E "^gpu q[0-9]+ device memory" "$work/sf$sf-$run/files-log.txt" | awk '{gsub(",", "", $6); print $2, $6}' > "$work/$run.peaks"
 done
-join -a1 -a2 -e - -o 0,1.2,2.2 <(sort "$work/on.peaks") <(sort "$work/off.peaks") | sort -V |
+LC_ALL=C join -a1 -a2 -e - -o 0,1.2,2.2 <(LC_ALL=C sort "$work/on.peaks") <(LC_ALL=C sort "$work/off.peaks") | sort -V |
   awk 'BEGIN {print "query  peak MiB partitioned  peak MiB whole"} {printf "%-5s %22s %15s\n", $1, $2, $3}' |
   tee -a "$OUT/partition-ab-sf$sf.txt"
