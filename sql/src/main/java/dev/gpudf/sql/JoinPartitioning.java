@@ -140,42 +140,44 @@ final class JoinPartitioning {
   }
 
   /**
-   * Rows of table chunks that a partition of {@code input} on {@code column} reads restricted to
-   * the partition at their scans, where more of them than of those it reads as the whole input
-   * does; else -1. Chunks read whole in every partition (TPC-H q10's lineitem, where the
-   * partitions are of customer keys) would be joined once per partition: P times the work to
-   * save the memory of some groups.
+   * Rows of table chunks that partition 0 of {@code input} on {@code column} reads restricted at
+   * their scans; -1 where it reads more rows of chunks unrestricted, the same scans as the whole
+   * input's. Those it would join once per partition (TPC-H q10's lineitem under partitions of
+   * customer keys): P times the work to save the memory of some groups.
    */
   private static long restrictedRows(RelNode input, int column, int parts) {
     RelNode part = restrict(input, column, parts, 0);
     if (part == null) {
       return 0;
     }
-    Set<RelNode> whole = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    Set<RelNode> whole = nodes(input);
+    long restricted = 0;
+    long unrestricted = 0;
+    for (RelNode node : nodes(part)) {
+      CatalogTable t = node instanceof TableScan scan ? scan.getTable().unwrap(CatalogTable.class) : null;
+      if (t != null && t.isChunk()) {
+        if (whole.contains(node)) {
+          unrestricted += t.rows();
+        } else {
+          restricted += t.rows();
+        }
+      }
+    }
+    return restricted > unrestricted ? restricted : -1;
+  }
+
+  /** Every node of {@code root}, a subtree that several parents share once. */
+  private static Set<RelNode> nodes(RelNode root) {
+    Set<RelNode> all = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     new org.apache.calcite.rel.RelVisitor() {
       @Override
       public void visit(RelNode node, int ordinal, RelNode parent) {
-        if (whole.add(node)) {
+        if (all.add(node)) {
           super.visit(node, ordinal, parent);
         }
       }
-    }.go(input);
-    long[] rows = {0, 0};
-    Set<RelNode> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-    new org.apache.calcite.rel.RelVisitor() {
-      @Override
-      public void visit(RelNode node, int ordinal, RelNode parent) {
-        if (!seen.add(node)) {
-          return;
-        }
-        CatalogTable t = node instanceof TableScan scan ? scan.getTable().unwrap(CatalogTable.class) : null;
-        if (t != null && t.isChunk()) {
-          rows[whole.contains(node) ? 1 : 0] += t.rows();
-        }
-        super.visit(node, ordinal, parent);
-      }
-    }.go(part);
-    return rows[0] > rows[1] ? rows[0] : -1;
+    }.go(root);
+    return all;
   }
 
   /** The smallest prime of at least {@code ratio} partitions, at most {@link #MAX_PARTS}. */
