@@ -167,6 +167,20 @@ class FlightSqlServerTest {
     }
   }
 
+  /** EXPLAIN through the Flight SQL JDBC driver: the plan's operators as rows, as a query's rows come back. */
+  @Test
+  void explainReturnsThePlanAsRows() throws Exception {
+    try (Connection c = connect(); Statement s = c.createStatement()) {
+      List<String> plan = strings(s.executeQuery("EXPLAIN SELECT name FROM items WHERE id > 1"));
+      assertEquals(3, plan.size(), plan.toString());
+      assertTrue(plan.get(0).startsWith("GpuProject(name=[$1])"), plan.toString());
+      assertTrue(plan.get(2).contains("GpuTableScan(table=[[items"), plan.toString());
+      assertEquals(plan, strings(s.executeQuery("EXPLAIN PLAN FOR SELECT name FROM items WHERE id > 1")));
+      SQLException analyze = assertThrows(SQLException.class, () -> s.executeQuery("EXPLAIN ANALYZE SELECT 1"));
+      assertTrue(analyze.getMessage().contains("EXPLAIN ANALYZE is not supported"), analyze.getMessage());
+    }
+  }
+
   private static List<String> strings(ResultSet rs) throws SQLException {
     try (rs) {
       List<String> out = new ArrayList<>();
