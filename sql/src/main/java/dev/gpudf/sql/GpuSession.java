@@ -868,7 +868,7 @@ public final class GpuSession implements AutoCloseable {
             : j.copy(j.getTraitSet(), factored, j.getLeft(), j.getRight(), j.getJoinType(), j.isSemiJoinDone());
       }
     });
-    rel = hep(rel, List.of(LogicalRules.EXPAND_FILTER_DISJUNCTION_GLOBAL));
+    rel = hep(AggregateFilters.apply(rel), List.of(LogicalRules.EXPAND_FILTER_DISJUNCTION_GLOBAL));
     rel = hep(rel, List.of(LogicalRules.FILTER_REDUCE_EXPRESSIONS, LogicalRules.PROJECT_REDUCE_EXPRESSIONS,
         FILTER_INTO_PROJECTED_JOIN, LogicalRules.FILTER_INTO_JOIN, LogicalRules.JOIN_CONDITION_PUSH,
         LogicalRules.JOIN_PUSH_EXPRESSIONS, LogicalRules.AGGREGATE_EXPAND_DISTINCT_AGGREGATES_TO_JOIN,
