@@ -312,7 +312,8 @@ public final class GpuSession implements AutoCloseable {
    * {@code early} (null: not), for the query about to run.
    */
   private GpuRel planned(String statement, EarlyReads early) {
-    String sql = files.rewrite(statement);
+    String shown = ShowStatements.query(this, statement);
+    String sql = shown != null ? shown : files.rewrite(statement);
     Map<String, List<Object>> shapes = new java.util.TreeMap<>();
     catalog.shapes().forEach((name, t) -> shapes.put(name, List.of(t.names(), t.types(), t.chunks())));
     Object key = List.of(sql, shapes);
@@ -444,6 +445,9 @@ public final class GpuSession implements AutoCloseable {
   public boolean returnsRows(String sql) {
     if (Statements.isIndexStatement(sql) || Statements.isCopy(sql)) {
       return false;
+    }
+    if (ShowStatements.matches(sql)) {
+      return true;
     }
     String text = FileFunctions.placeholders(sql);
     org.apache.calcite.sql.SqlKind kind = Statements.parse(text).getKind();

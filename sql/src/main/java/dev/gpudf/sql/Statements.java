@@ -170,6 +170,8 @@ final class Statements {
     }
   }
 
+  private static final String RETURNS_ROWS = "the statement returns rows: run it as a query (JDBC executeQuery), not as an update";
+
   static long run(GpuSession session, String sql, List<Object> parameters) {
     StatementLimits.checkText(sql);
     if (isCopy(sql)) {
@@ -177,6 +179,9 @@ final class Statements {
         throw new UserException("COPY takes no parameters; this one was given " + parameters.size());
       }
       return copy(session, sql);
+    }
+    if (ShowStatements.matches(sql)) {
+      throw new UserException(RETURNS_ROWS);
     }
     SqlNode statement = isIndexStatement(sql) ? null : parse(sql);
     if (statement instanceof SqlInsert insert) {
@@ -212,7 +217,7 @@ final class Statements {
       return 0;
     }
     if (node.getKind().belongsTo(org.apache.calcite.sql.SqlKind.QUERY) || node.getKind() == org.apache.calcite.sql.SqlKind.EXPLAIN) {
-      throw new UserException("the statement returns rows: run it as a query (JDBC executeQuery), not as an update");
+      throw new UserException(RETURNS_ROWS);
     }
     throw new NotSupportedException(node.getKind() + " statements are not supported (only CREATE TABLE, INSERT, DROP TABLE)");
   }
@@ -340,6 +345,9 @@ final class Statements {
    * so that a batch of bound rows goes in as one statement; null for any other statement.
    */
   static String insertFrom(String sql, String source) {
+    if (ShowStatements.matches(sql)) {
+      throw new UserException(RETURNS_ROWS);
+    }
     SqlNode statement = isIndexStatement(sql) ? null : parse(sql);
     if (!(statement instanceof SqlInsert insert) || insert.getSource().getKind() != org.apache.calcite.sql.SqlKind.VALUES) {
       return null;

@@ -1,0 +1,89 @@
+package dev.gpudf.sql;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.calcite.rel.type.RelDataTypeField;
+
+/**
+ * The statements users type to look around, which Calcite's grammar lacks or leaves unplanned,
+ * as the queries of literal rows that answer them: {@code SHOW TABLES} (a column {@code name}) and
+ * {@code DESCRIBE t}, {@code DESCRIBE TABLE t}, {@code DESC t} or {@code DESCRIBE query} (columns
+ * {@code column_name}, {@code column_type}, {@code null}: YES or NO), as DuckDB answers them. Each
+ * runs as a query through every client; the rows are the catalog's when it is planned (a table
+ * added or changed is a new plan).
+ */
+final class ShowStatements {
+  private ShowStatements() {}
+
+  private static final Pattern SHOW_TABLES = Pattern.compile("\\s*+SHOW\\s++TABLES\\s*+;?\\s*+", Pattern.CASE_INSENSITIVE);
+  private static final Pattern DESCRIBE = Pattern.compile("\\s*+(?:DESCRIBE|DESC)\\s++(.*?)\\s*+;?\\s*+",
+      Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
+  private static final Pattern QUERY = Pattern.compile("(?:SELECT|WITH|VALUES)\\b.*", Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
+  private static final Pattern TABLE = Pattern.compile("(?:TABLE\\s++)?(\\w++|\"(?:[^\"]|\"\")++\")", Pattern.CASE_INSENSITIVE);
+
+  /** Whether {@code sql} is one of these statements. */
+  static boolean matches(String sql) {
+    return SHOW_TABLES.matcher(sql).matches() || DESCRIBE.matcher(sql).matches();
+  }
+
+  /** The query answering {@code sql} over {@code session}'s catalog, or null where it is none of these statements. */
+  static String query(GpuSession session, String sql) {
+    if (SHOW_TABLES.matcher(sql).matches()) {
+      List<List<String>> rows = new ArrayList<>();
+      session.catalog().names().stream().sorted().forEach(n -> rows.add(List.of(n)));
+      return values(List.of("name"), rows);
+    }
+    Matcher d = DESCRIBE.matcher(sql);
+    if (!d.matches()) {
+      return null;
+    }
+    String what = d.group(1);
+    String described;
+    // a table's declared NOT NULL and VARCHAR(n), which queries over it do not carry
+    TableConstraints constraints = TableConstraints.NONE;
+    if (QUERY.matcher(what).matches()) {
+      // the words before the query blanked, lines kept: a message's positions stay the statement's
+      described = sql.substring(0, d.start(1)).replaceAll("[^\n]", " ") + what;
+    } else {
+      Matcher t = TABLE.matcher(what);
+      if (!t.matches()) {
+        throw new dev.gpudf.columnar.error.UserException("DESCRIBE takes a table name or a query, not '" + what + "'");
+      }
+      String quoted = t.group(1);
+      String name = quoted.startsWith("\"") ? quoted.substring(1, quoted.length() - 1).replace("\"\"", "\"")
+          : quoted.toLowerCase(Locale.ROOT);
+      if (!session.catalog().names().contains(name.toLowerCase(Locale.ROOT))) {
+        throw new dev.gpudf.columnar.error.UserException("no table '" + name + "'");
+      }
+      described = "SELECT * FROM \"" + name.replace("\"", "\"\"") + "\"";
+      constraints = session.catalog().constraints(name.toLowerCase(Locale.ROOT));
+    }
+    List<List<String>> rows = new ArrayList<>();
+    // planned as the query would be (file functions, the plan cache): its columns as clients see them
+    for (RelDataTypeField f : session.resultType(described).getFieldList()) {
+      Integer chars = constraints.maxChars().get(f.getName());
+      String type = chars != null ? "VARCHAR(" + chars + ")" : f.getType().getFullTypeString().replace(" NOT NULL", "");
+      boolean nullable = f.getType().isNullable() && !constraints.notNull().contains(f.getName());
+      rows.add(List.of(f.getName(), type, nullable ? "YES" : "NO"));
+    }
+    return values(List.of("column_name", "column_type", "null"), rows);
+  }
+
+  /** A query of {@code rows} of strings named {@code names}; none where there are no rows. */
+  private static String values(List<String> names, List<List<String>> rows) {
+    String columns = String.join(", ", names.stream().map(n -> "\"" + n + "\"").toList());
+    if (rows.isEmpty()) {
+      return "SELECT " + String.join(", ", names.stream().map(n -> "CAST(NULL AS VARCHAR) AS \"" + n + "\"").toList())
+          + " FROM (VALUES (1)) AS t(x) WHERE FALSE";
+    }
+    List<String> tuples = new ArrayList<>();
+    for (List<String> row : rows) {
+      tuples.add("(" + String.join(", ", row.stream().map(v -> "CAST('" + v.replace("'", "''") + "' AS VARCHAR)").toList())
+          + ")");
+    }
+    return "SELECT * FROM (VALUES " + String.join(", ", tuples) + ") AS t(" + columns + ")";
+  }
+}
