@@ -18,8 +18,8 @@ import org.apache.calcite.sql.SqlAggFunction;
 /**
  * Names for result columns the query left unnamed, as PostgreSQL gives them instead of Calcite's
  * {@code EXPR$n}: a function or aggregate call is named after its function ({@code count},
- * {@code avg}, {@code upper}), a CAST after what it casts, a scalar sub-query after its column, any
- * other expression {@code ?column?}.
+ * {@code avg}, {@code upper}; with FILTER or OVER too), a CAST after what it casts, a scalar
+ * sub-query after its column, any other expression {@code ?column?}.
  * A name already taken gets {@code _1}, {@code _2}, ... so that every result column has its own.
  */
 final class ColumnNames {
@@ -78,7 +78,9 @@ final class ColumnNames {
       return id.names.get(id.names.size() - 1);
     }
     if (e instanceof SqlBasicCall call) {
-      if (call.getKind() == SqlKind.CAST || call.getKind() == SqlKind.SCALAR_QUERY) {
+      // an aggregate's FILTER and OVER clauses, a CAST: named after what they wrap
+      if (call.getKind() == SqlKind.CAST || call.getKind() == SqlKind.SCALAR_QUERY || call.getKind() == SqlKind.FILTER
+          || call.getKind() == SqlKind.OVER) {
         return name(call.operand(0));
       }
       if (call.getOperator() instanceof SqlFunction || call.getOperator() instanceof SqlAggFunction) {

@@ -76,6 +76,9 @@ class StatementsTest {
       assertEquals("k | name\n2 | Ελλάδα\n", rows(s, "SELECT * FROM w WHERE name = 'Ελλάδα'"));
       assertEquals("?column? | char_length\n日本!      | 2\n", rows(s, "SELECT name || '!', CHAR_LENGTH(name) FROM w WHERE k = 1"));
       assertEquals("k\n3\n", rows(s, "SELECT k FROM w WHERE name LIKE '%😀'"));
+      // an aggregate with FILTER or OVER is named after its function, as PostgreSQL names it
+      assertEquals("count | max | count_1\n1     | 3   | 1\n", rows(s, "SELECT COUNT(*) FILTER (WHERE k > 1), MAX(k) FILTER (WHERE"
+          + " name <> ''), COUNT(*) OVER () FROM w WHERE k = 3"));
     }
   }
 
