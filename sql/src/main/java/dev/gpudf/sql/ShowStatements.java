@@ -19,7 +19,9 @@ final class ShowStatements {
   private ShowStatements() {}
 
   private static final Pattern SHOW_TABLES = Pattern.compile("\\s*+SHOW\\s++TABLES\\s*+;?\\s*+", Pattern.CASE_INSENSITIVE);
-  private static final Pattern DESCRIBE = Pattern.compile("\\s*+(?:DESCRIBE|DESC)\\s++(.*?)\\s*+;?\\s*+",
+  // greedy, the ';' and blanks at the end taken off after the match: a lazy group before them
+  // would take time quadratic in a run of blanks
+  private static final Pattern DESCRIBE = Pattern.compile("\\s*+(?:DESCRIBE|DESC)\\s++(.*)",
       Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
   private static final Pattern QUERY = Pattern.compile("(?:SELECT|WITH|VALUES)\\b.*", Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
   private static final Pattern TABLE = Pattern.compile("(?:TABLE\\s++)?(\\w++|\"(?:[^\"]|\"\")++\")", Pattern.CASE_INSENSITIVE);
@@ -40,7 +42,10 @@ final class ShowStatements {
     if (!d.matches()) {
       return null;
     }
-    String what = d.group(1);
+    String what = d.group(1).strip();
+    if (what.endsWith(";")) {
+      what = what.substring(0, what.length() - 1).strip();
+    }
     String described;
     // a table's declared NOT NULL and VARCHAR(n), which queries over it do not carry
     TableConstraints constraints = TableConstraints.NONE;
@@ -50,7 +55,8 @@ final class ShowStatements {
     } else {
       Matcher t = TABLE.matcher(what);
       if (!t.matches()) {
-        throw new dev.gpudf.columnar.error.UserException("DESCRIBE takes a table name or a query, not '" + what + "'");
+        String shown = what.length() > 60 ? what.substring(0, 60) + "..." : what;
+        throw new dev.gpudf.columnar.error.UserException("DESCRIBE takes a table name or a query, not '" + shown + "'");
       }
       String quoted = t.group(1);
       String name = quoted.startsWith("\"") ? quoted.substring(1, quoted.length() - 1).replace("\"\"", "\"")

@@ -346,7 +346,7 @@ final class Statements {
    */
   static String insertFrom(String sql, String source) {
     if (ShowStatements.matches(sql)) {
-      throw new UserException(RETURNS_ROWS);
+      return null;
     }
     SqlNode statement = isIndexStatement(sql) ? null : parse(sql);
     if (!(statement instanceof SqlInsert insert) || insert.getSource().getKind() != org.apache.calcite.sql.SqlKind.VALUES) {

@@ -49,6 +49,14 @@ class ShowStatementsTest {
       assertEquals(columns, rows(s, "DESCRIBE t"));
       assertEquals(columns, rows(s, "DESC TABLE T"));
       assertEquals(List.of("d|DATE|YES"), rows(s, "DESCRIBE \"it's\""));
+      // blanks from a client are untrusted too: a long run of them is read once, not once per character
+      String padded = "DESC " + " ".repeat(400_000) + "t" + " ".repeat(400_000) + ";";
+      String inside = "DESC t" + " ".repeat(400_000) + "x";
+      org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(20), () -> {
+        assertEquals(columns, rows(s, padded));
+        assertTrue(assertThrows(UserException.class, () -> s.query(inside).close()).getMessage()
+            .contains("DESCRIBE takes a table name or a query, not 't     "));
+      });
       // a query's columns as its result types them (the catalog's columns are nullable to the planner)
       assertEquals(List.of("twice|BIGINT|YES", "n|BIGINT|NO"), rows(s, "DESCRIBE SELECT id * 2 AS twice, COUNT(*) AS n FROM t GROUP BY id"));
       try (VectorSchemaRoot r = s.query("DESCRIBE t")) {
