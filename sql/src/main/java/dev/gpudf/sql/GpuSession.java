@@ -846,6 +846,9 @@ public final class GpuSession implements AutoCloseable {
     // window functions (RexOver in a projection) become Window operators, one group per window
     rel = hep(rel, List.of(LogicalRules.PROJECT_TO_LOGICAL_PROJECT_AND_WINDOW));
     rel = RelDecorrelator.decorrelateQuery(rel, RelFactories.LOGICAL_BUILDER.create(rel.getCluster(), null));
+    // aggregates' FILTER clauses into their arguments, before trimming drops the filter columns
+    // no aggregate reads any more
+    rel = AggregateFilters.apply(rel);
     // field trimming: each operator keeps only the columns someone above it reads, so scans
     // and joins carry no dead columns
     rel = new org.apache.calcite.sql2rel.RelFieldTrimmer(null, RelFactories.LOGICAL_BUILDER.create(rel.getCluster(), null))
@@ -872,7 +875,7 @@ public final class GpuSession implements AutoCloseable {
             : j.copy(j.getTraitSet(), factored, j.getLeft(), j.getRight(), j.getJoinType(), j.isSemiJoinDone());
       }
     });
-    rel = hep(AggregateFilters.apply(rel), List.of(LogicalRules.EXPAND_FILTER_DISJUNCTION_GLOBAL));
+    rel = hep(rel, List.of(LogicalRules.EXPAND_FILTER_DISJUNCTION_GLOBAL));
     rel = hep(rel, List.of(LogicalRules.FILTER_REDUCE_EXPRESSIONS, LogicalRules.PROJECT_REDUCE_EXPRESSIONS,
         FILTER_INTO_PROJECTED_JOIN, LogicalRules.FILTER_INTO_JOIN, LogicalRules.JOIN_CONDITION_PUSH,
         LogicalRules.JOIN_PUSH_EXPRESSIONS, LogicalRules.AGGREGATE_EXPAND_DISTINCT_AGGREGATES_TO_JOIN,
