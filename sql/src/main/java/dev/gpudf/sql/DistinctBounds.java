@@ -39,6 +39,11 @@ import org.apache.calcite.util.ImmutableBitSet;
 final class DistinctBounds {
   /** Source name to bound, for one column; null where unknown. */
   private final ColumnMemo<Map<String, Double>> sources = new ColumnMemo<>();
+  /**
+   * A number for each VALUES node met, naming it as a source: identity hash codes can repeat, and
+   * two sources counted as one would bound too low.
+   */
+  private final Map<RelNode, Integer> values = new java.util.IdentityHashMap<>();
 
   /** The bound of column {@code column} of {@code node}, or null where none is known. */
   Double of(RelNode node, int column) {
@@ -100,7 +105,8 @@ final class DistinctBounds {
       return all;
     }
     if (node instanceof LogicalValues v) {
-      return Map.of("values@" + System.identityHashCode(v) + "." + column, (double) v.getTuples().size());
+      int id = values.computeIfAbsent(v, n -> values.size());
+      return Map.of("values " + id + "." + column, (double) v.getTuples().size());
     }
     return null;
   }
