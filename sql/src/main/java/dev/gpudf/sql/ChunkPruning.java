@@ -16,7 +16,9 @@ import org.apache.calcite.util.NlsString;
  * Whether a filter can be true for any row of a chunk, judged from what the files' metadata says
  * of the chunk's columns ({@link ValueRange}: a Hive partition's value, a column's min and max):
  * a chunk is skipped only when the filter is certainly false or NULL for every row. What this
- * cannot judge (expressions, casts, functions, columns without a range) keeps the chunk.
+ * cannot judge (expressions, casts, functions, columns without a range) keeps the chunk. Also an
+ * estimate of the share of a chunk's rows a filter passes ({@link #passing}), for sizing the
+ * inputs of joins and aggregates.
  */
 final class ChunkPruning {
   private ChunkPruning() {}
@@ -24,6 +26,110 @@ final class ChunkPruning {
   /** True when no row of a chunk whose columns have {@code ranges} can pass {@code condition}. */
   static boolean excludes(RexNode condition, List<ValueRange> ranges, RexBuilder rex) {
     return never(condition, ranges, rex);
+  }
+
+  /**
+   * The share of the rows of a chunk whose columns have {@code ranges} that could pass {@code
+   * condition}, as estimated from the ranges with the values spread evenly over each: a comparison
+   * of an integer or date column with a literal passes the part of the column's range it keeps; a
+   * conjunction passes at most what its most selective part does (no independence is assumed, so
+   * correlated columns, TPC-H's ship and commit dates, are not counted twice); a disjunction at
+   * most the sum of its parts. Anything else passes every row. Values bunched in part of their range
+   * make it wrong either way: it sizes work, it never decides an answer.
+   */
+  static double passing(RexNode condition, List<ValueRange> ranges, RexBuilder rex) {
+    if (never(condition, ranges, rex)) {
+      return 0;
+    }
+    return share(condition, ranges, rex);
+  }
+
+  private static double share(RexNode e, List<ValueRange> ranges, RexBuilder rex) {
+    if (!(e instanceof RexCall call)) {
+      return e.isAlwaysFalse() ? 0 : 1;
+    }
+    switch (call.getKind()) {
+      case AND: {
+        // comparisons of one column narrow one interval, whose share counts once
+        java.util.Map<Integer, Interval> intervals = new java.util.HashMap<>();
+        double least = 1;
+        for (RexNode o : call.getOperands()) {
+          Interval i = interval(o, ranges);
+          if (i != null) {
+            intervals.merge(i.column(), i, Interval::and);
+          } else {
+            least = Math.min(least, share(o, ranges, rex));
+          }
+        }
+        for (Interval i : intervals.values()) {
+          least = Math.min(least, i.share(ranges.get(i.column())));
+        }
+        return least;
+      }
+      case OR:
+        return Math.min(1, call.getOperands().stream().mapToDouble(o -> share(o, ranges, rex)).sum());
+      case SEARCH:
+        return share(RexUtil.expandSearch(rex, null, call), ranges, rex);
+      default: {
+        Interval i = interval(call, ranges);
+        return i == null ? 1 : i.share(ranges.get(i.column()));
+      }
+    }
+  }
+
+  private static final java.util.Set<SqlKind> COMPARISONS = java.util.EnumSet.of(SqlKind.EQUALS, SqlKind.LESS_THAN,
+      SqlKind.LESS_THAN_OR_EQUAL, SqlKind.GREATER_THAN, SqlKind.GREATER_THAN_OR_EQUAL);
+
+  /** The closed interval [lo, hi] of integer or day values of input {@code column} that a comparison keeps. */
+  private record Interval(int column, long lo, long hi) {
+    Interval and(Interval other) {
+      return new Interval(column, Math.max(lo, other.lo), Math.min(hi, other.hi));
+    }
+
+    /** The share of the values of {@code r} (integers or days, spread evenly) inside it. */
+    double share(ValueRange r) {
+      long min = ((Number) r.min()).longValue();
+      long max = ((Number) r.max()).longValue();
+      long from = Math.max(min, lo);
+      long to = Math.min(max, hi);
+      // as doubles: max - min can pass a long
+      return from > to ? 0 : ((double) to - from + 1) / ((double) max - min + 1);
+    }
+  }
+
+  /**
+   * The interval that {@code column op literal} (either side) keeps of an integer or date column
+   * with a range; null for anything else.
+   */
+  private static Interval interval(RexNode e, List<ValueRange> ranges) {
+    if (!(e instanceof RexCall call) || !COMPARISONS.contains(call.getKind())) {
+      return null;
+    }
+    RexNode a = call.getOperands().get(0);
+    RexNode b = call.getOperands().get(1);
+    SqlKind kind = call.getKind();
+    if (a instanceof RexLiteral && b instanceof RexInputRef) {
+      RexNode t = a;
+      a = b;
+      b = t;
+      kind = kind.reverse();
+    }
+    ValueRange r = range(a, ranges);
+    if (r == null || !(b instanceof RexLiteral lit) || !(r.min() instanceof Number) || !(r.max() instanceof Number)
+        || !(value(lit, r.min()) instanceof Number n)) {
+      return null;
+    }
+    int column = ((RexInputRef) a).getIndex();
+    long x = n.longValue();
+    return switch (kind) {
+      case EQUALS -> new Interval(column, x, x);
+      // x - 1 and x + 1 where they do not wrap; where they would, nothing passes
+      case LESS_THAN -> x == Long.MIN_VALUE ? new Interval(column, 1, 0) : new Interval(column, Long.MIN_VALUE, x - 1);
+      case LESS_THAN_OR_EQUAL -> new Interval(column, Long.MIN_VALUE, x);
+      case GREATER_THAN -> x == Long.MAX_VALUE ? new Interval(column, 1, 0) : new Interval(column, x + 1, Long.MAX_VALUE);
+      case GREATER_THAN_OR_EQUAL -> new Interval(column, x, Long.MAX_VALUE);
+      default -> null;
+    };
   }
 
   private static boolean never(RexNode e, List<ValueRange> ranges, RexBuilder rex) {

@@ -22,7 +22,8 @@ import org.apache.calcite.util.ImmutableBitSet;
 /**
  * Upper bounds of the distinct values (NULL one of them) of a logical plan's columns, for deciding
  * whether an aggregate's groups could be many ({@link JoinPartitioning#chooseGroups}). Bounds, not
- * estimates. A column's values come from sources, each with a bound:
+ * estimates, but for one: the rows of a table that its scans' filters keep ({@link
+ * ChunkSplit#chunkRowsPassing}). A column's values come from sources, each with a bound:
  * <ul>
  *   <li>a table's column, at most the table's rows, and for an integer or date column whose files
  *   give its range, the values in it ({@link CatalogTable#distinctBound}): every chunk's scan of
@@ -32,9 +33,14 @@ import org.apache.calcite.util.ImmutableBitSet;
  *   expression and its columns' sources, so that the same expression in every branch is one source;
  *   <li>NULL, where an outer join pads or grouping sets roll up.
  * </ul>
- * A filter, a join or a sort passes its input's sources on; a union has its inputs' together; a
- * column's bound is the sum of its sources'. Unknown (null) for an aggregate's computed values, a
- * non-deterministic expression or an operator not listed.
+ * A filter, a join or a sort passes its input's sources on, but an inner or semi join's key column
+ * has the other side's key's sources where theirs bound it lower (its values are among those); a
+ * union has its inputs' together; a column's bound is the sum of its sources'. Unknown (null) for an
+ * aggregate's computed values, a non-deterministic expression or an operator not listed.
+ * Combinations of columns are at most the product of their bounds, and those of columns whose one
+ * source is a column of one table at most the rows of it that reach them, where no join below has
+ * the table on both sides: each row takes them from one of its rows (TPC-H q3's order key, date and
+ * priority, however many dates there are).
  */
 final class DistinctBounds {
   /** Source name to bound, for one column; null where unknown. */
@@ -44,6 +50,8 @@ final class DistinctBounds {
    * two sources counted as one would bound too low.
    */
   private final Map<RelNode, Integer> values = new java.util.IdentityHashMap<>();
+  /** The table of each source that is a table's column. */
+  private final Map<String, String> tableOf = new java.util.HashMap<>();
 
   /** The bound of column {@code column} of {@code node}, or null where none is known. */
   Double of(RelNode node, int column) {
@@ -51,17 +59,92 @@ final class DistinctBounds {
     return s == null ? null : sum(s);
   }
 
-  /** The bound of the combinations of {@code columns} of {@code node}: the product of theirs, or null. */
+  /**
+   * The bound of the combinations of {@code columns} of {@code node}: the product of theirs, those
+   * of one table's columns at most its rows that reach {@code node}; or null.
+   */
   Double of(RelNode node, ImmutableBitSet columns) {
     double product = 1;
+    Map<String, Double> perTable = new TreeMap<>();
     for (int c : columns) {
-      Double b = of(node, c);
-      if (b == null) {
+      Map<String, Double> s = sources.get(node, c, this::find);
+      if (s == null) {
         return null;
       }
-      product *= b;
+      String table = s.size() == 1 ? tableOf.get(s.keySet().iterator().next()) : null;
+      if (table != null) {
+        perTable.merge(table, sum(s), (x, y) -> x * y);
+      } else {
+        product *= sum(s);
+      }
+    }
+    if (!perTable.isEmpty()) {
+      TableRows rows = new TableRows(node);
+      for (Map.Entry<String, Double> t : perTable.entrySet()) {
+        product *= Math.min(t.getValue(), rows.of(t.getKey()));
+      }
     }
     return product;
+  }
+
+  /**
+   * Per table, the rows of it that reach a node: its chunk scans' rows each counted once, at the
+   * share their filters keep ({@link ChunkPruning#passing}), a whole table's rows; infinite for a
+   * table that a join below has on both sides, whose rows pair up.
+   */
+  private static final class TableRows {
+    private final Map<String, Double> rows = new java.util.HashMap<>();
+    private final Map<RelNode, java.util.Set<String>> scanned = new java.util.IdentityHashMap<>();
+    private final java.util.Set<String> paired = new java.util.HashSet<>();
+
+    TableRows(RelNode node) {
+      tables(node);
+      java.util.Set<RelNode> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+      new org.apache.calcite.rel.RelVisitor() {
+        @Override
+        public void visit(RelNode n, int ordinal, RelNode parent) {
+          if (!seen.add(n)) {
+            return;
+          }
+          CatalogTable t = n instanceof TableScan scan ? scan.getTable().unwrap(CatalogTable.class) : null;
+          if (t != null) {
+            double share = 1;
+            if (parent instanceof LogicalFilter f && t.ranges() != null) {
+              share = ChunkPruning.passing(f.getCondition(), t.ranges(), f.getCluster().getRexBuilder());
+            }
+            rows.merge(t.name(), t.rows() * share, Double::sum);
+          }
+          super.visit(n, ordinal, parent);
+        }
+      }.go(node);
+    }
+
+    /** The tables {@code node} scans, each join's sides compared on the way. */
+    private java.util.Set<String> tables(RelNode node) {
+      java.util.Set<String> s = scanned.get(node);
+      if (s != null) {
+        return s;
+      }
+      s = new java.util.HashSet<>();
+      CatalogTable t = node instanceof TableScan scan ? scan.getTable().unwrap(CatalogTable.class) : null;
+      if (t != null) {
+        s.add(t.name());
+      }
+      for (RelNode in : node.getInputs()) {
+        s.addAll(tables(in));
+      }
+      if (node instanceof LogicalJoin j) {
+        java.util.Set<String> both = new java.util.HashSet<>(tables(j.getLeft()));
+        both.retainAll(tables(j.getRight()));
+        paired.addAll(both);
+      }
+      scanned.put(node, s);
+      return s;
+    }
+
+    double of(String table) {
+      return paired.contains(table) ? Double.POSITIVE_INFINITY : rows.getOrDefault(table, Double.POSITIVE_INFINITY);
+    }
   }
 
   private static double sum(Map<String, Double> sources) {
@@ -71,7 +154,11 @@ final class DistinctBounds {
   private Map<String, Double> find(RelNode node, int column) {
     if (node instanceof TableScan scan) {
       CatalogTable t = scan.getTable().unwrap(CatalogTable.class);
-      return t == null ? null : Map.of(t.columnName(column), t.distinctBound(column));
+      if (t == null) {
+        return null;
+      }
+      tableOf.put(t.columnName(column), t.name());
+      return Map.of(t.columnName(column), t.distinctBound(column));
     }
     if (node instanceof LogicalFilter || node instanceof LogicalSort) {
       return sources.get(node.getInput(0), column, this::find);
@@ -84,9 +171,19 @@ final class DistinctBounds {
     if (node instanceof LogicalJoin j) {
       int n = j.getLeft().getRowType().getFieldCount();
       JoinRelType type = j.getJoinType();
-      return column < n
+      Map<String, Double> own = column < n
           ? padded(sources.get(j.getLeft(), column, this::find), type == JoinRelType.RIGHT || type == JoinRelType.FULL)
           : padded(sources.get(j.getRight(), column - n, this::find), type == JoinRelType.LEFT || type == JoinRelType.FULL);
+      if (type == JoinRelType.INNER || type == JoinRelType.SEMI) {
+        org.apache.calcite.rel.core.JoinInfo info = j.analyzeCondition();
+        int k = column < n ? info.leftKeys.indexOf(column) : info.rightKeys.indexOf(column - n);
+        Map<String, Double> other = k < 0 ? null : column < n ? sources.get(j.getRight(), info.rightKeys.get(k), this::find)
+            : sources.get(j.getLeft(), info.leftKeys.get(k), this::find);
+        if (other != null && (own == null || sum(other) < sum(own))) {
+          return other;
+        }
+      }
+      return own;
     }
     if (node instanceof LogicalAggregate a) {
       // a key that grouping sets roll up is NULL in the rolled-up rows

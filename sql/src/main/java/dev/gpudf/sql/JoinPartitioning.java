@@ -70,13 +70,13 @@ final class JoinPartitioning {
   /**
    * The keys to partition {@code join} on, or null to leave it whole: a join with an equality of
    * integer columns, whose input {@code whole} (one of {@code left} and
-   * {@code right}, the visited inputs; the other is split per chunk) reads chunks ({@link
-   * ChunkSplit#chunkRowsRead}, through grouped aggregates) of more than {@code bound} bytes by a
-   * row-width estimate. A key on
+   * {@code right}, the visited inputs; the other is split per chunk) passes rows of chunks ({@link
+   * ChunkSplit#chunkRowsPassing}: what its scans' filters keep by the files' ranges, through
+   * grouped aggregates) of more than {@code bound} bytes by a row-width estimate. A key on
    * which an input is already partitioned is preferred, with its partition count.
    */
   static Keys choose(LogicalJoin join, RelNode left, RelNode right, RelNode whole, long bound) {
-    double bytes = (double) ChunkSplit.chunkRowsRead(whole, true) * rowBytes(whole.getRowType());
+    double bytes = ChunkSplit.chunkRowsPassing(whole) * rowBytes(whole.getRowType());
     if (bytes <= bound) {
       return null;
     }
@@ -103,7 +103,7 @@ final class JoinPartitioning {
    * The group key to aggregate {@code aggregate} of the union {@code input} by in partitions
    * ({@link Keys#left} its column of the input), or null to aggregate it whole: a plain grouped
    * aggregate with an integer key, whose groups could pass {@code bound} bytes. Its groups are at
-   * most the rows it reads ({@link ChunkSplit#chunkRowsRead}) and at most the combinations of its
+   * most the rows that reach it ({@link ChunkSplit#chunkRowsPassing}) and at most the combinations of its
    * keys' values ({@link DistinctBounds}): TPC-H q9's nations and years are 25 x 2,406 order dates
    * whatever the scale, where partitions would run its joins once each for nothing. A key on
    * which the input is already partitioned is preferred, with its partition count, and costs no
@@ -113,7 +113,7 @@ final class JoinPartitioning {
     if (aggregate.getGroupType() != Aggregate.Group.SIMPLE || aggregate.getGroupSet().isEmpty()) {
       return null;
     }
-    double groups = ChunkSplit.chunkRowsRead(input, true);
+    double groups = ChunkSplit.chunkRowsPassing(input);
     Double keyBound = new DistinctBounds().of(input, aggregate.getGroupSet());
     double bytes = (keyBound == null ? groups : Math.min(groups, keyBound)) * rowBytes(aggregate.getRowType());
     if (bytes <= bound) {

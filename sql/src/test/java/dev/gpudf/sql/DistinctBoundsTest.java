@@ -13,7 +13,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * An aggregate runs in partitions only where its groups could be many ({@link DistinctBounds}):
+ * An aggregate runs in partitions only where its groups could be many ({@link DistinctBounds}),
+ * and an aggregate or a join only where the rows its scans' filters keep by the files' ranges
+ * could be many ({@link ChunkPruning#passing}):
  * over a table of four Parquet files (four chunks), a group key whose files' ranges hold few values
  * (a small integer, a date, an expression of them) stays whole even where its rows would pass the
  * bound, and even where the sum of the four chunks' ranges would (the union of the chunk branches
@@ -44,7 +46,32 @@ class DistinctBoundsTest {
       // each partition joining and grouping as much as the whole does
       new Case("SELECT k + g, COUNT(*) FROM $t GROUP BY k + g", false),
       // s is a string, of unknown values in the files: as many as the rows, so g partitions
-      new Case("SELECT g, s, COUNT(*) FROM $t GROUP BY g, s", true));
+      new Case("SELECT g, s, COUNT(*) FROM $t GROUP BY g, s", true),
+      // filters count the rows they keep of each file's range of k (0-49, 50-99, ...): 10 rows of
+      // 16 bytes in two files stay under the bound, where the 100 of the two files read would not
+      new Case("SELECT k, COUNT(*) FROM $t WHERE k BETWEEN 45 AND 54 GROUP BY k", false),
+      new Case("SELECT k, COUNT(*) FROM $t WHERE k >= 195 OR k <= 2 GROUP BY k", false),
+      // a disjunction keeps the sum of its parts: 6 + 6 + 1 rows
+      new Case("SELECT k, COUNT(*) FROM $t WHERE k <= 5 OR k BETWEEN 40 AND 45 OR k = 50 GROUP BY k", true),
+      new Case("SELECT k, COUNT(*) FROM $t WHERE k > 40 AND k < 60 AND k <> 50 GROUP BY k", true),
+      new Case("SELECT k, COUNT(*) FROM $t WHERE k >= 30 AND k < 70 GROUP BY k", true),
+      // a conjunction keeps at most its narrowest part: 30 rows of k, however few of them g and h
+      // keep (a product of the parts, 30 / 4 / 5, would take them as independent)
+      new Case("SELECT k, COUNT(*) FROM $t WHERE k BETWEEN 40 AND 69 AND g < 1 AND h < 1 GROUP BY k", true),
+      new Case("SELECT k, COUNT(*) FROM $t WHERE k BETWEEN 45 AND 54 AND g < 3 AND d = DATE '2024-03-01' GROUP BY k", false),
+      // what the ranges cannot judge keeps every row
+      new Case("SELECT k, COUNT(*) FROM $t WHERE s <> 'v3' GROUP BY k", true),
+      new Case("SELECT k, COUNT(*) FROM $t WHERE k * 2 < 100 GROUP BY k", true),
+      // a join's input read whole by each chunk of the other counts the same way
+      new Case("SELECT a.k, b.h FROM $t AS a JOIN $t AS b ON a.k = b.k WHERE b.k BETWEEN 45 AND 54", false),
+      new Case("SELECT a.k, b.h FROM $t AS a JOIN $t AS b ON a.k = b.k WHERE b.k >= 20", true),
+      // r holds 5 rows of t (k 0-4): a join key's values are among the other side's (t's k, 200
+      // values, as r's 5), and r's columns together take at most r's 5 rows' values (not 5 x 5 x 4):
+      // 5 groups of 32 bytes
+      new Case("SELECT a.k, b.h, b.g, COUNT(*) FROM $t AS a JOIN r AS b ON a.k = b.k GROUP BY a.k, b.h, b.g", false),
+      // r on both sides of a join pairs its rows: up to 5 x 5 groups of 24 bytes pass 250
+      new Case("SELECT a.k, b.k, COUNT(*) FROM $t AS c JOIN r AS a ON c.k = a.k JOIN r AS b ON c.g = b.g GROUP BY a.k, b.k",
+          250, true));
 
   @Test
   void aggregatesOfFewGroupsStayWhole(@TempDir Path dir) throws Exception {
@@ -63,6 +90,7 @@ class DistinctBoundsTest {
     try (RootAllocator allocator = new RootAllocator(); GpuSession s = GpuSession.cpu(allocator)) {
       assertTrue(FileTables.loadDirectory(s.catalog(), dir, allocator).contains("t"));
       s.update("CREATE TABLE resident AS SELECT * FROM t");
+      s.update("CREATE TABLE r AS SELECT * FROM t WHERE k < 5");
       assertEquals(4, s.catalog().shape("t").chunks());
       List<String> failures = new ArrayList<>();
       for (Case c : CASES) {
