@@ -180,8 +180,9 @@ final class ChunkSplit {
   /**
    * As {@link #chunkRowsRead(RelNode, boolean)} through grouped aggregates, but a chunk scan under
    * a filter counts the share of its rows that the filter passes by the chunk's file metadata
-   * ({@link ChunkPruning#passing}): an estimate of the rows that reach what is above, for sizing a
-   * join's or an aggregate's input (TPC-H q20's lineitem of one year in seven).
+   * ({@link ChunkPruning#passing}), and a grouped aggregate at most its keys' combinations ({@link
+   * DistinctBounds}): an estimate of the rows that reach what is above, for sizing a join's or an
+   * aggregate's input (TPC-H q20's lineitem of one year in seven, q17's average quantity per part).
    */
   static double chunkRowsPassing(RelNode rel) {
     return chunkRows(rel, true, true);
@@ -195,6 +196,13 @@ final class ChunkSplit {
       public void visit(RelNode node, int ordinal, RelNode parent) {
         if (node instanceof LogicalAggregate a && (!throughGrouped || a.getGroupSet().isEmpty())
             || throughGrouped && !seen.add(node)) {
+          return;
+        }
+        if (filtered && node instanceof LogicalAggregate a) {
+          // a grouped aggregate keeps at most its input's rows and its keys' combinations
+          double in = chunkRows(a.getInput(), true, true);
+          Double groups = new DistinctBounds().of(a.getInput(), a.getGroupSet());
+          rows[0] += groups == null ? in : Math.min(in, groups);
           return;
         }
         CatalogTable t = node instanceof TableScan scan ? scan.getTable().unwrap(CatalogTable.class) : null;

@@ -65,6 +65,9 @@ class DistinctBoundsTest {
       // a join's input read whole by each chunk of the other counts the same way
       new Case("SELECT a.k, b.h FROM $t AS a JOIN $t AS b ON a.k = b.k WHERE b.k BETWEEN 45 AND 54", false),
       new Case("SELECT a.k, b.h FROM $t AS a JOIN $t AS b ON a.k = b.k WHERE b.k >= 20", true),
+      // an aggregate read whole keeps at most its groups: 4 of g, not the 200 rows it reads
+      new Case("SELECT a.k, b.c FROM $t AS a JOIN (SELECT g, COUNT(*) AS c FROM $t GROUP BY g) AS b ON a.g = b.g", false),
+      new Case("SELECT a.k, b.c FROM $t AS a JOIN (SELECT k, COUNT(*) AS c FROM $t GROUP BY k) AS b ON a.k = b.k", true),
       // r holds 5 rows of t (k 0-4): a join key's values are among the other side's (t's k, 200
       // values, as r's 5), and r's columns together take at most r's 5 rows' values (not 5 x 5 x 4):
       // 5 groups of 32 bytes
