@@ -81,6 +81,44 @@ class DeviceMemoryPoolTest {
   }
 
   /**
+   * A block freed on a stream that has finished goes back to the pool though a free before it, on
+   * a stream still at work, does not: the pool stops asking after a stream's frees at its first
+   * unfinished one, and only that stream's. Were it to stop at the first unfinished free of any
+   * stream, the allocation below would wait for the busy stream (seen by an event, else the case is
+   * retried with more work) or grow past the limit.
+   */
+  @Test
+  void aFinishedFreeIsReclaimedBehindABusyStreamsFree() {
+    try (DeviceMemoryPool pool = new DeviceMemoryPool(device, 64 * MIB, 64 * MIB); CudaStream other = new CudaStream(device);
+        CudaStream third = new CudaStream(device);
+        dev.gpudf.columnar.cuda.CudaEvent done = new dev.gpudf.columnar.cuda.CudaEvent(device, false)) {
+      for (int work = 20; work <= 640; work *= 2) {
+        DeviceBuffer x = pool.allocate(32 * MIB, stream);
+        DeviceBuffer y = pool.allocate(32 * MIB, other);
+        long yAddress = y.address();
+        for (int i = 0; i < work; i++) {
+          dev.gpudf.columnar.cuda.Cuda.check(jcuda.driver.JCudaDriver.cuMemsetD8Async(x.pointer(), (byte) i, x.size(),
+              stream.handle()), "cuMemsetD8Async");
+        }
+        done.record(stream);
+        x.close();
+        y.close();
+        other.synchronize();
+        try (DeviceBuffer got = pool.allocate(32 * MIB, third)) {
+          boolean busyDone = done.isDone();
+          stream.synchronize();
+          if (busyDone) {
+            continue;
+          }
+          assertEquals(yAddress, got.address(), "the finished stream's block did not come back");
+          return;
+        }
+      }
+      throw new AssertionError("the busy stream's work always finished before the allocation: the case was never tried");
+    }
+  }
+
+  /**
    * The freeing stream taking part of its own unfinished blocks must not leave the rest to others:
    * two blocks freed behind work, the freeing stream allocating half of one, then another stream
    * allocating; while that work runs (checked by an event, else the case is retried with more
