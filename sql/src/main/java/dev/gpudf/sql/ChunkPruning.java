@@ -105,23 +105,15 @@ final class ChunkPruning {
     if (!(e instanceof RexCall call) || !COMPARISONS.contains(call.getKind())) {
       return null;
     }
-    RexNode a = call.getOperands().get(0);
-    RexNode b = call.getOperands().get(1);
-    SqlKind kind = call.getKind();
-    if (a instanceof RexLiteral && b instanceof RexInputRef) {
-      RexNode t = a;
-      a = b;
-      b = t;
-      kind = kind.reverse();
-    }
-    ValueRange r = range(a, ranges);
-    if (r == null || !(b instanceof RexLiteral lit) || !(r.min() instanceof Number) || !(r.max() instanceof Number)
+    Comparison c = Comparison.of(call);
+    ValueRange r = range(c.column(), ranges);
+    if (r == null || !(c.value() instanceof RexLiteral lit) || !(r.min() instanceof Number) || !(r.max() instanceof Number)
         || !(value(lit, r.min()) instanceof Number n)) {
       return null;
     }
-    int column = ((RexInputRef) a).getIndex();
+    int column = ((RexInputRef) c.column()).getIndex();
     long x = n.longValue();
-    return switch (kind) {
+    return switch (c.kind()) {
       case EQUALS -> new Interval(column, x, x);
       // x - 1 and x + 1 where they do not wrap; where they would, nothing passes
       case LESS_THAN -> x == Long.MIN_VALUE ? new Interval(column, 1, 0) : new Interval(column, Long.MIN_VALUE, x - 1);
@@ -160,19 +152,22 @@ final class ChunkPruning {
     }
   }
 
+  /** A comparison's operands and kind as {@code column kind value}: a literal first changes sides. */
+  private record Comparison(RexNode column, RexNode value, SqlKind kind) {
+    static Comparison of(RexCall call) {
+      RexNode a = call.getOperands().get(0);
+      RexNode b = call.getOperands().get(1);
+      return a instanceof RexLiteral && b instanceof RexInputRef ? new Comparison(b, a, call.getKind().reverse())
+          : new Comparison(a, b, call.getKind());
+    }
+  }
+
   /** {@code column op literal} (either side): never true when the column's range lies wholly outside. */
   private static boolean comparisonNever(RexCall call, List<ValueRange> ranges) {
-    RexNode a = call.getOperands().get(0);
-    RexNode b = call.getOperands().get(1);
-    SqlKind kind = call.getKind();
-    if (a instanceof RexLiteral && b instanceof RexInputRef) {
-      RexNode t = a;
-      a = b;
-      b = t;
-      kind = kind.reverse();
-    }
-    ValueRange r = range(a, ranges);
-    if (r == null || !(b instanceof RexLiteral lit)) {
+    Comparison c = Comparison.of(call);
+    SqlKind kind = c.kind();
+    ValueRange r = range(c.column(), ranges);
+    if (r == null || !(c.value() instanceof RexLiteral lit)) {
       return false;
     }
     if (!r.hasValues()) {
