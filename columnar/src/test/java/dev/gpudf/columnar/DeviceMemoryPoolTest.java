@@ -82,8 +82,7 @@ class DeviceMemoryPoolTest {
 
   /**
    * A block freed on a stream that has finished goes back to the pool though a free before it, on
-   * a stream still at work, does not: the pool stops asking after a stream's frees at its first
-   * unfinished one, and only that stream's. Were it to stop at the first unfinished free of any
+   * a stream still at work, does not: were the pool to stop at the first unfinished free of any
    * stream, the allocation below would wait for the busy stream (seen by an event, else the case is
    * retried with more work) or grow past the limit.
    */

@@ -55,9 +55,6 @@ public final class DeviceMemoryPool implements AutoCloseable {
   // stream: the one the block was freed on, compared by identity only (it may be closed by now)
   private record Pending(long address, long size, CudaEvent event, CudaStream stream) {}
 
-  /** The streams met with work not done by one {@link #reclaimFinished} (a field: it runs at every allocation). */
-  private final java.util.Set<CudaStream> running = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-
   /** Statistics of one pool, in bytes unless named otherwise. */
   public record Stats(long allocated, long peak, long reserved, long limit, long allocationCount, int liveBuffers) {}
 
@@ -297,16 +294,11 @@ public final class DeviceMemoryPool implements AutoCloseable {
 
   /** Gives back the pending blocks whose work is done, waiting for it with {@code wait}. */
   private void reclaimFinished(boolean wait) {
-    // a stream's events finish in the order they were recorded, the order of the list: past one
-    // not done, that stream's later ones are not asked (a query's stream runs behind its host
-    // thread by dozens of frees, and each question is a driver call)
-    running.clear();
     for (Iterator<Pending> it = pending.iterator(); it.hasNext(); ) {
       Pending p = it.next();
       if (wait) {
         p.event.synchronize();
-      } else if (running.contains(p.stream) || !p.event.isDone()) {
-        running.add(p.stream);
+      } else if (!p.event.isDone()) {
         continue;
       }
       it.remove();
