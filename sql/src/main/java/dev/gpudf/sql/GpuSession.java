@@ -312,8 +312,12 @@ public final class GpuSession implements AutoCloseable {
    * {@code early} (null: not), for the query about to run.
    */
   private GpuRel planned(String statement, EarlyReads early) {
-    String shown = ShowStatements.query(this, statement);
-    String sql = shown != null ? shown : files.rewrite(statement);
+    ShowStatements.Rows shown = ShowStatements.rows(this, statement);
+    if (shown != null) {
+      RelOptCluster cluster = frames().getCluster();
+      return strings(cluster, cluster.traitSetOf(GpuRel.CONVENTION), shown.names(), shown.rows());
+    }
+    String sql = files.rewrite(statement);
     Map<String, List<Object>> shapes = new java.util.TreeMap<>();
     catalog.shapes().forEach((name, t) -> shapes.put(name, List.of(t.names(), t.types(), t.chunks())));
     Object key = List.of(sql, shapes);
@@ -760,15 +764,23 @@ public final class GpuSession implements AutoCloseable {
    */
   private static GpuRel explained(GpuRel plan) {
     RelNode rel = (RelNode) plan;
-    org.apache.calcite.rex.RexBuilder rex = rel.getCluster().getRexBuilder();
+    return strings(rel.getCluster(), rel.getTraitSet(), List.of("plan"), PlanText.of(plan).lines().map(List::of).toList());
+  }
+
+  /** Literal rows of non-null strings under column names {@code names}, for statements that answer with text. */
+  private static GpuRel strings(RelOptCluster cluster, org.apache.calcite.plan.RelTraitSet traits, List<String> names,
+      List<List<String>> values) {
+    org.apache.calcite.rex.RexBuilder rex = cluster.getRexBuilder();
     org.apache.calcite.rel.type.RelDataTypeFactory types = rex.getTypeFactory();
     RelDataType text = types.createTypeWithNullability(types.createSqlType(org.apache.calcite.sql.type.SqlTypeName.VARCHAR), false);
     com.google.common.collect.ImmutableList.Builder<com.google.common.collect.ImmutableList<org.apache.calcite.rex.RexLiteral>> rows =
         com.google.common.collect.ImmutableList.builder();
-    PlanText.of(plan).lines().forEach(line -> rows.add(com.google.common.collect.ImmutableList.of(
-        (org.apache.calcite.rex.RexLiteral) rex.makeLiteral(line, text, false))));
-    return new GpuValues(rel.getCluster(), types.createStructType(List.of(text), List.of("plan")), rows.build(),
-        rel.getTraitSet());
+    for (List<String> row : values) {
+      rows.add(row.stream().map(v -> (org.apache.calcite.rex.RexLiteral) rex.makeLiteral(v, text, false))
+          .collect(com.google.common.collect.ImmutableList.toImmutableList()));
+    }
+    return new GpuValues(cluster, types.createStructType(java.util.Collections.nCopies(names.size(), text), names),
+        rows.build(), traits);
   }
 
   /**

@@ -9,11 +9,11 @@ import org.apache.calcite.rel.type.RelDataTypeField;
 
 /**
  * The statements users type to look around, which Calcite's grammar lacks or leaves unplanned,
- * as the queries of literal rows that answer them: {@code SHOW TABLES} (a column {@code name}) and
+ * as the literal rows that answer them: {@code SHOW TABLES} (a column {@code name}) and
  * {@code DESCRIBE t}, {@code DESCRIBE TABLE t}, {@code DESC t} or {@code DESCRIBE query} (columns
  * {@code column_name}, {@code column_type}, {@code null}: YES or NO), as DuckDB answers them. Each
- * runs as a query through every client; the rows are the catalog's when it is planned (a table
- * added or changed is a new plan).
+ * runs as a query through every client, of rows made when it runs (no text to parse, so a table of
+ * any width or a catalog of any size is described whole).
  */
 final class ShowStatements {
   private ShowStatements() {}
@@ -31,12 +31,15 @@ final class ShowStatements {
     return SHOW_TABLES.matcher(sql).matches() || DESCRIBE.matcher(sql).matches();
   }
 
-  /** The query answering {@code sql} over {@code session}'s catalog, or null where it is none of these statements. */
-  static String query(GpuSession session, String sql) {
+  /** Rows of strings under column names {@code names}. */
+  record Rows(List<String> names, List<List<String>> rows) {}
+
+  /** The rows answering {@code sql} over {@code session}'s catalog, or null where it is none of these statements. */
+  static Rows rows(GpuSession session, String sql) {
     if (SHOW_TABLES.matcher(sql).matches()) {
       List<List<String>> rows = new ArrayList<>();
       session.catalog().names().stream().sorted().forEach(n -> rows.add(List.of(n)));
-      return values(List.of("name"), rows);
+      return new Rows(List.of("name"), rows);
     }
     Matcher d = DESCRIBE.matcher(sql);
     if (!d.matches()) {
@@ -75,21 +78,6 @@ final class ShowStatements {
       boolean nullable = f.getType().isNullable() && !constraints.notNull().contains(f.getName());
       rows.add(List.of(f.getName(), type, nullable ? "YES" : "NO"));
     }
-    return values(List.of("column_name", "column_type", "null"), rows);
-  }
-
-  /** A query of {@code rows} of strings named {@code names}; none where there are no rows. */
-  private static String values(List<String> names, List<List<String>> rows) {
-    String columns = String.join(", ", names.stream().map(n -> "\"" + n + "\"").toList());
-    if (rows.isEmpty()) {
-      return "SELECT " + String.join(", ", names.stream().map(n -> "CAST(NULL AS VARCHAR) AS \"" + n + "\"").toList())
-          + " FROM (VALUES (1)) AS t(x) WHERE FALSE";
-    }
-    List<String> tuples = new ArrayList<>();
-    for (List<String> row : rows) {
-      tuples.add("(" + String.join(", ", row.stream().map(v -> "CAST('" + v.replace("'", "''") + "' AS VARCHAR)").toList())
-          + ")");
-    }
-    return "SELECT * FROM (VALUES " + String.join(", ", tuples) + ") AS t(" + columns + ")";
+    return new Rows(List.of("column_name", "column_type", "null"), rows);
   }
 }

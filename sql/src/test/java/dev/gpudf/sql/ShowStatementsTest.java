@@ -72,4 +72,23 @@ class ShowStatementsTest {
       assertTrue(assertThrows(UserException.class, () -> s.update("SHOW TABLES")).getMessage().contains("run it as a query"));
     }
   }
+
+  /**
+   * The answers are rows, not the text of a query: a table of 5,000 columns (whose VALUES text
+   * would pass a statement's size limit) and names beyond Latin-1 are described whole.
+   */
+  @Test
+  void wideTablesAndAnyNamesAreDescribedWhole() {
+    try (RootAllocator allocator = new RootAllocator(); GpuSession s = GpuSession.cpu(allocator)) {
+      int n = 5_000;
+      s.update("CREATE TABLE wide (" + String.join(", ", java.util.stream.IntStream.range(0, n).mapToObj(i -> "c" + i + " INTEGER").toList()) + ")");
+      s.update("CREATE TABLE \"日本's\" (\"列\" VARCHAR)");
+      List<String> wide = rows(s, "DESCRIBE wide");
+      assertEquals(n, wide.size());
+      assertEquals("c0|INTEGER|YES", wide.get(0));
+      assertEquals("c4999|INTEGER|YES", wide.get(n - 1));
+      assertEquals(List.of("列|VARCHAR|YES"), rows(s, "DESCRIBE \"日本's\""));
+      assertEquals(List.of("wide", "日本's"), rows(s, "SHOW TABLES"));
+    }
+  }
 }
