@@ -174,7 +174,7 @@ final class ChunkSplit {
    * which a subtree that several branches share counts once, as it runs once.
    */
   static long chunkRowsRead(RelNode rel, boolean throughGrouped) {
-    return (long) chunkRows(rel, throughGrouped, false);
+    return (long) chunkRows(rel, throughGrouped, null);
   }
 
   /**
@@ -184,11 +184,13 @@ final class ChunkSplit {
    * DistinctBounds}): an estimate of the rows that reach what is above, for sizing a join's or an
    * aggregate's input (TPC-H q20's lineitem of one year in seven, q17's average quantity per part).
    */
-  static double chunkRowsPassing(RelNode rel) {
-    return chunkRows(rel, true, true);
+  static double chunkRowsPassing(RelNode rel, DistinctBounds bounds) {
+    return chunkRows(rel, true, bounds);
   }
 
-  private static double chunkRows(RelNode rel, boolean throughGrouped, boolean filtered) {
+  /** Rows read ({@code bounds} null) or passing (with the bounds, and their memo, of one planning). */
+  private static double chunkRows(RelNode rel, boolean throughGrouped, DistinctBounds bounds) {
+    boolean filtered = bounds != null;
     double[] rows = {0};
     java.util.Set<RelNode> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     new RelVisitor() {
@@ -199,10 +201,7 @@ final class ChunkSplit {
           return;
         }
         if (filtered && node instanceof LogicalAggregate a) {
-          // a grouped aggregate keeps at most its input's rows and its keys' combinations
-          double in = chunkRows(a.getInput(), true, true);
-          Double groups = new DistinctBounds().of(a.getInput(), a.getGroupSet());
-          rows[0] += groups == null ? in : Math.min(in, groups);
+          rows[0] += bounds.groups(a);
           return;
         }
         CatalogTable t = node instanceof TableScan scan ? scan.getTable().unwrap(CatalogTable.class) : null;
@@ -212,9 +211,7 @@ final class ChunkSplit {
         CatalogTable c = filtered && node instanceof LogicalFilter f && f.getInput() instanceof TableScan scan
             ? scan.getTable().unwrap(CatalogTable.class) : null;
         if (c != null && c.chunk() >= 0 && seen.add(node.getInput(0))) {
-          LogicalFilter f = (LogicalFilter) node;
-          List<dev.gpudf.formats.ValueRange> ranges = c.ranges();
-          rows[0] += c.rows() * (ranges == null ? 1 : ChunkPruning.passing(f.getCondition(), ranges, f.getCluster().getRexBuilder()));
+          rows[0] += c.rows() * bounds.passing((LogicalFilter) node, c);
           return;
         }
         super.visit(node, ordinal, parent);
@@ -231,6 +228,8 @@ final class ChunkSplit {
     /** Joins run as joins of partitions and aggregates as aggregates of partitions, together. */
     long partitioned;
     private final long partitionBytes;
+    /** Distinct bounds and rows of the plan's nodes, each found once in this planning (nodes do not change). */
+    private final DistinctBounds bounds = new DistinctBounds();
 
     Splitter(long partitionBytes) {
       this.partitionBytes = partitionBytes;
@@ -312,7 +311,7 @@ final class ChunkSplit {
       if (!isUnionAll(input)) {
         return aggregate.copy(aggregate.getTraitSet(), List.of(input));
       }
-      JoinPartitioning.Keys keys = JoinPartitioning.chooseGroups(aggregate, input, partitionBytes);
+      JoinPartitioning.Keys keys = JoinPartitioning.chooseGroups(aggregate, input, partitionBytes, bounds);
       if (keys == null) {
         return aggregated(aggregate, input);
       }
@@ -350,7 +349,7 @@ final class ChunkSplit {
       RelNode right = join.getRight().accept(this);
       RelNode whole = wholeInput(join, left, right);
       JoinPartitioning.Keys keys = whole == null ? null
-          : JoinPartitioning.choose(join, left, right, whole, partitionBytes);
+          : JoinPartitioning.choose(join, left, right, whole, partitionBytes, bounds);
       if (keys == null) {
         return splitJoin(join, left, right);
       }

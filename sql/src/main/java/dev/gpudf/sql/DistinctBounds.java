@@ -52,6 +52,32 @@ final class DistinctBounds {
   private final Map<RelNode, Integer> values = new java.util.IdentityHashMap<>();
   /** The table of each source that is a table's column. */
   private final Map<String, String> tableOf = new java.util.HashMap<>();
+  /** Per node, the rows of each table reaching it; per grouped aggregate, its rows ({@link #groups}). */
+  private final Map<RelNode, TableRows> tableRows = new java.util.IdentityHashMap<>();
+  private final Map<RelNode, Double> groups = new java.util.IdentityHashMap<>();
+
+  private final Map<RelNode, Double> passing = new java.util.IdentityHashMap<>();
+
+  /** The share of chunk {@code c}'s rows that {@code filter} over its scan passes ({@link ChunkPruning#passing}). */
+  double passing(LogicalFilter filter, CatalogTable c) {
+    return passing.computeIfAbsent(filter, f -> c.ranges() == null ? 1.0
+        : ChunkPruning.passing(filter.getCondition(), c.ranges(), filter.getCluster().getRexBuilder()));
+  }
+
+  /**
+   * The rows a grouped aggregate keeps at most: its input's that reach it ({@link
+   * ChunkSplit#chunkRowsPassing}) and its keys' combinations.
+   */
+  double groups(LogicalAggregate a) {
+    Double known = groups.get(a);
+    if (known == null) {
+      double in = ChunkSplit.chunkRowsPassing(a.getInput(), this);
+      Double keys = of(a.getInput(), a.getGroupSet());
+      known = keys == null ? in : Math.min(in, keys);
+      groups.put(a, known);
+    }
+    return known;
+  }
 
   /** The bound of column {@code column} of {@code node}, or null where none is known. */
   Double of(RelNode node, int column) {
@@ -79,7 +105,7 @@ final class DistinctBounds {
       }
     }
     if (!perTable.isEmpty()) {
-      TableRows rows = new TableRows(node);
+      TableRows rows = tableRows.computeIfAbsent(node, n -> new TableRows(n));
       for (Map.Entry<String, Double> t : perTable.entrySet()) {
         product *= Math.min(t.getValue(), rows.of(t.getKey()));
       }
@@ -92,7 +118,7 @@ final class DistinctBounds {
    * share their filters keep ({@link ChunkPruning#passing}), a whole table's rows; infinite for a
    * table that a join below has on both sides, whose rows pair up.
    */
-  private static final class TableRows {
+  private final class TableRows {
     private final Map<String, Double> rows = new java.util.HashMap<>();
     private final Map<RelNode, java.util.Set<String>> scanned = new java.util.IdentityHashMap<>();
     private final java.util.Set<String> paired = new java.util.HashSet<>();
@@ -108,10 +134,7 @@ final class DistinctBounds {
           }
           CatalogTable t = n instanceof TableScan scan ? scan.getTable().unwrap(CatalogTable.class) : null;
           if (t != null) {
-            double share = 1;
-            if (parent instanceof LogicalFilter f && t.ranges() != null) {
-              share = ChunkPruning.passing(f.getCondition(), t.ranges(), f.getCluster().getRexBuilder());
-            }
+            double share = parent instanceof LogicalFilter f ? passing(f, t) : 1;
             rows.merge(t.name(), t.rows() * share, Double::sum);
           }
           super.visit(n, ordinal, parent);

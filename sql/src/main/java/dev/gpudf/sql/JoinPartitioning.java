@@ -75,8 +75,8 @@ final class JoinPartitioning {
    * grouped aggregates) of more than {@code bound} bytes by a row-width estimate. A key on
    * which an input is already partitioned is preferred, with its partition count.
    */
-  static Keys choose(LogicalJoin join, RelNode left, RelNode right, RelNode whole, long bound) {
-    double bytes = ChunkSplit.chunkRowsPassing(whole) * rowBytes(whole.getRowType());
+  static Keys choose(LogicalJoin join, RelNode left, RelNode right, RelNode whole, long bound, DistinctBounds bounds) {
+    double bytes = ChunkSplit.chunkRowsPassing(whole, bounds) * rowBytes(whole.getRowType());
     if (bytes <= bound) {
       return null;
     }
@@ -109,12 +109,12 @@ final class JoinPartitioning {
    * which the input is already partitioned is preferred, with its partition count, and costs no
    * second read.
    */
-  static Keys chooseGroups(LogicalAggregate aggregate, RelNode input, long bound) {
+  static Keys chooseGroups(LogicalAggregate aggregate, RelNode input, long bound, DistinctBounds bounds) {
     if (aggregate.getGroupType() != Aggregate.Group.SIMPLE || aggregate.getGroupSet().isEmpty()) {
       return null;
     }
-    double groups = ChunkSplit.chunkRowsPassing(input);
-    Double keyBound = new DistinctBounds().of(input, aggregate.getGroupSet());
+    double groups = ChunkSplit.chunkRowsPassing(input, bounds);
+    Double keyBound = bounds.of(input, aggregate.getGroupSet());
     double bytes = (keyBound == null ? groups : Math.min(groups, keyBound)) * rowBytes(aggregate.getRowType());
     if (bytes <= bound) {
       return null;
