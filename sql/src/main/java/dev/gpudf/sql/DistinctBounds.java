@@ -1,5 +1,6 @@
 package dev.gpudf.sql;
 
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.calcite.plan.RelOptUtil;
@@ -120,11 +121,10 @@ final class DistinctBounds {
    */
   private final class TableRows {
     private final Map<String, Double> rows = new java.util.HashMap<>();
-    private final Map<RelNode, java.util.Set<String>> scanned = new java.util.IdentityHashMap<>();
-    private final java.util.Set<String> paired = new java.util.HashSet<>();
+    private final java.util.Set<String> paired;
 
     TableRows(RelNode node) {
-      tables(node);
+      paired = tables(node).paired();
       java.util.Set<RelNode> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
       new org.apache.calcite.rel.RelVisitor() {
         @Override
@@ -142,32 +142,46 @@ final class DistinctBounds {
       }.go(node);
     }
 
-    /** The tables {@code node} scans, each join's sides compared on the way. */
-    private java.util.Set<String> tables(RelNode node) {
-      java.util.Set<String> s = scanned.get(node);
-      if (s != null) {
-        return s;
-      }
-      s = new java.util.HashSet<>();
-      CatalogTable t = node instanceof TableScan scan ? scan.getTable().unwrap(CatalogTable.class) : null;
-      if (t != null) {
-        s.add(t.name());
-      }
-      for (RelNode in : node.getInputs()) {
-        s.addAll(tables(in));
-      }
-      if (node instanceof LogicalJoin j) {
-        java.util.Set<String> both = new java.util.HashSet<>(tables(j.getLeft()));
-        both.retainAll(tables(j.getRight()));
-        paired.addAll(both);
-      }
-      scanned.put(node, s);
-      return s;
-    }
-
     double of(String table) {
       return paired.contains(table) ? Double.POSITIVE_INFINITY : rows.getOrDefault(table, Double.POSITIVE_INFINITY);
     }
+  }
+
+  /** The tables a node scans, and those a join at or below it has on both sides. */
+  private record Tables(java.util.Set<String> scanned, java.util.Set<String> paired) {}
+
+  private final Map<RelNode, Tables> tables = new java.util.IdentityHashMap<>();
+
+  /** {@link Tables} of {@code node}, each node's found once; a node of one input that scans nothing shares its input's. */
+  private Tables tables(RelNode node) {
+    Tables known = tables.get(node);
+    if (known != null) {
+      return known;
+    }
+    CatalogTable t = node instanceof TableScan scan ? scan.getTable().unwrap(CatalogTable.class) : null;
+    List<RelNode> inputs = node.getInputs();
+    if (t == null && inputs.size() == 1) {
+      known = tables(inputs.get(0));
+    } else {
+      java.util.Set<String> scanned = new java.util.HashSet<>();
+      java.util.Set<String> paired = new java.util.HashSet<>();
+      if (t != null) {
+        scanned.add(t.name());
+      }
+      for (RelNode in : inputs) {
+        Tables below = tables(in);
+        scanned.addAll(below.scanned());
+        paired.addAll(below.paired());
+      }
+      if (node instanceof LogicalJoin j) {
+        java.util.Set<String> both = new java.util.HashSet<>(tables(j.getLeft()).scanned());
+        both.retainAll(tables(j.getRight()).scanned());
+        paired.addAll(both);
+      }
+      known = new Tables(scanned, paired);
+    }
+    tables.put(node, known);
+    return known;
   }
 
   private static double sum(Map<String, Double> sources) {
