@@ -164,43 +164,33 @@ final class ChunkSplit {
 
   /** Rows of table chunks that {@code rel} scans, not counting scans under an aggregate, which reduces them. */
   static long chunkRowsRead(RelNode rel) {
-    return chunkRowsRead(rel, false);
+    return (long) chunkRows(rel, null);
   }
 
   /**
-   * Rows of table chunks that {@code rel} scans, not counting scans under an aggregate of no group
-   * keys (one row), nor under any aggregate unless {@code throughGrouped}: an upper bound of the
-   * rows that a grouped aggregate keeps (a decorrelated EXISTS keeps nearly every order key), in
-   * which a subtree that several branches share counts once, as it runs once.
-   */
-  static long chunkRowsRead(RelNode rel, boolean throughGrouped) {
-    return (long) chunkRows(rel, throughGrouped, null);
-  }
-
-  /**
-   * As {@link #chunkRowsRead(RelNode, boolean)} through grouped aggregates, but a chunk scan under
-   * a filter counts the share of its rows that the filter passes by the chunk's file metadata
-   * ({@link ChunkPruning#passing}), and a grouped aggregate at most its keys' combinations ({@link
-   * DistinctBounds}): an estimate of the rows that reach what is above, for sizing a join's or an
-   * aggregate's input (TPC-H q20's lineitem of one year in seven, q17's average quantity per part).
+   * Rows of table chunks that reach the top of {@code rel}, estimated for sizing a join's or an
+   * aggregate's input: a chunk scan under a filter counts the share of its rows that the filter
+   * passes by the chunk's file metadata ({@link ChunkPruning#passing}; TPC-H q20's lineitem of one
+   * year in seven), a grouped aggregate at most its input's rows and its keys' combinations ({@link
+   * DistinctBounds#groups}; q17's average quantity per part), one of no group keys nothing (one
+   * row). A subtree that several branches share counts once, as it runs once.
    */
   static double chunkRowsPassing(RelNode rel, DistinctBounds bounds) {
-    return chunkRows(rel, true, bounds);
+    return chunkRows(rel, bounds);
   }
 
-  /** Rows read ({@code bounds} null) or passing (with the bounds, and their memo, of one planning). */
-  private static double chunkRows(RelNode rel, boolean throughGrouped, DistinctBounds bounds) {
-    boolean filtered = bounds != null;
+  /** {@link #chunkRowsRead} without {@code bounds}, else {@link #chunkRowsPassing} with them (and their memo, of one planning). */
+  private static double chunkRows(RelNode rel, DistinctBounds bounds) {
+    boolean passing = bounds != null;
     double[] rows = {0};
     java.util.Set<RelNode> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     new RelVisitor() {
       @Override
       public void visit(RelNode node, int ordinal, RelNode parent) {
-        if (node instanceof LogicalAggregate a && (!throughGrouped || a.getGroupSet().isEmpty())
-            || throughGrouped && !seen.add(node)) {
+        if (node instanceof LogicalAggregate a && (!passing || a.getGroupSet().isEmpty()) || passing && !seen.add(node)) {
           return;
         }
-        if (filtered && node instanceof LogicalAggregate a) {
+        if (passing && node instanceof LogicalAggregate a) {
           rows[0] += bounds.groups(a);
           return;
         }
@@ -208,7 +198,7 @@ final class ChunkSplit {
         if (t != null && t.chunk() >= 0) {
           rows[0] += t.rows();
         }
-        CatalogTable c = filtered && node instanceof LogicalFilter f && f.getInput() instanceof TableScan scan
+        CatalogTable c = passing && node instanceof LogicalFilter f && f.getInput() instanceof TableScan scan
             ? scan.getTable().unwrap(CatalogTable.class) : null;
         if (c != null && c.chunk() >= 0 && seen.add(node.getInput(0))) {
           rows[0] += c.rows() * bounds.passing((LogicalFilter) node, c);
