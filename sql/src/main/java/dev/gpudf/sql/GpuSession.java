@@ -314,7 +314,10 @@ public final class GpuSession implements AutoCloseable {
   private GpuRel planned(String statement, EarlyReads early) {
     ShowStatements.Rows shown = ShowStatements.rows(this, statement);
     if (shown != null) {
-      RelOptCluster cluster = frames().getCluster();
+      // a cluster of its own, over no tables (the rows are literals): the DataFrames' builder is
+      // the synchronized methods' to change
+      RelOptCluster cluster = new SqlFrontEnd(Frameworks.createRootSchema(false), VALIDATION, PARSER, OPERATORS,
+          GpudfTypeSystem.INSTANCE).cluster();
       return strings(cluster, cluster.traitSetOf(GpuRel.CONVENTION), shown.names(), shown.rows());
     }
     String sql = files.rewrite(statement);

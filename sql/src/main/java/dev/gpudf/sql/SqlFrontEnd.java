@@ -127,13 +127,19 @@ final class SqlFrontEnd {
     }
   }
 
+  /** A cluster of this front end's planner and types, for a plan of its own. */
+  RelOptCluster cluster() {
+    RelOptCluster cluster = RelOptCluster.create(planner, new RexBuilder(types));
+    cluster.setMetadataQuerySupplier(MetadataHandlers::query);
+    return cluster;
+  }
+
   /** The logical plan of {@code validated}, the statement {@link #validate} returned, sub-queries decorrelated. */
   RelRoot rel(SqlNode validated) {
     if (validator == null) {
       throw new IllegalStateException("rel() before validate()");
     }
-    RelOptCluster cluster = RelOptCluster.create(planner, new RexBuilder(types));
-    cluster.setMetadataQuerySupplier(MetadataHandlers::query);
+    RelOptCluster cluster = cluster();
     SqlToRelConverter converter = new SqlToRelConverter(null, validator, catalogReader(), cluster,
         StandardConvertletTable.INSTANCE, CONVERTER);
     RelRoot root = converter.convertQuery(validated, false, true);
