@@ -35,6 +35,14 @@ class DeviceMemoryPoolTest {
     device.close();
   }
 
+  /** Queues {@code times} writes of all of {@code target} on the test's stream: device work a free can wait behind. */
+  private void queueWork(DeviceBuffer target, int times) {
+    for (int i = 0; i < times; i++) {
+      dev.gpudf.columnar.cuda.Cuda.check(jcuda.driver.JCudaDriver.cuMemsetD8Async(target.pointer(), (byte) i, target.size(),
+          stream.handle()), "cuMemsetD8Async");
+    }
+  }
+
   @Test
   void beyondTheLimitIsTypedAndThePoolStaysUsable() {
     try (DeviceMemoryPool pool = new DeviceMemoryPool(device, 64 * MIB, 16 * MIB)) {
@@ -67,10 +75,7 @@ class DeviceMemoryPoolTest {
       DeviceBuffer freed = pool.allocate(MIB, stream);
       long address = freed.address();
       // milliseconds of work queued before the free
-      for (int i = 0; i < 20; i++) {
-        dev.gpudf.columnar.cuda.Cuda.check(jcuda.driver.JCudaDriver.cuMemsetD8Async(busy.pointer(), (byte) i, busy.size(),
-            stream.handle()), "cuMemsetD8Async");
-      }
+      queueWork(busy, 20);
       freed.close();
       try (DeviceBuffer elsewhere = pool.allocate(MIB, other); DeviceBuffer same = pool.allocate(MIB, stream)) {
         assertTrue(elsewhere.address() != address, "another stream took a block whose last use had not finished");
@@ -95,10 +100,7 @@ class DeviceMemoryPoolTest {
         DeviceBuffer x = pool.allocate(32 * MIB, stream);
         DeviceBuffer y = pool.allocate(32 * MIB, other);
         long yAddress = y.address();
-        for (int i = 0; i < work; i++) {
-          dev.gpudf.columnar.cuda.Cuda.check(jcuda.driver.JCudaDriver.cuMemsetD8Async(x.pointer(), (byte) i, x.size(),
-              stream.handle()), "cuMemsetD8Async");
-        }
+        queueWork(x, work);
         done.record(stream);
         x.close();
         y.close();
@@ -133,10 +135,7 @@ class DeviceMemoryPoolTest {
         DeviceBuffer a = pool.allocate(MIB, stream);
         DeviceBuffer b = pool.allocate(MIB, stream);
         long[] freed = {a.address(), b.address()};
-        for (int i = 0; i < work; i++) {
-          dev.gpudf.columnar.cuda.Cuda.check(jcuda.driver.JCudaDriver.cuMemsetD8Async(busy.pointer(), (byte) i, busy.size(),
-              stream.handle()), "cuMemsetD8Async");
-        }
+        queueWork(busy, work);
         done.record(stream);
         a.close();
         b.close();
