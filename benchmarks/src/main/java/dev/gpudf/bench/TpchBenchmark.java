@@ -1,5 +1,6 @@
 package dev.gpudf.bench;
 
+import dev.gpudf.columnar.cuda.DeviceActivity;
 import dev.gpudf.columnar.cuda.Gpu;
 import dev.gpudf.kernels.Evaluate;
 import dev.gpudf.kernels.KernelLaunch;
@@ -717,7 +718,11 @@ public final class TpchBenchmark {
       List<Object[]> rows = null;
       double cold = 0;
       Evaluate.GeneratedKernelStats kernelsBefore = generatedKernels(session);
+      DeviceActivity.Counts hotStart = null;
       for (int r = 0; r <= reps; r++) {
+        if (r == 1) {
+          hotStart = DeviceActivity.snapshot();
+        }
         HostSampler.Counts coldSamples = r == 0 && SAMPLE_COLD ? new HostSampler.Counts() : null;
         HostSampler.Counts workerSamples = coldSamples == null ? null : new HostSampler.Counts();
         if (r == 0 && PROFILE) {
@@ -754,6 +759,9 @@ public final class TpchBenchmark {
         }
       }
       report.gpudfQuery(engine, name, cold, runs, rows);
+      if (hotStart != null) {
+        report.activity(engine, name, DeviceActivity.snapshot().since(hotStart), reps);
+      }
       report.scanned(engine, name, session.scanBytes(sql));
       if (PROFILE) {
         profile(session, name, sql);

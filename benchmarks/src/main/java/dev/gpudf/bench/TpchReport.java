@@ -1,5 +1,6 @@
 package dev.gpudf.bench;
 
+import dev.gpudf.columnar.cuda.DeviceActivity;
 import dev.gpudf.sql.GpuSession;
 import dev.gpudf.sql.TpchAnswers;
 import java.io.IOException;
@@ -43,6 +44,10 @@ final class TpchReport {
     double uncachedPlanMs;
     long peakDeviceBytes;
     long scanBytes;
+    // per hot run, from DeviceActivity: kernel launches, waits for the device, streams created
+    double launches;
+    double waits;
+    double streams;
     int rows;
     List<Object[]> answer;
     String error;
@@ -100,6 +105,14 @@ final class TpchReport {
     r.transferMs = TpchBenchmark.median(transfer);
     r.answer = answer;
     r.rows = answer.size();
+  }
+
+  /** {@code engine}'s hot runs of {@code query} made {@code counts} in {@code runs} runs. */
+  void activity(String engine, String query, DeviceActivity.Counts counts, int runs) {
+    Result r = result(engine, query);
+    r.launches = counts.launches() / (double) runs;
+    r.waits = counts.waits() / (double) runs;
+    r.streams = counts.streams() / (double) runs;
   }
 
   /** The device's bandwidth measured in this run, in GB/s counting bytes read and written. */
@@ -287,10 +300,10 @@ final class TpchReport {
       b.append(" gpu speedup |");
     }
     if (gpu) {
-      b.append(" gpu execute / transfer ms | uncached plan ms | peak device MiB | least read MiB | roofline ms | % of roofline |");
+      b.append(" gpu execute / transfer ms | launches / waits / streams a run | uncached plan ms | peak device MiB | least read MiB | roofline ms | % of roofline |");
     }
     b.append(" answers |\n|");
-    int cols = 2 + 2 * engines().size() + (gpu && duck ? 1 : 0) + (gpu ? 6 : 0) + 1;
+    int cols = 2 + 2 * engines().size() + (gpu && duck ? 1 : 0) + (gpu ? 7 : 0) + 1;
     b.append(" --- |".repeat(cols)).append('\n');
     for (String q : results.keySet()) {
       Map<String, Result> m = results.get(q);
@@ -317,8 +330,9 @@ final class TpchReport {
       }
       if (gpu) {
         Result r = m.get("gpu");
-        b.append(r == null || r.error != null ? " - | - | - | - | - | - |" : String.format(Locale.ROOT,
-            " %.2f / %.2f | %.1f | %,d | %,.0f | %.3f | %.1f%% |", r.executeMs, r.transferMs, r.uncachedPlanMs,
+        b.append(r == null || r.error != null ? " - | - | - | - | - | - | - |" : String.format(Locale.ROOT,
+            " %.2f / %.2f | %.0f / %.0f / %.0f | %.1f | %,d | %,.0f | %.3f | %.1f%% |", r.executeMs, r.transferMs,
+            r.launches, r.waits, r.streams, r.uncachedPlanMs,
             r.peakDeviceBytes >> 20, r.scanBytes / 1048576.0, rooflineMs(r), 100 * rooflineMs(r) / r.hotMs));
       }
       b.append(' ').append(checks.isEmpty() ? "agree" : String.join("; ", checks).replace('|', '/')).append(" |\n");
@@ -352,6 +366,10 @@ final class TpchReport {
           + " plan scans, once, as stored on the device) over the device copy bandwidth measured in this run, %.0f GB/s"
           + " (read + written); geometric mean of roofline / gpu hot time: %.2f%%%n", deviceGBps, 100 * roof));
     }
+    if (engines().contains("gpu")) {
+      b.append("- launches / waits / streams a run: per hot run, the kernels launched, the times the host waited for the"
+          + " device (a stream, event or device synchronised: each a round trip it sits out) and the CUDA streams created\n");
+    }
     b.append("- answers: ").append(answerCounts()).append('\n');
     return b.toString();
   }
@@ -378,9 +396,9 @@ final class TpchReport {
       m.forEach((e, r) -> es.add(String.format(Locale.ROOT,
           "%s: {\"cold_ms\": %.3f, \"hot_ms\": %.3f, \"plan_ms\": %.3f, \"execute_ms\": %.3f, \"transfer_ms\": %.3f, "
               + "\"uncached_plan_ms\": %.3f, \"peak_device_bytes\": %d, \"scan_bytes\": %d, \"roofline_ms\": %.4f, "
-              + "\"rows\": %d, \"error\": %s, \"check\": %s}",
+              + "\"launches\": %.1f, \"waits\": %.1f, \"streams\": %.1f, \"rows\": %d, \"error\": %s, \"check\": %s}",
           q(e), r.coldMs, r.hotMs, r.planMs, r.executeMs, r.transferMs, r.uncachedPlanMs, r.peakDeviceBytes, r.scanBytes,
-          e.equals("gpu") ? rooflineMs(r) : 0.0, r.rows,
+          e.equals("gpu") ? rooflineMs(r) : 0.0, r.launches, r.waits, r.streams, r.rows,
           r.error == null ? "null" : q(r.error), q(r.check))));
       qs.add("    " + q(query) + ": {" + String.join(", ", es) + "}");
     });

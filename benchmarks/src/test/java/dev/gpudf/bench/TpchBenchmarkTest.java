@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.gpudf.columnar.cuda.DeviceActivity;
 import dev.gpudf.sql.GpuSession;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,6 +49,8 @@ class TpchBenchmarkTest {
     // q1 reads 2 GB in 10 ms: 0.5 ms of roofline, 5%; q6 reads 400 MB in 0.2 ms: 0.1 ms, 50%
     report.gpudfQuery("gpu", "q1", 50, List.of(new GpuSession.QueryTimings(0, 10_000_000, 0, 0)), answer);
     report.scanned("gpu", "q1", 2_000_000_000L);
+    // 5 hot runs made 450 launches, 100 waits and 10 streams between them
+    report.activity("gpu", "q1", new DeviceActivity.Counts(450, 100, 10), 5);
     report.gpudfQuery("gpu", "q6", 5, List.of(new GpuSession.QueryTimings(0, 200_000, 0, 0)), answer);
     report.scanned("gpu", "q6", 400_000_000L);
     report.duckdbQuery("q1", 300, 200, answer);
@@ -55,11 +58,13 @@ class TpchBenchmarkTest {
     report.checkAnswers();
     String text = report.markdown("x.svg");
     assertTrue(text.contains("| 1,907 | 0.500 | 5.0% |"), text);
+    assertTrue(text.contains("| 10.00 / 0.00 | 90 / 20 / 2 |"), text);
     assertTrue(text.contains("| 381 | 0.100 | 50.0% |"), text);
     // geometric mean of 5% and 50%
     assertTrue(text.contains("measured in this run, 4000 GB/s (read + written); geometric mean of roofline / gpu hot time:"
         + " 15.81%"), text);
     String json = report.json();
+    assertTrue(json.contains("\"launches\": 90.0, \"waits\": 20.0, \"streams\": 2.0"), json);
     assertTrue(json.contains("\"scan_bytes\": 2000000000, \"roofline_ms\": 0.5000") && json.contains("\"device_copy_gbps\": 4000.0"),
         json);
   }

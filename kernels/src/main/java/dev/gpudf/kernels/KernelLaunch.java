@@ -4,6 +4,7 @@ import static dev.gpudf.columnar.cuda.Cuda.check;
 
 import dev.gpudf.columnar.cuda.CudaDevice;
 import dev.gpudf.columnar.cuda.CudaStream;
+import dev.gpudf.columnar.cuda.DeviceActivity;
 import dev.gpudf.columnar.cuda.DeviceBuffer;
 import java.util.List;
 import jcuda.Pointer;
@@ -142,6 +143,7 @@ public final class KernelLaunch {
     }
     check(JCudaDriver.cuLaunchKernel(function, grid, 1, 1, block, 1, 1, 0, stream.handle(), params.pointer, null),
         "cuLaunchKernel(" + kernel + ")");
+    DeviceActivity.launched();
     if (SYNC || PROFILE) {
       stream.synchronize();
     }

@@ -72,6 +72,7 @@ public final class CudaDevice extends RefCounted {
 
   /** Waits for all work on the device. */
   public void synchronize() {
+    DeviceActivity.waited();
     makeCurrent();
     check(JCudaDriver.cuCtxSynchronize(), "cuCtxSynchronize");
   }

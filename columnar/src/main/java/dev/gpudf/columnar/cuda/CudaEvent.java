@@ -28,6 +28,7 @@ public final class CudaEvent extends RefCounted {
 
   /** Blocks until the recorded work has finished. */
   public void synchronize() {
+    DeviceActivity.waited();
     check(JCudaDriver.cuEventSynchronize(handle()), "cuEventSynchronize");
   }
 

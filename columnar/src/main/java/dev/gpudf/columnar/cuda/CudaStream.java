@@ -25,6 +25,7 @@ public final class CudaStream extends RefCounted {
     this.device = device;
     device.makeCurrent();
     check(JCudaDriver.cuStreamCreate(stream, CUstream_flags.CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+    DeviceActivity.streamCreated();
   }
 
   /** The JCuda handle, for driver calls. */
@@ -76,6 +77,7 @@ public final class CudaStream extends RefCounted {
 
   /** Blocks until all work queued so far has finished. */
   public void synchronize() {
+    DeviceActivity.waited();
     device.makeCurrent();
     check(JCudaDriver.cuStreamSynchronize(handle()), "cuStreamSynchronize");
   }
