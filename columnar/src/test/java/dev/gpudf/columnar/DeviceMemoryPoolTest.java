@@ -120,6 +120,31 @@ class DeviceMemoryPoolTest {
   }
 
   /**
+   * A stream's free is known done from that stream's own later free, never from another stream's:
+   * a block freed behind a busy stream's work stays out of the pool after a later free on another,
+   * finished stream is given back, so an allocation that needs both blocks waits for that work.
+   */
+  @Test
+  void anotherStreamsFinishedFreeDoesNotReleaseABusyStreamsBlock() {
+    try (DeviceMemoryPool pool = new DeviceMemoryPool(device, 64 * MIB, 64 * MIB); CudaStream other = new CudaStream(device);
+        CudaStream third = new CudaStream(device);
+        dev.gpudf.columnar.cuda.CudaEvent done = new dev.gpudf.columnar.cuda.CudaEvent(device, false)) {
+      DeviceBuffer x = pool.allocate(32 * MIB, stream);
+      DeviceBuffer y = pool.allocate(32 * MIB, other);
+      // milliseconds of work, then the busy stream's free, then the finished stream's
+      queueWork(x, 640);
+      done.record(stream);
+      x.close();
+      y.close();
+      other.synchronize();
+      try (DeviceBuffer whole = pool.allocate(64 * MIB, third)) {
+        assertTrue(done.isDone(), "the busy stream's block was handed out before its work finished");
+        assertEquals(64 * MIB, whole.size());
+      }
+    }
+  }
+
+  /**
    * The freeing stream taking part of its own unfinished blocks must not leave the rest to others:
    * two blocks freed behind work, the freeing stream allocating half of one, then another stream
    * allocating; while that work runs (checked by an event, else the case is retried with more

@@ -6,8 +6,10 @@ import dev.gpudf.columnar.error.GpuOutOfMemoryException;
 import dev.gpudf.columnar.error.QueryMemoryLimitException;
 import dev.gpudf.columnar.error.UserException;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import jcuda.driver.CUresult;
 import jcuda.driver.JCudaDriver;
@@ -42,6 +44,8 @@ public final class DeviceMemoryPool implements AutoCloseable {
   private final Map<Long, Live> live = new HashMap<>();
   private final ArrayDeque<Pending> pending = new ArrayDeque<>();
   private final ArrayDeque<CudaEvent> idleEvents = new ArrayDeque<>();
+  // reclaimFinished's scratch: the streams whose latest pending free has passed
+  private final List<CudaStream> doneStreams = new ArrayList<>();
   // isolated allocations (allocateIsolated): address -> bytes taken from the driver
   private final Map<Long, Long> isolated = new HashMap<>();
   private long allocated;
@@ -292,19 +296,40 @@ public final class DeviceMemoryPool implements AutoCloseable {
     return best;
   }
 
-  /** Gives back the pending blocks whose work is done, waiting for it with {@code wait}. */
+  /**
+   * Gives back the pending blocks whose work is done, waiting for it with {@code wait}. Newest
+   * first: a stream runs its work in order, so once one of a stream's free events has passed, so
+   * have all its earlier ones, and the driver is asked once for a stream whose work is done rather
+   * than once for each block it freed.
+   */
   private void reclaimFinished(boolean wait) {
-    for (Iterator<Pending> it = pending.iterator(); it.hasNext(); ) {
+    List<CudaStream> done = doneStreams;
+    done.clear();
+    for (Iterator<Pending> it = pending.descendingIterator(); it.hasNext(); ) {
       Pending p = it.next();
       if (wait) {
         p.event.synchronize();
-      } else if (!p.event.isDone()) {
-        continue;
+      } else if (!isDone(done, p.stream)) {
+        if (!p.event.isDone()) {
+          continue;
+        }
+        done.add(p.stream);
       }
       it.remove();
       idleEvents.push(p.event);
       blocks.give(p.address, p.size);
     }
+    done.clear();
+  }
+
+  /** Whether {@code stream} (by identity) is among those known to be done. */
+  private static boolean isDone(List<CudaStream> done, CudaStream stream) {
+    for (CudaStream s : done) {
+      if (s == stream) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Frees every chunk; throws, listing them, if buffers are still live. */
