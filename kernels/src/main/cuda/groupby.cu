@@ -3,6 +3,10 @@
 // in the order of their first row, as on the CPU. Leaders are then numbered in row order
 // (the host compacts a leader bitmap with filter.cu), and every row learns its group id.
 //
+// With a `keep` mask (a BOOL column's bits and validity; null: every row), the rows it does not
+// keep join no group: their slot and group id are -1, which every later pass and every aggregate
+// passes over, so a filter's rows are grouped without compacting its columns first.
+//
 // Aggregates accumulate per group with atomics. Lanes of a warp that hold the same group are
 // combined first (__match_any_sync), so a skewed key costs one atomic per warp, not per row.
 // Integer and decimal sums are exact in 192 bits; float sums are in double (their order, and so
@@ -15,8 +19,13 @@
 using gpudf_keys::KeyCol;
 
 extern "C" __global__ void groupby_insert_kernel(const KeyCol* keys, int nkeys, long long n,
+                                                 const uint32_t* keep, const uint32_t* keep_valid,
                                                  unsigned long long* table, long long mask, int* slot_of) {
   for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) {
+    if (keep != nullptr && !(gpudf::is_valid(keep, i) && gpudf::is_valid(keep_valid, i))) {
+      slot_of[i] = -1;
+      continue;
+    }
     bool any_null;
     unsigned long long h = gpudf_keys::row_hash(keys, nkeys, i, &any_null);
     unsigned long long mine = gpudf_keys::slot_entry(h, i);
@@ -41,6 +50,7 @@ extern "C" __global__ void groupby_insert_kernel(const KeyCol* keys, int nkeys, 
 // the insert race, so the plain read spares them the atomic.
 extern "C" __global__ void groupby_first_kernel(long long n, const int* slot_of, unsigned long long* table) {
   for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) {
+    if (slot_of[i] < 0) continue;
     unsigned long long* e = &table[slot_of[i]];
     unsigned long long cur = *e;
     if (gpudf_keys::entry_row(cur) > i) atomicMin(e, (cur & 0xffffffff00000000ull) | (unsigned long long)i);
@@ -55,7 +65,7 @@ extern "C" __global__ void groupby_leader_mask_kernel(long long n, const int* sl
     uint32_t bits = 0;
     for (int k = 0; k < 32 && w * 32 + k < n; k++) {
       long long i = w * 32 + k;
-      if (gpudf_keys::entry_row(table[slot_of[i]]) == i) bits |= 1u << k;
+      if (slot_of[i] >= 0 && gpudf_keys::entry_row(table[slot_of[i]]) == i) bits |= 1u << k;
     }
     mask[w] = bits;
   }
@@ -72,7 +82,7 @@ extern "C" __global__ void groupby_label_kernel(const int* leaders, long long gr
 
 extern "C" __global__ void groupby_assign_kernel(long long n, int* slot_of, const unsigned long long* table) {
   for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) {
-    slot_of[i] = (int)table[slot_of[i]];
+    if (slot_of[i] >= 0) slot_of[i] = (int)table[slot_of[i]];
   }
 }
 
@@ -132,8 +142,8 @@ __device__ __forceinline__ double unordered(unsigned long long k) {
   return __longlong_as_double((long long)b);
 }
 
-// For each 32-row step of a warp: rows that `load` gives a value for (false: NULL, ignored) are
-// combined per group within the warp, and the first lane of each group flushes the combination
+// For each 32-row step of a warp: rows of a group (id >= 0) that `load` gives a value for (false:
+// NULL, ignored) are combined per group within the warp, and the first lane of each group flushes the combination
 // and the number of rows in it.
 template <typename V, typename Load, typename Combine, typename Flush>
 __device__ void warp_grouped(long long n, const int* group, Load load, Combine combine, Flush flush) {
@@ -145,7 +155,10 @@ __device__ void warp_grouped(long long n, const int* group, Load load, Combine c
     long long i = base + lane;
     V v{};
     int g = -1;
-    if (i < n && load(i, &v)) g = group[i];
+    if (i < n) {
+      g = group[i];
+      if (g >= 0 && !load(i, &v)) g = -1;
+    }
     unsigned peers = __match_any_sync(0xffffffffu, g);
     vals[threadIdx.x] = v;
     __syncwarp();
@@ -264,8 +277,8 @@ __device__ void sum_private(const T* data, const uint32_t* validity, long long n
     rows[k] = 0;
   }
   for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) {
-    if (!gpudf::is_valid(validity, i)) continue;
     int g = group[i];
+    if (g < 0 || !gpudf::is_valid(validity, i)) continue;
     W192 v = widen<T>(data, i);
 #pragma unroll
     for (int k = 0; k < kPrivateGroups; k++) {

@@ -28,6 +28,105 @@ public final class Filter {
     }
   }
 
+  /**
+   * The rows a filter keeps, counted, on either backend, for a caller that decides from their
+   * number whether to compact a table to them ({@link #filter(Exec, Table, Selection)}) or to read
+   * them in place (a grouping over the filter, {@link GroupBy#aggregateSelected}). On the CPU it
+   * holds the kept rows' ids; on the GPU the BOOL mask (a reference of its own) and its per-block
+   * counts, scanned, from which the ids are written only when a compaction needs them. Whoever
+   * takes one closes it.
+   */
+  public static final class Selection implements AutoCloseable {
+    private final int rowCount;
+    private final int count;
+    private final int[] hostRows;
+    private final DeviceColumn mask;
+    private final DeviceBuffer offsets;
+    private final long[] grid;
+
+    private Selection(int rowCount, int count, int[] hostRows, DeviceColumn mask, DeviceBuffer offsets, long[] grid) {
+      this.rowCount = rowCount;
+      this.count = count;
+      this.hostRows = hostRows;
+      this.mask = mask;
+      this.offsets = offsets;
+      this.grid = grid;
+    }
+
+    /** Rows of the table selected from. */
+    public int rowCount() {
+      return rowCount;
+    }
+
+    /** Rows kept. */
+    public int count() {
+      return count;
+    }
+
+    /** The kept rows' ids in ascending order, on the CPU; null on the GPU. */
+    public int[] hostRows() {
+      return hostRows;
+    }
+
+    /** The BOOL mask of the kept rows (null counts as false), on the GPU; null on the CPU. Borrowed. */
+    public DeviceColumn mask() {
+      return mask;
+    }
+
+    /** That this selects from {@code table}'s rows: a caller's bug otherwise. */
+    void checkFits(Table<?> table) {
+      if (table.rowCount() != rowCount || (hostRows == null) != (table instanceof DeviceTable)) {
+        throw new dev.gpudf.columnar.error.InternalException("a selection of " + rowCount + (hostRows == null ? " device" : " host")
+            + " rows applied to a table of " + table.rowCount());
+      }
+    }
+
+    @Override
+    public void close() {
+      if (mask != null) {
+        try (DeviceBuffer o = offsets) {
+          mask.close();
+        }
+      }
+    }
+  }
+
+  /** A selection of the {@code rows} (ascending ids, as {@link #keptRows(Exec, HostTable, Expr)} gives them) of a host table of {@code rowCount} rows. */
+  public static Selection select(int[] rows, int rowCount) {
+    return new Selection(rowCount, rows.length, rows, null, null, null);
+  }
+
+  /**
+   * A selection of the rows where {@code mask} (a BOOL device column, borrowed; the selection
+   * takes a reference of its own) holds: counted on the device, with one wait for the count.
+   */
+  public static Selection select(Exec exec, DeviceColumn mask) {
+    checkBool(mask);
+    int n = mask.rowCount();
+    long[] g = DeviceScan.grid(exec, n, 32);
+    DeviceBuffer offsets = exec.allocate(8L * (g[0] + 1));
+    try {
+      int kept = count(exec, mask.data(), mask.validity(), n, g, offsets);
+      mask.retain();
+      return new Selection(n, kept, null, mask, offsets, g);
+    } catch (RuntimeException e) {
+      offsets.close();
+      throw e;
+    }
+  }
+
+  /** The rows of {@code table} that {@code kept} (of its rows) selects, on either backend; the caller owns the result. */
+  public static Table<?> filter(Exec exec, Table<?> table, Selection kept) {
+    kept.checkFits(table);
+    if (kept.hostRows != null) {
+      return filter(exec, (HostTable) table, kept.hostRows);
+    }
+    try (DeviceRows rows = keptRows(exec, kept.mask.data(), kept.mask.validity(), kept.rowCount, kept.grid, kept.offsets,
+        kept.count)) {
+      return GpuGather.table(exec, (DeviceTable) table, rows.rows(), rows.count());
+    }
+  }
+
   /** Row ids on the device, {@code count} of them; closing frees them. */
   record DeviceRows(DeviceBuffer rows, int count) implements AutoCloseable {
     @Override
@@ -42,26 +141,39 @@ public final class Filter {
    */
   static DeviceRows keptRows(Exec exec, DeviceBuffer mask, DeviceBuffer validity, int n) {
     long[] g = DeviceScan.grid(exec, n, 32);
-    int blocks = (int) g[0];
-    try (DeviceBuffer offsets = exec.allocate(8L * (blocks + 1))) {
-      int kept = 0;
-      if (n > 0) {
-        KernelLaunch.launch("filter_count_kernel", blocks, exec.stream(), mask, validity, (long) n, g[1], offsets);
-        KernelLaunch.launch("scan_offsets_i64_kernel", 1, exec.stream(), offsets, blocks);
-        kept = (int) exec.readLongs(offsets, 8L * blocks, 1)[0];
-      }
-      DeviceBuffer indices = exec.allocate(4L * kept);
-      try {
-        if (kept > 0) {
-          KernelLaunch.launch("filter_indices_kernel", blocks, exec.stream(), mask, validity, (long) n, g[1], offsets,
-              indices);
-        }
-      } catch (RuntimeException e) {
-        indices.close();
-        throw e;
-      }
-      return new DeviceRows(indices, kept);
+    try (DeviceBuffer offsets = exec.allocate(8L * (g[0] + 1))) {
+      return keptRows(exec, mask, validity, n, g, offsets, count(exec, mask, validity, n, g, offsets));
     }
+  }
+
+  /**
+   * Counts the kept rows per block of grid {@code g} ({@link DeviceScan#grid}) into {@code offsets}
+   * and scans them: block b's first id goes to offsets[b]; waits for and returns the total.
+   */
+  private static int count(Exec exec, DeviceBuffer mask, DeviceBuffer validity, int n, long[] g, DeviceBuffer offsets) {
+    if (n == 0) {
+      return 0;
+    }
+    int blocks = (int) g[0];
+    KernelLaunch.launch("filter_count_kernel", blocks, exec.stream(), mask, validity, (long) n, g[1], offsets);
+    KernelLaunch.launch("scan_offsets_i64_kernel", 1, exec.stream(), offsets, blocks);
+    return (int) exec.readLongs(offsets, 8L * blocks, 1)[0];
+  }
+
+  /** The ids of the {@code kept} rows that {@link #count} counted into {@code offsets}; the caller closes them. */
+  private static DeviceRows keptRows(Exec exec, DeviceBuffer mask, DeviceBuffer validity, int n, long[] g,
+      DeviceBuffer offsets, int kept) {
+    DeviceBuffer indices = exec.allocate(4L * kept);
+    try {
+      if (kept > 0) {
+        KernelLaunch.launch("filter_indices_kernel", (int) g[0], exec.stream(), mask, validity, (long) n, g[1], offsets,
+            indices);
+      }
+    } catch (RuntimeException e) {
+      indices.close();
+      throw e;
+    }
+    return new DeviceRows(indices, kept);
   }
 
   /** On the CPU; the caller owns the result. */
@@ -160,11 +272,15 @@ public final class Filter {
   }
 
   private static void check(Table<?> table, Column mask) {
-    if (!mask.type().equals(DataType.BOOL)) {
-      throw new UserException("a filter mask must be BOOL, not " + mask.type());
-    }
+    checkBool(mask);
     if (mask.rowCount() != table.rowCount()) {
       throw new UserException("the mask has " + mask.rowCount() + " rows, the table " + table.rowCount());
+    }
+  }
+
+  private static void checkBool(Column mask) {
+    if (!mask.type().equals(DataType.BOOL)) {
+      throw new UserException("a filter mask must be BOOL, not " + mask.type());
     }
   }
 }

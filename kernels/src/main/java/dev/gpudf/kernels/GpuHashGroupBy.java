@@ -26,6 +26,16 @@ final class GpuHashGroupBy {
 
   /** See {@link GroupBy#aggregate(Exec, DeviceTable, int[], List, List)}. */
   static DeviceTable aggregate(Exec exec, DeviceTable table, int[] keys, List<GroupBy.Agg> aggs, List<String> names) {
+    return aggregate(exec, table, keys, aggs, names, null);
+  }
+
+  /**
+   * {@link #aggregate(Exec, DeviceTable, int[], List, List)} over only the rows where {@code keep}
+   * (a BOOL column of the table's rows, borrowed; null counts as false; null: every row) holds:
+   * the others join no group, and every aggregate passes over them.
+   */
+  static DeviceTable aggregate(Exec exec, DeviceTable table, int[] keys, List<GroupBy.Agg> aggs, List<String> names,
+      DeviceColumn keep) {
     int n = table.rowCount();
     List<DeviceColumn> keyCols = new ArrayList<>();
     for (int k : keys) {
@@ -40,8 +50,8 @@ final class GpuHashGroupBy {
         DeviceBuffer leaderMask = exec.allocate(4 * ((n + 31L) / 32 + 1));
         DeviceBuffer bad = exec.allocateZeroed(8)) {
       exec.fill(slots, 0, 8 * cap, (byte) 0xFF);
-      KernelLaunch.launch("groupby_insert_kernel", grid, exec.stream(), desc, keys.length, (long) n, slots, cap - 1,
-          groupOf);
+      KernelLaunch.launch("groupby_insert_kernel", grid, exec.stream(), desc, keys.length, (long) n,
+          keep == null ? null : keep.data(), keep == null ? null : keep.validity(), slots, cap - 1, groupOf);
       KernelLaunch.launch("groupby_first_kernel", grid, exec.stream(), (long) n, groupOf, slots);
       KernelLaunch.launch("groupby_leader_mask_kernel", KernelLaunch.gridFor(exec.stream().device(), (n + 31L) / 32),
           exec.stream(), (long) n, groupOf, slots, leaderMask);

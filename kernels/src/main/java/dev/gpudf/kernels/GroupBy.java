@@ -50,6 +50,31 @@ public final class GroupBy {
         (t2, k2, a2, n2) -> GpuHashGroupBy.aggregate(exec, t2, k2, a2, n2)), (n, cols, rows) -> new DeviceTable(exec.gpu(), n, cols, rows));
   }
 
+  /**
+   * The groups of the rows of {@code table} that {@code kept} selects, on either backend, without
+   * compacting the table first where the backend can: on the CPU through the kept rows' ids, on
+   * the GPU through the filter's mask (rows it drops join no group), unless a COUNT_DISTINCT or a
+   * MIN/MAX through ranks needs the rows compacted. The caller owns the result; the table and the
+   * selection are borrowed.
+   */
+  public static Table<?> aggregateSelected(Exec exec, Table<?> table, int[] keys, List<Agg> aggs, List<String> names,
+      Filter.Selection kept) {
+    if (table instanceof HostTable host) {
+      return aggregate(exec, host, keys, aggs, names, kept.hostRows());
+    }
+    DeviceTable device = (DeviceTable) table;
+    check(device, keys, aggs, names);
+    kept.checkFits(table);
+    boolean inPlace = aggs.stream().noneMatch(a -> a.op == Reduction.COUNT_DISTINCT || (a.op == Reduction.MIN
+        || a.op == Reduction.MAX) && RankedExtremes.groupedByRank(table.column(a.column).type()));
+    if (!inPlace) {
+      try (DeviceTable compacted = (DeviceTable) Filter.filter(exec, table, kept)) {
+        return aggregate(exec, compacted, keys, aggs, names);
+      }
+    }
+    return GpuHashGroupBy.aggregate(exec, device, keys, aggs, names, kept.mask());
+  }
+
   /** {@link #aggregate(Exec, DeviceTable, int[], List, List)} on the CPU. */
   public static HostTable aggregate(Exec exec, HostTable table, int[] keys, List<Agg> aggs, List<String> names) {
     return aggregate(exec, table, keys, aggs, names, null);

@@ -9,6 +9,7 @@ import dev.gpudf.columnar.error.UserException;
 import dev.gpudf.kernels.TableOps;
 import org.apache.calcite.sql.SqlKind;
 import dev.gpudf.kernels.Expr;
+import dev.gpudf.kernels.Filter;
 import dev.gpudf.kernels.GroupBy;
 import dev.gpudf.kernels.Reduction;
 import dev.gpudf.kernels.Scalar;
@@ -80,8 +81,9 @@ public final class GpuAggregate extends Aggregate implements GpuRel {
     return grouped(ctx, in, keys, outNames, null);
   }
 
-  /** {@link #grouped} over the rows {@code rows} of {@code in} only (a CPU table; null: every row). */
-  private Table<?> grouped(QueryContext ctx, Table<?> in, ImmutableBitSet keys, List<String> outNames, int[] rows) {
+  /** {@link #grouped} over the rows {@code rows} of {@code in} only (null: every row). */
+  private Table<?> grouped(QueryContext ctx, Table<?> in, ImmutableBitSet keys, List<String> outNames,
+      Filter.Selection rows) {
     List<GroupBy.Agg> aggs = new ArrayList<>();
     for (AggregateCall call : getAggCallList()) {
       Reduction op = reduction(call);
@@ -96,7 +98,7 @@ public final class GpuAggregate extends Aggregate implements GpuRel {
       names.add("$rows");
     }
     Table<?> out = rows == null ? TableOps.groupBy(ctx.exec(), in, keys.toArray(), aggs, names)
-        : GroupBy.aggregate(ctx.exec(), (HostTable) in, keys.toArray(), aggs, names, rows);
+        : GroupBy.aggregateSelected(ctx.exec(), in, keys.toArray(), aggs, names, rows);
     if (!single) {
       return out;
     }
@@ -192,9 +194,10 @@ public final class GpuAggregate extends Aggregate implements GpuRel {
 
   /**
    * The aggregates of a SIMPLE grouping, before {@link #withLiterals}. Over a filter that nothing
-   * else reads, directly or through a projection that nothing else reads, on the CPU, where the
-   * filter keeps most rows (TPC-H q1: 98.5%): the grouping takes the filter's kept rows and the
-   * columns are not compacted (q1's compaction copied every column of lineitem's chunk). The
+   * else reads, directly or through a projection that nothing else reads, where the filter keeps
+   * most rows (TPC-H q1: 98.5%): the grouping takes the filter's kept rows (on the GPU its mask)
+   * and the columns are not compacted (q1's compaction copied every column of lineitem's chunk,
+   * its two string keys too). The
    * projection is then evaluated over every row; where that fails (an expression that the filter
    * guards, such as {@code x / y} under {@code y <> 0}) the rows are compacted first, as otherwise.
    */
@@ -207,9 +210,8 @@ public final class GpuAggregate extends Aggregate implements GpuRel {
         return aggregate(ctx, in, getGroupSet(), names);
       }
     }
-    try (Table<?> unfiltered = filter.input(ctx, 0)) {
-      int[] rows = unfiltered instanceof HostTable host ? filter.keptRows(ctx, host) : null;
-      if (rows != null && rows.length > 0 && rows.length >= KEPT_TO_GROUP_UNFILTERED * unfiltered.rowCount()) {
+    try (Table<?> unfiltered = filter.input(ctx, 0); Filter.Selection rows = filter.select(ctx, unfiltered)) {
+      if (rows.count() > 0 && rows.count() >= KEPT_TO_GROUP_UNFILTERED * unfiltered.rowCount()) {
         if (project == null) {
           return grouped(ctx, unfiltered, getGroupSet(), names, rows);
         }

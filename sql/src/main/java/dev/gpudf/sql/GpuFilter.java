@@ -1,8 +1,11 @@
 package dev.gpudf.sql;
 
 import dev.gpudf.columnar.Column;
+import dev.gpudf.columnar.DeviceColumn;
+import dev.gpudf.columnar.DeviceTable;
 import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.Table;
+import dev.gpudf.kernels.Evaluate;
 import dev.gpudf.kernels.Expr;
 import dev.gpudf.kernels.TableOps;
 import java.util.ArrayList;
@@ -47,16 +50,16 @@ public final class GpuFilter extends Filter implements GpuRel {
   }
 
   /**
-   * {@link #filter(QueryContext, Table, int[])} where the kept rows of {@code in} (on the CPU) may
-   * be known already: {@code rows} from {@link #keptRows}, or null.
+   * {@link #filter(QueryContext, Table, int[])} where the kept rows of {@code in} may be known
+   * already: {@code rows} from {@link #select}, or null.
    */
-  Table<?> filter(QueryContext ctx, Table<?> in, int[] keep, int[] rows) {
+  Table<?> filter(QueryContext ctx, Table<?> in, int[] keep, dev.gpudf.kernels.Filter.Selection rows) {
     if (rows != null) {
       if (keep == null) {
-        return dev.gpudf.kernels.Filter.filter(ctx.exec(), (HostTable) in, rows);
+        return dev.gpudf.kernels.Filter.filter(ctx.exec(), in, rows);
       }
       try (Table<?> narrow = narrow(ctx, in, keep)) {
-        return dev.gpudf.kernels.Filter.filter(ctx.exec(), (HostTable) narrow, rows);
+        return dev.gpudf.kernels.Filter.filter(ctx.exec(), narrow, rows);
       }
     }
     Expr condition = RexToExpr.translate(getCondition(), in.types(), getCluster(), ctx.parameters());
@@ -68,10 +71,18 @@ public final class GpuFilter extends Filter implements GpuRel {
     }
   }
 
-  /** The ids, in order, of the rows of {@code in} (this filter's input on the CPU, borrowed) that the condition keeps. */
-  int[] keptRows(QueryContext ctx, HostTable in) {
-    return dev.gpudf.kernels.Filter.keptRows(ctx.exec(), in,
-        RexToExpr.translate(getCondition(), in.types(), getCluster(), ctx.parameters()));
+  /**
+   * The rows of {@code in} (this filter's input, borrowed) that the condition keeps, counted: on
+   * the CPU their ids, on the GPU the condition's mask. The caller closes the selection.
+   */
+  dev.gpudf.kernels.Filter.Selection select(QueryContext ctx, Table<?> in) {
+    Expr condition = RexToExpr.translate(getCondition(), in.types(), getCluster(), ctx.parameters());
+    if (in instanceof HostTable host) {
+      return dev.gpudf.kernels.Filter.select(dev.gpudf.kernels.Filter.keptRows(ctx.exec(), host, condition), host.rowCount());
+    }
+    try (DeviceColumn mask = Evaluate.evaluate(ctx.exec(), (DeviceTable) in, condition)) {
+      return dev.gpudf.kernels.Filter.select(ctx.exec(), mask);
+    }
   }
 
   /** Columns {@code keep} of {@code in}, in that order, as a table the caller closes. */

@@ -2,6 +2,7 @@ package dev.gpudf.sql;
 
 import dev.gpudf.columnar.Column;
 import dev.gpudf.columnar.Table;
+import dev.gpudf.kernels.Filter;
 import dev.gpudf.kernels.TableOps;
 import java.util.ArrayList;
 import java.util.List;
@@ -54,11 +55,11 @@ public final class GpuProject extends Project implements GpuRel {
 
   /**
    * This projection over {@code filter} (its input), given the filter's input {@code unfiltered}
-   * (borrowed) and, on the CPU, maybe the rows the filter keeps ({@code rows}, else null); the
+   * (borrowed) and maybe the rows the filter keeps ({@code rows}, else null); the
    * filter compacts only the columns read here where it {@link #narrows}. The caller closes the
    * result.
    */
-  Table<?> overFilter(QueryContext ctx, GpuFilter filter, Table<?> unfiltered, int[] rows) {
+  Table<?> overFilter(QueryContext ctx, GpuFilter filter, Table<?> unfiltered, Filter.Selection rows) {
     if (!narrows(ctx, filter)) {
       try (Table<?> in = filter.filter(ctx, unfiltered, null, rows)) {
         return project(ctx, in, getProjects());
