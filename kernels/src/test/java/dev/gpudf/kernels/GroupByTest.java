@@ -416,7 +416,7 @@ class GroupByTest {
     try (RootAllocator a = new RootAllocator(); Gpu gpu = Gpu.open(0, 4L << 30, 256L << 20);
         Exec g = Exec.onGpu(gpu, a); Exec cpu = Exec.onCpu(a)) {
       java.util.SplittableRandom random = new java.util.SplittableRandom(rows);
-      List<java.util.function.IntFunction<Boolean>> masks = List.of(i -> false, i -> true, i -> i == rows - 1 ? false : true,
+      List<java.util.function.IntFunction<Boolean>> masks = List.of(i -> false, i -> true, i -> i != rows - 1,
           i -> i % 3 == 1, i -> i % 7 == 3 ? null : random.nextInt(20) != 0);
       for (Nulls nulls : List.of(Nulls.NONE, Nulls.every(3))) {
         try (VectorSchemaRoot r = TestTables.allTypes(a, rows, nulls, rows + 5L); HostTable h = HostTable.fromArrow(r);
