@@ -53,8 +53,8 @@ final class GpuHashGroupBy {
       KernelLaunch.launch("groupby_insert_kernel", grid, exec.stream(), desc, keys.length, (long) n,
           keep == null ? null : keep.data(), keep == null ? null : keep.validity(), slots, cap - 1, groupOf);
       KernelLaunch.launch("groupby_first_kernel", grid, exec.stream(), (long) n, groupOf, slots);
-      // a warp per 32-row word
-      KernelLaunch.launch("groupby_leader_mask_kernel", grid, exec.stream(), (long) n, groupOf, slots, leaderMask);
+      KernelLaunch.launch("groupby_leader_mask_kernel", KernelLaunch.gridFor(exec.stream().device(), (n + 31L) / 32),
+          exec.stream(), (long) n, groupOf, slots, leaderMask);
       try (Filter.DeviceRows leaders = Filter.keptRows(exec, leaderMask, null, n)) {
         int groups = leaders.count();
         KernelLaunch.launch("groupby_label_kernel", KernelLaunch.gridFor(exec.stream().device(), groups), exec.stream(),
