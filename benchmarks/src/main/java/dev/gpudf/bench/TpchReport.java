@@ -126,6 +126,9 @@ final class TpchReport {
     result(engine, query).scanBytes = bytes;
   }
 
+  /** A query whose hot time is more than this many times its roofline is listed with its launches and waits. */
+  private static final double FAR_FROM_ROOFLINE = 0.05;
+
   /** The least time {@code r}'s reads take at the measured bandwidth, in ms; 0 when unknown. */
   private double rooflineMs(Result r) {
     return deviceGBps <= 0 ? 0 : r.scanBytes / (deviceGBps * 1e6);
@@ -365,6 +368,18 @@ final class TpchReport {
       b.append(String.format(Locale.ROOT, "- roofline: the least bytes each query reads (every column of every table chunk its"
           + " plan scans, once, as stored on the device) over the device copy bandwidth measured in this run, %.0f GB/s"
           + " (read + written); geometric mean of roofline / gpu hot time: %.2f%%%n", deviceGBps, 100 * roof));
+      List<String> far = new ArrayList<>();
+      results.forEach((q, m) -> {
+        Result r = m.get("gpu");
+        if (r != null && r.error == null && r.hotMs > 0 && rooflineMs(r) > 0 && rooflineMs(r) < FAR_FROM_ROOFLINE * r.hotMs) {
+          far.add(String.format(Locale.ROOT, "%s %.1f%% (%.0f launches, %.0f waits: %.0f us of hot time a wait or launch)", q,
+              100 * rooflineMs(r) / r.hotMs, r.launches, r.waits, 1000 * r.hotMs / Math.max(1, r.launches + r.waits)));
+        }
+      });
+      if (!far.isEmpty()) {
+        b.append(String.format(Locale.ROOT, "- below %.0f%% of the roofline, with what a hot run did: %s%n", 100 * FAR_FROM_ROOFLINE,
+            String.join("; ", far)));
+      }
     }
     if (engines().contains("gpu")) {
       b.append("- launches / waits / streams a run: per hot run, the kernels launched, the times the host waited for the"

@@ -59,6 +59,7 @@ class TpchBenchmarkTest {
     String text = report.markdown("x.svg");
     assertTrue(text.contains("| 1,907 | 0.500 | 5.0% |"), text);
     assertTrue(text.contains("| 10.00 / 0.00 | 90 / 20 / 2 |"), text);
+    assertFalse(text.contains("below 5% of the roofline"), "q1 at 5.0% and q6 at 50% are not far from it: " + text);
     assertTrue(text.contains("| 381 | 0.100 | 50.0% |"), text);
     // geometric mean of 5% and 50%
     assertTrue(text.contains("measured in this run, 4000 GB/s (read + written); geometric mean of roofline / gpu hot time:"
@@ -67,6 +68,25 @@ class TpchBenchmarkTest {
     assertTrue(json.contains("\"launches\": 90.0, \"waits\": 20.0, \"streams\": 2.0"), json);
     assertTrue(json.contains("\"scan_bytes\": 2000000000, \"roofline_ms\": 0.5000") && json.contains("\"device_copy_gbps\": 4000.0"),
         json);
+  }
+
+  /** A query far from its roofline is listed with its launches and waits a hot run, and the hot time each stands for. */
+  @Test
+  void aQueryFarFromItsRooflineIsListedWithItsLaunchesAndWaits() {
+    TpchBenchmark.Settings s = TpchBenchmark.Settings.parse(new String[] {"--sf", "10", "--engines", "gpu,duckdb",
+        "--queries", "q2"});
+    TpchReport report = new TpchReport(s, new TpchBenchmark.Machine("H100", "", 16, "25", "abc", java.time.LocalDate.now()));
+    report.deviceBandwidth(4000);
+    List<Object[]> answer = List.<Object[]>of(new Object[] {1L});
+    // 200 MB in 10 ms: 0.05 ms of roofline, 0.5%; 5 runs made 1,500 launches and 250 waits
+    report.gpudfQuery("gpu", "q2", 50, List.of(new GpuSession.QueryTimings(0, 10_000_000, 0, 0)), answer);
+    report.scanned("gpu", "q2", 200_000_000L);
+    report.activity("gpu", "q2", new DeviceActivity.Counts(1500, 250, 10), 5);
+    report.duckdbQuery("q2", 60, 50, answer);
+    report.checkAnswers();
+    String text = report.markdown("x.svg");
+    assertTrue(text.contains("- below 5% of the roofline, with what a hot run did: q2 0.5% (300 launches, 50 waits: 29 us"
+        + " of hot time a wait or launch)"), text);
   }
 
   /** The TPC-DS workload: generated, run on the CPU backend and DuckDB, answers checked, its own report. */
