@@ -59,12 +59,13 @@ public final class GroupBy {
    */
   public static Table<?> aggregateSelected(Exec exec, Table<?> table, int[] keys, List<Agg> aggs, List<String> names,
       Filter.Selection kept) {
+    // before either path: a device selection's null host rows would otherwise group every row
+    kept.checkFits(table);
     if (table instanceof HostTable host) {
       return aggregate(exec, host, keys, aggs, names, kept.hostRows());
     }
     DeviceTable device = (DeviceTable) table;
     check(device, keys, aggs, names);
-    kept.checkFits(table);
     boolean inPlace = aggs.stream().noneMatch(a -> a.op == Reduction.COUNT_DISTINCT || (a.op == Reduction.MIN
         || a.op == Reduction.MAX) && RankedExtremes.groupedByRank(table.column(a.column).type()));
     if (!inPlace) {

@@ -334,6 +334,10 @@ class GroupByTest {
               List.of(new GroupBy.Agg(Reduction.COUNT_ALL, 0)), names(2), new int[] {0, 0}), "rows must ascend");
           assertThrows(dev.gpudf.columnar.error.InternalException.class, () -> GroupBy.aggregate(exec, t, new int[] {0},
               List.of(new GroupBy.Agg(Reduction.COUNT_ALL, 0)), names(2), new int[] {rows}), "rows past the table");
+          try (Filter.Selection other = Filter.select(new int[0], rows + 1)) {
+            assertThrows(dev.gpudf.columnar.error.InternalException.class, () -> GroupBy.aggregateSelected(exec, t,
+                new int[] {0}, List.of(new GroupBy.Agg(Reduction.COUNT_ALL, 0)), names(2), other), "a selection of another table");
+          }
         }
       }
     }

@@ -2,7 +2,6 @@ package dev.gpudf.sql;
 
 import dev.gpudf.columnar.Column;
 import dev.gpudf.columnar.DeviceTable;
-import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.Table;
 import dev.gpudf.columnar.error.NotSupportedException;
 import dev.gpudf.columnar.error.UserException;
@@ -197,9 +196,9 @@ public final class GpuAggregate extends Aggregate implements GpuRel {
    * else reads, directly or through a projection that nothing else reads, where the filter keeps
    * most rows (TPC-H q1: 98.5%): the grouping takes the filter's kept rows (on the GPU its mask)
    * and the columns are not compacted (q1's compaction copied every column of lineitem's chunk,
-   * its two string keys too). The
-   * projection is then evaluated over every row; where that fails (an expression that the filter
-   * guards, such as {@code x / y} under {@code y <> 0}) the rows are compacted first, as otherwise.
+   * its two string keys too). The projection is then evaluated over every row; where that fails
+   * (an expression that the filter guards, such as {@code x / y} under {@code y <> 0}) the rows
+   * are compacted first, as otherwise.
    */
   private Table<?> computed(QueryContext ctx) {
     List<String> names = getRowType().getFieldNames();
