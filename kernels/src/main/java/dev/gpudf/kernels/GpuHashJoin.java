@@ -49,20 +49,25 @@ final class GpuHashJoin {
     }
   }
 
-  /** See {@link Join#join(Exec, DeviceTable, DeviceTable, int[], int[], Join.Kind, List, Expr)}. */
+  /**
+   * See {@link Join#join(Exec, DeviceTable, DeviceTable, int[], int[], Join.Kind, List, Expr, int[])}:
+   * the rows pair up by {@code left} and {@code right}, and {@code leftOut} and {@code rightOut}
+   * (some of their columns, borrowed) are gathered.
+   */
   static DeviceTable join(Exec exec, DeviceTable left, DeviceTable right, int[] leftKeys, int[] rightKeys, Join.Kind kind,
-      List<String> names, Expr residual) {
+      List<String> names, Expr residual, DeviceTable leftOut, DeviceTable rightOut) {
     try (Maps maps = residual == null && leftKeys.length > 0 ? maps(exec, left, right, leftKeys, rightKeys, kind)
         : withResidual(exec, left, right, leftKeys, rightKeys, kind, residual)) {
       boolean leftHoles = kind == Join.Kind.RIGHT || kind == Join.Kind.FULL;
       boolean rightHoles = kind == Join.Kind.LEFT || kind == Join.Kind.FULL;
       if (kind == Join.Kind.SEMI || kind == Join.Kind.ANTI || kind == Join.Kind.NULL_AWARE_ANTI) {
         List<DeviceColumn> out = new ArrayList<>();
-        take(GpuGather.table(exec, left, maps.left(), maps.count(), leftHoles), out);
+        take(GpuGather.table(exec, leftOut, maps.left(), maps.count(), leftHoles), out);
         return new DeviceTable(exec.gpu(), names, out, maps.count());
       }
       return new DeviceTable(exec.gpu(), names,
-          GpuGather.pairs(exec, left, maps.left(), leftHoles, right, maps.right(), rightHoles, maps.count()), maps.count());
+          GpuGather.pairs(exec, leftOut, maps.left(), leftHoles, rightOut, maps.right(), rightHoles, maps.count()),
+          maps.count());
     }
   }
 

@@ -102,7 +102,18 @@ public final class Join {
    */
   public static HostTable join(Exec exec, HostTable left, HostTable right, int[] leftKeys, int[] rightKeys, Kind kind,
       List<String> names, Expr residual, Index index) {
-    check(left, right, leftKeys, rightKeys, kind, names, residual);
+    return join(exec, left, right, leftKeys, rightKeys, kind, names, residual, index, null);
+  }
+
+  /**
+   * {@link #join(Exec, HostTable, HostTable, int[], int[], Kind, List, Expr, Index)} writing only
+   * the output columns {@code keep} (ascending positions among the left columns followed by the
+   * right ones; null: all), named {@code names}: a column no one reads above the join is not
+   * gathered (a key its parent drops, the other side's copy of it).
+   */
+  public static HostTable join(Exec exec, HostTable left, HostTable right, int[] leftKeys, int[] rightKeys, Kind kind,
+      List<String> names, Expr residual, Index index, int[] keep) {
+    check(left, right, leftKeys, rightKeys, kind, names, residual, keep);
     if (index != null && (index.table != right || !Arrays.equals(index.keys, rightKeys))) {
       throw new dev.gpudf.columnar.error.InternalException("a join index of another table or other keys was given: keys "
           + Arrays.toString(index.keys) + ", not " + Arrays.toString(rightKeys));
@@ -125,8 +136,9 @@ public final class Join {
           left.rowCount(), right.rowCount(), kind);
     }
     List<HostColumn> out = new ArrayList<>();
-    try {
-      try (HostTable l = CpuGather.tableWithNulls(exec.allocator(), left, maps[0])) {
+    try (HostTable keptLeft = (HostTable) kept(exec, left, keep, 0);
+        HostTable keptRight = (HostTable) kept(exec, right, keep, left.columnCount())) {
+      try (HostTable l = CpuGather.tableWithNulls(exec.allocator(), keptLeft, maps[0])) {
         for (int c = 0; c < l.columnCount(); c++) {
           HostColumn col = l.column(c);
           col.retain();
@@ -134,7 +146,7 @@ public final class Join {
         }
       }
       if (kind != Kind.SEMI && kind != Kind.ANTI && kind != Kind.NULL_AWARE_ANTI) {
-        try (HostTable r = CpuGather.tableWithNulls(exec.allocator(), right, maps[1])) {
+        try (HostTable r = CpuGather.tableWithNulls(exec.allocator(), keptRight, maps[1])) {
           for (int c = 0; c < r.columnCount(); c++) {
             HostColumn col = r.column(c);
             col.retain();
@@ -161,8 +173,37 @@ public final class Join {
    */
   public static DeviceTable join(Exec exec, DeviceTable left, DeviceTable right, int[] leftKeys, int[] rightKeys,
       Kind kind, List<String> names, Expr residual) {
-    check(left, right, leftKeys, rightKeys, kind, names, residual);
-    return GpuHashJoin.join(exec, left, right, leftKeys, rightKeys, kind, names, residual);
+    return join(exec, left, right, leftKeys, rightKeys, kind, names, residual, null);
+  }
+
+  /**
+   * {@link #join(Exec, HostTable, HostTable, int[], int[], Kind, List, Expr, Index, int[])} on the
+   * GPU: only the output columns {@code keep} (null: all) are gathered. The caller owns the result.
+   */
+  public static DeviceTable join(Exec exec, DeviceTable left, DeviceTable right, int[] leftKeys, int[] rightKeys,
+      Kind kind, List<String> names, Expr residual, int[] keep) {
+    check(left, right, leftKeys, rightKeys, kind, names, residual, keep);
+    try (DeviceTable keptLeft = (DeviceTable) kept(exec, left, keep, 0);
+        DeviceTable keptRight = (DeviceTable) kept(exec, right, keep, left.columnCount())) {
+      return GpuHashJoin.join(exec, left, right, leftKeys, rightKeys, kind, names, residual, keptLeft, keptRight);
+    }
+  }
+
+  /**
+   * The columns of {@code side} among the output positions {@code keep} (null: all of them),
+   * where the side's columns start at {@code first}: a table sharing them, which the caller closes.
+   */
+  private static Table<?> kept(Exec exec, Table<?> side, int[] keep, int first) {
+    List<String> names = new ArrayList<>();
+    List<dev.gpudf.columnar.Column> columns = new ArrayList<>();
+    for (int c = 0; c < side.columnCount(); c++) {
+      if (keep == null || Arrays.binarySearch(keep, first + c) >= 0) {
+        side.column(c).retain();
+        columns.add(side.column(c));
+        names.add(side.names().get(c));
+      }
+    }
+    return TableOps.table(exec, side, names, columns, side.rowCount());
   }
 
   /**
@@ -180,14 +221,14 @@ public final class Join {
     if (!leftOnly) {
       names.addAll(right.names());
     }
-    check(left, right, leftKeys, rightKeys, kind, names, null);
+    check(left, right, leftKeys, rightKeys, kind, names, null, null);
     try (GpuHashJoin.Maps maps = GpuHashJoin.maps(exec, left, right, leftKeys, rightKeys, kind)) {
       return maps.toTable(exec);
     }
   }
 
   private static void check(Table<?> left, Table<?> right, int[] leftKeys, int[] rightKeys, Kind kind, List<String> names,
-      Expr residual) {
+      Expr residual, int[] keep) {
     if (leftKeys.length != rightKeys.length || (kind == Kind.CROSS && leftKeys.length > 0)) {
       throw new UserException("a " + kind + " join needs " + (kind == Kind.CROSS ? "no" : "matching") + " key columns");
     }
@@ -206,6 +247,15 @@ public final class Join {
     }
     boolean leftOnly = kind == Kind.SEMI || kind == Kind.ANTI || kind == Kind.NULL_AWARE_ANTI;
     int columns = left.columnCount() + (leftOnly ? 0 : right.columnCount());
+    if (keep != null) {
+      for (int i = 0; i < keep.length; i++) {
+        if (keep[i] < 0 || keep[i] >= columns || (i > 0 && keep[i] <= keep[i - 1])) {
+          throw new dev.gpudf.columnar.error.InternalException("join output columns " + Arrays.toString(keep)
+              + " are not ascending positions among its " + columns + " columns");
+        }
+      }
+      columns = keep.length;
+    }
     if (names.size() != columns) {
       throw new UserException(names.size() + " names for a " + kind + " join of " + columns + " columns");
     }

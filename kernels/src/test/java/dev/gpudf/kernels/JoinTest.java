@@ -118,6 +118,31 @@ class JoinTest {
               assertEquals(want[1][k] < 0 ? null : norm(r.getVector(str).getObject(want[1][k])), norm(rv.getObject(k)));
             }
           }
+          // a join that writes some of its columns: those columns of the whole join, row for row
+          // (the keys among the dropped ones, and every column of one side for SEMI and ANTI)
+          for (Join.Kind kind : List.of(Join.Kind.INNER, Join.Kind.LEFT, Join.Kind.FULL, Join.Kind.SEMI, Join.Kind.ANTI)) {
+            List<String> all = joinedNames(lt, rt, kind);
+            int[] keep = kept(all.size());
+            List<String> some = java.util.Arrays.stream(keep).mapToObj(all::get).toList();
+            int[] k = {str, i8};
+            try (HostTable whole = Join.join(exec, lt, rt, k, k, kind, all); VectorSchemaRoot w = whole.toArrow(a);
+                HostTable part = Join.join(exec, lt, rt, k, k, kind, some, null, null, keep);
+                VectorSchemaRoot p = part.toArrow(a)) {
+              assertEquals(w.getRowCount(), p.getRowCount(), kind + " rows");
+              for (int c = 0; c < keep.length; c++) {
+                for (int row = 0; row < w.getRowCount(); row++) {
+                  assertEquals(norm(w.getVector(keep[c]).getObject(row)), norm(p.getVector(c).getObject(row)),
+                      kind + " column " + all.get(keep[c]) + " row " + row);
+                }
+              }
+            }
+          }
+          // output columns out of order or out of range are a planner's bug, refused
+          for (int[] bad : new int[][] {{2, 1}, {0, 0}, {-1}, {names.size()}}) {
+            List<String> some = java.util.Collections.nCopies(bad.length, "x");
+            assertThrows(dev.gpudf.columnar.error.InternalException.class,
+                () -> Join.join(exec, lt, rt, new int[] {str}, new int[] {str}, Join.Kind.INNER, some, null, null, bad));
+          }
           try (HostTable cross = Join.join(exec, lt, rt, new int[0], new int[0], Join.Kind.CROSS, names)) {
             assertEquals((long) rows * (rows / 2 + 1), cross.rowCount());
           }
@@ -246,6 +271,11 @@ class JoinTest {
     return new int[][] {ls.stream().mapToInt(Integer::intValue).toArray(), rs.stream().mapToInt(Integer::intValue).toArray()};
   }
 
+  /** Some of a join's {@code columns} output positions, ascending: all but every third, from the first. */
+  private static int[] kept(int columns) {
+    return java.util.stream.IntStream.range(0, columns).filter(c -> c % 3 != 0).toArray();
+  }
+
   private static List<String> joinedNames(HostTable l, HostTable r, Join.Kind kind) {
     List<String> names = new ArrayList<>(l.names());
     if (kind != Join.Kind.SEMI && kind != Join.Kind.ANTI && kind != Join.Kind.NULL_AWARE_ANTI) {
@@ -256,7 +286,8 @@ class JoinTest {
 
   /**
    * GPU joins hold the CPU twin's rows (as multisets), for every kind, key type and null pattern;
-   * with residual conditions up to 65 rows a side (65 x 33 candidate pairs span several blocks).
+   * with residual conditions up to 65 rows a side (65 x 33 candidate pairs span several blocks);
+   * also where a join writes only some of its columns.
    */
   @RequiresGpu
   @ParameterizedTest
@@ -300,6 +331,17 @@ class JoinTest {
                   DeviceTable got = Join.join(g, ld, rd, keys, keys, kind, names); VectorSchemaRoot o = got.toArrow(a, g.stream())) {
                 Rows.assertSameMultiset(w, o, kind + " on " + java.util.Arrays.toString(keys) + " " + nulls);
               }
+              if (keys.length > 1) {
+                // only some of the output columns written, on both backends
+                int[] keep = kept(names.size());
+                List<String> some = java.util.Arrays.stream(keep).mapToObj(names::get).toList();
+                try (HostTable want = Join.join(cpu, lt, rt, keys, keys, kind, some, null, null, keep);
+                    VectorSchemaRoot w = want.toArrow(a);
+                    DeviceTable got = Join.join(g, ld, rd, keys, keys, kind, some, null, keep);
+                    VectorSchemaRoot o = got.toArrow(a, g.stream())) {
+                  Rows.assertSameMultiset(w, o, kind + " writing columns " + some + " " + nulls);
+                }
+              }
             }
           }
           // residual conditions, with keys and without, every kind
@@ -315,6 +357,14 @@ class JoinTest {
                   DeviceTable got = Join.join(g, ld, rd, keys, keys, kind, names, less);
                   VectorSchemaRoot o = got.toArrow(a, g.stream())) {
                 Rows.assertSameMultiset(w, o, kind + " with residual on " + keys.length + " keys " + nulls);
+              }
+              int[] keep = kept(names.size());
+              List<String> some = java.util.Arrays.stream(keep).mapToObj(names::get).toList();
+              try (HostTable want = Join.join(cpu, lt, rt, keys, keys, kind, some, less, null, keep);
+                  VectorSchemaRoot w = want.toArrow(a);
+                  DeviceTable got = Join.join(g, ld, rd, keys, keys, kind, some, less, keep);
+                  VectorSchemaRoot o = got.toArrow(a, g.stream())) {
+                Rows.assertSameMultiset(w, o, kind + " with residual writing columns " + some + " " + nulls);
               }
             }
           }

@@ -86,13 +86,9 @@ final class ChunkSplit {
     if (!readsChunks(logical)) {
       return ScanColumns.apply(logical);
     }
-    // a column that only a pushed-down join condition reads (q13's o_comment) stays in the join's
-    // input; pruned there, it is dropped in the branches instead of passing the union
-    RelNode rel = GpuSession.hep(logical, List.of(LogicalRules.PROJECT_JOIN_TRANSPOSE, LogicalRules.PROJECT_MERGE,
-        LogicalRules.PROJECT_REMOVE));
     // scans narrow before they split: the shuttle would copy a subtree that the branches share
     Splitter splitter = new Splitter(catalog.partitionBytes());
-    RelNode split = ScanColumns.apply(rel).accept(splitter);
+    RelNode split = ScanColumns.apply(logical).accept(splitter);
     catalog.countChunkScans(splitter.filtered, splitter.skipped, splitter.partitioned);
     return split;
   }

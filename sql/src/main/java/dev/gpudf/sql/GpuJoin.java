@@ -40,6 +40,15 @@ public final class GpuJoin extends org.apache.calcite.rel.core.Join implements G
 
   @Override
   public Table<?> execute(QueryContext ctx) {
+    return join(ctx, null);
+  }
+
+  /**
+   * This join's output columns {@code keep} (ascending positions; null: all): a projection that
+   * reads a few of them spares the gathers of the others ({@link GpuProject}). The caller closes
+   * the result.
+   */
+  Table<?> join(QueryContext ctx, int[] keep) {
     String why = unsupported(this);
     if (why != null) {
       throw new NotSupportedException(why);
@@ -62,16 +71,17 @@ public final class GpuJoin extends org.apache.calcite.rel.core.Join implements G
       both.addAll(right.types());
       Expr residual = remaining.isAlwaysTrue() ? null
           : RexToExpr.translate(remaining, both, getCluster(), ctx.parameters());
-      java.util.List<String> names = getRowType().getFieldNames();
+      java.util.List<String> all = getRowType().getFieldNames();
+      java.util.List<String> names = keep == null ? all : java.util.Arrays.stream(keep).mapToObj(all::get).toList();
       if (left instanceof DeviceTable l && right instanceof DeviceTable r) {
-        return Join.join(ctx.exec(), l, r, lk, rk, kind, names, residual);
+        return Join.join(ctx.exec(), l, r, lk, rk, kind, names, residual, keep);
       }
       if (left instanceof dev.gpudf.columnar.HostTable l && right instanceof dev.gpudf.columnar.HostTable r && lk.length > 0) {
         // a right side that every chunk of a split table is joined to is indexed once for all of them
-        return Join.join(ctx.exec(), l, r, lk, rk, kind, names, residual, ctx.joinIndex((GpuRel) getInput(1), r, rk));
+        return Join.join(ctx.exec(), l, r, lk, rk, kind, names, residual, ctx.joinIndex((GpuRel) getInput(1), r, rk), keep);
       }
       return HostFallback.viaHost(ctx, java.util.List.of(left, right),
-          host -> Join.join(ctx.exec(), host.get(0), host.get(1), lk, rk, kind, names, residual));
+          host -> Join.join(ctx.exec(), host.get(0), host.get(1), lk, rk, kind, names, residual, null, keep));
     }
   }
 }

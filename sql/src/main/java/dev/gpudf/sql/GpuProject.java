@@ -19,8 +19,8 @@ import org.apache.calcite.util.ImmutableBitSet;
 
 /**
  * SELECT list: input columns pass through by reference, every other expression is evaluated; one
- * that holds an earlier one of the list as a part reads that part's column. Over a filter that
- * nothing else reads, the filter compacts only the columns the list reads.
+ * that holds an earlier one of the list as a part reads that part's column. Over a filter or a
+ * join that nothing else reads, that operator writes only the columns the list reads.
  */
 public final class GpuProject extends Project implements GpuRel {
   GpuProject(RelOptCluster cluster, RelTraitSet traits, RelNode input, List<? extends RexNode> projects, RelDataType rowType) {
@@ -39,18 +39,36 @@ public final class GpuProject extends Project implements GpuRel {
         return overFilter(ctx, filter, unfiltered, null);
       }
     }
+    if (getInput() instanceof GpuJoin join && narrows(ctx, join)) {
+      // the join gathers only the columns read here (not a key its other side repeats)
+      ImmutableBitSet used = RelOptUtil.InputFinder.bits(getProjects(), null);
+      try (Table<?> in = join.join(ctx, used.toArray())) {
+        return project(ctx, in, renumbered(used));
+      }
+    }
     try (Table<?> in = input(ctx, 0)) {
       return project(ctx, in, getProjects());
     }
   }
 
   /**
-   * Whether {@code filter}, this projection's input, compacts only the columns read here: nothing
-   * else reads it, and the list reads some of its columns but not all.
+   * Whether {@code input}, a filter or a join under this projection, writes only the columns read
+   * here: nothing else reads it, and the list reads some of its columns but not all.
    */
-  private boolean narrows(QueryContext ctx, GpuFilter filter) {
+  private boolean narrows(QueryContext ctx, GpuRel input) {
     ImmutableBitSet used = RelOptUtil.InputFinder.bits(getProjects(), null);
-    return !ctx.readByOthers(filter) && !used.isEmpty() && used.cardinality() < filter.getRowType().getFieldCount();
+    return !ctx.readByOthers(input) && !used.isEmpty() && used.cardinality() < input.getRowType().getFieldCount();
+  }
+
+  /** The list with its input columns renumbered to their order among {@code used}, the columns it reads. */
+  private List<RexNode> renumbered(ImmutableBitSet used) {
+    RexShuttle renumber = new RexShuttle() {
+      @Override
+      public RexNode visitInputRef(RexInputRef ref) {
+        return new RexInputRef(used.indexOf(ref.getIndex()), ref.getType());
+      }
+    };
+    return getProjects().stream().map(e -> e.accept(renumber)).toList();
   }
 
   /**
@@ -65,16 +83,10 @@ public final class GpuProject extends Project implements GpuRel {
         return project(ctx, in, getProjects());
       }
     }
-    ImmutableBitSet used = RelOptUtil.InputFinder.bits(getProjects(), null);
     // the filter compacts only the columns read here, which are renumbered in order
-    RexShuttle renumber = new RexShuttle() {
-      @Override
-      public RexNode visitInputRef(RexInputRef ref) {
-        return new RexInputRef(used.indexOf(ref.getIndex()), ref.getType());
-      }
-    };
+    ImmutableBitSet used = RelOptUtil.InputFinder.bits(getProjects(), null);
     try (Table<?> in = filter.filter(ctx, unfiltered, used.toArray(), rows)) {
-      return project(ctx, in, getProjects().stream().map(e -> e.accept(renumber)).toList());
+      return project(ctx, in, renumbered(used));
     }
   }
 

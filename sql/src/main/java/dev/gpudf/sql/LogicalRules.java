@@ -24,7 +24,13 @@ import org.apache.calcite.rel.rules.SubQueryRemoveRule;
 final class LogicalRules {
   static final RelOptRule PROJECT_REMOVE = ProjectRemoveRule.Config.DEFAULT.toRule();
   static final RelOptRule PROJECT_MERGE = ProjectMergeRule.Config.DEFAULT.toRule();
-  static final RelOptRule PROJECT_JOIN_TRANSPOSE = ProjectJoinTransposeRule.Config.DEFAULT.toRule();
+  /**
+   * A projection over a join narrows the join's inputs to the columns it and the join condition
+   * read; only column references move below the join, never expressions (an expression moved to
+   * the null-extended side of an outer join would be computed where the join then writes NULL).
+   */
+  static final RelOptRule PROJECT_JOIN_NARROW = ProjectJoinTransposeRule.Config.DEFAULT
+      .withPreserveExprCondition(e -> false).toRule();
   static final RelOptRule FILTER_INTO_JOIN = FilterJoinRule.FilterIntoJoinRule.FilterIntoJoinRuleConfig.DEFAULT.toRule();
   static final RelOptRule JOIN_CONDITION_PUSH =
       FilterJoinRule.JoinConditionPushRule.JoinConditionPushRuleConfig.DEFAULT.toRule();

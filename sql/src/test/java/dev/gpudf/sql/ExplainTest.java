@@ -55,6 +55,22 @@ class ExplainTest {
   }
 
   /**
+   * A column that only a filter below a join reads (TPC-H q13's comment) is dropped right above
+   * the filter, so neither the filter's compaction nor the join's gather writes it (the join
+   * writes only the columns its projection reads: {@code u.id} is not gathered either).
+   */
+  @Test
+  void aColumnOnlyAFilterBelowAJoinReadsIsDroppedAboveTheFilter() {
+    plan("SELECT t.id, u.qty FROM t JOIN u ON t.id = u.id WHERE t.name NOT LIKE '%x%'",
+        "GpuProject(id=[$0], qty=[$2])",
+        "  GpuJoin(condition=[=($0, $1)], joinType=[inner])",
+        "    GpuProject(id=[$0])",
+        "      GpuFilter(condition=[NOT(LIKE($1, '%x%'))])",
+        "        GpuTableScan(table=[[t, columns: id, name]])",
+        "    GpuTableScan(table=[[u, columns: id, qty]])");
+  }
+
+  /**
    * A correlated sub-query whose correlation sits in every branch of an OR (TPC-DS q41's shape)
    * joins on that key: the factor is pulled out of the OR, not left in a condition that pairs
    * every row with every row.
