@@ -2,6 +2,7 @@
 // [0, n_src) writes nothing and sets *bad, which the host turns into an error, except that with
 // `nullable` the index -1 (an outer join's missing side) gives a null: zero data, a clear
 // validity bit, an empty string.
+#include <cub/block/block_scan.cuh>
 #include <cstdint>
 #include "common.cuh"
 
@@ -104,6 +105,57 @@ extern "C" __global__ void gather_string_lengths_kernel(const int* offsets, long
   for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) {
     int r = map[i];
     lengths[i] = gpudf_gather::in_range(r, n_src, nullable, bad) ? offsets[r + 1] - offsets[r] : 0;
+  }
+}
+
+// One string column of a small gather's offsets: its source offsets and rows, its map (with
+// `nullable`, -1 is an empty string), where its int32 offsets go and where their total goes.
+struct GatherString {
+  const int* src_offsets;
+  long long n_src;
+  const int* map;
+  int* dst_offsets;
+  unsigned long long* total;
+  int nullable;
+  int unused;
+};
+
+// The string columns of one launch, by value. GpuGather.STRINGS_PER_LAUNCH and STRING_BYTES mirror this.
+constexpr int kGatherStrings = 16;
+struct GatherStrings {
+  GatherString c[kGatherStrings];
+};
+static_assert(sizeof(GatherString) == 48, "GpuGather.STRING_BYTES");
+
+// The gathered offsets of up to kGatherStrings string columns of few rows (at most
+// DeviceScan.ONE_LAUNCH_ROWS), a block per column walking its rows: lengths, their scan and
+// Arrow's int32 offsets in one launch, where a column of many rows takes four and two copies.
+// The total (int64) goes to *total; past 2^31 - 1 the offsets are not valid, and the host, which
+// reads the total before it uses them, refuses the column.
+extern "C" __global__ void gather_string_offsets_kernel(GatherStrings cols, long long n, int* bad) {
+  using BS = cub::BlockScan<long long, gpudf::kBlock>;
+  __shared__ typename BS::TempStorage temp;
+  __shared__ long long carry;
+  const GatherString& c = cols.c[blockIdx.x];
+  if (threadIdx.x == 0) carry = 0;
+  __syncthreads();
+  for (long long base = 0; base < n; base += gpudf::kBlock) {
+    long long i = base + threadIdx.x;
+    long long len = 0;
+    if (i < n) {
+      int r = c.map[i];
+      if (gpudf_gather::in_range(r, c.n_src, c.nullable, bad)) len = c.src_offsets[r + 1] - c.src_offsets[r];
+    }
+    long long before, step;
+    BS(temp).ExclusiveSum(len, before, step);
+    if (i < n) c.dst_offsets[i] = (int)(carry + before);
+    __syncthreads();
+    if (threadIdx.x == 0) carry += step;
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    c.dst_offsets[n] = (int)carry;
+    *c.total = (unsigned long long)carry;
   }
 }
 
