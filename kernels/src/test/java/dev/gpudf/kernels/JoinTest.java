@@ -332,15 +332,7 @@ class JoinTest {
                 Rows.assertSameMultiset(w, o, kind + " on " + java.util.Arrays.toString(keys) + " " + nulls);
               }
               if (keys.length > 1) {
-                // only some of the output columns written, on both backends
-                int[] keep = kept(names.size());
-                List<String> some = java.util.Arrays.stream(keep).mapToObj(names::get).toList();
-                try (HostTable want = Join.join(cpu, lt, rt, keys, keys, kind, some, null, null, keep);
-                    VectorSchemaRoot w = want.toArrow(a);
-                    DeviceTable got = Join.join(g, ld, rd, keys, keys, kind, some, null, keep);
-                    VectorSchemaRoot o = got.toArrow(a, g.stream())) {
-                  Rows.assertSameMultiset(w, o, kind + " writing columns " + some + " " + nulls);
-                }
+                assertSameKeptColumns(a, cpu, g, lt, rt, ld, rd, keys, kind, null, nulls.toString());
               }
             }
           }
@@ -358,18 +350,25 @@ class JoinTest {
                   VectorSchemaRoot o = got.toArrow(a, g.stream())) {
                 Rows.assertSameMultiset(w, o, kind + " with residual on " + keys.length + " keys " + nulls);
               }
-              int[] keep = kept(names.size());
-              List<String> some = java.util.Arrays.stream(keep).mapToObj(names::get).toList();
-              try (HostTable want = Join.join(cpu, lt, rt, keys, keys, kind, some, less, null, keep);
-                  VectorSchemaRoot w = want.toArrow(a);
-                  DeviceTable got = Join.join(g, ld, rd, keys, keys, kind, some, less, keep);
-                  VectorSchemaRoot o = got.toArrow(a, g.stream())) {
-                Rows.assertSameMultiset(w, o, kind + " with residual writing columns " + some + " " + nulls);
-              }
+              assertSameKeptColumns(a, cpu, g, lt, rt, ld, rd, keys, kind, less, "with residual " + nulls);
             }
           }
         }
       }
+    }
+  }
+
+  /** A join that writes only some of its columns ({@link #kept}) holds the same rows on both backends. */
+  private static void assertSameKeptColumns(RootAllocator a, Exec cpu, Exec g, HostTable lt, HostTable rt, DeviceTable ld,
+      DeviceTable rd, int[] keys, Join.Kind kind, Expr residual, String what) {
+    List<String> names = joinedNames(lt, rt, kind);
+    int[] keep = kept(names.size());
+    List<String> some = java.util.Arrays.stream(keep).mapToObj(names::get).toList();
+    try (HostTable want = Join.join(cpu, lt, rt, keys, keys, kind, some, residual, null, keep);
+        VectorSchemaRoot w = want.toArrow(a);
+        DeviceTable got = Join.join(g, ld, rd, keys, keys, kind, some, residual, keep);
+        VectorSchemaRoot o = got.toArrow(a, g.stream())) {
+      Rows.assertSameMultiset(w, o, kind + " writing columns " + some + " " + what);
     }
   }
 
