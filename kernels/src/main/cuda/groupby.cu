@@ -12,6 +12,7 @@
 // Integer and decimal sums are exact in 192 bits; float sums are in double (their order, and so
 // their last bits, may differ from run to run); float MIN/MAX use an order-preserving integer
 // image of the value, with NaNs counted apart (NaN is above every number, as in Reduction).
+#include <cub/block/block_reduce.cuh>
 #include <cstdint>
 #include "common.cuh"
 #include "keys.cuh"
@@ -448,9 +449,13 @@ extern "C" __global__ void groupby_first_to_map_kernel(const long long* first, l
   }
 }
 
-// Validity of aggregate results: group g is valid when count[g] > min_count.
+// Validity of aggregate results: group g is valid when count[g] > min_count; the valid groups
+// are added to *valid.
 extern "C" __global__ void groupby_validity_kernel(const unsigned long long* count, long long groups,
-                                                   long long min_count, uint32_t* validity) {
+                                                   long long min_count, uint32_t* validity, unsigned long long* valid) {
+  using BlockReduce = cub::BlockReduce<unsigned long long, gpudf::kBlock>;
+  __shared__ typename BlockReduce::TempStorage temp;
+  unsigned long long local = 0;
   long long words = (groups + 31) / 32;
   for (long long w = gpudf::global_thread(); w < words; w += gpudf::grid_threads()) {
     uint32_t bits = 0;
@@ -458,7 +463,10 @@ extern "C" __global__ void groupby_validity_kernel(const unsigned long long* cou
       if (count[w * 32 + k] > (unsigned long long)min_count) bits |= 1u << k;
     }
     validity[w] = bits;
+    local += __popc(bits);
   }
+  unsigned long long sum = BlockReduce(temp).Sum(local);
+  if (threadIdx.x == 0 && sum != 0) atomicAdd(valid, sum);
 }
 
 namespace gpudf_groupby {

@@ -256,9 +256,9 @@ final class GpuHashGroupBy {
         }
       }
       DeviceBuffer validity = track(results, exec.allocate(4 * ((groups + 31L) / 32 + 1)));
+      // the valid groups are counted into the second wait slot by the same launch
       KernelLaunch.launch("groupby_validity_kernel", KernelLaunch.gridFor(exec.stream().device(), (groups + 31L) / 32),
-          exec.stream(), count, (long) groups, minCount, validity);
-      Bitmaps.addSetCount(validity, null, groups, slots + 8, exec.stream());
+          exec.stream(), count, (long) groups, minCount, validity, slots + 8);
       return new Partial(outType, data, validity, overflow, null);
     } catch (RuntimeException e) {
       results.forEach(DeviceBuffer::close);
