@@ -128,27 +128,38 @@ struct GatherStrings {
 static_assert(sizeof(GatherString) == 48, "GpuGather.STRING_BYTES");
 
 // The gathered offsets of up to kGatherStrings string columns of few rows (at most
-// DeviceScan.ONE_LAUNCH_ROWS), a block per column walking its rows: lengths, their scan and
-// Arrow's int32 offsets in one launch, where a column of many rows takes four and two copies.
-// The total (int64) goes to *total; past 2^31 - 1 the offsets are not valid, and the host, which
-// reads the total before it uses them, refuses the column.
-extern "C" __global__ void gather_string_offsets_kernel(GatherStrings cols, long long n, int* bad) {
-  using BS = cub::BlockScan<long long, gpudf::kBlock>;
+// GpuGather.SMALL_GATHER_ROWS), a block of kStringThreads per column walking its rows
+// kStringItems a thread at a time: lengths, their scan and Arrow's int32 offsets in one launch,
+// where a column of many rows takes four and two copies. The total (int64) goes to *total; past
+// 2^31 - 1 the offsets are not valid, and the host, which reads the total before it uses them,
+// refuses the column.
+constexpr int kStringThreads = 1024, kStringItems = 4;
+extern "C" __global__ void __launch_bounds__(kStringThreads)
+    gather_string_offsets_kernel(GatherStrings cols, long long n, int* bad) {
+  using BS = cub::BlockScan<long long, kStringThreads>;
   __shared__ typename BS::TempStorage temp;
   __shared__ long long carry;
   const GatherString& c = cols.c[blockIdx.x];
   if (threadIdx.x == 0) carry = 0;
   __syncthreads();
-  for (long long base = 0; base < n; base += gpudf::kBlock) {
-    long long i = base + threadIdx.x;
-    long long len = 0;
-    if (i < n) {
-      int r = c.map[i];
-      if (gpudf_gather::in_range(r, c.n_src, c.nullable, bad)) len = c.src_offsets[r + 1] - c.src_offsets[r];
+  for (long long base = 0; base < n; base += (long long)kStringThreads * kStringItems) {
+    long long first = base + (long long)threadIdx.x * kStringItems;
+    long long len[kStringItems];
+#pragma unroll
+    for (int k = 0; k < kStringItems; k++) {
+      long long i = first + k;
+      len[k] = 0;
+      if (i < n) {
+        int r = c.map[i];
+        if (gpudf_gather::in_range(r, c.n_src, c.nullable, bad)) len[k] = c.src_offsets[r + 1] - c.src_offsets[r];
+      }
     }
-    long long before, step;
-    BS(temp).ExclusiveSum(len, before, step);
-    if (i < n) c.dst_offsets[i] = (int)(carry + before);
+    long long step;
+    BS(temp).ExclusiveSum(len, len, step);
+#pragma unroll
+    for (int k = 0; k < kStringItems; k++) {
+      if (first + k < n) c.dst_offsets[first + k] = (int)(carry + len[k]);
+    }
     __syncthreads();
     if (threadIdx.x == 0) carry += step;
     __syncthreads();

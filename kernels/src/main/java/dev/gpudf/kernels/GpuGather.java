@@ -108,7 +108,7 @@ final class GpuGather {
     long[] waited;
     try (DeviceBuffer counts = exec.allocateZeroed(8L * (2 * k + 1))) {
       Descriptors fused = new Descriptors(exec, n, bad);
-      SmallStrings small = n <= DeviceScan.ONE_LAUNCH_ROWS ? new SmallStrings(exec, n, bad) : null;
+      SmallStrings small = n <= SMALL_GATHER_ROWS ? new SmallStrings(exec, n, bad) : null;
       for (int c = 0; c < k; c++) {
         DeviceColumn src = sources.get(c).column();
         DeviceBuffer map = sources.get(c).map();
@@ -205,17 +205,25 @@ final class GpuGather {
     }
   }
 
+  /**
+   * Most rows of a gather whose string offsets a block per column writes in one launch ({@link
+   * SmallStrings}): eight of its steps of 1024 threads times 4 rows, about the time of the four
+   * launches a scan over the whole grid takes.
+   */
+  static final int SMALL_GATHER_ROWS = 1 << 15;
+  /** Threads of a {@code gather_string_offsets_kernel} block: {@code kStringThreads} in {@code gather.cu}. */
+  private static final int STRING_THREADS = 1024;
   /** String columns one {@code gather_string_offsets_kernel} launch takes: {@code kGatherStrings} in {@code gather.cu}. */
   static final int STRINGS_PER_LAUNCH = 16;
   /** Bytes of one column's {@code GatherString} in {@code gather.cu}. */
   static final int STRING_BYTES = 48;
 
   /**
-   * The offsets of a gather's string columns where it has at most {@link DeviceScan#ONE_LAUNCH_ROWS}
-   * rows, described for {@code gather_string_offsets_kernel}: a block per column computes the
+   * The offsets of a gather's string columns where it has at most {@link #SMALL_GATHER_ROWS} rows,
+   * described for {@code gather_string_offsets_kernel}: a block per column computes the
    * lengths, scans them and writes int32 offsets and their total, in one launch for up to {@link
    * #STRINGS_PER_LAUNCH} columns (TPC-H q2 gathers its supplier strings through joins of a few
-   * thousand rows, each column in four launches and two copies otherwise).
+   * thousand rows, each column in four to six launches and two copies otherwise).
    */
   private static final class SmallStrings {
     private final Exec exec;
@@ -249,7 +257,8 @@ final class GpuGather {
     /** Launches the columns added since the last launch, a block each (even for no rows: offset 0 and total 0). */
     void launch() {
       if (count > 0) {
-        KernelLaunch.launch("gather_string_offsets_kernel", count, exec.stream(), bytes.clear(), (long) n, bad);
+        KernelLaunch.launch("gather_string_offsets_kernel", count, STRING_THREADS, exec.stream(), bytes.clear(), (long) n,
+            bad);
       }
       count = 0;
     }
