@@ -170,6 +170,40 @@ extern "C" __global__ void __launch_bounds__(kStringThreads)
   }
 }
 
+// One string column of a small gather's bytes, once its offsets are written and its bytes allocated.
+struct GatherChars {
+  const int* src_offsets;
+  const uint8_t* src_chars;
+  long long n_src;
+  const int* map;
+  const int* dst_offsets;
+  uint8_t* dst_chars;
+};
+
+// The string columns of one launch, by value. GpuGather.CHARS_BYTES mirrors this.
+struct GatherCharsAll {
+  GatherChars c[kGatherStrings];
+};
+static_assert(sizeof(GatherChars) == 48, "GpuGather.CHARS_BYTES");
+
+// The bytes of up to kGatherStrings string columns of a small gather (gather_string_offsets_kernel
+// wrote their offsets) in one launch: a warp per string of each column, its lanes copying bytes
+// side by side. A row whose index is outside its column (or -1) has no bytes.
+extern "C" __global__ void gather_strings_chars_kernel(GatherCharsAll cols, int count, long long n) {
+  int lane = threadIdx.x & 31;
+  long long items = n * count;
+  for (long long w = gpudf::global_thread() / 32; w < items; w += gpudf::grid_threads() / 32) {
+    const GatherChars& c = cols.c[w / n];
+    long long i = w % n;
+    int r = c.map[i];
+    if (r < 0 || r >= c.n_src) continue;
+    int from = c.src_offsets[r];
+    int len = c.src_offsets[r + 1] - from;
+    int to = c.dst_offsets[i];
+    for (int k = lane; k < len; k += 32) c.dst_chars[to + k] = c.src_chars[from + k];
+  }
+}
+
 // Narrows scanned int64 offsets (already checked to fit) to Arrow's int32 offsets.
 extern "C" __global__ void narrow_offsets_kernel(const long long* wide, long long count, int* out) {
   for (long long i = gpudf::global_thread(); i < count; i += gpudf::grid_threads()) out[i] = (int)wide[i];

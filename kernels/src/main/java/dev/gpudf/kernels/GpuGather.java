@@ -175,11 +175,18 @@ final class GpuGather {
           }
           data[c] = exec.allocate(total);
           owned.add(data[c]);
-          // short strings a thread each, long ones a warp each (its lanes copy bytes side by side)
-          KernelLaunch.launch(total < SHORT_STRING_BYTES * n ? "gather_string_chars_thread_kernel"
-              : "gather_string_chars_kernel", grid, exec.stream(), src.offsets(), src.data(), (long) src.rowCount(), map,
-              (long) n, offsets[c], data[c]);
+          if (small != null) {
+            small.addChars(src, map, offsets[c], data[c]);
+          } else {
+            // short strings a thread each, long ones a warp each (its lanes copy bytes side by side)
+            KernelLaunch.launch(total < SHORT_STRING_BYTES * n ? "gather_string_chars_thread_kernel"
+                : "gather_string_chars_kernel", grid, exec.stream(), src.offsets(), src.data(), (long) src.rowCount(), map,
+                (long) n, offsets[c], data[c]);
+          }
         }
+      }
+      if (small != null) {
+        small.launchChars();
       }
     } catch (RuntimeException e) {
       owned.forEach(DeviceBuffer::close);
@@ -217,13 +224,17 @@ final class GpuGather {
   static final int STRINGS_PER_LAUNCH = 16;
   /** Bytes of one column's {@code GatherString} in {@code gather.cu}. */
   static final int STRING_BYTES = 48;
+  /** Bytes of one column's {@code GatherChars} in {@code gather.cu}. */
+  static final int CHARS_BYTES = 48;
 
   /**
    * The offsets of a gather's string columns where it has at most {@link #SMALL_GATHER_ROWS} rows,
    * described for {@code gather_string_offsets_kernel}: a block per column computes the
    * lengths, scans them and writes int32 offsets and their total, in one launch for up to {@link
    * #STRINGS_PER_LAUNCH} columns (TPC-H q2 gathers its supplier strings through joins of a few
-   * thousand rows, each column in four to six launches and two copies otherwise).
+   * thousand rows, each column in four to six launches and two copies otherwise); once their
+   * totals are known and their bytes allocated, {@code gather_strings_chars_kernel} copies the
+   * bytes of as many columns in one launch.
    */
   private static final class SmallStrings {
     private final Exec exec;
@@ -231,7 +242,10 @@ final class GpuGather {
     private final DeviceBuffer bad;
     private final java.nio.ByteBuffer bytes = java.nio.ByteBuffer.allocate(STRINGS_PER_LAUNCH * STRING_BYTES)
         .order(java.nio.ByteOrder.nativeOrder());
+    private final java.nio.ByteBuffer chars = java.nio.ByteBuffer.allocate(STRINGS_PER_LAUNCH * CHARS_BYTES)
+        .order(java.nio.ByteOrder.nativeOrder());
     private int count;
+    private int charsCount;
 
     SmallStrings(Exec exec, int n, DeviceBuffer bad) {
       this.exec = exec;
@@ -252,6 +266,29 @@ final class GpuGather {
       if (++count == STRINGS_PER_LAUNCH) {
         launch();
       }
+    }
+
+    /** One string column's bytes to copy from {@code src} by {@code map}, to {@code dst} at {@code dstOffsets}. */
+    void addChars(DeviceColumn src, DeviceBuffer map, DeviceBuffer dstOffsets, DeviceBuffer dst) {
+      int at = charsCount * CHARS_BYTES;
+      chars.putLong(at, src.offsets().address());
+      chars.putLong(at + 8, src.data() == null ? 0 : src.data().address());
+      chars.putLong(at + 16, src.rowCount());
+      chars.putLong(at + 24, map.address());
+      chars.putLong(at + 32, dstOffsets.address());
+      chars.putLong(at + 40, dst.address());
+      if (++charsCount == STRINGS_PER_LAUNCH) {
+        launchChars();
+      }
+    }
+
+    /** Launches the byte copies added since the last launch, a warp per string. */
+    void launchChars() {
+      if (charsCount > 0 && n > 0) {
+        KernelLaunch.launch("gather_strings_chars_kernel", KernelLaunch.gridFor(exec.stream().device(), 32L * n * charsCount),
+            exec.stream(), chars.clear(), charsCount, (long) n);
+      }
+      charsCount = 0;
     }
 
     /** Launches the columns added since the last launch, a block each (even for no rows: offset 0 and total 0). */
