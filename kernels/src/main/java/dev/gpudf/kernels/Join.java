@@ -194,17 +194,12 @@ public final class Join {
    * where the side's columns start at {@code first}: a table sharing them, which the caller closes.
    */
   private static Table<?> kept(Exec exec, Table<?> side, int[] keep, int first) {
-    List<String> names = new ArrayList<>();
-    List<dev.gpudf.columnar.Column> columns = new ArrayList<>();
-    for (int c = 0; c < side.columnCount(); c++) {
-      if (keep == null || Arrays.binarySearch(keep, first + c) >= 0) {
-        side.column(c).retain();
-        columns.add(side.column(c));
-        names.add(side.names().get(c));
-      }
-    }
-    return TableOps.table(exec, side, names, columns, side.rowCount());
+    int n = side.columnCount();
+    int[] columns = keep == null ? java.util.stream.IntStream.range(0, n).toArray()
+        : Arrays.stream(keep).filter(p -> p >= first && p < first + n).map(p -> p - first).toArray();
+    return TableOps.columns(exec, side, columns);
   }
+
 
   /**
    * The gather maps of an equi-join of {@code kind} (not CROSS) on the GPU, without gathering any

@@ -121,6 +121,21 @@ public final class TableOps {
     return table(exec, t, names, cols, t.rowCount());
   }
 
+  /**
+   * Columns {@code columns} of {@code t}, in that order, under their names (retained, not copied);
+   * the caller closes the result.
+   */
+  public static Table<?> columns(Exec exec, Table<?> t, int[] columns) {
+    List<Column> cols = new ArrayList<>();
+    List<String> names = new ArrayList<>();
+    for (int c : columns) {
+      t.column(c).retain();
+      cols.add(t.column(c));
+      names.add(t.names().get(c));
+    }
+    return table(exec, t, names, cols, t.rowCount());
+  }
+
   /** A table of {@code like}'s backend over {@code columns}, which it takes ownership of. */
   public static Table<?> table(Exec exec, Table<?> like, List<String> names, List<? extends Column> columns, int rows) {
     if (like instanceof DeviceTable) {

@@ -1,6 +1,5 @@
 package dev.gpudf.sql;
 
-import dev.gpudf.columnar.Column;
 import dev.gpudf.columnar.DeviceColumn;
 import dev.gpudf.columnar.DeviceTable;
 import dev.gpudf.columnar.HostTable;
@@ -8,8 +7,6 @@ import dev.gpudf.columnar.Table;
 import dev.gpudf.kernels.Evaluate;
 import dev.gpudf.kernels.Expr;
 import dev.gpudf.kernels.TableOps;
-import java.util.ArrayList;
-import java.util.List;
 import org.apache.calcite.plan.RelOptCluster;
 import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.RelNode;
@@ -58,7 +55,7 @@ public final class GpuFilter extends Filter implements GpuRel {
       if (keep == null) {
         return dev.gpudf.kernels.Filter.filter(ctx.exec(), in, rows);
       }
-      try (Table<?> narrow = narrow(ctx, in, keep)) {
+      try (Table<?> narrow = TableOps.columns(ctx.exec(), in, keep)) {
         return dev.gpudf.kernels.Filter.filter(ctx.exec(), narrow, rows);
       }
     }
@@ -66,7 +63,7 @@ public final class GpuFilter extends Filter implements GpuRel {
     if (keep == null) {
       return TableOps.filter(ctx.exec(), in, condition, in);
     }
-    try (Table<?> narrow = narrow(ctx, in, keep)) {
+    try (Table<?> narrow = TableOps.columns(ctx.exec(), in, keep)) {
       return TableOps.filter(ctx.exec(), in, condition, narrow);
     }
   }
@@ -83,17 +80,5 @@ public final class GpuFilter extends Filter implements GpuRel {
     try (DeviceColumn mask = Evaluate.evaluate(ctx.exec(), (DeviceTable) in, condition)) {
       return dev.gpudf.kernels.Filter.select(ctx.exec(), mask);
     }
-  }
-
-  /** Columns {@code keep} of {@code in}, in that order, as a table the caller closes. */
-  private static Table<?> narrow(QueryContext ctx, Table<?> in, int[] keep) {
-    List<Column> columns = new ArrayList<>();
-    List<String> names = new ArrayList<>();
-    for (int c : keep) {
-      in.column(c).retain();
-      columns.add(in.column(c));
-      names.add(in.names().get(c));
-    }
-    return TableOps.table(ctx.exec(), in, names, columns, in.rowCount());
   }
 }

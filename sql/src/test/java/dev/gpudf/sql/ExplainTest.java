@@ -56,8 +56,9 @@ class ExplainTest {
 
   /**
    * A column that only a filter below a join reads (TPC-H q13's comment) is dropped right above
-   * the filter, so neither the filter's compaction nor the join's gather writes it (the join
-   * writes only the columns its projection reads: {@code u.id} is not gathered either).
+   * the filter, so neither the filter's compaction nor the join's gather writes it. (At run time
+   * the join also skips {@code u.id}, which its projection does not read; the plan does not show
+   * that, {@code JoinTest} checks it.)
    */
   @Test
   void aColumnOnlyAFilterBelowAJoinReadsIsDroppedAboveTheFilter() {
