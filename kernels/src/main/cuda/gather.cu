@@ -2,6 +2,7 @@
 // [0, n_src) writes nothing and sets *bad, which the host turns into an error, except that with
 // `nullable` the index -1 (an outer join's missing side) gives a null: zero data, a clear
 // validity bit, an empty string.
+#include <cub/block/block_scan.cuh>
 #include <cstdint>
 #include "common.cuh"
 
@@ -104,6 +105,102 @@ extern "C" __global__ void gather_string_lengths_kernel(const int* offsets, long
   for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) {
     int r = map[i];
     lengths[i] = gpudf_gather::in_range(r, n_src, nullable, bad) ? offsets[r + 1] - offsets[r] : 0;
+  }
+}
+
+// One string column of a small gather's offsets: its source offsets and rows, its map (with
+// `nullable`, -1 is an empty string), where its int32 offsets go and where their total goes.
+struct GatherString {
+  const int* src_offsets;
+  long long n_src;
+  const int* map;
+  int* dst_offsets;
+  unsigned long long* total;
+  int nullable;
+  int unused;
+};
+
+// The string columns of one launch, by value. GpuGather.STRINGS_PER_LAUNCH and STRING_BYTES mirror this.
+constexpr int kGatherStrings = 16;
+struct GatherStrings {
+  GatherString c[kGatherStrings];
+};
+static_assert(sizeof(GatherString) == 48, "GpuGather.STRING_BYTES");
+
+// The gathered offsets of up to kGatherStrings string columns of few rows (at most
+// GpuGather.SMALL_GATHER_ROWS), a block of kStringThreads per column walking its rows
+// kStringItems a thread at a time: lengths, their scan and Arrow's int32 offsets in one launch,
+// where a column of many rows takes four and two copies. The total (int64) goes to *total; past
+// 2^31 - 1 the offsets are not valid, and the host, which reads the total before it uses them,
+// refuses the column.
+constexpr int kStringThreads = 1024, kStringItems = 4;
+extern "C" __global__ void __launch_bounds__(kStringThreads)
+    gather_string_offsets_kernel(GatherStrings cols, long long n, int* bad) {
+  using BS = cub::BlockScan<long long, kStringThreads>;
+  __shared__ typename BS::TempStorage temp;
+  __shared__ long long carry;
+  const GatherString& c = cols.c[blockIdx.x];
+  if (threadIdx.x == 0) carry = 0;
+  __syncthreads();
+  for (long long base = 0; base < n; base += (long long)kStringThreads * kStringItems) {
+    long long first = base + (long long)threadIdx.x * kStringItems;
+    long long len[kStringItems];
+#pragma unroll
+    for (int k = 0; k < kStringItems; k++) {
+      long long i = first + k;
+      len[k] = 0;
+      if (i < n) {
+        int r = c.map[i];
+        if (gpudf_gather::in_range(r, c.n_src, c.nullable, bad)) len[k] = c.src_offsets[r + 1] - c.src_offsets[r];
+      }
+    }
+    long long step;
+    BS(temp).ExclusiveSum(len, len, step);
+#pragma unroll
+    for (int k = 0; k < kStringItems; k++) {
+      if (first + k < n) c.dst_offsets[first + k] = (int)(carry + len[k]);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) carry += step;
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    c.dst_offsets[n] = (int)carry;
+    *c.total = (unsigned long long)carry;
+  }
+}
+
+// One string column of a small gather's bytes, once its offsets are written and its bytes allocated.
+struct GatherChars {
+  const int* src_offsets;
+  const uint8_t* src_chars;
+  long long n_src;
+  const int* map;
+  const int* dst_offsets;
+  uint8_t* dst_chars;
+};
+
+// The string columns of one launch, by value. GpuGather.CHARS_BYTES mirrors this.
+struct GatherCharsAll {
+  GatherChars c[kGatherStrings];
+};
+static_assert(sizeof(GatherChars) == 48, "GpuGather.CHARS_BYTES");
+
+// The bytes of up to kGatherStrings string columns of a small gather (gather_string_offsets_kernel
+// wrote their offsets) in one launch: a warp per string of each column, its lanes copying bytes
+// side by side. A row whose index is outside its column (or -1) has no bytes.
+extern "C" __global__ void gather_strings_chars_kernel(GatherCharsAll cols, int count, long long n) {
+  int lane = threadIdx.x & 31;
+  long long items = n * count;
+  for (long long w = gpudf::global_thread() / 32; w < items; w += gpudf::grid_threads() / 32) {
+    const GatherChars& c = cols.c[w / n];
+    long long i = w % n;
+    int r = c.map[i];
+    if (r < 0 || r >= c.n_src) continue;
+    int from = c.src_offsets[r];
+    int len = c.src_offsets[r + 1] - from;
+    int to = c.dst_offsets[i];
+    for (int k = lane; k < len; k += 32) c.dst_chars[to + k] = c.src_chars[from + k];
   }
 }
 

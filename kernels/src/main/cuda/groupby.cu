@@ -12,6 +12,7 @@
 // Integer and decimal sums are exact in 192 bits; float sums are in double (their order, and so
 // their last bits, may differ from run to run); float MIN/MAX use an order-preserving integer
 // image of the value, with NaNs counted apart (NaN is above every number, as in Reduction).
+#include <cub/block/block_reduce.cuh>
 #include <cstdint>
 #include "common.cuh"
 #include "keys.cuh"
@@ -57,17 +58,20 @@ extern "C" __global__ void groupby_first_kernel(long long n, const int* slot_of,
   }
 }
 
-// Bit i of `mask` is set when row i leads its group; one thread per 32-row word.
+// Bit i of `mask` is set when row i leads its group; one warp per 32-row word, a lane per row,
+// so that the warp reads its 32 slots in one coalesced load (a thread per word read them 128
+// bytes apart: q18's 60M rows took 1.5 ms a launch) and the word is the warp's ballot.
 extern "C" __global__ void groupby_leader_mask_kernel(long long n, const int* slot_of,
                                                       const unsigned long long* table, uint32_t* mask) {
   long long words = (n + 31) / 32;
-  for (long long w = gpudf::global_thread(); w < words; w += gpudf::grid_threads()) {
-    uint32_t bits = 0;
-    for (int k = 0; k < 32 && w * 32 + k < n; k++) {
-      long long i = w * 32 + k;
-      if (slot_of[i] >= 0 && gpudf_keys::entry_row(table[slot_of[i]]) == i) bits |= 1u << k;
-    }
-    mask[w] = bits;
+  int lane = threadIdx.x & 31;
+  long long warps = gpudf::grid_threads() / 32;
+  for (long long w = gpudf::global_thread() / 32; w < words; w += warps) {
+    long long i = w * 32 + lane;
+    int s = i < n ? slot_of[i] : -1;
+    bool leads = s >= 0 && gpudf_keys::entry_row(table[s]) == i;
+    uint32_t bits = __ballot_sync(0xffffffffu, leads);
+    if (lane == 0) mask[w] = bits;
   }
 }
 
@@ -445,9 +449,13 @@ extern "C" __global__ void groupby_first_to_map_kernel(const long long* first, l
   }
 }
 
-// Validity of aggregate results: group g is valid when count[g] > min_count.
+// Validity of aggregate results: group g is valid when count[g] > min_count; the valid groups
+// are added to *valid.
 extern "C" __global__ void groupby_validity_kernel(const unsigned long long* count, long long groups,
-                                                   long long min_count, uint32_t* validity) {
+                                                   long long min_count, uint32_t* validity, unsigned long long* valid) {
+  using BlockReduce = cub::BlockReduce<unsigned long long, gpudf::kBlock>;
+  __shared__ typename BlockReduce::TempStorage temp;
+  unsigned long long local = 0;
   long long words = (groups + 31) / 32;
   for (long long w = gpudf::global_thread(); w < words; w += gpudf::grid_threads()) {
     uint32_t bits = 0;
@@ -455,7 +463,10 @@ extern "C" __global__ void groupby_validity_kernel(const unsigned long long* cou
       if (count[w * 32 + k] > (unsigned long long)min_count) bits |= 1u << k;
     }
     validity[w] = bits;
+    local += __popc(bits);
   }
+  unsigned long long sum = BlockReduce(temp).Sum(local);
+  if (threadIdx.x == 0 && sum != 0) atomicAdd(valid, sum);
 }
 
 namespace gpudf_groupby {

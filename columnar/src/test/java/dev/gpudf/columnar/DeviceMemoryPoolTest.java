@@ -145,6 +145,41 @@ class DeviceMemoryPoolTest {
   }
 
   /**
+   * A busy stream's earlier free whose work has passed comes back to every stream, and its later
+   * free behind unfinished work does not: the pool gives a stream's blocks back in order up to its
+   * first unfinished free (checked by an event, else the case is retried with more work).
+   */
+  @Test
+  void aBusyStreamsFinishedFreesComeBackUpToItsFirstUnfinishedOne() {
+    try (DeviceMemoryPool pool = new DeviceMemoryPool(device, 64 * MIB, 64 * MIB); CudaStream other = new CudaStream(device);
+        dev.gpudf.columnar.cuda.CudaEvent done = new dev.gpudf.columnar.cuda.CudaEvent(device, false)) {
+      for (int work = 20; work <= 640; work *= 2) {
+        DeviceBuffer early = pool.allocate(32 * MIB, stream);
+        DeviceBuffer late = pool.allocate(32 * MIB, stream);
+        long earlyAddress = early.address();
+        early.close();
+        stream.synchronize();
+        queueWork(late, work);
+        done.record(stream);
+        late.close();
+        try (DeviceBuffer got = pool.allocate(32 * MIB, other)) {
+          if (done.isDone()) {
+            stream.synchronize();
+            continue;
+          }
+          assertEquals(earlyAddress, got.address(), "the busy stream's finished free did not come back");
+          // the only room left is the unfinished block: the pool must wait for its work to hand it out
+          try (DeviceBuffer rest = pool.allocate(32 * MIB, other)) {
+            assertTrue(done.isDone(), "the busy stream's unfinished free was handed out before its work passed");
+          }
+          return;
+        }
+      }
+      throw new AssertionError("the busy stream's work always finished before the allocation: the case was never tried");
+    }
+  }
+
+  /**
    * The freeing stream taking part of its own unfinished blocks must not leave the rest to others:
    * two blocks freed behind work, the freeing stream allocating half of one, then another stream
    * allocating; while that work runs (checked by an event, else the case is retried with more

@@ -108,6 +108,7 @@ final class GpuGather {
     long[] waited;
     try (DeviceBuffer counts = exec.allocateZeroed(8L * (2 * k + 1))) {
       Descriptors fused = new Descriptors(exec, n, bad);
+      SmallStrings small = n <= SMALL_GATHER_ROWS ? new SmallStrings(exec, n, bad) : null;
       for (int c = 0; c < k; c++) {
         DeviceColumn src = sources.get(c).column();
         DeviceBuffer map = sources.get(c).map();
@@ -118,6 +119,12 @@ final class GpuGather {
           width = 0;
           data[c] = exec.allocate(4 * ((n + 31L) / 32));
           owned.add(data[c]);
+        } else if (src.type().id() == TypeId.STRING && small != null) {
+          width = -1;
+          // few rows: the int32 offsets at once, filled once their total is known
+          offsets[c] = exec.allocate(4L * (n + 1));
+          owned.add(offsets[c]);
+          small.add(src.offsets(), srcRows, map, orNull, offsets[c], counts.address() + 8L * (k + c));
         } else if (src.type().id() == TypeId.STRING) {
           width = -1;
           // string lengths as int64 offsets, scanned; narrowed and filled once their total is known
@@ -142,6 +149,9 @@ final class GpuGather {
         }
       }
       fused.launch();
+      if (small != null) {
+        small.launch();
+      }
       exec.copy(counts, 16L * k, bad, 0, 8);
       waited = exec.readLongs(counts, 2 * k + 1);
       for (int c = 0; c < k; c++) {
@@ -154,20 +164,29 @@ final class GpuGather {
           DeviceColumn src = sources.get(c).column();
           DeviceBuffer map = sources.get(c).map();
           long total = waited[k + c];
-          DeviceBuffer wide = offsets[c];
-          offsets[c] = exec.allocate(4L * (n + 1));
-          owned.add(offsets[c]);
-          KernelLaunch.launch("narrow_offsets_kernel", KernelLaunch.gridFor(exec.stream().device(), n + 1L),
-              exec.stream(), wide, n + 1L, offsets[c]);
+          if (small == null) {
+            DeviceBuffer wide = offsets[c];
+            offsets[c] = exec.allocate(4L * (n + 1));
+            owned.add(offsets[c]);
+            KernelLaunch.launch("narrow_offsets_kernel", KernelLaunch.gridFor(exec.stream().device(), n + 1L),
+                exec.stream(), wide, n + 1L, offsets[c]);
+            owned.remove(wide);
+            wide.close();
+          }
           data[c] = exec.allocate(total);
           owned.add(data[c]);
-          // short strings a thread each, long ones a warp each (its lanes copy bytes side by side)
-          KernelLaunch.launch(total < SHORT_STRING_BYTES * n ? "gather_string_chars_thread_kernel"
-              : "gather_string_chars_kernel", grid, exec.stream(), src.offsets(), src.data(), (long) src.rowCount(), map,
-              (long) n, offsets[c], data[c]);
-          owned.remove(wide);
-          wide.close();
+          if (small != null) {
+            small.addChars(src, map, offsets[c], data[c]);
+          } else {
+            // short strings a thread each, long ones a warp each (its lanes copy bytes side by side)
+            KernelLaunch.launch(total < SHORT_STRING_BYTES * n ? "gather_string_chars_thread_kernel"
+                : "gather_string_chars_kernel", grid, exec.stream(), src.offsets(), src.data(), (long) src.rowCount(), map,
+                (long) n, offsets[c], data[c]);
+          }
         }
+      }
+      if (small != null) {
+        small.launchChars();
       }
     } catch (RuntimeException e) {
       owned.forEach(DeviceBuffer::close);
@@ -190,6 +209,95 @@ final class GpuGather {
         throw error.get();
       }
       return columns;
+    }
+  }
+
+  /**
+   * Most rows of a gather whose string offsets a block per column writes in one launch ({@link
+   * SmallStrings}): eight of its steps of 1024 threads times 4 rows, about the time of the four
+   * launches a scan over the whole grid takes.
+   */
+  static final int SMALL_GATHER_ROWS = 1 << 15;
+  /** Threads of a {@code gather_string_offsets_kernel} block: {@code kStringThreads} in {@code gather.cu}. */
+  private static final int STRING_THREADS = 1024;
+  /** String columns one {@code gather_string_offsets_kernel} launch takes: {@code kGatherStrings} in {@code gather.cu}. */
+  static final int STRINGS_PER_LAUNCH = 16;
+  /** Bytes of one column's {@code GatherString} in {@code gather.cu}. */
+  static final int STRING_BYTES = 48;
+  /** Bytes of one column's {@code GatherChars} in {@code gather.cu}. */
+  static final int CHARS_BYTES = 48;
+
+  /**
+   * The offsets of a gather's string columns where it has at most {@link #SMALL_GATHER_ROWS} rows,
+   * described for {@code gather_string_offsets_kernel}: a block per column computes the
+   * lengths, scans them and writes int32 offsets and their total, in one launch for up to {@link
+   * #STRINGS_PER_LAUNCH} columns (TPC-H q2 gathers its supplier strings through joins of a few
+   * thousand rows, each column in four to six launches and two copies otherwise); once their
+   * totals are known and their bytes allocated, {@code gather_strings_chars_kernel} copies the
+   * bytes of as many columns in one launch.
+   */
+  private static final class SmallStrings {
+    private final Exec exec;
+    private final int n;
+    private final DeviceBuffer bad;
+    private final java.nio.ByteBuffer bytes = java.nio.ByteBuffer.allocate(STRINGS_PER_LAUNCH * STRING_BYTES)
+        .order(java.nio.ByteOrder.nativeOrder());
+    private final java.nio.ByteBuffer chars = java.nio.ByteBuffer.allocate(STRINGS_PER_LAUNCH * CHARS_BYTES)
+        .order(java.nio.ByteOrder.nativeOrder());
+    private int count;
+    private int charsCount;
+
+    SmallStrings(Exec exec, int n, DeviceBuffer bad) {
+      this.exec = exec;
+      this.n = n;
+      this.bad = bad;
+    }
+
+    /** One string column: its source offsets and rows, its map, where its offsets and their total go. */
+    void add(DeviceBuffer srcOffsets, long srcRows, DeviceBuffer map, int nullable, DeviceBuffer dstOffsets, long total) {
+      int at = count * STRING_BYTES;
+      bytes.putLong(at, srcOffsets.address());
+      bytes.putLong(at + 8, srcRows);
+      bytes.putLong(at + 16, map.address());
+      bytes.putLong(at + 24, dstOffsets.address());
+      bytes.putLong(at + 32, total);
+      bytes.putInt(at + 40, nullable);
+      bytes.putInt(at + 44, 0);
+      if (++count == STRINGS_PER_LAUNCH) {
+        launch();
+      }
+    }
+
+    /** One string column's bytes to copy from {@code src} by {@code map}, to {@code dst} at {@code dstOffsets}. */
+    void addChars(DeviceColumn src, DeviceBuffer map, DeviceBuffer dstOffsets, DeviceBuffer dst) {
+      int at = charsCount * CHARS_BYTES;
+      chars.putLong(at, src.offsets().address());
+      chars.putLong(at + 8, src.data() == null ? 0 : src.data().address());
+      chars.putLong(at + 16, src.rowCount());
+      chars.putLong(at + 24, map.address());
+      chars.putLong(at + 32, dstOffsets.address());
+      chars.putLong(at + 40, dst.address());
+      if (++charsCount == STRINGS_PER_LAUNCH) {
+        launchChars();
+      }
+    }
+
+    /** Launches the byte copies added since the last launch, a warp per string. */
+    void launchChars() {
+      if (charsCount > 0 && n > 0) {
+        KernelLaunch.launch("gather_strings_chars_kernel", KernelLaunch.gridFor(exec.stream().device(), 32L * n * charsCount),
+            exec.stream(), chars.clear(), charsCount, (long) n);
+      }
+      charsCount = 0;
+    }
+
+    /** Launches the columns added since the last launch, a block each (even for no rows: offset 0 and total 0). */
+    void launch() {
+      if (count > 0) {
+        KernelLaunch.launch("gather_string_offsets_kernel", count, STRING_THREADS, exec.stream(), bytes.clear(), (long) n,
+            bad);
+      }
+      count = 0;
     }
   }
 

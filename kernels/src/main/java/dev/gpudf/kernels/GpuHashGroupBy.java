@@ -53,8 +53,8 @@ final class GpuHashGroupBy {
       KernelLaunch.launch("groupby_insert_kernel", grid, exec.stream(), desc, keys.length, (long) n,
           keep == null ? null : keep.data(), keep == null ? null : keep.validity(), slots, cap - 1, groupOf);
       KernelLaunch.launch("groupby_first_kernel", grid, exec.stream(), (long) n, groupOf, slots);
-      KernelLaunch.launch("groupby_leader_mask_kernel", KernelLaunch.gridFor(exec.stream().device(), (n + 31L) / 32),
-          exec.stream(), (long) n, groupOf, slots, leaderMask);
+      // a warp per 32-row word
+      KernelLaunch.launch("groupby_leader_mask_kernel", grid, exec.stream(), (long) n, groupOf, slots, leaderMask);
       try (Filter.DeviceRows leaders = Filter.keptRows(exec, leaderMask, null, n)) {
         int groups = leaders.count();
         KernelLaunch.launch("groupby_label_kernel", KernelLaunch.gridFor(exec.stream().device(), groups), exec.stream(),
@@ -97,9 +97,10 @@ final class GpuHashGroupBy {
   private static List<DeviceColumn> aggregates(Exec exec, DeviceTable table, List<GroupBy.Agg> aggs, DeviceBuffer groupOf,
       int groups) {
     List<Partial> partials = new ArrayList<>();
+    java.util.Map<Integer, Sums> sums = new java.util.HashMap<>();
     try (DeviceBuffer waits = exec.allocateZeroed(16L * Math.max(1, aggs.size()))) {
       for (int i = 0; i < aggs.size(); i++) {
-        partials.add(aggregate(exec, table, aggs.get(i), groupOf, groups, waits.address() + 16L * i));
+        partials.add(aggregate(exec, table, aggs.get(i), groupOf, groups, waits.address() + 16L * i, sums));
       }
       long[] waited = aggs.isEmpty() ? new long[0] : exec.readLongs(waits, 2 * aggs.size());
       for (int i = 0; i < partials.size(); i++) {
@@ -117,12 +118,29 @@ final class GpuHashGroupBy {
     } catch (RuntimeException e) {
       partials.forEach(Partial::close);
       throw e;
+    } finally {
+      sums.values().forEach(Sums::close);
     }
   }
 
-  /** One aggregate; {@code slots} is the address of its two wait slots (see {@link Partial}). */
+  /**
+   * An integer or decimal column's 192-bit sums and non-null counts per group, made once for every
+   * SUM and AVG of that column in one grouping (TPC-H q1 sums and averages the same quantity and
+   * price).
+   */
+  private record Sums(DeviceBuffer acc, DeviceBuffer count) {
+    void close() {
+      acc.close();
+      count.close();
+    }
+  }
+
+  /**
+   * One aggregate; {@code slots} is the address of its two wait slots (see {@link Partial});
+   * {@code sums} holds the integer sums made so far by column, which the caller closes.
+   */
   private static Partial aggregate(Exec exec, DeviceTable table, GroupBy.Agg agg, DeviceBuffer groupOf, int groups,
-      long slots) {
+      long slots, java.util.Map<Integer, Sums> sums) {
     int n = table.rowCount();
     int grid = KernelLaunch.gridFor(exec.stream().device(), n);
     int groupGrid = KernelLaunch.gridFor(exec.stream().device(), groups);
@@ -132,16 +150,20 @@ final class GpuHashGroupBy {
     List<DeviceBuffer> temps = new ArrayList<>();
     List<DeviceBuffer> results = new ArrayList<>();
     try {
-      DeviceBuffer count = exec.allocateZeroed(8 * perGroup);
       if (agg.op() == Reduction.COUNT_ALL || agg.op() == Reduction.COUNT_VALID) {
-        results.add(count);
+        DeviceBuffer count = track(results, exec.allocateZeroed(8 * perGroup));
         KernelLaunch.launch("groupby_count_kernel", grid, exec.stream(), col == null ? null : col.validity(), (long) n,
             groupOf, count, (long) groups);
         return Partial.of(new DeviceColumn(DataType.INT64, groups, 0, count, null, null));
       }
-      temps.add(count);
       DataType type = col.type();
       PhysicalType p = PhysicalType.of(type);
+      boolean intSum = (agg.op() == Reduction.SUM || agg.op() == Reduction.MEAN) && !p.isFloat();
+      Sums shared = intSum ? sums.get(agg.column()) : null;
+      DeviceBuffer count = shared != null ? shared.count() : exec.allocateZeroed(8 * perGroup);
+      if (shared == null) {
+        temps.add(count);
+      }
       String suffix = p.suffix();
       DataType outType;
       DeviceBuffer data;
@@ -160,10 +182,18 @@ final class GpuHashGroupBy {
             boolean decimal = type.id() == TypeId.DECIMAL;
             outType = agg.op() == Reduction.MEAN ? DataType.FLOAT64
                 : decimal ? DataType.decimal(DataType.MAX_DECIMAL_PRECISION, type.scale()) : DataType.INT64;
-            DeviceBuffer acc = track(temps, exec.allocateZeroed(24 * perGroup));
-            String kernel = groups <= PRIVATE_GROUPS ? "groupby_sum_int_private_" : "groupby_sum_int_";
-            KernelLaunch.launch(kernel + suffix + "_kernel", grid, exec.stream(), col.data(), col.validity(), (long) n,
-                groupOf, acc, count, (long) groups);
+            DeviceBuffer acc;
+            if (shared != null) {
+              acc = shared.acc();
+            } else {
+              acc = exec.allocateZeroed(24 * perGroup);
+              // from here the sums are the caller's to close, for the column's other SUM or AVG
+              temps.remove(count);
+              sums.put(agg.column(), new Sums(acc, count));
+              String kernel = groups <= PRIVATE_GROUPS ? "groupby_sum_int_private_" : "groupby_sum_int_";
+              KernelLaunch.launch(kernel + suffix + "_kernel", grid, exec.stream(), col.data(), col.validity(), (long) n,
+                  groupOf, acc, count, (long) groups);
+            }
             data = track(results, exec.allocate((outType.id() == TypeId.DECIMAL ? 16 : 8) * perGroup));
             int mode = agg.op() == Reduction.MEAN ? 2 : decimal ? 1 : 0;
             // the overflow flag goes to the first wait slot
@@ -198,13 +228,13 @@ final class GpuHashGroupBy {
           outType = DataType.FLOAT64;
           boolean sample = agg.op() == Reduction.VAR_SAMP || agg.op() == Reduction.STDDEV_SAMP;
           minCount = sample ? 1 : 0;
-          String sums = "groupby_sum_float_" + suffix + "_kernel";
+          String floatSums = "groupby_sum_float_" + suffix + "_kernel";
           DeviceBuffer mean = track(temps, exec.allocateZeroed(8 * perGroup));
-          KernelLaunch.launch(sums, grid, exec.stream(), col.data(), col.validity(), (long) n, groupOf, null, mean, count);
+          KernelLaunch.launch(floatSums, grid, exec.stream(), col.data(), col.validity(), (long) n, groupOf, null, mean, count);
           KernelLaunch.launch("groupby_finish_sum_float_kernel", groupGrid, exec.stream(), mean, count, (long) groups, 1,
               mean);
           data = track(results, exec.allocateZeroed(8 * perGroup));
-          KernelLaunch.launch(sums, grid, exec.stream(), col.data(), col.validity(), (long) n, groupOf, mean, data, null);
+          KernelLaunch.launch(floatSums, grid, exec.stream(), col.data(), col.validity(), (long) n, groupOf, mean, data, null);
           int op = switch (agg.op()) {
             case VAR_POP -> 2;
             case VAR_SAMP -> 3;
@@ -226,9 +256,9 @@ final class GpuHashGroupBy {
         }
       }
       DeviceBuffer validity = track(results, exec.allocate(4 * ((groups + 31L) / 32 + 1)));
+      // the valid groups are counted into the second wait slot by the same launch
       KernelLaunch.launch("groupby_validity_kernel", KernelLaunch.gridFor(exec.stream().device(), (groups + 31L) / 32),
-          exec.stream(), count, (long) groups, minCount, validity);
-      Bitmaps.addSetCount(validity, null, groups, slots + 8, exec.stream());
+          exec.stream(), count, (long) groups, minCount, validity, slots + 8);
       return new Partial(outType, data, validity, overflow, null);
     } catch (RuntimeException e) {
       results.forEach(DeviceBuffer::close);

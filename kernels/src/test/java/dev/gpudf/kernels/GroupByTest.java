@@ -533,7 +533,8 @@ class GroupByTest {
   /**
    * Up to {@link GpuHashGroupBy#PRIVATE_GROUPS} groups, SUM and MEAN run per-thread accumulators
    * ({@code groupby_sum_int_private_*}); one group more runs the shared-memory kernel. Both equal the
-   * CPU twin for 8-bit, 64-bit and 38-digit values with NULLs, on sizes up to several rows a thread.
+   * CPU twin for 8-bit, 64-bit and 38-digit values with NULLs, on sizes up to several rows a thread,
+   * where each column's SUMs and AVGs share one pass.
    */
   @RequiresGpu
   @ParameterizedTest
@@ -571,6 +572,9 @@ class GroupByTest {
             aggs.add(new GroupBy.Agg(Reduction.SUM, c));
             aggs.add(new GroupBy.Agg(Reduction.MEAN, c));
           }
+          // a column's sums are made once for all its SUMs and AVGs, in any order
+          aggs.add(new GroupBy.Agg(Reduction.MEAN, 3));
+          aggs.add(new GroupBy.Agg(Reduction.SUM, 1));
           List<String> names = names(1 + aggs.size());
           try (VectorSchemaRoot whole = new VectorSchemaRoot(List.<FieldVector>of(k, small, big, wide))) {
             whole.setRowCount(rows);
@@ -584,6 +588,10 @@ class GroupByTest {
                     VectorSchemaRoot gr = got.toArrow(a, g.stream())) {
                   assertEquals(Math.min(rows, groups), wr.getRowCount(), "groups");
                   Rows.assertSameOrderedRows(wr, gr, groups + " groups, " + rows + " rows" + (sliced ? ", sliced" : ""));
+                  for (int c = 0; c < got.columnCount(); c++) {
+                    // the null count each result states (counted by the launch that writes its validity)
+                    assertEquals(want.column(c).nullCount(), got.column(c).nullCount(), "null count of " + names.get(c));
+                  }
                 }
               }
             }

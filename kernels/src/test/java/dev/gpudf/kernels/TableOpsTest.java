@@ -441,6 +441,55 @@ class TableOpsTest {
     }
   }
 
+  /**
+   * Gathers of few rows write their string offsets in one launch for up to {@link
+   * GpuGather#STRINGS_PER_LAUNCH} columns; more rows take the scan. Eighteen string columns (two
+   * launches), empty, short, non-ASCII and NULL strings, maps of 0, 1, 31, 4097 (more than one
+   * step of the block) and one row either side of {@link GpuGather#SMALL_GATHER_ROWS}, a sliced
+   * table, and maps whose -1 is a row of NULLs (an outer join's missing side): the CPU twin's rows.
+   */
+  @RequiresGpu
+  @ParameterizedTest
+  @ValueSource(ints = {0, 1, 31, 4097, GpuGather.SMALL_GATHER_ROWS, GpuGather.SMALL_GATHER_ROWS + 1})
+  void gpuGathersManyStringColumnsOfFewRows(int mapRows) {
+    String[] words = {"", "a", "naïve café", "日本語", "x".repeat(40), "Ωmega 🚀"};
+    int rows = 300;
+    List<FieldVector> vectors = new ArrayList<>();
+    for (int c = 0; c < GpuGather.STRINGS_PER_LAUNCH + 2; c++) {
+      org.apache.arrow.vector.VarCharVector v = new org.apache.arrow.vector.VarCharVector("s" + c, allocator);
+      v.allocateNew();
+      for (int i = 0; i < rows; i++) {
+        if ((i + c) % 5 == 2) {
+          v.setNull(i);
+        } else {
+          v.setSafe(i, (words[(i * 7 + c) % words.length] + c).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+      }
+      v.setValueCount(rows);
+      vectors.add(v);
+    }
+    SplittableRandom r = new SplittableRandom(mapRows);
+    try (VectorSchemaRoot whole = new VectorSchemaRoot(vectors); VectorSchemaRoot src = TestTables.slice(whole, 5, rows - 9);
+        Gpu gpu = Gpu.open(0, 1L << 30, 64L << 20); Exec g = Exec.onGpu(gpu, allocator); Exec cpu = Exec.onCpu(allocator);
+        HostTable host = HostTable.fromArrow(src); DeviceTable device = DeviceTable.fromArrow(gpu, src, g.stream())) {
+      for (boolean holes : new boolean[] {false, true}) {
+        int[] map = new int[mapRows];
+        for (int i = 0; i < mapRows; i++) {
+          map[i] = holes && i % 3 == 1 ? -1 : r.nextInt(src.getRowCount());
+        }
+        try (dev.gpudf.columnar.cuda.DeviceBuffer m = g.upload(map);
+            HostTable want = CpuGather.tableWithNulls(allocator, host, map);
+            DeviceTable got = GpuGather.table(g, device, m, mapRows, holes);
+            VectorSchemaRoot w = want.toArrow(allocator); VectorSchemaRoot o = got.toArrow(allocator, g.stream())) {
+          for (int c = 0; c < got.columnCount(); c++) {
+            assertEquals(want.column(c).nullCount(), got.column(c).nullCount(), "null count of " + got.names().get(c));
+          }
+          assertSameData(w, o);
+        }
+      }
+    }
+  }
+
   @Test
   void badMapsAreUserErrors() {
     try (Exec exec = Exec.onCpu(allocator); VectorSchemaRoot src = TestTables.allTypes(allocator, 10, Nulls.NONE, 1);

@@ -44,8 +44,9 @@ public final class DeviceMemoryPool implements AutoCloseable {
   private final Map<Long, Live> live = new HashMap<>();
   private final ArrayDeque<Pending> pending = new ArrayDeque<>();
   private final ArrayDeque<CudaEvent> idleEvents = new ArrayDeque<>();
-  // reclaimFinished's scratch: the streams whose latest pending free has passed
+  // reclaimFinished's scratch: streams whose latest pending free has passed, and those still at work
   private final List<CudaStream> doneStreams = new ArrayList<>();
+  private final List<CudaStream> busyStreams = new ArrayList<>();
   // isolated allocations (allocateIsolated): address -> bytes taken from the driver
   private final Map<Long, Long> isolated = new HashMap<>();
   private long allocated;
@@ -297,34 +298,47 @@ public final class DeviceMemoryPool implements AutoCloseable {
   }
 
   /**
-   * Gives back the pending blocks whose work is done, waiting for it with {@code wait}. Newest
-   * first: a stream runs its work in order, so once one of a stream's free events has passed, so
-   * have all its earlier ones, and the driver is asked once for a stream whose work is done rather
-   * than once for each block it freed.
+   * Gives back the pending blocks whose work is done, waiting for it with {@code wait}. A stream
+   * runs its work in order, so its frees pass in the order they were recorded: first each stream's
+   * latest free is asked about (newest first), and where it has passed, all that stream's blocks
+   * come back without asking the driver about each; a stream still at work gives back its blocks
+   * oldest first, up to its first free that has not passed. The driver is asked about each block
+   * about once, not at every allocation while its stream is busy.
    */
   private void reclaimFinished(boolean wait) {
     List<CudaStream> done = doneStreams;
-    done.clear();
-    for (Iterator<Pending> it = pending.descendingIterator(); it.hasNext(); ) {
+    List<CudaStream> busy = busyStreams;
+    for (Iterator<Pending> it = pending.descendingIterator(); it.hasNext() && !wait; ) {
+      Pending p = it.next();
+      if (!contains(done, p.stream) && !contains(busy, p.stream)) {
+        (p.event.isDone() ? done : busy).add(p.stream);
+      }
+    }
+    for (Iterator<Pending> it = pending.iterator(); it.hasNext(); ) {
       Pending p = it.next();
       if (wait) {
         p.event.synchronize();
-      } else if (!isDone(done, p.stream)) {
-        if (!p.event.isDone()) {
+      } else if (!contains(done, p.stream)) {
+        // a stream at work: its frees up to its first unfinished one (after that, none has passed)
+        if (!contains(busy, p.stream)) {
           continue;
         }
-        done.add(p.stream);
+        if (!p.event.isDone()) {
+          busy.remove(p.stream);
+          continue;
+        }
       }
       it.remove();
       idleEvents.push(p.event);
       blocks.give(p.address, p.size);
     }
     done.clear();
+    busy.clear();
   }
 
-  /** Whether {@code stream} (by identity) is among those known to be done. */
-  private static boolean isDone(List<CudaStream> done, CudaStream stream) {
-    for (CudaStream s : done) {
+  /** Whether {@code streams} holds {@code stream} (by identity). */
+  private static boolean contains(List<CudaStream> streams, CudaStream stream) {
+    for (CudaStream s : streams) {
       if (s == stream) {
         return true;
       }
