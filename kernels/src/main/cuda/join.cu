@@ -13,7 +13,9 @@
 //
 // Kinds: 0 INNER, 1 LEFT, 2 RIGHT, 3 FULL, 4 SEMI, 5 ANTI, 6 null-aware ANTI (NOT IN: a probe row
 // with a NULL key is kept only when the build side is empty). RIGHT and FULL also mark the slots
-// that matched, so the host can append the build rows of the others.
+// that matched, so the host can append the build rows of the others. A SEMI or ANTI join whose
+// kept side is the smaller builds on that side instead: the other side's rows only mark the keys
+// they hold (join_mark_kernel), and no count or write pass runs.
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cstdint>
@@ -216,9 +218,26 @@ extern "C" __global__ void join_write_kernel(const KeyCol* pk, const KeyCol* bk,
   }
 }
 
-// A bitmap of the build rows whose slot no probe row matched, NULL keys included (RIGHT and FULL).
-extern "C" __global__ void join_unmatched_kernel(const int* row_slot, const uint8_t* slot_matched, long long m,
-                                                 uint32_t* unmatched) {
+// Marks in slot_matched (zeroed by the host) the slots of the build keys some probe row holds, and
+// writes nothing else: a SEMI or ANTI join whose larger side probes (join_marked_rows_kernel then
+// lists the build rows to keep).
+extern "C" __global__ void join_mark_kernel(const KeyCol* pk, const KeyCol* bk, int nkeys, long long n,
+                                            const unsigned long long* table, long long mask, uint8_t* slot_matched) {
+  for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) {
+    bool null_key;
+    unsigned long long h = gpudf_keys::row_hash(pk, nkeys, i, &null_key);
+    if (null_key) continue;
+    long long s = gpudf_join::find(pk, bk, nkeys, i, h, table, mask);
+    // a plain store: every writer stores the same 1
+    if (s >= 0 && !slot_matched[s]) slot_matched[s] = 1;
+  }
+}
+
+// A bitmap of the build rows whose slot a probe row matched (matched = 1: a SEMI join's kept rows)
+// or did not (matched = 0: the unmatched rows of RIGHT and FULL, an ANTI join's kept rows); a row
+// with a NULL key never matched.
+extern "C" __global__ void join_marked_rows_kernel(const int* row_slot, const uint8_t* slot_matched, long long m,
+                                                   int matched, uint32_t* out) {
   long long words = (m + 31) / 32;
   for (long long w = gpudf::global_thread(); w < words; w += gpudf::grid_threads()) {
     uint32_t bits = 0;
@@ -226,9 +245,10 @@ extern "C" __global__ void join_unmatched_kernel(const int* row_slot, const uint
       long long j = w * 32 + b;
       if (j >= m) break;
       int s = row_slot[j];
-      if (s < 0 || !slot_matched[s]) bits |= 1u << b;
+      bool hit = s >= 0 && slot_matched[s];
+      if (hit == (matched != 0)) bits |= 1u << b;
     }
-    unmatched[w] = bits;
+    out[w] = bits;
   }
 }
 

@@ -15,8 +15,9 @@ import org.apache.arrow.vector.IntVector;
  * The GPU twin of {@link Join} ({@code join.cu}): the build side's distinct keys go into a hash
  * table in device memory (rows sharing a key listed together), the probe side counts then writes
  * its output rows, and the gather maps select the joined columns. The build side is the right
- * input, except for INNER joins, which build on the smaller input. Output follows the probe side's
- * row order (a probe row's matches in an order the build's atomics decide; unmatched right rows of
+ * input, except for INNER joins, which build on the smaller input, and SEMI and ANTI joins whose
+ * left input is the smaller, which build on it and let the right side mark the keys it holds.
+ * Output follows the probe side's row order (a probe row's matches in an order the build's atomics decide; unmatched right rows of
  * RIGHT and FULL joins last), so it may order rows differently from the CPU twin while holding the
  * same rows.
  *
@@ -91,7 +92,45 @@ final class GpuHashJoin {
       Maps swapped = probe(exec, right, left, rightKeys, leftKeys, kind);
       return new Maps(swapped.right(), swapped.left(), swapped.count());
     }
+    if ((kind == Join.Kind.SEMI || kind == Join.Kind.ANTI) && left.rowCount() < right.rowCount()) {
+      return marked(exec, right, left, rightKeys, leftKeys, kind == Join.Kind.SEMI);
+    }
     return probe(exec, left, right, leftKeys, rightKeys, kind);
+  }
+
+  /**
+   * A SEMI ({@code semi}) or ANTI join's left rows, in row order, with the left side building: the
+   * larger right side only marks the keys it holds, so the hash table is the smaller side's (TPC-H
+   * q21's EXISTS over lineitem built a table of 60M rows to keep some of 0.8M) and no count or
+   * write pass runs. Probing gives the same rows: a build row is kept when its key's slot is (SEMI)
+   * or is not (ANTI) marked, and a NULL key is never marked.
+   */
+  private static Maps marked(Exec exec, DeviceTable probe, DeviceTable build, int[] probeKeys, int[] buildKeys,
+      boolean semi) {
+    int n = probe.rowCount();
+    int m = build.rowCount();
+    long cap = Math.min(GpuKeys.capacity(2L * m), 1L << 31);
+    int buildGrid = KernelLaunch.gridFor(exec.stream().device(), m);
+    try (DeviceBuffer pk = GpuKeys.describe(exec, columns(probe, probeKeys));
+        DeviceBuffer bk = GpuKeys.describe(exec, columns(build, buildKeys));
+        DeviceBuffer table = exec.allocate(8 * cap);
+        DeviceBuffer slotRows = exec.allocateZeroed(4 * cap);
+        DeviceBuffer rowSlot = exec.allocate(4L * Math.max(1, m));
+        DeviceBuffer dups = exec.allocateZeroed(4);
+        DeviceBuffer matched = exec.allocateZeroed(cap);
+        DeviceBuffer mask = exec.allocate(4 * ((m + 31L) / 32 + 1))) {
+      exec.fill(table, 0, 8 * cap, (byte) 0xFF);
+      KernelLaunch.launch("join_build_kernel", buildGrid, exec.stream(), bk, buildKeys.length, (long) m, table, cap - 1,
+          slotRows, rowSlot, dups);
+      if (n > 0) {
+        KernelLaunch.launch("join_mark_kernel", KernelLaunch.residentGridFor(exec.stream().device(), "join_mark_kernel", n),
+            exec.stream(), pk, bk, probeKeys.length, (long) n, table, cap - 1, matched);
+      }
+      KernelLaunch.launch("join_marked_rows_kernel", KernelLaunch.gridFor(exec.stream().device(), (m + 31L) / 32),
+          exec.stream(), rowSlot, matched, (long) m, semi ? 1 : 0, mask);
+      Filter.DeviceRows kept = Filter.keptRows(exec, mask, null, m);
+      return new Maps(kept.rows(), null, kept.count());
+    }
   }
 
   private static Maps probe(Exec exec, DeviceTable probe, DeviceTable build, int[] probeKeys, int[] buildKeys,
@@ -138,8 +177,8 @@ final class GpuHashJoin {
       if (markBuild) {
         DeviceBuffer mask = exec.allocate(4 * ((m + 31L) / 32 + 1));
         temps.add(mask);
-        KernelLaunch.launch("join_unmatched_kernel", KernelLaunch.gridFor(exec.stream().device(), (m + 31L) / 32),
-            exec.stream(), rowSlot, matched, (long) m, mask);
+        KernelLaunch.launch("join_marked_rows_kernel", KernelLaunch.gridFor(exec.stream().device(), (m + 31L) / 32),
+            exec.stream(), rowSlot, matched, (long) m, 0, mask);
         unmatched = Filter.keptRows(exec, mask, null, m);
         temps.add(unmatched.rows());
       }

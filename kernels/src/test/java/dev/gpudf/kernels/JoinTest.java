@@ -3,6 +3,7 @@ package dev.gpudf.kernels;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.gpudf.columnar.DeviceTable;
 import dev.gpudf.columnar.HostTable;
@@ -334,6 +335,10 @@ class JoinTest {
               if (keys.length > 1) {
                 assertSameKeptColumns(a, cpu, g, lt, rt, ld, rd, keys, kind, null, nulls.toString());
               }
+              if ((kind == Join.Kind.SEMI || kind == Join.Kind.ANTI) && rt.rowCount() < lt.rowCount()) {
+                // the smaller side on the left: the GPU builds on it and the right side marks its keys
+                assertSameSmallerLeft(a, cpu, g, rt, lt, rd, ld, keys, kind, nulls.toString());
+              }
             }
           }
           // residual conditions, with keys and without, every kind
@@ -372,6 +377,18 @@ class JoinTest {
     }
   }
 
+  /** A SEMI or ANTI join of a left side smaller than its right side holds the CPU twin's rows, in the same order. */
+  private static void assertSameSmallerLeft(RootAllocator a, Exec cpu, Exec g, HostTable lt, HostTable rt, DeviceTable ld,
+      DeviceTable rd, int[] keys, Join.Kind kind, String what) {
+    List<String> names = joinedNames(lt, rt, kind);
+    try (HostTable want = Join.join(cpu, lt, rt, keys, keys, kind, names); VectorSchemaRoot w = want.toArrow(a);
+        DeviceTable got = Join.join(g, ld, rd, keys, keys, kind, names); VectorSchemaRoot o = got.toArrow(a, g.stream())) {
+      assertTrue(lt.rowCount() < rt.rowCount(), "the left side is the smaller");
+      assertEquals(w.contentToTSVString(), o.contentToTSVString(), kind + " of a smaller left side on "
+          + java.util.Arrays.toString(keys) + " " + what);
+    }
+  }
+
   /** {@link #gpuMatchesTheCpuTwin} at 5000 rows (string keys pair them by the million), in the {@code gpu-heavy} suite. */
   @HeavyGpu
   @ParameterizedTest
@@ -402,6 +419,9 @@ class JoinTest {
             DeviceTable got = Join.join(g, ld, rd, new int[] {0}, new int[] {0}, kind, names);
             VectorSchemaRoot o = got.toArrow(a, g.stream())) {
           Rows.assertSameMultiset(w, o, shape + " " + kind);
+          if (kind == Join.Kind.SEMI || kind == Join.Kind.ANTI) {
+            assertSameSmallerLeft(a, cpu, g, rt, lt, rd, ld, new int[] {0}, kind, shape);
+          }
           if (kind == Join.Kind.INNER) {
             try (DeviceTable maps = Join.gatherMaps(g, ld, rd, new int[] {0}, new int[] {0}, kind);
                 VectorSchemaRoot mr = maps.toArrow(a, g.stream())) {
