@@ -209,34 +209,38 @@ extern "C" __global__ void narrow_offsets_kernel(const long long* wide, long lon
   for (long long i = gpudf::global_thread(); i < count; i += gpudf::grid_threads()) out[i] = (int)wide[i];
 }
 
-// One thread per string: for short strings (q1's one-letter flags), where a warp per string
-// would leave 31 lanes idle and walk the rows one warp step at a time.
-extern "C" __global__ void gather_string_chars_thread_kernel(const int* src_offsets, const uint8_t* src_chars,
-                                                             long long n_src, const int* map, long long n,
-                                                             const int* dst_offsets, uint8_t* dst_chars) {
-  for (long long i = gpudf::global_thread(); i < n; i += gpudf::grid_threads()) {
-    int r = map[i];
-    if (r < 0 || r >= n_src) continue;
-    int from = src_offsets[r];
-    int len = src_offsets[r + 1] - from;
-    int to = dst_offsets[i];
-    for (int k = 0; k < len; k++) dst_chars[to + k] = src_chars[from + k];
-  }
-}
-
-// One warp per string, copying bytes in parallel lanes: for long strings.
+// A warp per 32 consecutive output rows: their bytes are one range of dst_chars, which the lanes
+// copy side by side, 32 neighbouring bytes a step, each byte's row found by a binary search over the
+// rows' output offsets, one a lane. A thread per string (short strings) read each lane's own row a
+// byte at a time, and a warp per string waited on three dependent loads (map, offsets, bytes) for
+// every row; here a warp loads its 32 rows' map entries and offsets at once, and the bytes of
+// short and long strings alike go out in full 32-byte sectors. A row whose index is outside its
+// column (or -1) has no bytes (gather_string_lengths_kernel gave it none).
 extern "C" __global__ void gather_string_chars_kernel(const int* src_offsets, const uint8_t* src_chars,
                                                       long long n_src, const int* map, long long n,
                                                       const int* dst_offsets, uint8_t* dst_chars) {
-  long long warp = gpudf::global_thread() / 32;
-  long long warps = gpudf::grid_threads() / 32;
   int lane = threadIdx.x & 31;
-  for (long long i = warp; i < n; i += warps) {
-    int r = map[i];
-    if (r < 0 || r >= n_src) continue;
-    int from = src_offsets[r];
-    int len = src_offsets[r + 1] - from;
-    int to = dst_offsets[i];
-    for (int k = lane; k < len; k += 32) dst_chars[to + k] = src_chars[from + k];
+  long long warps = gpudf::grid_threads() / 32;
+  for (long long base = gpudf::global_thread() / 32 * 32; base < n; base += warps * 32) {
+    long long i = base + lane;
+    // rows past n start past every byte, so no byte's search lands on one
+    int dst = i < n ? dst_offsets[i] : 0x7fffffff;
+    int r = i < n ? map[i] : -1;
+    // where a row's bytes come from, less where they go
+    int delta = r >= 0 && r < n_src ? src_offsets[r] - dst : 0;
+    long long start = __shfl_sync(0xffffffffu, dst, 0);
+    long long end = dst_offsets[min(n, base + 32)];
+    // positions as 64-bit: a last step may pass 2^31 - 1 by up to 31
+    for (long long q = start; q < end; q += 32) {
+      long long p = q + lane;
+      // the last row that starts at or before p owns it (rows before it that start there are empty)
+      int j = 0;
+#pragma unroll
+      for (int step = 16; step > 0; step >>= 1) {
+        if (__shfl_sync(0xffffffffu, dst, j + step) <= p) j += step;
+      }
+      int d = __shfl_sync(0xffffffffu, delta, j);
+      if (p < end) dst_chars[p] = src_chars[p + d];
+    }
   }
 }

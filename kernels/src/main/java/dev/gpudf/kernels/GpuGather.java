@@ -178,10 +178,9 @@ final class GpuGather {
           if (small != null) {
             small.addChars(src, map, offsets[c], data[c]);
           } else {
-            // short strings a thread each, long ones a warp each (its lanes copy bytes side by side)
-            KernelLaunch.launch(total < SHORT_STRING_BYTES * n ? "gather_string_chars_thread_kernel"
-                : "gather_string_chars_kernel", grid, exec.stream(), src.offsets(), src.data(), (long) src.rowCount(), map,
-                (long) n, offsets[c], data[c]);
+            // a warp per 32 rows, its lanes copying the rows' bytes side by side
+            KernelLaunch.launch("gather_string_chars_kernel", KernelLaunch.gridFor(exec.stream().device(), n),
+                exec.stream(), src.offsets(), src.data(), (long) src.rowCount(), map, (long) n, offsets[c], data[c]);
           }
         }
       }
@@ -367,7 +366,4 @@ final class GpuGather {
       return b == null ? 0 : b.address();
     }
   }
-
-  /** Mean gathered string length under which a thread copies a string alone. */
-  static final long SHORT_STRING_BYTES = 24;
 }

@@ -445,12 +445,14 @@ class TableOpsTest {
    * Gathers of few rows write their string offsets in one launch for up to {@link
    * GpuGather#STRINGS_PER_LAUNCH} columns; more rows take the scan. Eighteen string columns (two
    * launches), empty, short, non-ASCII and NULL strings, maps of 0, 1, 31, 4097 (more than one
-   * step of the block) and one row either side of {@link GpuGather#SMALL_GATHER_ROWS}, a sliced
-   * table, and maps whose -1 is a row of NULLs (an outer join's missing side): the CPU twin's rows.
+   * step of the block), one row either side of {@link GpuGather#SMALL_GATHER_ROWS} and 100,003
+   * (larger gathers' bytes go a warp per 32 rows, empty strings and a last partial warp among
+   * them), a sliced table, and maps whose -1 is a row of NULLs (an outer join's missing side): the
+   * CPU twin's rows.
    */
   @RequiresGpu
   @ParameterizedTest
-  @ValueSource(ints = {0, 1, 31, 4097, GpuGather.SMALL_GATHER_ROWS, GpuGather.SMALL_GATHER_ROWS + 1})
+  @ValueSource(ints = {0, 1, 31, 4097, GpuGather.SMALL_GATHER_ROWS, GpuGather.SMALL_GATHER_ROWS + 1, 100_003})
   void gpuGathersManyStringColumnsOfFewRows(int mapRows) {
     String[] words = {"", "a", "naïve café", "日本語", "x".repeat(40), "Ωmega 🚀"};
     int rows = 300;
