@@ -6,8 +6,9 @@
 // long run of slots that every probe of a missing key must cross.
 //
 // The probe side runs twice over the same blocks of rows: the count pass stores each row's number
-// of output rows and each block's total, the host scans the totals, and the write pass places
-// every row's output at its block's offset plus a block-wide scan of the counts. So output follows
+// of output rows, its match (for kinds that pair rows) and each block's total, the host scans the
+// totals, and the write pass places every row's output at its block's offset plus a block-wide
+// scan of the counts, without probing again. So output follows
 // the probe side's row order; a probe row's matches come in their key's list order, which the
 // build's atomics decide (any order of them is a right answer).
 //
@@ -136,11 +137,15 @@ extern "C" __global__ void join_list_kernel(const int* row_slot, long long m, co
 }
 
 // Block b owns probe rows [b * chunk, (b + 1) * chunk). RIGHT and FULL mark matched slots in
-// slot_matched (zeroed by the host; null for the other kinds).
+// slot_matched (zeroed by the host; null for the other kinds). Where the kind pairs rows, each row's
+// match goes to `found` for the write pass, which then neither hashes nor walks the table again
+// (a random read of the table and one of the build keys a row, for joins of large build sides): -1
+// for none, else the build row where every key has one row, the slot otherwise.
 extern "C" __global__ void join_count_kernel(const KeyCol* pk, const KeyCol* bk, int nkeys, long long n,
                                              long long chunk, const unsigned long long* table, long long mask,
                                              const int* slot_rows, const int* dups, int kind, long long build_rows,
-                                             int* counts, long long* block_totals, uint8_t* slot_matched) {
+                                             int* counts, long long* block_totals, uint8_t* slot_matched,
+                                             int* found) {
   using BR = cub::BlockReduce<long long, gpudf::kBlock>;
   __shared__ typename BR::TempStorage temp;
   long long begin = blockIdx.x * chunk;
@@ -151,13 +156,12 @@ extern "C" __global__ void join_count_kernel(const KeyCol* pk, const KeyCol* bk,
     bool null_key;
     unsigned long long h = gpudf_keys::row_hash(pk, nkeys, i, &null_key);
     long long matches = 0;
-    if (!null_key) {
-      long long s = gpudf_join::find(pk, bk, nkeys, i, h, table, mask);
-      if (s >= 0) {
-        matches = unique ? 1 : slot_rows[s];
-        if (slot_matched != nullptr) slot_matched[s] = 1;
-      }
+    long long s = null_key ? -1 : gpudf_join::find(pk, bk, nkeys, i, h, table, mask);
+    if (s >= 0) {
+      matches = unique ? 1 : slot_rows[s];
+      if (slot_matched != nullptr) slot_matched[s] = 1;
     }
+    if (found != nullptr) found[i] = s < 0 ? -1 : unique ? (int)gpudf_keys::entry_row(table[s]) : (int)s;
     long long out = gpudf_join::output_rows(kind, matches, null_key, build_rows);
     if (out > 0x7fffffff) out = 0x7fffffff;  // the host refuses totals past 2^31 - 1 anyway
     counts[i] = (int)out;
@@ -168,11 +172,12 @@ extern "C" __global__ void join_count_kernel(const KeyCol* pk, const KeyCol* bk,
 }
 
 // Writes each probe row's output: (i, j) per match, or (i, -1) for a kept unmatched or SEMI/ANTI
-// row. `right` may be null when only the probe side is wanted (SEMI, ANTI).
-extern "C" __global__ void join_write_kernel(const KeyCol* pk, const KeyCol* bk, int nkeys, long long n,
-                                             long long chunk, const unsigned long long* table, long long mask,
-                                             const int* slot_rows, const int* slot_end, const int* rows, int kind,
-                                             const int* counts, const long long* offsets, int* left, int* right) {
+// row. `right` may be null when only the probe side is wanted (SEMI, ANTI); where the kind pairs
+// rows, `found` holds what the count pass found.
+extern "C" __global__ void join_write_kernel(long long n, long long chunk, const unsigned long long* table,
+                                             const int* slot_rows, const int* slot_end, const int* rows,
+                                             const int* dups, int kind, const int* counts, const long long* offsets,
+                                             const int* found, int* left, int* right) {
   using BS = cub::BlockScan<long long, gpudf::kBlock>;
   __shared__ typename BS::TempStorage temp;
   __shared__ long long carry;
@@ -182,6 +187,7 @@ extern "C" __global__ void join_write_kernel(const KeyCol* pk, const KeyCol* bk,
   __syncthreads();
   bool pairs = kind == gpudf_join::kInner || kind == gpudf_join::kLeft || kind == gpudf_join::kRight ||
                kind == gpudf_join::kFull;
+  bool unique = *dups == 0;
   for (long long base = begin; base < end; base += gpudf::kBlock) {
     long long i = base + threadIdx.x;
     long long c = i < end ? counts[i] : 0;
@@ -193,13 +199,14 @@ extern "C" __global__ void join_write_kernel(const KeyCol* pk, const KeyCol* bk,
         left[at] = (int)i;
         if (right != nullptr) right[at] = -1;
       } else {
-        bool null_key;
-        unsigned long long h = gpudf_keys::row_hash(pk, nkeys, i, &null_key);
-        long long s = null_key ? -1 : gpudf_join::find(pk, bk, nkeys, i, h, table, mask);
+        int s = found[i];
         if (s < 0) {
           left[at] = (int)i;
           right[at] = -1;
-        } else if (c == 1 || slot_rows[s] == 1) {
+        } else if (unique) {
+          left[at] = (int)i;
+          right[at] = s;
+        } else if (slot_rows[s] == 1) {
           left[at] = (int)i;
           right[at] = (int)gpudf_keys::entry_row(table[s]);
         } else {

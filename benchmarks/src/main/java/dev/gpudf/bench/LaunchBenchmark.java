@@ -24,11 +24,11 @@ public final class LaunchBenchmark {
     int count = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
     try (RootAllocator a = new RootAllocator(); Gpu gpu = Gpu.open(0); Exec exec = Exec.onGpu(gpu, a);
         DeviceBuffer word = exec.allocateZeroed(64)) {
-      // join_cross_kernel of 0 x 0 rows: 4 arguments, no work; join_write_kernel over 0 probe rows: 15
+      // join_cross_kernel of 0 x 0 rows: 4 arguments, no work; join_count_kernel over 0 probe rows: 15
       report("launch, 4 arguments, queued", count, () -> KernelLaunch.launch("join_cross_kernel", 1, exec.stream(),
           0L, 0L, word, word), () -> exec.stream().synchronize());
-      report("launch, 15 arguments, queued", count, () -> KernelLaunch.launch("join_write_kernel", 1, exec.stream(), word,
-          word, 1, 0L, 1L, word, 0L, word, word, word, 0, word, word, word, word), () -> exec.stream().synchronize());
+      report("launch, 15 arguments, queued", count, () -> KernelLaunch.launch("join_count_kernel", 1, exec.stream(), word,
+          word, 1, 0L, 1L, word, 0L, word, word, 0, 0L, word, word, word, word), () -> exec.stream().synchronize());
       report("launch, 4 arguments, waited for", count / 4, () -> {
         KernelLaunch.launch("join_cross_kernel", 1, exec.stream(), 0L, 0L, word, word);
         exec.stream().synchronize();

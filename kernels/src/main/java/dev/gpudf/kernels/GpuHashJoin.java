@@ -156,7 +156,9 @@ final class GpuHashJoin {
         DeviceBuffer cursor = exec.allocateZeroed(4);
         DeviceBuffer counts = exec.allocate(4L * Math.max(1, n));
         DeviceBuffer offsets = exec.allocate(8L * (blocks + 1));
-        DeviceBuffer matched = markBuild ? exec.allocateZeroed(cap) : null) {
+        DeviceBuffer matched = markBuild ? exec.allocateZeroed(cap) : null;
+        // each probe row's match, from the count pass to the write pass
+        DeviceBuffer found = pairs ? exec.allocate(4L * Math.max(1, n)) : null) {
       exec.fill(table, 0, 8 * cap, (byte) 0xFF);
       KernelLaunch.launch("join_build_kernel", buildGrid, exec.stream(), bk, buildKeys.length, (long) m, table, cap - 1,
           slotRows, rowSlot, dups);
@@ -169,7 +171,7 @@ final class GpuHashJoin {
       long total = 0;
       if (n > 0) {
         KernelLaunch.launch("join_count_kernel", blocks, exec.stream(), pk, bk, probeKeys.length, (long) n, g[1], table,
-            cap - 1, slotRows, dups, code(kind), (long) m, counts, offsets, matched);
+            cap - 1, slotRows, dups, code(kind), (long) m, counts, offsets, matched, found);
         KernelLaunch.launch("scan_offsets_i64_kernel", 1, exec.stream(), offsets, blocks);
         total = exec.readLongs(offsets, 8L * blocks, 1)[0];
       }
@@ -192,8 +194,8 @@ final class GpuHashJoin {
       try {
         r = pairs ? exec.allocate(4 * Math.max(1, size)) : null;
         if (n > 0) {
-          KernelLaunch.launch("join_write_kernel", blocks, exec.stream(), pk, bk, probeKeys.length, (long) n, g[1], table,
-              cap - 1, slotRows, slotEnd, rows, code(kind), counts, offsets, l, r);
+          KernelLaunch.launch("join_write_kernel", blocks, exec.stream(), (long) n, g[1], table, slotRows, slotEnd, rows,
+              dups, code(kind), counts, offsets, found, l, r);
         }
         if (unmatched != null) {
           exec.fill(l, 4 * total, 4L * unmatched.count(), (byte) 0xFF);
