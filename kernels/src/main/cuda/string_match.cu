@@ -74,64 +74,23 @@ __device__ __forceinline__ bool like_warp(const unsigned char* s, int len, const
   }
   return true;
 }
-
-// A warp's 32 rows' bytes copied into shared memory (`stage`, at most kMatchStage bytes): coalesced
-// loads, 4 bytes a lane where the source is aligned, in place of each lane walking its own row
-// in global memory.
-__device__ __forceinline__ void stage_rows(const unsigned char* src, int len, unsigned char* stage, int lane) {
-  int head = (int)((4 - ((uintptr_t)src & 3)) & 3);
-  if (head > len) head = len;
-  if (lane < head) stage[lane] = src[lane];
-  const uint32_t* words = reinterpret_cast<const uint32_t*>(src + head);
-  int nwords = (len - head) / 4;
-  for (int k = lane; k < nwords; k += 32) {
-    uint32_t w = words[k];
-    unsigned char* d = stage + head + 4 * k;
-    d[0] = (unsigned char)w;
-    d[1] = (unsigned char)(w >> 8);
-    d[2] = (unsigned char)(w >> 16);
-    d[3] = (unsigned char)(w >> 24);
-  }
-  int tail = head + 4 * nwords;
-  if (lane < len - tail) stage[tail + lane] = src[tail + lane];
-}
 }  // namespace gpudf_match
 
-// Bytes of a warp's rows that fit its stage: 80 a row (TPC-H's longest comments are 79).
-constexpr int kMatchStage = 32 * 80;
-
 // Constant k is pool[bounds[k], bounds[k + 1]). kEquals: a row matches when it equals any of the
-// `count`; kLike: they are the pieces of a LIKE pattern between its '%'s. With pieces between two
-// '%'s, a warp whose 32 rows' bytes fit kMatchStage copies them into shared memory and each lane
-// searches its row there (like); a warp of longer rows searches each row in turn with all its
-// lanes (like_warp). Walking a row in global memory a lane at a time read a cache line per lane
-// per step; one row at a time with the whole warp waited on a load per row (TPC-H q13's
-// o_comment NOT LIKE '%special%requests%': 3.6 ms over 15M rows, a tenth of the bandwidth).
-// out_validity is null when `validity` is (no NULLs); bits past n come out zero.
+// `count`; kLike: they are the pieces of a LIKE pattern between its '%'s (with pieces between
+// two '%'s, the whole warp searches each row in turn: like_warp). out_validity is null when
+// `validity` is (no NULLs); bits past n come out zero.
 extern "C" __global__ void string_match_kernel(const int* offsets, const unsigned char* chars, const uint32_t* validity,
                                               long long n, const unsigned char* pool, const int* bounds, int count,
                                               int mode, uint32_t* out, uint32_t* out_validity) {
-  __shared__ unsigned char stages[gpudf::kBlock / 32][kMatchStage];
   int lane = threadIdx.x & 31;
-  unsigned char* stage = stages[threadIdx.x >> 5];
   long long warps = gpudf::grid_threads() / 32;
   bool searches = mode == gpudf_match::kLike && count > 2;
   for (long long base = gpudf::global_thread() / 32 * 32; base < n; base += warps * 32) {
     long long i = base + lane;
     bool valid = i < n && gpudf::is_valid(validity, i);
     bool hit = false;
-    int from = searches ? offsets[base] : 0;
-    int span = searches ? offsets[min(n, base + 32)] - from : 0;
-    if (searches && span <= kMatchStage) {
-      gpudf_match::stage_rows(chars + from, span, stage, lane);
-      __syncwarp();
-      if (valid) {
-        int start = offsets[i];
-        hit = gpudf_match::like(stage + (start - from), offsets[i + 1] - start, pool, bounds, count);
-      }
-      // the next rows' copy must wait for every lane's search
-      __syncwarp();
-    } else if (searches) {
+    if (searches) {
       unsigned valids = __ballot_sync(0xffffffffu, valid);
       for (unsigned rest = valids; rest != 0; rest &= rest - 1) {
         long long row = base + __ffs(rest) - 1;
