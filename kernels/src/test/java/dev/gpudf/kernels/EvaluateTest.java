@@ -868,6 +868,56 @@ class EvaluateTest {
     });
   }
 
+  /**
+   * LIKE searches with pieces between '%'s (the match kernel's whole-warp search) over one column
+   * of short rows and of 1,000-byte rows, several steps of the warp each; slices put both kinds in
+   * one warp. Each row's answer equals the CPU twin's, NULLs, multi-byte UTF-8, pieces at a row's
+   * ends and overlapping pieces included.
+   */
+  @RequiresGpu
+  @ParameterizedTest
+  @ValueSource(ints = {0, 1, 31, 32, 33, 100, 1000})
+  void stringSearchesOfShortAndLongRowsMatchTheCpuTwin(int rows) {
+    String[] shorts = {"xabycdz", "cdab", "", "héab🚀llocd", "abcd", "abab", "ab", "ccddabcd", "日本ab語cd"};
+    String[] values = new String[rows];
+    for (int i = 0; i < rows; i++) {
+      if (i % 5 == 4) {
+        continue;
+      }
+      // every third warp of rows long: pieces placed by the row, sometimes missing
+      values[i] = (i / 32) % 3 == 1
+          ? "q".repeat(i % 13) + (i % 4 == 0 ? "" : "ab") + "é".repeat(500) + (i % 3 == 0 ? "" : "cd") + "q".repeat(i % 7)
+          : shorts[i % shorts.length];
+    }
+    List<Expr> likes = java.util.stream.Stream.of("%ab%cd%", "%cd%ab%", "%ab%ab%", "%🚀%cd%", "x%ab%", "%ab%cd", "q%é%cd%q", "%b%%c%")
+        .map(pt -> call(Op.LIKE, col(0), str(pt))).toList();
+    withGeneratedFrom(0, () -> {
+      try (Gpu gpu = Gpu.open(0, 1L << 30, 64L << 20); Exec g = Exec.onGpu(gpu, allocator);
+          VectorSchemaRoot whole = strings(values)) {
+        for (boolean sliced : rows > 3 ? List.of(false, true) : List.of(false)) {
+          try (VectorSchemaRoot part = sliced ? TestTables.slice(whole, 3, rows - 3) : null) {
+            VectorSchemaRoot r = part == null ? whole : part;
+            try (HostTable h = HostTable.fromArrow(r); DeviceTable d = DeviceTable.fromArrow(gpu, r, g.stream())) {
+              for (Expr e : likes) {
+                assertTrue(StringMatch.anywhere(e, h.types()), e.toString());
+                try (HostColumn want = Evaluate.evaluate(exec, h, e); DeviceColumn got = Evaluate.evaluate(g, d, e)) {
+                  got.retain();
+                  try (DeviceTable one = new DeviceTable(gpu, List.of("x"), List.of(got), h.rowCount());
+                      VectorSchemaRoot back = one.toArrow(allocator, g.stream())) {
+                    for (int i = 0; i < h.rowCount(); i++) {
+                      assertEquals(want.vector().getObject(i), back.getVector(0).getObject(i),
+                          e + (sliced ? " sliced" : "") + " row " + i);
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    });
+  }
+
   /** What {@code read} gives of an empty {@link TestTables#allTypes} table (its names, its types). */
   private <T> T allTypesSchema(java.util.function.Function<HostTable, T> read) {
     try (VectorSchemaRoot r = TestTables.allTypes(allocator, 0, Nulls.NONE, 0); HostTable h = HostTable.fromArrow(r)) {
