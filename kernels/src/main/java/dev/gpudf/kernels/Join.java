@@ -200,7 +200,6 @@ public final class Join {
     return TableOps.columns(exec, side, columns);
   }
 
-
   /**
    * The gather maps of an equi-join of {@code kind} (not CROSS) on the GPU, without gathering any
    * column: INT32 columns {@code left} and, except for SEMI and the ANTI kinds, {@code right},
