@@ -16,7 +16,9 @@ import java.util.List;
  * matches, or every pair when there are no keys) before the kind decides which rows are
  * unmatched. On the CPU a hash table over the right side's keys (chained in row order) is probed
  * by the left side in parallel chunks; output rows follow the left side's order, and unmatched
- * right rows of RIGHT and FULL joins come last. On the GPU, {@link GpuHashJoin}: the same rows,
+ * right rows of RIGHT and FULL joins come last. A SEMI or ANTI join whose left side is the smaller
+ * (and that is given no shared index) indexes the left side instead, and the right side's rows mark
+ * the keys they hold ({@link #marked}). On the GPU, {@link GpuHashJoin}: the same rows,
  * possibly in another order.
  */
 public final class Join {
@@ -122,7 +124,9 @@ public final class Join {
     if (kind == Kind.NULL_AWARE_ANTI && right.rowCount() > 0 && right.column(rightKeys[0]).nullCount() > 0) {
       maps = new int[][] {{}, {}};
     } else if (leftKeys.length > 0 && residual == null) {
-      maps = maps(exec::checkpoint, left, index != null ? index : index(right, rightKeys), leftKeys, kind);
+      maps = index == null && (kind == Kind.SEMI || kind == Kind.ANTI) && left.rowCount() < right.rowCount()
+          ? marked(exec::checkpoint, right, index(left, leftKeys), rightKeys, kind == Kind.SEMI)
+          : maps(exec::checkpoint, left, index != null ? index : index(right, rightKeys), leftKeys, kind);
     } else {
       long pairs = leftKeys.length == 0 ? (long) left.rowCount() * right.rowCount() : 0;
       if (pairs * (left.columnCount() + right.columnCount()) > MAX_CROSS_CELLS) {
@@ -336,6 +340,46 @@ public final class Join {
       }
     }
     return new int[][] {l.toArray(), r.toArray()};
+  }
+
+  /**
+   * The maps of a SEMI ({@code semi}) or ANTI join whose left side, indexed by {@code index}, is
+   * the smaller: the rows of {@code probe} (the right side, in parallel chunks) mark the left rows
+   * their keys match, and the left rows marked (SEMI) or not (ANTI) come in row order, as probing
+   * the right side's index would give them, with an index of the smaller side ({@link GpuHashJoin}
+   * does the same). A left row with a NULL key is in no chain, so it is never marked.
+   */
+  static int[][] marked(Runnable checkpoint, HostTable probe, Index index, int[] probeKeys, boolean semi) {
+    HostKeys pk = keys(probe, probeKeys);
+    int m = index.table.rowCount();
+    int n = probe.rowCount();
+    int chunks = (n + CHUNK - 1) / CHUNK;
+    // marks are only ever set to true, so the unsynchronised writes are benign; the parallel
+    // stream's completion publishes them
+    boolean[] matched = new boolean[m];
+    Exec.parallelChecked(checkpoint, chunks, c -> {
+      for (int i = c * CHUNK; i < Math.min(n, (c + 1) * CHUNK); i++) {
+        if (pk.anyNull(i)) {
+          continue;
+        }
+        long h = pk.hash(i);
+        for (int j = index.head[slot(h, index.head.length)]; j >= 0; j = index.next[j]) {
+          if (!matched[j] && index.hash[j] == h && pk.matches(i, index.rk, j, false)) {
+            matched[j] = true;
+          }
+        }
+      }
+    });
+    IntList kept = new IntList();
+    for (int j = 0; j < m; j++) {
+      if (matched[j] == semi) {
+        kept.add(j);
+      }
+    }
+    int[] left = kept.toArray();
+    int[] none = new int[left.length];
+    Arrays.fill(none, -1);
+    return new int[][] {left, none};
   }
 
   /**

@@ -104,6 +104,22 @@ class JoinTest {
               assertArrayEquals(want[0], got[0], kind + " left rows");
               assertArrayEquals(want[1], got[1], kind + " right rows");
             }
+            // SEMI and ANTI with the smaller side on the left: it is indexed, and the larger side marks its keys
+            Join.Index smaller = Join.index(rt, keys);
+            for (Join.Kind kind : List.of(Join.Kind.SEMI, Join.Kind.ANTI)) {
+              int[][] want = oracle(r, l, keys, keys, kind);
+              int[][] got = Join.marked(() -> { }, lt, smaller, keys, kind == Join.Kind.SEMI);
+              assertArrayEquals(want[0], got[0], kind + " marked left rows");
+              assertArrayEquals(want[1], got[1], kind + " marked right rows");
+              List<String> names = joinedNames(rt, lt, kind);
+              try (HostTable joined = Join.join(exec, rt, lt, keys, keys, kind, names); VectorSchemaRoot out = joined.toArrow(a)) {
+                assertEquals(want[0].length, out.getRowCount(), kind + " of a smaller left side");
+                for (int k = 0; k < want[0].length; k++) {
+                  assertEquals(norm(r.getVector(str).getObject(want[0][k])), norm(out.getVector(str).getObject(k)),
+                      kind + " of a smaller left side, row " + k);
+                }
+              }
+            }
           }
           // the joined table: left columns then right columns, NULL rows for the missing side
           List<String> names = new ArrayList<>(lt.names());
