@@ -28,6 +28,35 @@ static int __shfl_sync(unsigned, int v, int src) {
   warp->arrive_and_wait();
   return r;
 }
+static long long __shfl_up_sync(unsigned, long long v, int delta) {
+  static long long wide[32];
+  warp->arrive_and_wait();
+  wide[tl_lane] = v;
+  warp->arrive_and_wait();
+  long long r = tl_lane >= delta ? wide[tl_lane - delta] : v;
+  warp->arrive_and_wait();
+  return r;
+}
+static unsigned __ballot_sync(unsigned, bool v) {
+  warp->arrive_and_wait();
+  slots[tl_lane] = v;
+  warp->arrive_and_wait();
+  unsigned r = 0;
+  for (int i = 0; i < 32; i++) r |= (slots[i] != 0 ? 1u : 0u) << i;
+  warp->arrive_and_wait();
+  return r;
+}
+static unsigned __reduce_or_sync(unsigned, unsigned v) {
+  warp->arrive_and_wait();
+  slots[tl_lane] = (int)v;
+  warp->arrive_and_wait();
+  unsigned r = 0;
+  for (int i = 0; i < 32; i++) r |= (unsigned)slots[i];
+  warp->arrive_and_wait();
+  return r;
+}
+static int __clz(unsigned v) { return v == 0 ? 32 : __builtin_clz(v); }
+static int __popc(unsigned v) { return __builtin_popcount(v); }
 static bool __any_sync(unsigned, bool v) {
   warp->arrive_and_wait();
   slots[tl_lane] = v;
@@ -122,7 +151,8 @@ int main(int argc, char** argv) {
     int n = t < 40 ? t : t % 10 == 0 ? (int)(rng() % 300000) : t % 10 == 1 ? kFragment * (1 + t % 3) - 1 + t % 3
         : (int)(rng() % 20000);
     std::string raw(n, '\0');
-    int shape = t % 5;
+    // the blocks of more than one fragment (t % 10 < 2) take every shape in turn too
+    int shape = t >= 40 && t % 10 < 2 ? (t / 10 + t % 10) % 5 : t % 5;
     for (int i = 0; i < n; i++) {
       if (shape == 0) raw[i] = (char)(rng() % 256);  // incompressible: long literals
       else if (shape == 1) raw[i] = (i % 8 < 3) ? (char)(rng() % 256) : (char)(i / 100000);  // 8-byte integers
