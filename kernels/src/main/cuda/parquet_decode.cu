@@ -514,36 +514,67 @@ extern "C" __global__ void parquet_unsnap_kernel(const uint8_t* __restrict__ src
   if (!ok && lane == 0) fail(error, g.codec == kSnappy ? kBadSnappy : kBadLength, p);
 }
 
+// Bytes of a page of PLAIN strings a warp stages in shared memory at once (plain_strings).
+constexpr int kPlainStage = 4096;
+// Warps a block of parquet_decode_kernel holds (ParquetDecode.WARPS_PER_BLOCK).
+constexpr int kDecodeWarps = 4;
+
 // A page of PLAIN strings (each value its 4-byte length, then its bytes), in the column's bytes
-// from g.base of the decompressed pages: lane 0 walks the values in order (each one's place
-// depends on the one before). Row r takes the pair of offsets (2r, 2r + 1) of the column's pairs:
-// [start, end) of its value (a NULL row an empty pair where the next value would start), and the
-// code 2r (-1 for NULL); the gather by code copies the values out, and the odd entries (the next
-// value's length) are never gathered. Offsets grow from page to page, as the pages lie in order.
+// from g.base of the decompressed pages. Each value's place depends on the one before, so lane 0
+// walks them in order, but over a stage of the page's bytes that the warp copies to shared memory
+// at once: a walk through global memory waited out a load's latency per row (TPC-H SF10's supplier
+// table, 100,000 rows a page, took most of a cold q2's 36 ms of decoding, session 45). Row r takes
+// the pair of offsets (2r, 2r + 1) of the column's pairs: [start, end) of its value (a NULL row an
+// empty pair where the next value would start), and the code 2r (-1 for NULL); the gather by code
+// copies the values out, and the odd entries (the next value's length) are never gathered. Offsets
+// grow from page to page, as the pages lie in order.
 __device__ void plain_strings(const Page& g, const uint8_t* scratch, const uint8_t* data, const uint8_t* end,
-                              const uint32_t* validity, long long p, int* error) {
+                              const uint32_t* validity, long long p, int* error, int lane, uint8_t* stage) {
   int32_t* codes = reinterpret_cast<int32_t*>(g.out);
   int32_t* pairs = g.indexes;
-  const uint8_t* at = data;
-  for (long long r = 0; r < g.rows; r++) {
-    long long row = g.row0 + r;
-    int32_t start = (int32_t)((at - scratch) - g.base);
-    if (g.levels && !gpudf::is_valid(validity, row)) {
-      pairs[2 * row] = start;
-      pairs[2 * row + 1] = start;
-      codes[row] = -1;
-      continue;
+  long long bytes = end - data, at = 0, row = 0;
+  int32_t first = (int32_t)((data - scratch) - g.base);
+  bool bad = false;
+  // each round stages the bytes from the next value's length on and walks the values whose length
+  // lies there; a round takes at least one row, as the bytes left hold a length (or it fails)
+  while (row < g.rows && !bad) {
+    long long staged_end = bytes - at > kPlainStage ? at + kPlainStage : bytes;
+    __syncwarp();
+    for (long long k = lane; k < staged_end - at; k += 32) stage[k] = data[at + k];
+    __syncwarp();
+    if (lane == 0) {
+      long long staged = at;
+      for (; row < g.rows; row++) {
+        long long r = g.row0 + row;
+        int32_t start = first + (int32_t)at;
+        if (g.levels && !gpudf::is_valid(validity, r)) {
+          pairs[2 * r] = start;
+          pairs[2 * r + 1] = start;
+          codes[r] = -1;
+          continue;
+        }
+        if (bytes - at < 4) {
+          bad = true;
+          break;
+        }
+        if (at + 4 > staged_end) break;
+        const uint8_t* h = stage + (at - staged);
+        unsigned len = h[0] | (h[1] << 8) | (h[2] << 16) | ((unsigned)h[3] << 24);
+        if (len > (unsigned long long)(bytes - at - 4)) {
+          bad = true;
+          break;
+        }
+        pairs[2 * r] = start + 4;
+        pairs[2 * r + 1] = start + 4 + (int32_t)len;
+        codes[r] = (int32_t)(2 * r);
+        at += 4 + len;
+      }
     }
-    unsigned len = end - at < 4 ? 0xffffffffu : at[0] | (at[1] << 8) | (at[2] << 16) | ((unsigned)at[3] << 24);
-    if (end - at < 4 || len > (unsigned long long)(end - at - 4)) {
-      fail(error, kShortValues, p);
-      return;
-    }
-    pairs[2 * row] = start + 4;
-    pairs[2 * row + 1] = start + 4 + (int32_t)len;
-    codes[row] = (int32_t)(2 * row);
-    at += 4 + len;
+    row = __shfl_sync(kAll, row, 0);
+    at = __shfl_sync(kAll, at, 0);
+    bad = __shfl_sync(kAll, bad, 0);
   }
+  if (bad && lane == 0) fail(error, kShortValues, p);
 }
 
 // Decodes each data page (a warp per page) into its column's rows (out_width bytes each, from
@@ -552,6 +583,7 @@ __device__ void plain_strings(const Page& g, const uint8_t* scratch, const uint8
 // dictionary indexes in its column's index scratch (one int32 a row) first.
 extern "C" __global__ void parquet_decode_kernel(const uint8_t* __restrict__ scratch, const long long* __restrict__ table,
                                                  long long pages, long long* valid, int* error) {
+  __shared__ uint8_t plain_stage[kDecodeWarps][kPlainStage];
   long long p = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
   int lane = threadIdx.x & 31;
   if (p >= pages) return;
@@ -620,7 +652,7 @@ extern "C" __global__ void parquet_decode_kernel(const uint8_t* __restrict__ scr
     if (g.codes) {
       // the levels' bits, set by every lane, are read by lane 0
       __syncwarp();
-      if (lane == 0) plain_strings(g, scratch, data, end, validity, p, error);
+      plain_strings(g, scratch, data, end, validity, p, error, lane, plain_stage[threadIdx.x >> 5]);
       return;
     }
     values = data;

@@ -75,6 +75,7 @@ public final class ParquetDecode {
   private static final int FIELDS = 12;
   /** Bit of a page's flags saying its rows take codes, a string column's ({@code kFlags} in the kernel). */
   private static final long CODES = 1L << 17;
+  /** Warps a block of the decode kernel holds, each a page ({@code kDecodeWarps} in the kernel). */
   private static final int WARPS_PER_BLOCK = 4;
   /** Bytes of a page's output a warp decompresses at once (kFragment in parquet_decode.cu). */
   private static final long FRAGMENT = SnappySplit.FRAGMENT;

@@ -60,9 +60,14 @@ class ParquetDecodeTest {
     }
   }
 
-  /** Strings a string column's rows take, by index: empty, non-ASCII, and longer than 32 bytes. */
+  /**
+   * Strings a string column's rows take, by index: empty, non-ASCII, longer than 32 bytes, and
+   * (the last, {@link #LONG_TEXT}, taken only where a case says) longer than the 4,096 bytes of a
+   * page of PLAIN strings that the kernel stages at once.
+   */
   private static final String[] TEXT = {"", "a", "MAIL", "Grüße, 東京 🚀", "x".repeat(40), "DELIVER IN PERSON", "TRUCK",
-      "é"};
+      "é", "ü東".repeat(1000)};
+  private static final int LONG_TEXT = TEXT.length - 1;
 
   /** Pages laid out as a writer stores them, with the headers' facts as {@link Page}s. */
   private static final class Writer {
@@ -248,7 +253,7 @@ class ParquetDecodeTest {
             Long[] values = new Long[rows];
             for (int r = 0; r < rows; r++) {
               boolean isNull = nulls == Nulls.ALL || nulls == Nulls.THIRD && r % 3 == 1;
-              long v = text ? random.nextInt(TEXT.length) : type.id() == dev.gpudf.columnar.TypeId.DECIMAL
+              long v = text ? random.nextInt(LONG_TEXT) : type.id() == dev.gpudf.columnar.TypeId.DECIMAL
                   ? (random.nextLong() % (type.precision() <= 9 ? 1_000_000_000L : 1_000_000_000_000_000L))
                   : width == 4 ? random.nextInt() : random.nextLong();
               // a dictionary column repeats few values (runs and bit-packed indexes both occur), strings always
@@ -272,6 +277,13 @@ class ParquetDecodeTest {
     Writer big = new Writer();
     big.add(dataPage(far, true, null, 8), Kind.PLAIN, Codec.SNAPPY, far.length, true, -1);
     out.add(new Case("INT64 one page of far copies", DataType.INT64, 8, far, big));
+    // PLAIN strings longer than what the kernel stages at once, between short ones and NULLs
+    Long[] longText = new Long[3_000];
+    for (int r = 0; r < longText.length; r++) {
+      longText[r] = r % 7 == 3 ? null : r % 5 == 0 ? (long) LONG_TEXT : (long) (r % LONG_TEXT);
+    }
+    out.add(new Case("STRING long values", DataType.STRING, ParquetDecode.BYTE_ARRAY, longText,
+        write(longText, true, false, ParquetDecode.BYTE_ARRAY), TEXT));
     return out;
   }
 
@@ -458,7 +470,7 @@ class ParquetDecodeTest {
     try (RootAllocator a = new RootAllocator(); Gpu gpu = Gpu.open(0, 2L << 30, 256L << 20);
         Exec g = Exec.onGpu(gpu, a)) {
       List<Case> all = cases();
-      for (int rows : java.util.stream.IntStream.concat(java.util.Arrays.stream(SIZES), java.util.stream.IntStream.of(25_000))
+      for (int rows : java.util.stream.IntStream.concat(java.util.Arrays.stream(SIZES), java.util.stream.IntStream.of(25_000, 3_000))
           .toArray()) {
         List<Case> some = all.stream().filter(c -> c.values().length == rows).toList();
         List<ParquetDecode.Chunk> chunks = new ArrayList<>();
