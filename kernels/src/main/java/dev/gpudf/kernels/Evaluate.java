@@ -98,12 +98,42 @@ public final class Evaluate {
   }
 
   /**
+   * Device work queued on a BOOL result between its evaluation's launches and their one wait,
+   * which reads back a long that work leaves, so that a filter counts its rows with no wait of its
+   * own ({@link Filter#select(Exec, DeviceTable, Expr)}).
+   */
+  interface Then {
+    /**
+     * Queues work over the result's {@code rows} bits ({@code data}, and {@code validity}: both
+     * borrowed, valid until the wait) that leaves a long at byte {@code at} of {@code results}.
+     */
+    void queue(DeviceBuffer data, DeviceBuffer validity, int rows, DeviceBuffer results, long at);
+
+    /** The long the queued work left, read in the evaluation's wait. */
+    void read(long value);
+  }
+
+  /**
+   * {@link #evaluate(Exec, DeviceTable, Expr)} with {@code then} queued before its wait where
+   * the expression runs as one program with a BOOL result; where it does not (the whole condition
+   * one string match, a DECIMAL computed on the host), {@code then} is never called. The caller
+   * owns the result.
+   */
+  static DeviceColumn evaluate(Exec exec, DeviceTable table, Expr e, Then then) {
+    return (DeviceColumn) evaluate(exec, EvalInput.of(table), e, then);
+  }
+
+  /**
    * On the input's backend; the caller owns the result. Parts that build strings are computed
    * first, as columns of their own ({@link StringBuild}); so are, on the GPU from the rows where
    * generated kernels start ({@link #setGeneratedMinRows}), string columns compared with constants
    * ({@link StringMatch}).
    */
   static Column evaluate(Exec exec, EvalInput in, Expr e) {
+    return evaluate(exec, in, e, null);
+  }
+
+  private static Column evaluate(Exec exec, EvalInput in, Expr e, Then then) {
     if (StringBuild.anywhere(e, in.types())) {
       if (StringBuild.builds(e, in.types())) {
         return StringBuild.build(exec, in, e);
@@ -111,7 +141,7 @@ public final class Evaluate {
       List<Column> made = new ArrayList<>();
       try {
         Expr rest = StringBuild.materialize(exec, in, e, made);
-        return evaluate(exec, in.plus(made), rest);
+        return evaluate(exec, in.plus(made), rest, then);
       } finally {
         made.forEach(Column::close);
       }
@@ -124,12 +154,12 @@ public final class Evaluate {
           // the whole expression was one match: its column is the result
           return made.remove(0);
         }
-        return gpu(exec, in.plus(made), rest);
+        return gpu(exec, in.plus(made), rest, then);
       } finally {
         made.forEach(Column::close);
       }
     }
-    return in.onDevice() ? gpu(exec, in, e) : cpu(exec, in, e);
+    return in.onDevice() ? gpu(exec, in, e, then) : cpu(exec, in, e);
   }
 
   private static int align8(int bytes) {
@@ -152,10 +182,11 @@ public final class Evaluate {
     }
   }
 
-  private static DeviceColumn gpu(Exec exec, EvalInput in, Expr e) {
+  private static DeviceColumn gpu(Exec exec, EvalInput in, Expr e, Then then) {
     Program p = ExprCompiler.compile(e, in.types());
     int n = in.rows();
     StoreKind store = storeKind(p.result());
+    Then after = store == StoreKind.BITS ? then : null;
     long words = (n + 31L) / 32;
     long[] columns = new long[3 * p.columns().size()];
     for (int s = 0; s < p.columns().size(); s++) {
@@ -168,7 +199,7 @@ public final class Evaluate {
     // the program's four arrays and its two result slots go up in one copy: each copy is a driver
     // call of its own, and short queries evaluate many expressions
     ByteBuffer packed = ByteBuffer.allocate(align8(4 * p.code().length) + 8 * p.constants().length
-        + align8(p.strings().length) + 8 * columns.length + 16).order(ByteOrder.LITTLE_ENDIAN);
+        + align8(p.strings().length) + 8 * columns.length + 24).order(ByteOrder.LITTLE_ENDIAN);
     int codeAt = 0;
     packed.asIntBuffer().put(p.code());
     int constsAt = align8(4 * p.code().length);
@@ -180,7 +211,8 @@ public final class Evaluate {
     int colsAt = poolAt + align8(p.strings().length);
     packed.position(colsAt);
     packed.asLongBuffer().put(columns);
-    // the first failing row (-1: none), then the result's valid rows: read back in one wait
+    // the first failing row (-1: none), the result's valid rows, and what `after` leaves: read
+    // back in one wait
     int resultsAt = colsAt + 8 * columns.length;
     packed.putLong(resultsAt, -1L);
     try (DeviceBuffer program = exec.upload(packed.array())) {
@@ -218,7 +250,10 @@ public final class Evaluate {
       }
       // the validity is final after the first launch (a STRCOPY pass writes the same bits again)
       Bitmaps.addSetCount(validity, null, n, error + 8, exec.stream());
-      long[] results = exec.readLongs(program, resultsAt, 2);
+      if (after != null) {
+        after.queue(out, validity, n, program, resultsAt + 16);
+      }
+      long[] results = exec.readLongs(program, resultsAt, after == null ? 2 : 3);
       if (results[0] != -1L && (results[0] & 0xFF) == Opcode.ERR_WIDE) {
         // a DECIMAL value outgrew the device's 64-bit registers: the host computes it in 128
         owned.forEach(DeviceBuffer::close);
@@ -246,6 +281,9 @@ public final class Evaluate {
           KernelLaunch.launch(kernel, grid, exec.stream(), args[0], args[1], args[2], args[3], args[4], (long) n,
               p.resultRegister(), StoreKind.STRCOPY.ordinal(), null, validity, error, offsets, out);
         }
+      }
+      if (after != null) {
+        after.read(results[2]);
       }
       int nulls = n - (int) results[1];
       if (nulls == 0) {

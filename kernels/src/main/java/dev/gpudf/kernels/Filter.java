@@ -115,6 +115,45 @@ public final class Filter {
     }
   }
 
+  /**
+   * A selection of the rows of {@code table} (borrowed) where {@code condition} holds: the rows
+   * are counted before the condition's one wait, which reads back their count with the
+   * condition's errors and NULLs (a wait each before), unless the condition does not run as one
+   * program ({@link Evaluate#evaluate(Exec, DeviceTable, Expr, Evaluate.Then)}). The caller closes
+   * the selection.
+   */
+  public static Selection select(Exec exec, DeviceTable table, Expr condition) {
+    int n = table.rowCount();
+    long[] g = DeviceScan.grid(exec, n, 32);
+    DeviceBuffer offsets = exec.allocate(8L * (g[0] + 1));
+    try {
+      long[] counted = {-1};
+      Evaluate.Then count = new Evaluate.Then() {
+        @Override
+        public void queue(DeviceBuffer data, DeviceBuffer validity, int rows, DeviceBuffer results, long at) {
+          if (rows > 0) {
+            launchCount(exec, data, validity, rows, g, offsets);
+            exec.copy(results, at, offsets, 8L * g[0], 8);
+          }
+        }
+
+        @Override
+        public void read(long value) {
+          counted[0] = value;
+        }
+      };
+      try (DeviceColumn mask = Evaluate.evaluate(exec, table, condition, count)) {
+        checkBool(mask);
+        int kept = counted[0] >= 0 ? (int) counted[0] : count(exec, mask.data(), mask.validity(), n, g, offsets);
+        mask.retain();
+        return new Selection(n, kept, null, mask, offsets, g);
+      }
+    } catch (RuntimeException e) {
+      offsets.close();
+      throw e;
+    }
+  }
+
   /** The rows of {@code table} that {@code kept} (of its rows) selects, on either backend; the caller owns the result. */
   public static Table<?> filter(Exec exec, Table<?> table, Selection kept) {
     kept.checkFits(table);
@@ -154,10 +193,16 @@ public final class Filter {
     if (n == 0) {
       return 0;
     }
+    launchCount(exec, mask, validity, n, g, offsets);
+    return (int) exec.readLongs(offsets, 8L * g[0], 1)[0];
+  }
+
+  /** Queues {@link #count}'s work: the kept rows per block into {@code offsets}, scanned, the total last. */
+  private static void launchCount(Exec exec, DeviceBuffer mask, DeviceBuffer validity, int n, long[] g,
+      DeviceBuffer offsets) {
     int blocks = (int) g[0];
     KernelLaunch.launch("filter_count_kernel", blocks, exec.stream(), mask, validity, (long) n, g[1], offsets);
     KernelLaunch.launch("scan_offsets_i64_kernel", 1, exec.stream(), offsets, blocks);
-    return (int) exec.readLongs(offsets, 8L * blocks, 1)[0];
   }
 
   /** The ids of the {@code kept} rows that {@link #count} counted into {@code offsets}; the caller closes them. */

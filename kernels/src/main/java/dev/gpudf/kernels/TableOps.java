@@ -37,8 +37,8 @@ public final class TableOps {
    */
   public static Table<?> filter(Exec exec, Table<?> t, Expr condition, Table<?> out) {
     if (t instanceof DeviceTable d) {
-      try (DeviceColumn mask = Evaluate.evaluate(exec, d, condition)) {
-        return Filter.filter(exec, (DeviceTable) out, mask);
+      try (Filter.Selection kept = Filter.select(exec, d, condition)) {
+        return Filter.filter(exec, out, kept);
       }
     }
     return Filter.filter(exec, (HostTable) t, condition, (HostTable) out);

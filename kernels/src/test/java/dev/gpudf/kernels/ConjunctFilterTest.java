@@ -6,8 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.gpudf.columnar.DataType;
+import dev.gpudf.columnar.DeviceTable;
 import dev.gpudf.columnar.HostColumn;
 import dev.gpudf.columnar.HostTable;
+import dev.gpudf.columnar.cuda.Gpu;
+import dev.gpudf.columnar.testing.RequiresGpu;
 import dev.gpudf.columnar.testing.TestTables;
 import dev.gpudf.columnar.testing.TestTables.Nulls;
 import java.math.BigDecimal;
@@ -97,6 +100,57 @@ class ConjunctFilterTest {
           }
         }
         assertEquals(0, a.getAllocatedMemory());
+      }
+    }
+  }
+
+  /**
+   * On the GPU a filter's selection ({@link Filter#select(Exec, DeviceTable, Expr)}) counts its
+   * rows before the condition's one wait: it keeps the rows, and raises the errors, of the CPU's
+   * mask, through the interpreter and, with every program generated, through generated kernels and
+   * string matches (where the count waits on its own).
+   */
+  @RequiresGpu
+  @ParameterizedTest
+  @ValueSource(ints = {0, 1, 31, 32, 33, 1025, 70_000})
+  void aGpuSelectionKeepsTheRowsAndErrorsOfTheCpuMask(int rows) {
+    for (int generatedFrom : new int[] {Integer.MAX_VALUE, 0}) {
+      int before = Evaluate.setGeneratedMinRows(generatedFrom);
+      try (RootAllocator a = new RootAllocator(); Exec cpu = Exec.onCpu(a); Gpu gpu = Gpu.open(0, 1L << 30, 64L << 20);
+          Exec g = Exec.onGpu(gpu, a)) {
+        for (Nulls nulls : List.of(Nulls.NONE, Nulls.every(3), Nulls.ALL)) {
+          try (VectorSchemaRoot r = TestTables.allTypes(a, rows, nulls, rows); HostTable t = HostTable.fromArrow(r);
+              DeviceTable d = DeviceTable.fromArrow(gpu, r, g.stream())) {
+            int i32 = t.names().indexOf("i32");
+            for (Condition c : conditions(t)) {
+              String where = c.name() + ", " + rows + " rows, nulls " + nulls + ", generated from " + generatedFrom;
+              int[] want;
+              try (HostColumn mask = Evaluate.evaluate(cpu, t, c.expr())) {
+                want = Filter.keptRows(mask);
+              } catch (RuntimeException e) {
+                RuntimeException got = assertThrows(RuntimeException.class, () -> Filter.select(g, d, c.expr()).close(), where);
+                assertEquals(e.getClass(), got.getClass(), where);
+                assertEquals(e.getMessage(), got.getMessage(), where);
+                continue;
+              }
+              try (Filter.Selection kept = Filter.select(g, d, c.expr());
+                  DeviceTable out = (DeviceTable) Filter.filter(g, d, kept);
+                  DeviceTable viaOps = (DeviceTable) TableOps.filter(g, d, c.expr(), d);
+                  VectorSchemaRoot got = out.toArrow(a, g.stream()); VectorSchemaRoot got2 = viaOps.toArrow(a, g.stream())) {
+                assertEquals(want.length, kept.count(), where);
+                assertEquals(want.length, got.getRowCount(), where);
+                assertEquals(want.length, got2.getRowCount(), where);
+                for (int k = 0; k < want.length; k++) {
+                  Object v = r.getVector(i32).getObject(want[k]);
+                  assertEquals(v, got.getVector(i32).getObject(k), where + ", row " + k);
+                  assertEquals(v, got2.getVector(i32).getObject(k), where + ", row " + k);
+                }
+              }
+            }
+          }
+        }
+      } finally {
+        Evaluate.setGeneratedMinRows(before);
       }
     }
   }

@@ -1,10 +1,8 @@
 package dev.gpudf.sql;
 
-import dev.gpudf.columnar.DeviceColumn;
 import dev.gpudf.columnar.DeviceTable;
 import dev.gpudf.columnar.HostTable;
 import dev.gpudf.columnar.Table;
-import dev.gpudf.kernels.Evaluate;
 import dev.gpudf.kernels.Expr;
 import dev.gpudf.kernels.TableOps;
 import org.apache.calcite.plan.RelOptCluster;
@@ -77,8 +75,6 @@ public final class GpuFilter extends Filter implements GpuRel {
     if (in instanceof HostTable host) {
       return dev.gpudf.kernels.Filter.select(dev.gpudf.kernels.Filter.keptRows(ctx.exec(), host, condition), host.rowCount());
     }
-    try (DeviceColumn mask = Evaluate.evaluate(ctx.exec(), (DeviceTable) in, condition)) {
-      return dev.gpudf.kernels.Filter.select(ctx.exec(), mask);
-    }
+    return dev.gpudf.kernels.Filter.select(ctx.exec(), (DeviceTable) in, condition);
   }
 }
