@@ -82,11 +82,11 @@ public final class ParquetDecode {
   /**
    * A column's Snappy pages have their fragments found on the host ({@link SnappySplit}) where
    * their stored bytes are at most this many times its largest page's: the walk costs the reading
-   * thread all of them (2-4 ns a byte), and the device its longest page (about 47 ns a byte) while
-   * it walks the others at once, so up to a ratio of about 16 the host is sooner. Set with {@code
-   * -Dgpudf.parquet.hostSplitRatio=16}; 0, every page to the device, until a run on a device has
-   * measured the host's walk against the device's and checked its answers (session 45 had no device
-   * time left for that).
+   * thread all of them (2-4 ns a byte), and the device its longest page while it walks the others
+   * at once (about 47 ns a byte when session 45 chose 16; about 16 ns since session 52's walk by
+   * pointer doubling, which would put the break-even nearer 4-8). Set with {@code
+   * -Dgpudf.parquet.hostSplitRatio=16}; 0 (the default), every page to the device: session 46
+   * measured no gain from 16 on TPC-H SF10's cold q2 (193 against 187 ms).
    */
   static final long HOST_SPLIT_RATIO = Long.getLong("gpudf.parquet.hostSplitRatio", 0);
   /** Snappy makes at most 64 bytes of a 3-byte element; anything said to grow more is corrupt. */
