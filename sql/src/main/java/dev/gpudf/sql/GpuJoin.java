@@ -77,8 +77,11 @@ public final class GpuJoin extends org.apache.calcite.rel.core.Join implements G
         return Join.join(ctx.exec(), l, r, lk, rk, kind, names, residual, keep);
       }
       if (left instanceof dev.gpudf.columnar.HostTable l && right instanceof dev.gpudf.columnar.HostTable r && lk.length > 0) {
-        // a right side that every chunk of a split table is joined to is indexed once for all of them
-        return Join.join(ctx.exec(), l, r, lk, rk, kind, names, residual, ctx.joinIndex((GpuRel) getInput(1), r, rk), keep);
+        // a right side that every chunk of a split table is joined to is indexed once for all of
+        // them; a join of its own picks the side it indexes
+        GpuRel side = (GpuRel) getInput(1);
+        return Join.join(ctx.exec(), l, r, lk, rk, kind, names, residual,
+            ctx.sharesJoinIndex(side) ? ctx.joinIndex(side, r, rk) : null, keep);
       }
       return HostFallback.viaHost(ctx, java.util.List.of(left, right),
           host -> Join.join(ctx.exec(), host.get(0), host.get(1), lk, rk, kind, names, residual, null, keep));

@@ -241,6 +241,16 @@ public final class QueryContext implements AutoCloseable {
   }
 
   /**
+   * Whether a join of {@code rel}'s result probes an index shared with other joins of it: one kept
+   * for parents still to read {@code rel}, or made by one before ({@link #joinIndex}). Where none
+   * is, the join is left to index the side it chooses ({@link dev.gpudf.kernels.Join}: a SEMI or
+   * ANTI join indexes a smaller left side).
+   */
+  boolean sharesJoinIndex(GpuRel rel) {
+    return readsLeft.containsKey(rel) || joinIndexes.containsKey(rel);
+  }
+
+  /**
    * The hash index on key columns {@code keys} of {@code right}, the result of operator {@code
    * rel} that a join probes: made once and kept while other parents of {@code rel} are still to
    * read it (each chunk of a split table joined to one table), else made for this join alone.
