@@ -4,7 +4,9 @@
 # saved under $OUT (or ./gpu-out). Usage: bash scripts/gpu-run.sh [tests|heavy|kernels|hash|tpch|handoff|ingest|pipeline|expr|fuzz|files|spark|spark-cluster|launch|bench|all]
 # (tests: the gpu-tagged suite, which must finish within one device call, TESTS_LIMIT_S (420) its limit, at which
 # the threads' stacks are printed; heavy: the gpu-heavy
-# tag, GPU-versus-twin checks on millions of rows; both check every operator's output layout)
+# tag, GPU-versus-twin checks on millions of rows; both check every operator's output layout; TESTS_CLASSES,
+# comma-separated class names, runs only those classes' gpu-tagged tests: a quick check of one kernel's change,
+# not the suite)
 # (KERNEL_ARGS passes rows, reps and cpu=0|1 to KernelBenchmark, HASH_ARGS the same to HashBenchmark
 # and peer_hash.py; EXPR_ARGS to ExprBenchmark)
 # (fuzz: FUZZ_PROCS SqlFuzzTest processes on the GPU backend at once, FUZZ_SECONDS each, each its own
@@ -84,9 +86,14 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   # never does (a Snappy page hung the device so in session 30, and the call ran out with no word of
   # which test): at TESTS_LIMIT_S (default 420, inside a 600 s call) the JVM prints every thread's
   # stack into the output (SIGQUIT), so the test shows, and is stopped 20 s later
+  select=(--scan-classpath)
+  if [ -n "${TESTS_CLASSES:-}" ]; then
+    select=()
+    for c in ${TESTS_CLASSES//,/ }; do select+=(--select-class "$c"); done
+  fi
   JAVA_OPTS="$JAVA_OPTS -Dgpudf.debug.allocations=true -Dgpudf.debug.checkLayout=true" timeout -s QUIT -k 20 \
     "${TESTS_LIMIT_S:-420}" bash .gpu-bundle/run \
-    org.junit.platform.console.ConsoleLauncher execute --scan-classpath --include-tag gpu --disable-banner \
+    org.junit.platform.console.ConsoleLauncher execute "${select[@]}" --include-tag gpu --disable-banner \
     --details=tree --config=junit.jupiter.execution.timeout.default=90s 2>&1 | tee -a "$OUT/gpu-tests.txt"
   rc=${PIPESTATUS[0]}
   [ $have = 0 ] || rc=1
