@@ -14,7 +14,7 @@
 # (tests and files: the bundle's second part, .gpu-bundle-natives with Arrow Dataset's library for
 # Parquet, carried in an earlier call on this machine)
 # (files: with the bundle of `scripts/gpu-bundle.sh --files`: TPC-H at FILES_SF (default 10) written as Parquet on the
-# host's disk, then queried in place by gpudf and DuckDB; FILES_ARGS passes harness options; then
+# host's disk (FILES_TABLES: only those tables; tables already there are kept), then queried in place by gpudf and DuckDB; FILES_ARGS passes harness options; then
 # ScanBenchmark over its lineitem file, SCAN_ARGS its options after the file; FILES_TPCH=0 skips
 # the TPC-H run, FILES_SCAN=0 the scan one; FILES_JAVA_OPTS adds JVM flags to the TPC-H run;
 # FILES_AOT=1 gives that run a JVM ahead-of-time cache trained on SF1 files first, which also leaves
@@ -174,8 +174,10 @@ if [ "$what" = files ]; then
   else
     sf=${FILES_SF:-10}
     data=/tmp/tpch-parquet-sf$sf
-    [ -f "$data/region.parquet" ] || JAVA_OPTS="-Xmx96g --sun-misc-unsafe-memory-access=allow" bash .gpu-bundle/run \
-      dev.gpudf.bench.TpchFiles --sf "$sf" --out "$data" 2>&1 | tee "$OUT/files-write.txt"
+    # tables written in an earlier call on this machine are kept; FILES_TABLES writes only those named
+    # (a scale whose tables take more than one call to write: FILES_TPCH=0 FILES_SCAN=0 until all are there)
+    JAVA_OPTS="-Xmx96g --sun-misc-unsafe-memory-access=allow" bash .gpu-bundle/run \
+      dev.gpudf.bench.TpchFiles --sf "$sf" --out "$data" ${FILES_TABLES:+--tables "$FILES_TABLES"} 2>&1 | tee "$OUT/files-write.txt"
     aot=()
     if [ "${FILES_AOT:-0}" = 1 ]; then
       # a JVM ahead-of-time cache (Java 25: classes linked, method profiles), as the launcher
