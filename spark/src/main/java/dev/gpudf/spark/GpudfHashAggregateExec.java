@@ -34,19 +34,25 @@ import org.apache.spark.sql.internal.SQLConf;
  * count). Spark's final aggregate merges the buffers, from any number of rows per group. Sums are
  * taken in ANSI mode only (gpudf fails on an overflow, as Spark's ANSI mode does); sums and
  * averages of floating point are not (their rounding depends on the order Spark adds in).
+ * A grouping after the shuffle with no aggregate of its own (the merge of a DISTINCT's partial
+ * groups) runs on its partition's whole input at once: per batch, a key in two batches came out
+ * twice (a COUNT(DISTINCT) counted it twice).
  */
 public final class GpudfHashAggregateExec extends GpudfUnaryExec {
   private final scala.collection.immutable.Seq<NamedExpression> groupingExpressions;
   private final scala.collection.immutable.Seq<AggregateExpression> aggregateExpressions;
   private final scala.collection.immutable.Seq<NamedExpression> resultExpressions;
+  // whether it merges (its input distributed by its keys) rather than groups each batch
+  private final boolean merge;
 
   public GpudfHashAggregateExec(scala.collection.immutable.Seq<NamedExpression> groupingExpressions,
       scala.collection.immutable.Seq<AggregateExpression> aggregateExpressions,
-      scala.collection.immutable.Seq<NamedExpression> resultExpressions, SparkPlan child) {
+      scala.collection.immutable.Seq<NamedExpression> resultExpressions, boolean merge, SparkPlan child) {
     super(child);
     this.groupingExpressions = groupingExpressions;
     this.aggregateExpressions = aggregateExpressions;
     this.resultExpressions = resultExpressions;
+    this.merge = merge;
   }
 
   /**
@@ -62,8 +68,9 @@ public final class GpudfHashAggregateExec extends GpudfUnaryExec {
     if (agg.resultExpressions().size() != plan.outputs()) {
       throw new ExprTranslator.Refused("its output is not its keys and the aggregates' buffers");
     }
+    // Spark asks for its input distributed by the keys after the shuffle, where it merges groups
     return new GpudfHashAggregateExec(agg.groupingExpressions(), agg.aggregateExpressions(), agg.resultExpressions(),
-        child);
+        agg.requiredChildDistributionExpressions().isDefined(), child);
   }
 
   /**
@@ -185,12 +192,17 @@ public final class GpudfHashAggregateExec extends GpudfUnaryExec {
   }
 
   @Override
+  boolean wholePartition() {
+    return merge;
+  }
+
+  @Override
   GpudfUnaryExec withChild(SparkPlan child) {
-    return new GpudfHashAggregateExec(groupingExpressions, aggregateExpressions, resultExpressions, child);
+    return new GpudfHashAggregateExec(groupingExpressions, aggregateExpressions, resultExpressions, merge, child);
   }
 
   @Override
   Object[] arguments() {
-    return new Object[] {groupingExpressions, aggregateExpressions, resultExpressions};
+    return new Object[] {groupingExpressions, aggregateExpressions, resultExpressions, merge};
   }
 }

@@ -1,14 +1,10 @@
 package dev.gpudf.spark;
 
-import dev.gpudf.columnar.HostTable;
-import dev.gpudf.kernels.Exec;
 import dev.gpudf.kernels.Expr;
 import dev.gpudf.kernels.SortKey;
 import dev.gpudf.kernels.TableOps;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.spark.TaskContext;
-import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.expressions.Ascending$;
 import org.apache.spark.sql.catalyst.expressions.NullsFirst$;
@@ -16,8 +12,6 @@ import org.apache.spark.sql.catalyst.expressions.SortOrder;
 import org.apache.spark.sql.catalyst.plans.physical.Partitioning;
 import org.apache.spark.sql.execution.SortExec;
 import org.apache.spark.sql.execution.SparkPlan;
-import org.apache.spark.sql.types.StructType;
-import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 /**
  * Spark's {@code SortExec} on gpudf: each partition's batches gathered into one table and sorted
@@ -121,60 +115,8 @@ public final class GpudfSortExec extends GpudfUnaryExec {
   }
 
   @Override
-  public RDD<ColumnarBatch> doExecuteColumnar() {
-    List<Attribute> input = list(child().output());
-    StructType schema = child().schema();
-    Operation op = operation(input);
-    String name = nodeName();
-    OpMetrics m = opMetrics();
-    return child().executeColumnar().toJavaRDD().mapPartitions(batches -> {
-      Exec exec = taskExec(name);
-      HostTable all;
-      try {
-        all = gather(batches, schema, exec, m);
-      } catch (RuntimeException e) {
-        try (org.apache.arrow.memory.BufferAllocator a = exec.allocator(); Exec x = exec) {
-          throw e;
-        }
-      }
-      // the whole partition is one input: sorted once, sent as one batch
-      Once once = new Once(all);
-      BatchIterator out = new BatchIterator(once, op, exec, once, true, m);
-      TaskContext.get().addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) ctx -> out.close());
-      return out;
-    }).rdd();
-  }
-
-  /** One table, given out once; closed here if it never was (a task that ends before it reads it). */
-  private static final class Once implements java.util.Iterator<Parts>, AutoCloseable {
-    private HostTable table;
-
-    Once(HostTable table) {
-      this.table = table;
-    }
-
-    @Override
-    public boolean hasNext() {
-      return table != null;
-    }
-
-    @Override
-    public Parts next() {
-      if (table == null) {
-        throw new java.util.NoSuchElementException();
-      }
-      Parts p = new Parts(List.of(table));
-      table = null;
-      return p;
-    }
-
-    @Override
-    public void close() {
-      if (table != null) {
-        table.close();
-        table = null;
-      }
-    }
+  boolean wholePartition() {
+    return true;
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.gpudf.spark;
 
+import dev.gpudf.columnar.HostTable;
 import dev.gpudf.kernels.Exec;
 import java.util.List;
 import java.util.Objects;
@@ -10,7 +11,11 @@ import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
-/** A gpudf operator with one input: {@link #operation} runs on each of its child's batches. */
+/**
+ * A gpudf operator with one input: {@link #operation} runs on each of its child's batches, or,
+ * where {@link #wholePartition} says so, once on all of a partition's batches gathered into one
+ * table (a sort, a final aggregate).
+ */
 abstract class GpudfUnaryExec extends GpudfExec {
   private final SparkPlan child;
 
@@ -38,6 +43,11 @@ abstract class GpudfUnaryExec extends GpudfExec {
     return seq(List.of(child));
   }
 
+  /** Whether {@link #operation} runs once on a partition's whole input rather than on each batch. */
+  boolean wholePartition() {
+    return false;
+  }
+
   @Override
   public RDD<ColumnarBatch> doExecuteColumnar() {
     List<Attribute> input = list(child.output());
@@ -46,11 +56,60 @@ abstract class GpudfUnaryExec extends GpudfExec {
     String name = nodeName();
     int batchRows = batchRows();
     OpMetrics m = opMetrics();
+    boolean whole = wholePartition();
     return child.executeColumnar().toJavaRDD().mapPartitions(batches -> {
       Exec exec = taskExec(name);
-      BatchIterator out = new BatchIterator(batches, schema, op, exec, null, batchRows, true, m);
-      TaskContext.get().addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) ctx -> out.close());
+      BatchIterator out;
+      if (whole) {
+        HostTable all;
+        try {
+          all = gather(batches, schema, exec, m);
+        } catch (RuntimeException e) {
+          try (org.apache.arrow.memory.BufferAllocator a = exec.allocator(); Exec x = exec) {
+            throw e;
+          }
+        }
+        // the whole partition is one input: run once, sent as one batch
+        Once once = new Once(all);
+        out = new BatchIterator(once, op, exec, once, true, m);
+      } else {
+        out = new BatchIterator(batches, schema, op, exec, null, batchRows, true, m);
+      }
+      BatchIterator o = out;
+      TaskContext.get().addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) ctx -> o.close());
       return out;
     }).rdd();
+  }
+
+  /** One table, given out once; closed here if it never was (a task that ends before it reads it). */
+  private static final class Once implements java.util.Iterator<Parts>, AutoCloseable {
+    private HostTable table;
+
+    Once(HostTable table) {
+      this.table = table;
+    }
+
+    @Override
+    public boolean hasNext() {
+      return table != null;
+    }
+
+    @Override
+    public Parts next() {
+      if (table == null) {
+        throw new java.util.NoSuchElementException();
+      }
+      Parts p = new Parts(List.of(table));
+      table = null;
+      return p;
+    }
+
+    @Override
+    public void close() {
+      if (table != null) {
+        table.close();
+        table = null;
+      }
+    }
   }
 }

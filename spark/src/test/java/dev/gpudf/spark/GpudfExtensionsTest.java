@@ -113,6 +113,28 @@ class GpudfExtensionsTest {
     sameAnswer("SELECT id, price * (1 - price / 1000) AS p FROM t WHERE price * 2 > 300", "GpudfFilter");
   }
 
+  /**
+   * The merge of a DISTINCT's groups after the shuffle runs on its partition's whole input: here
+   * that input comes in batches of 7 rows gathered 10 at a time, and a key in two of them still
+   * comes out once (before, once per gathered batch: COUNT(DISTINCT) counted it again).
+   */
+  @Test
+  void aDistinctsMergeTakesItsWholePartition() {
+    String partitions = spark.conf().get("spark.sql.shuffle.partitions");
+    spark.conf().set("spark.sql.inMemoryColumnarStorage.batchSize", "7");
+    spark.conf().set(GpudfExec.BATCH_ROWS, "10");
+    spark.conf().set("spark.sql.shuffle.partitions", "2");
+    try {
+      sameAnswer("SELECT k, COUNT(*) AS c FROM (SELECT DISTINCT k FROM t) GROUP BY k", "GpudfHashAggregate");
+      sameAnswer("SELECT g, COUNT(DISTINCT k) FROM t GROUP BY g", "GpudfHashAggregate");
+      sameAnswer("SELECT DISTINCT g, k FROM t WHERE id < 5000", "GpudfHashAggregate");
+    } finally {
+      spark.conf().unset("spark.sql.inMemoryColumnarStorage.batchSize");
+      spark.conf().unset(GpudfExec.BATCH_ROWS);
+      spark.conf().set("spark.sql.shuffle.partitions", partitions);
+    }
+  }
+
   @Test
   void partialAggregatesRunOnGpudfAndSparkMergesThem() {
     sameAnswer("SELECT k, COUNT(*), COUNT(name), MIN(name), MAX(d), SUM(id), SUM(k), SUM(price), AVG(price) FROM t GROUP BY k",
