@@ -63,13 +63,15 @@ class TpchThroughSparkTest {
   }
 
   /**
-   * Spark's Parquet reader at 100 rows a batch and gpudf gathering 250 rows at a time: each
-   * operator's input comes in many gathered tables a task (the default gathers all of SF0.01's
-   * batches into one), and every answer is still Spark's.
+   * Spark's Parquet reader at 100 rows a batch, rows turned into batches of 50 (a shuffle's output,
+   * read by gpudf's operators above it) and gpudf gathering 250 rows at a time: each operator's
+   * input comes in many gathered tables a task (the default gathers all of SF0.01's batches into
+   * one), and every answer is still Spark's.
    */
   @Test
   void everyQueryAnswersAsSparkAloneDoesWithSmallBatchesGathered() {
     spark.conf().set("spark.sql.parquet.columnarReaderBatchSize", "100");
+    spark.conf().set("spark.sql.inMemoryColumnarStorage.batchSize", "50");
     spark.conf().set(GpudfExec.BATCH_ROWS, "250");
     // Spark's reader, whose small batches the operators gather (gpudf's scan gives a row group a batch)
     spark.conf().set(GpudfParquetScanExec.ENABLED, "false");
@@ -79,6 +81,7 @@ class TpchThroughSparkTest {
       assertEquals(0, c.scans, "Parquet scans on gpudf");
     } finally {
       spark.conf().unset("spark.sql.parquet.columnarReaderBatchSize");
+      spark.conf().unset("spark.sql.inMemoryColumnarStorage.batchSize");
       spark.conf().unset(GpudfExec.BATCH_ROWS);
       spark.conf().unset(GpudfParquetScanExec.ENABLED);
     }
