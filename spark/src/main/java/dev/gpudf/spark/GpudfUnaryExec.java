@@ -59,26 +59,29 @@ abstract class GpudfUnaryExec extends GpudfExec {
     boolean whole = wholePartition();
     return child.executeColumnar().toJavaRDD().mapPartitions(batches -> {
       Exec exec = taskExec(name);
-      BatchIterator out;
-      if (whole) {
-        HostTable all;
-        try {
-          all = gather(batches, schema, exec, m);
-        } catch (RuntimeException e) {
-          try (org.apache.arrow.memory.BufferAllocator a = exec.allocator(); Exec x = exec) {
-            throw e;
-          }
-        }
-        // the whole partition is one input: run once, sent as one batch
-        Once once = new Once(all);
-        out = new BatchIterator(once, op, exec, once, true, m);
-      } else {
-        out = new BatchIterator(batches, schema, op, exec, null, batchRows, true, m);
-      }
-      BatchIterator o = out;
-      TaskContext.get().addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) ctx -> o.close());
+      BatchIterator out = whole ? once(batches, schema, op, exec, m)
+          : new BatchIterator(batches, schema, op, exec, null, batchRows, true, m);
+      TaskContext.get().addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) ctx -> out.close());
       return out;
     }).rdd();
+  }
+
+  /**
+   * {@code op} run once on all of {@code batches} gathered into one table, its result sent as one
+   * batch; a failed gather closes {@code exec}, as the iterator would have.
+   */
+  private static BatchIterator once(java.util.Iterator<ColumnarBatch> batches, StructType schema, Operation op, Exec exec,
+      OpMetrics m) {
+    HostTable all;
+    try {
+      all = gather(batches, schema, exec, m);
+    } catch (RuntimeException e) {
+      try (org.apache.arrow.memory.BufferAllocator a = exec.allocator(); Exec x = exec) {
+        throw e;
+      }
+    }
+    Once once = new Once(all);
+    return new BatchIterator(once, op, exec, once, true, m);
   }
 
   /** One table, given out once; closed here if it never was (a task that ends before it reads it). */
