@@ -31,6 +31,9 @@ public final class TpchFiles {
     java.util.Set<String> tables = null;
     for (int i = 0; i < args.length; i++) {
       String value = i + 1 < args.length ? args[i + 1] : null;
+      if (value == null) {
+        throw new IllegalArgumentException(args[i] + " needs a value (options: --sf N --out DIR [--tables a,b])");
+      }
       switch (args[i]) {
         case "--sf" -> sf = Double.parseDouble(value);
         case "--out" -> out = Path.of(value);
