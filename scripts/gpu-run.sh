@@ -14,8 +14,10 @@
 # (tests and files: the bundle's second part, .gpu-bundle-natives with Arrow Dataset's library for
 # Parquet, carried in an earlier call on this machine)
 # (files: with the bundle of `scripts/gpu-bundle.sh --files`: TPC-H at FILES_SF (default 10) written as Parquet on the
-# host's disk (FILES_TABLES: only those tables; tables already there are kept), then queried in place by gpudf and DuckDB; FILES_ARGS passes harness options; then
-# ScanBenchmark over its lineitem file, SCAN_ARGS its options after the file; FILES_TPCH=0 skips
+# host's disk (FILES_TABLES: only those tables; files already there are kept; FILES_PER_TABLE=N: each table but nation
+# and region a directory of N files, for SF100, whose lineitem is too large for one call or DuckDB's memory whole), then
+# queried in place by gpudf and DuckDB; FILES_ARGS passes harness options; then
+# ScanBenchmark over its lineitem file (not a directory of them), SCAN_ARGS its options after the file; FILES_TPCH=0 skips
 # the TPC-H run, FILES_SCAN=0 the scan one; FILES_JAVA_OPTS adds JVM flags to the TPC-H run;
 # FILES_AOT=1 gives that run a JVM ahead-of-time cache trained on SF1 files first, which also leaves
 # the queries' generated kernels in the driver's cache of compiled PTX)
@@ -177,7 +179,8 @@ if [ "$what" = files ]; then
     # tables written in an earlier call on this machine are kept; FILES_TABLES writes only those named
     # (a scale whose tables take more than one call to write: FILES_TPCH=0 FILES_SCAN=0 until all are there)
     JAVA_OPTS="-Xmx96g --sun-misc-unsafe-memory-access=allow" bash .gpu-bundle/run \
-      dev.gpudf.bench.TpchFiles --sf "$sf" --out "$data" ${FILES_TABLES:+--tables "$FILES_TABLES"} 2>&1 | tee "$OUT/files-write.txt"
+      dev.gpudf.bench.TpchFiles --sf "$sf" --out "$data" ${FILES_TABLES:+--tables "$FILES_TABLES"} \
+      ${FILES_PER_TABLE:+--files-per-table "$FILES_PER_TABLE"} 2>&1 | tee "$OUT/files-write.txt"
     aot=()
     if [ "${FILES_AOT:-0}" = 1 ]; then
       # a JVM ahead-of-time cache (Java 25: classes linked, method profiles), as the launcher

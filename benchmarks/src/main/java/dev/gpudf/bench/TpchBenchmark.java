@@ -434,7 +434,8 @@ public final class TpchBenchmark {
   /** Table {@code name}'s file in {@code dir}: {@code name.<format>} of the first of {@code formats} there is. */
   private static Path tableFile(Path dir, String name, List<String> formats) {
     return formats.stream().map(f -> dir.resolve(name + "." + f)).filter(Files::exists).findFirst()
-        .orElseThrow(() -> new IllegalArgumentException("no " + name + "." + String.join(" or .", formats) + " in " + dir));
+        .orElseThrow(() -> new IllegalArgumentException("no " + name + "." + String.join(" or .", formats) + " in " + dir
+            + (Files.isDirectory(dir.resolve(name)) ? " (a table as a directory of files is queried --in-place)" : "")));
   }
 
   /** The eight tables from {@code dir}: {@code <table>.parquet}, {@code .arrow} or {@code .csv} each (see {@link FileTables}). */
@@ -568,8 +569,11 @@ public final class TpchBenchmark {
       case "duckdb" -> {
         try (Connection duck = DriverManager.getConnection(duckDbUrl(s)); Statement st = duck.createStatement()) {
           for (TpchTable<?> t : TpchTable.getTables()) {
-            // DuckDB reads Arrow IPC files only through an extension this host cannot fetch
-            Path file = tableFile(s.data(), t.getTableName(), List.of("parquet", "csv"));
+            // DuckDB reads Arrow IPC files only through an extension this host cannot fetch; a table
+            // written as a directory of Parquet files (TpchFiles --files-per-table) is read as one
+            Path dir = s.data().resolve(t.getTableName());
+            Path file = Files.isDirectory(dir) ? dir.resolve("*.parquet")
+                : tableFile(s.data(), t.getTableName(), List.of("parquet", "csv"));
             String reader = file.toString().endsWith(".parquet") ? "read_parquet" : "read_csv";
             st.execute("CREATE VIEW " + t.getTableName() + " AS SELECT * FROM " + reader + "('"
                 + file.toString().replace("'", "''") + "')");

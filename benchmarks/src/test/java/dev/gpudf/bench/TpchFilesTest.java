@@ -20,8 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * TPC-H written as Parquet over several calls: only the tables named, a table whose file is there
- * kept as it is, a file cut short by an earlier call (its {@code .part}) written again, and a
- * misspelt table refused before anything is written.
+ * kept as it is, a file cut short by an earlier call (its {@code .part}) written again, a misspelt
+ * table refused before anything is written, and tables split into several files that hold the
+ * whole table's rows and are queried in place.
  */
 class TpchFilesTest {
   @Test
@@ -48,6 +49,46 @@ class TpchFilesTest {
         () -> TpchFiles.write(0.001, dir, Set.of("nation", "lineitems"), log()));
     assertTrue(e.getMessage().contains("[lineitems]"), e.getMessage());
     assertFalse(Files.exists(dir.resolve("nation.parquet")));
+  }
+
+  @Test
+  void aTableSplitIntoFilesHoldsTheRowsOfTheWholeOne(@TempDir Path dir) throws Exception {
+    Path whole = dir.resolve("whole");
+    Path split = dir.resolve("split");
+    TpchFiles.write(0.01, whole, Set.of("orders", "nation"), log());
+    TpchFiles.write(0.01, split, Set.of("orders", "nation"), 3, log());
+    // NATION has no parts to split
+    assertTrue(Files.exists(split.resolve("nation.parquet")));
+    for (int k = 1; k <= 3; k++) {
+      assertTrue(rows(split.resolve("orders/part-00" + k + "-of-003.parquet")) > 0, "file " + k);
+    }
+    // the same rows, each once: count, keys and a digest of every column agree with the whole file's
+    String digest = "SELECT COUNT(*), COUNT(DISTINCT o_orderkey), SUM(hash(o_orderkey, o_custkey, o_orderstatus, o_totalprice,"
+        + " o_orderdate, o_orderpriority, o_clerk, o_shippriority, o_comment)) FROM read_parquet('%s')";
+    assertEquals(query(String.format(digest, whole.resolve("orders.parquet"))),
+        query(String.format(digest, split.resolve("orders/*.parquet"))));
+    // written again: every file kept
+    ByteArrayOutputStream said = new ByteArrayOutputStream();
+    TpchFiles.write(0.01, split, Set.of("orders"), 3, new PrintStream(said, true, StandardCharsets.UTF_8));
+    assertEquals(3, said.toString(StandardCharsets.UTF_8).split(": kept", -1).length - 1, said.toString(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void tablesSplitIntoFilesAreQueriedInPlace(@TempDir Path dir) throws Exception {
+    Path data = dir.resolve("data");
+    TpchFiles.write(0.01, data, null, 2, log());
+    TpchReport report = TpchBenchmark.run(TpchBenchmark.Settings.parse(new String[] {"--sf", "0.01", "--reps", "1",
+        "--engines", "cpu,duckdb", "--queries", "q3,q18", "--data", data.toString(), "--in-place", "--out", dir.toString()}));
+    String text = Files.readString(report.write(dir));
+    assertTrue(report.answersAgree(), text);
+    assertTrue(text.contains("2 agree, 0 DIFFER"), text);
+  }
+
+  private static String query(String sql) throws Exception {
+    try (var c = DriverManager.getConnection("jdbc:duckdb:"); Statement st = c.createStatement(); ResultSet r = st.executeQuery(sql)) {
+      r.next();
+      return r.getString(1) + " " + r.getString(2) + " " + r.getString(3);
+    }
   }
 
   private static PrintStream log() {

@@ -67,13 +67,33 @@ public final class TpchTables {
    */
   public static <E extends TpchEntity> void generate(BufferAllocator a, TpchTable<E> table, double scale, int parts,
       int threads, LongConsumer progress, java.util.function.Consumer<VectorSchemaRoot> sink) {
-    int n = table == TpchTable.NATION || table == TpchTable.REGION ? 1 : Math.max(1, parts);
+    int n = partsOf(table, parts);
+    generate(a, table, scale, n, 1, n, threads, progress, sink);
+  }
+
+  /** The parts a generation of {@code table} in {@code parts} parts makes: one for NATION and REGION, whose generators have no parts. */
+  public static int partsOf(TpchTable<?> table, int parts) {
+    return table == TpchTable.NATION || table == TpchTable.REGION ? 1 : Math.max(1, parts);
+  }
+
+  /**
+   * Parts {@code first} to {@code last} (1-based, inclusive) of {@link #generate(BufferAllocator,
+   * TpchTable, double, int, int, LongConsumer, java.util.function.Consumer) a generation in
+   * {@code parts} parts}, as that one makes them: a table written as several files, each a range
+   * of the parts. {@code parts} must be {@link #partsOf} the table's.
+   */
+  public static <E extends TpchEntity> void generate(BufferAllocator a, TpchTable<E> table, double scale, int parts,
+      int first, int last, int threads, LongConsumer progress, java.util.function.Consumer<VectorSchemaRoot> sink) {
+    int n = parts;
+    if (n != partsOf(table, parts) || first < 1 || last > n || first > last) {
+      throw new IllegalArgumentException("parts " + first + " to " + last + " of " + parts + " of " + table.getTableName());
+    }
     java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(Math.max(1, threads));
     java.util.ArrayDeque<java.util.concurrent.Future<VectorSchemaRoot>> pending = new java.util.ArrayDeque<>();
     try {
-      int next = 1;
-      while (next <= n || !pending.isEmpty()) {
-        while (next <= n && pending.size() < 2 * Math.max(1, threads)) {
+      int next = first;
+      while (next <= last || !pending.isEmpty()) {
+        while (next <= last && pending.size() < 2 * Math.max(1, threads)) {
           int p = next++;
           pending.add(pool.submit(() -> part(a, table, scale, p, n, progress)));
         }
