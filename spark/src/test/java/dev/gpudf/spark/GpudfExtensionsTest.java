@@ -2,6 +2,7 @@ package dev.gpudf.spark;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
@@ -148,6 +149,55 @@ class GpudfExtensionsTest {
     // its sums decimal rather than summing unscaled longs)
     sameAnswer("SELECT g, SUM(q), AVG(q), COUNT(q), MIN(q) FROM t GROUP BY g", "GpudfHashAggregate");
     sameAnswer("SELECT SUM(price * 3), COUNT(*) FROM t WHERE k > 1000", "GpudfHashAggregate");
+  }
+
+  /**
+   * COUNT, MIN, MAX and SUM merged after the shuffle on gpudf too, over their partition's whole
+   * input in batches of 7 rows gathered 10 at a time: groups all NULL, result expressions over the
+   * aggregates, no group at all. AVG's final, a final with no keys and a final sort aggregate stay
+   * Spark's.
+   */
+  @Test
+  void finalAggregatesWithKeysRunOnGpudf() {
+    String partitions = spark.conf().get("spark.sql.shuffle.partitions");
+    spark.conf().set("spark.sql.inMemoryColumnarStorage.batchSize", "7");
+    spark.conf().set(GpudfExec.BATCH_ROWS, "10");
+    spark.conf().set("spark.sql.shuffle.partitions", "2");
+    try {
+      for (String sql : List.of(
+          "SELECT k, COUNT(*), COUNT(name), MIN(d), MAX(id), SUM(id), SUM(k), SUM(price) FROM t GROUP BY k",
+          "SELECT g, SUM(q), COUNT(q), MIN(q), MAX(q) FROM t GROUP BY g",
+          "SELECT name, SUM(price) * 2 AS p2, COUNT(*) + 1 AS c1, g FROM t WHERE id % 13 = 0 OR id < 30 GROUP BY name, g",
+          "SELECT k, SUM(price), COUNT(*) FROM t WHERE k > 1000 GROUP BY k")) {
+        sameAnswer(sql, "GpudfHashAggregate");
+        assertEquals(2, plan(sql).split("GpudfHashAggregate", -1).length - 1, plan(sql));
+      }
+      // Spark merges a string's MIN in a sort aggregate, whose output keeps its keys' order: Spark's too
+      for (String sql : List.of("SELECT k, AVG(price) FROM t GROUP BY k", "SELECT SUM(price), COUNT(*) FROM t",
+          "SELECT k, MIN(name) FROM t GROUP BY k")) {
+        sameAnswer(sql, "GpudfHashAggregate");
+        assertEquals(1, plan(sql).split("GpudfHashAggregate", -1).length - 1, plan(sql));
+      }
+    } finally {
+      spark.conf().unset("spark.sql.inMemoryColumnarStorage.batchSize");
+      spark.conf().unset(GpudfExec.BATCH_ROWS);
+      spark.conf().set("spark.sql.shuffle.partitions", partitions);
+    }
+  }
+
+  /**
+   * A decimal sum that overflowed in a partial aggregate of Spark's (a float's remainder keeps it
+   * there) reaches the final as NULL and not empty: Spark's ANSI mode fails there, and so does the
+   * final on gpudf, rather than summing the other partials.
+   */
+  @Test
+  void aPartialSumThatOverflowedFailsTheFinalOnGpudf() {
+    String sql = "SELECT k, SUM(CAST(v % 3 + 5e36 AS DECIMAL(38, 0))) AS s FROM t GROUP BY k";
+    Exception spark = assertThrows(Exception.class, () -> rows(sql, false));
+    Exception gpudf = assertThrows(Exception.class, () -> rows(sql, true));
+    assertTrue(String.valueOf(spark).contains("OVERFLOW") || String.valueOf(spark.getCause()).contains("OVERFLOW"), spark.toString());
+    assertTrue(String.valueOf(gpudf).contains("OVERFLOW") || String.valueOf(gpudf.getCause()).contains("OVERFLOW"), gpudf.toString());
+    assertEquals(1, plan(sql).split("GpudfHashAggregate", -1).length - 1, plan(sql));
   }
 
   @Test

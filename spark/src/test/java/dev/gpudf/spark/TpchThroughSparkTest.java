@@ -45,7 +45,8 @@ class TpchThroughSparkTest {
     assertTrue(c.sorts >= 20, c.sorts + " sorts on gpudf");
     // q2, q3, q10, q18 and q21 end in ORDER BY ... LIMIT
     assertEquals(5, c.topNs, "top-Ns on gpudf");
-    assertTrue(c.aggregates >= 10, c.aggregates + " partial aggregates on gpudf");
+    assertTrue(c.aggregates >= 10, c.aggregates + " aggregates on gpudf");
+    assertTrue(c.finals >= 10, c.finals + " final aggregates on gpudf");
     assertTrue(c.withGpudf.size() >= 15, "gpudf operators ran in " + c.withGpudf);
   }
 
@@ -124,6 +125,7 @@ class TpchThroughSparkTest {
     int filters;
     int projects;
     int aggregates;
+    int finals;
     int joins;
     int broadcastJoins;
     int sorts;
@@ -165,14 +167,15 @@ class TpchThroughSparkTest {
       c.filters += f;
       c.projects += p;
       c.aggregates += a;
+      c.finals += finals(plan);
       if (f + p + a > 0) {
         c.withGpudf.add(q.getKey());
       }
     }
     System.out.printf("TPC-H SF%s through Spark (%s): 22 answers agree; gpudf ran %d Parquet scans, %d filters, %d"
-        + " projections, %d partial aggregates, %d shuffled joins, %d broadcast joins, %d sorts and %d top-Ns, in %s; all 22"
+        + " projections, %d aggregates (%d of them final), %d shuffled joins, %d broadcast joins, %d sorts and %d top-Ns, in %s; all 22"
         + " (each planned and run once, Spark alone first): %.0f ms alone, %.0f ms with gpudf%n", SCALE, what, c.scans,
-        c.filters, c.projects, c.aggregates, c.joins, c.broadcastJoins, c.sorts, c.topNs, c.withGpudf, sparkMs, gpudfMs);
+        c.filters, c.projects, c.aggregates, c.finals, c.joins, c.broadcastJoins, c.sorts, c.topNs, c.withGpudf, sparkMs, gpudfMs);
     // every table scan of the 22 (Spark-written files: gpudf's reader takes every split of them)
     assertTrue(c.scans >= 80 || "false".equals(spark.conf().get(GpudfParquetScanExec.ENABLED, "true")),
         c.scans + " Parquet scans on gpudf");
@@ -182,6 +185,11 @@ class TpchThroughSparkTest {
       assertEquals(splitsToSpark, GpudfBackend.get().splitsLeftToSpark(), "splits left to Spark's Parquet reader");
     }
     return c;
+  }
+
+  /** The final aggregates gpudf ran: a GpudfHashAggregate node whose functions are there and not partial ones. */
+  private static int finals(String plan) {
+    return (int) plan.lines().filter(l -> l.matches(".*GpudfHashAggregate \\[[^]]*], \\[(?!partial_)[a-z].*")).count();
   }
 
   private static int count(String text, String word) {
