@@ -121,14 +121,21 @@ class GpudfExtensionsTest {
    */
   @Test
   void aDistinctsMergeTakesItsWholePartition() {
+    inSmallBatches(() -> {
+      sameAnswer("SELECT k, COUNT(*) AS c FROM (SELECT DISTINCT k FROM t) GROUP BY k", "GpudfHashAggregate");
+      sameAnswer("SELECT g, COUNT(DISTINCT k) FROM t GROUP BY g", "GpudfHashAggregate");
+      sameAnswer("SELECT DISTINCT g, k FROM t WHERE id < 5000", "GpudfHashAggregate");
+    });
+  }
+
+  /** {@code test} with a partition's input in batches of 7 rows gathered 10 at a time, over 2 shuffle partitions. */
+  private static void inSmallBatches(Runnable test) {
     String partitions = spark.conf().get("spark.sql.shuffle.partitions");
     spark.conf().set("spark.sql.inMemoryColumnarStorage.batchSize", "7");
     spark.conf().set(GpudfExec.BATCH_ROWS, "10");
     spark.conf().set("spark.sql.shuffle.partitions", "2");
     try {
-      sameAnswer("SELECT k, COUNT(*) AS c FROM (SELECT DISTINCT k FROM t) GROUP BY k", "GpudfHashAggregate");
-      sameAnswer("SELECT g, COUNT(DISTINCT k) FROM t GROUP BY g", "GpudfHashAggregate");
-      sameAnswer("SELECT DISTINCT g, k FROM t WHERE id < 5000", "GpudfHashAggregate");
+      test.run();
     } finally {
       spark.conf().unset("spark.sql.inMemoryColumnarStorage.batchSize");
       spark.conf().unset(GpudfExec.BATCH_ROWS);
@@ -159,11 +166,7 @@ class GpudfExtensionsTest {
    */
   @Test
   void finalAggregatesWithKeysRunOnGpudf() {
-    String partitions = spark.conf().get("spark.sql.shuffle.partitions");
-    spark.conf().set("spark.sql.inMemoryColumnarStorage.batchSize", "7");
-    spark.conf().set(GpudfExec.BATCH_ROWS, "10");
-    spark.conf().set("spark.sql.shuffle.partitions", "2");
-    try {
+    inSmallBatches(() -> {
       for (String sql : List.of(
           "SELECT k, COUNT(*), COUNT(name), MIN(d), MAX(id), SUM(id), SUM(k), SUM(price) FROM t GROUP BY k",
           "SELECT g, SUM(q), COUNT(q), MIN(q), MAX(q) FROM t GROUP BY g",
@@ -178,11 +181,7 @@ class GpudfExtensionsTest {
         sameAnswer(sql, "GpudfHashAggregate");
         assertEquals(1, plan(sql).split("GpudfHashAggregate", -1).length - 1, plan(sql));
       }
-    } finally {
-      spark.conf().unset("spark.sql.inMemoryColumnarStorage.batchSize");
-      spark.conf().unset(GpudfExec.BATCH_ROWS);
-      spark.conf().set("spark.sql.shuffle.partitions", partitions);
-    }
+    });
   }
 
   /**
@@ -193,10 +192,10 @@ class GpudfExtensionsTest {
   @Test
   void aPartialSumThatOverflowedFailsTheFinalOnGpudf() {
     String sql = "SELECT k, SUM(CAST(v % 3 + 5e36 AS DECIMAL(38, 0))) AS s FROM t GROUP BY k";
-    Exception spark = assertThrows(Exception.class, () -> rows(sql, false));
-    Exception gpudf = assertThrows(Exception.class, () -> rows(sql, true));
-    assertTrue(String.valueOf(spark).contains("OVERFLOW") || String.valueOf(spark.getCause()).contains("OVERFLOW"), spark.toString());
-    assertTrue(String.valueOf(gpudf).contains("OVERFLOW") || String.valueOf(gpudf.getCause()).contains("OVERFLOW"), gpudf.toString());
+    for (boolean gpudf : new boolean[] {false, true}) {
+      Exception e = assertThrows(Exception.class, () -> rows(sql, gpudf));
+      assertTrue(String.valueOf(e).contains("OVERFLOW") || String.valueOf(e.getCause()).contains("OVERFLOW"), e.toString());
+    }
     assertEquals(1, plan(sql).split("GpudfHashAggregate", -1).length - 1, plan(sql));
   }
 
