@@ -19,9 +19,10 @@ import org.duckdb.DuckDBConnection;
  * and renamed into place, and a file that is there already is kept: a scale whose tables do not
  * all fit one device call's time is written over several calls, {@code --tables} naming each
  * call's. With {@code --files-per-table N} each table but NATION and REGION is a directory of N
- * files ({@code DIR/<table>/part-K-of-N.parquet}), each a range of the generator's parts: SF100's
- * lineitem whole takes about 100 GB of DuckDB's memory and most of a call's 600 s, a part of it
- * an N-th of both.
+ * files ({@code DIR/<table>/part-K-of-N.parquet}), each a range of the generator's parts, so that
+ * DuckDB holds an N-th of the table at a time: SF100's lineitem whole would hold about 600 M rows
+ * (SF30's whole took 140 s to write); as 8 files it took 298 s on a 16-core host, the machine's
+ * memory in use at most 30 GiB (benchmarks/results/2026-12-07-files-sf100-budget16g-h100-s53-write.txt).
  *
  * <pre>TpchFiles --sf 10 --out DIR [--tables lineitem,orders] [--files-per-table N]</pre>
  */
