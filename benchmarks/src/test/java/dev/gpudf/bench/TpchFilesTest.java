@@ -85,7 +85,8 @@ class TpchFilesTest {
   }
 
   private static String query(String sql) throws Exception {
-    try (var c = DriverManager.getConnection("jdbc:duckdb:"); Statement st = c.createStatement(); ResultSet r = st.executeQuery(sql)) {
+    try (var c = DriverManager.getConnection("jdbc:duckdb:"); Statement st = c.createStatement();
+        ResultSet r = st.executeQuery(sql)) {
       r.next();
       return r.getString(1) + " " + r.getString(2) + " " + r.getString(3);
     }

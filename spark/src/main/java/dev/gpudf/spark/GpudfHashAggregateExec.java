@@ -139,11 +139,13 @@ public final class GpudfHashAggregateExec extends GpudfUnaryExec {
           throw new ExprTranslator.Refused("count of several columns");
         }
         // COUNT(*) counts the rows of its constant's column, so that a work table is never empty of columns
-        aggs.add(new GroupBy.Agg(star ? Reduction.COUNT_ALL : Reduction.COUNT_VALID, column(ExprTranslator.translate(args.get(0), input))));
+        aggs.add(new GroupBy.Agg(star ? Reduction.COUNT_ALL : Reduction.COUNT_VALID,
+            column(ExprTranslator.translate(args.get(0), input))));
         buffers.add(new Expr.Col(at));
       } else if (f instanceof Min || f instanceof Max) {
         Expression arg = list(f.children()).get(0);
-        aggs.add(new GroupBy.Agg(f instanceof Min ? Reduction.MIN : Reduction.MAX, column(ExprTranslator.translate(arg, input))));
+        aggs.add(new GroupBy.Agg(f instanceof Min ? Reduction.MIN : Reduction.MAX,
+            column(ExprTranslator.translate(arg, input))));
         buffers.add(new Expr.Col(at));
       } else if (f instanceof Sum || f instanceof Average) {
         Expression arg = list(f.children()).get(0);

@@ -173,9 +173,11 @@ class TpchThroughSparkTest {
       }
     }
     System.out.printf("TPC-H SF%s through Spark (%s): 22 answers agree; gpudf ran %d Parquet scans, %d filters, %d"
-        + " projections, %d aggregates (%d of them final), %d shuffled joins, %d broadcast joins, %d sorts and %d top-Ns, in %s; all 22"
+        + " projections, %d aggregates (%d of them final), %d shuffled joins, %d broadcast joins, %d sorts and %d top-Ns, in %s;"
+        + " all 22"
         + " (each planned and run once, Spark alone first): %.0f ms alone, %.0f ms with gpudf%n", SCALE, what, c.scans,
-        c.filters, c.projects, c.aggregates, c.finals, c.joins, c.broadcastJoins, c.sorts, c.topNs, c.withGpudf, sparkMs, gpudfMs);
+        c.filters, c.projects, c.aggregates, c.finals, c.joins, c.broadcastJoins, c.sorts, c.topNs, c.withGpudf, sparkMs,
+        gpudfMs);
     // every table scan of the 22 (Spark-written files: gpudf's reader takes every split of them)
     assertTrue(c.scans >= 80 || "false".equals(spark.conf().get(GpudfParquetScanExec.ENABLED, "true")),
         c.scans + " Parquet scans on gpudf");

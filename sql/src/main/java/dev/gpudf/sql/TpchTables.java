@@ -71,7 +71,10 @@ public final class TpchTables {
     generate(a, table, scale, n, 1, n, threads, progress, sink);
   }
 
-  /** The parts a generation of {@code table} in {@code parts} parts makes: one for NATION and REGION, whose generators have no parts. */
+  /**
+   * The parts a generation of {@code table} in {@code parts} parts makes: one for NATION and
+   * REGION, whose generators have no parts.
+   */
   public static int partsOf(TpchTable<?> table, int parts) {
     return table == TpchTable.NATION || table == TpchTable.REGION ? 1 : Math.max(1, parts);
   }
