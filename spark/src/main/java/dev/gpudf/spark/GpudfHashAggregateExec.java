@@ -177,8 +177,9 @@ public final class GpudfHashAggregateExec extends GpudfUnaryExec {
 
     /** A final aggregate of {@code f}: its value from the buffers of the partial aggregates of its group. */
     private void merge(AggregateFunction f, List<Attribute> input, boolean ansi) {
+      List<AttributeReference> attributes = list(f.inputAggBufferAttributes());
       List<Expr> buffer = new ArrayList<>();
-      for (AttributeReference b : list(f.inputAggBufferAttributes())) {
+      for (AttributeReference b : attributes) {
         buffer.add(ExprTranslator.translate(b, input));
       }
       int at = keys.size() + aggs.size();
@@ -196,7 +197,7 @@ public final class GpudfHashAggregateExec extends GpudfUnaryExec {
           // a decimal sum: a partial over no value holds 0 and isEmpty; one that overflowed, NULL and not
           // isEmpty, which Spark's ANSI mode fails on (a partial of Spark's, whose buffer row keeps NULL)
           Expr isEmpty = buffer.get(1);
-          DataType sumType = ExprTranslator.type(list(f.inputAggBufferAttributes()).get(0).dataType());
+          DataType sumType = ExprTranslator.type(attributes.get(0).dataType());
           overflows.add(new Expr.Call(Op.AND, List.of(new Expr.Call(Op.IS_NULL, List.of(sum)),
               new Expr.Call(Op.NOT, List.of(isEmpty)))));
           sum = new Expr.Call(Op.CASE, List.of(isEmpty, new Expr.Lit(sumType, null), sum));
@@ -250,8 +251,11 @@ public final class GpudfHashAggregateExec extends GpudfUnaryExec {
     boolean ansi = SQLConf.get().ansiEnabled();
     return (exec, table) -> {
       Plan plan = Plan.of(grouping, aggregates, results, input, ansi);
-      for (Expr overflow : plan.overflows()) {
-        try (dev.gpudf.columnar.Column c = TableOps.evaluate(exec, table, overflow)) {
+      // every decimal sum's overflow in one condition: one reduction, one wait, however many sums
+      java.util.Optional<Expr> overflow = plan.overflows().stream()
+          .reduce((x, y) -> new Expr.Call(Op.OR, List.of(x, y)));
+      if (overflow.isPresent()) {
+        try (dev.gpudf.columnar.Column c = TableOps.evaluate(exec, table, overflow.get())) {
           if (Boolean.TRUE.equals(TableOps.reduce(exec, c, Reduction.MAX).value())) {
             throw new ArithmeticException("[ARITHMETIC_OVERFLOW] a partial decimal sum overflowed (NULL in its buffer)"
                 + " in ANSI mode");

@@ -87,8 +87,7 @@ public final class TpchTables {
    */
   public static <E extends TpchEntity> void generate(BufferAllocator a, TpchTable<E> table, double scale, int parts,
       int first, int last, int threads, LongConsumer progress, java.util.function.Consumer<VectorSchemaRoot> sink) {
-    int n = parts;
-    if (n != partsOf(table, parts) || first < 1 || last > n || first > last) {
+    if (parts != partsOf(table, parts) || first < 1 || last > parts || first > last) {
       throw new IllegalArgumentException("parts " + first + " to " + last + " of " + parts + " of " + table.getTableName());
     }
     java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(Math.max(1, threads));
@@ -98,7 +97,7 @@ public final class TpchTables {
       while (next <= last || !pending.isEmpty()) {
         while (next <= last && pending.size() < 2 * Math.max(1, threads)) {
           int p = next++;
-          pending.add(pool.submit(() -> part(a, table, scale, p, n, progress)));
+          pending.add(pool.submit(() -> part(a, table, scale, p, parts, progress)));
         }
         try (VectorSchemaRoot root = pending.poll().get()) {
           sink.accept(root);
