@@ -303,10 +303,28 @@ __device__ bool unsnap(const uint8_t* in, int in_len, uint8_t* out, int out_len,
 // lasts as long as its longest page, and pages run to megabytes.
 constexpr int kFragment = 65536;
 
-// Finds where each of a block's n = ceil(out_len / kFragment) fragments starts in its input
-// (starts[k]) by walking its elements' headers only. False unless the block decodes to out_len
-// bytes with every element inside one fragment and every copy inside its own; such a block
-// (another compressor's, or a corrupt one) decodes whole, by unsnap, which reports what is wrong.
+// What a warp's walk over a block's elements found (walk): where it stopped (the first element
+// that starts at or past its stop), the output before that element, how many fragments it found
+// opening, where its last chain began (a speculative walk's), and whether it met an element that
+// is not whole or breaks the fragments' rules.
+struct Walked {
+  int q;
+  long long pos;
+  int opened;
+  int restart;
+  bool bad;
+};
+
+// How a walk treats the elements it meets. kSpeculate starts at a byte not known to begin one,
+// marks the bytes its chain reaches, and starts a new chain past an element that is not whole;
+// kCount adds up their output; kPlace checks them against the fragments too and records where
+// each fragment starts.
+constexpr int kSpeculate = 0, kCount = 1, kPlace = 2;
+
+// Walks the elements of a block [in, in + in_len) of out_len bytes in n fragments from input byte
+// q, which begins one (speculating: is taken to), while they start before stop. pos is the output
+// before q's element; starts[k] is where fragment k starts (kPlace); marks holds a bit for each
+// byte of input, in[0]'s at bit0 (kSpeculate).
 //
 // The walk takes 32 bytes of input at a time with no loop over their elements: every lane reads
 // the element that would start at its byte and where the next one would; the elements that do
@@ -315,20 +333,16 @@ constexpr int kFragment = 65536;
 // the output is a prefix sum over them. An element takes at least two bytes (a literal's tag and
 // one byte, a copy's tag and offset), so at most 16 start in 32 bytes and four rounds reach them.
 // Taking the elements one by one, a warp spent about 47 ns a byte of a page (session 45); this walk
-// about 16 (session 52), and a launch lasts as long as its longest page.
-__device__ bool split_fragments(const uint8_t* in, int in_len, int out_len, int lane, uint8_t* stage, int* starts,
-                                int n) {
-  int q = 0;
-  unsigned declared;
-  if (!preamble(in, in_len, q, declared) || (long long)declared != out_len) return false;
-  if (lane == 0) starts[0] = q;
+// about 16 (session 52).
+template <int kMode>
+__device__ Walked walk(const uint8_t* in, int in_len, int out_len, int q, int stop, long long pos, int lane,
+                       uint8_t* stage, int* starts, int n, unsigned* marks, long long bit0) {
+  Walked w{q, pos, 0, q, false};
   int staged = 0, staged_end = 0;
-  long long pos = 0;  // output before the element at q
-  int found = 1;      // fragments whose start is known
-  while (q < in_len) {
+  while (q < stop) {
     stage_from(in, in_len, q, lane, stage, staged, staged_end);
     Element e = element_at(stage, staged, staged_end, in_len, q + lane);
-    bool here = q + lane < in_len;
+    bool here = q + lane < stop;
     // where the element after this lane's starts, relative to q; an element that is not whole
     // (kind 2) ends the chain, and is an error where the chain reaches it. A whole element ends by
     // in_len, so q + next fits an int.
@@ -342,6 +356,25 @@ __device__ bool split_fragments(const uint8_t* in, int in_len, int out_len, int 
       jump = jump < 32 ? further : 32;
     }
     bool member = here && ((reached >> lane) & 1u);
+    unsigned members = __ballot_sync(kAll, member);
+    // the last element here (lane 0's byte starts one) names where the next 32 bytes begin
+    int last = 31 - __clz(members);
+    if (kMode == kSpeculate) {
+      if (lane == 0) {
+        long long bit = bit0 + q;
+        unsigned shift = (unsigned)(bit & 31);
+        atomicOr(marks + (bit >> 5), members << shift);
+        if (shift != 0) atomicOr(marks + (bit >> 5) + 1, members >> (32 - shift));
+      }
+      // a chain ends at an element that is not whole; the next one starts at the byte after it
+      if (__shfl_sync(kAll, e.kind, last) == 2) {
+        q += last + 1;
+        w.restart = q;
+      } else {
+        q += __shfl_sync(kAll, next, last);
+      }
+      continue;
+    }
     // this element's output, clipped past any page's size so that 32 of them sum in a long long
     long long len = member ? (e.len <= out_len ? e.len : (long long)out_len + 1) : 0;
     long long end = len;
@@ -351,21 +384,110 @@ __device__ bool split_fragments(const uint8_t* in, int in_len, int out_len, int 
     }
     long long start = pos + end - len;
     end += pos;
-    long long fragment = start / kFragment, first = fragment * kFragment;
-    // an element past the output, one that crosses into the next fragment, a copy from before its
-    // fragment or of offset 0, or a fragment past the n said
-    bool bad = member && (e.kind == 2 || end > out_len || (fragment + 1 < n && end > first + kFragment) ||
-                          (e.type != 0 && (e.offset <= 0 || e.offset > start - first)) || fragment >= n);
-    if (__any_sync(kAll, bad)) return false;
-    bool opens = member && start == first && start > 0;
-    if (opens) starts[fragment] = q + lane;
-    found += __popc(__ballot_sync(kAll, opens));
-    // the last element here (lane 0's byte starts one) names where the next 32 bytes begin
-    int last = 31 - __clz(__ballot_sync(kAll, member));
+    bool bad = member && e.kind == 2;
+    if (kMode == kPlace) {
+      long long fragment = start / kFragment, first = fragment * kFragment;
+      // an element past the output, one that crosses into the next fragment, a copy from before its
+      // fragment or of offset 0, or a fragment past the n said
+      bad = bad || (member && (end > out_len || (fragment + 1 < n && end > first + kFragment) ||
+                               (e.type != 0 && (e.offset <= 0 || e.offset > start - first)) || fragment >= n));
+      bool opens = member && !bad && start == first && start > 0;
+      if (opens) starts[fragment] = q + lane;
+      w.opened += __popc(__ballot_sync(kAll, opens));
+    }
+    if (__any_sync(kAll, bad)) {
+      w.bad = true;
+      return w;
+    }
     pos = __shfl_sync(kAll, end, last);
     q += __shfl_sync(kAll, next, last);
   }
-  return pos == out_len && found == n;
+  w.q = q;
+  w.pos = pos;
+  return w;
+}
+
+// The block's preamble, then its elements walked (kPlace) from the first while they start before
+// stop: fragment 0's start goes to starts[0], and a block whose preamble is corrupt or does not
+// declare out_len is bad.
+__device__ Walked split_first(const uint8_t* in, int in_len, int out_len, int stop, int lane, uint8_t* stage,
+                              int* starts, int n) {
+  int q = 0;
+  unsigned declared;
+  if (!preamble(in, in_len, q, declared) || (long long)declared != out_len) return Walked{q, 0, 0, q, true};
+  if (lane == 0) starts[0] = q;
+  return walk<kPlace>(in, in_len, out_len, q, stop, 0, lane, stage, starts, n, nullptr, 0);
+}
+
+// Finds where each of a block's n = ceil(out_len / kFragment) fragments starts in its input
+// (starts[k]) by walking its elements' headers only, with one warp. False unless the block decodes
+// to out_len bytes with every element inside one fragment and every copy inside its own; such a
+// block (another compressor's, or a corrupt one) decodes whole, by unsnap, which reports what is
+// wrong.
+__device__ bool split_fragments(const uint8_t* in, int in_len, int out_len, int lane, uint8_t* stage, int* starts,
+                                int n) {
+  Walked w = split_first(in, in_len, out_len, in_len, lane, stage, starts, n);
+  return !w.bad && w.pos == out_len && w.opened + 1 == n;
+}
+
+// A long block is split by several warps at once, its input cut into m segments of seg bytes
+// (segment j: [j * seg, segment_end), the first from the preamble): one warp walks a block's chain
+// in order, and a launch lasts as long as its longest block (a string column's page of one row
+// group runs to megabytes: TPC-H SF10's supplier comments). Segment 0's warp walks from the first
+// element; every other segment's starts at the segment's first byte as if an element began there
+// (kSpeculate), marking the bytes its chain reaches. Two chains that reach one byte go on as one,
+// and a wrong start meets the true chain within a few elements: split_join follows the true chain
+// from segment to segment, one element at a time only until it meets a marked byte. Then each
+// segment counts its output from where the true chain enters it (kCount), split_bases sums those
+// per segment, and each segment places its fragments (kPlace), with the same checks the one warp
+// makes: a block splits here exactly where split_fragments splits it.
+__device__ __forceinline__ int segment_end(int in_len, long long seg, int j, int m) {
+  return j + 1 < m ? (int)((j + 1) * seg) : in_len;
+}
+
+// The true chain from where segment 0's walk stopped (stopped[0]) through segments 1 .. m - 1,
+// by one thread: entry[j] is where it enters segment j (at or past the segment's end where a
+// literal spans it). Within a segment it takes elements one by one until it reaches a byte that
+// segment's speculative walk marked, then follows that walk's chain to where it stopped
+// (stopped[j]); a chain that began before that walk's last restart (restart[j]) ended at an
+// element that is not whole. False where the block does not split. Each step moves on by a
+// header at least, so a segment takes at most seg steps.
+__device__ bool split_join(const uint8_t* in, int in_len, long long seg, int m, const unsigned* marks, long long bit0,
+                           const long long* stopped, const long long* restart, long long* entry) {
+  long long e = stopped[0];
+  for (int j = 1; j < m; j++) {
+    entry[j] = e;
+    int end = segment_end(in_len, seg, j, m);
+    while (e < end) {
+      long long bit = bit0 + e;
+      if ((marks[bit >> 5] >> (bit & 31)) & 1u) {
+        if (e < restart[j]) return false;
+        e = stopped[j];
+        break;
+      }
+      Element x = element_at(in, 0, in_len, in_len, (int)e);
+      if (x.kind == 2) return false;
+      e += x.head + (x.type == 0 ? x.len : 0);
+    }
+  }
+  return e == in_len;
+}
+
+// Turns each of m segments' output (counts[j]) into the output before it, with the warp, and
+// gives their sum.
+__device__ long long split_bases(long long* counts, int m, int lane) {
+  long long carry = 0;
+  for (int j0 = 0; j0 < m; j0 += 32) {
+    int j = j0 + lane;
+    long long c = j < m ? counts[j] : 0, sum = c;
+    for (int d = 1; d < 32; d <<= 1) {
+      long long before = __shfl_up_sync(kAll, sum, d);
+      if (lane >= d) sum += before;
+    }
+    if (j < m) counts[j] = carry + sum - c;
+    carry += __shfl_sync(kAll, sum, 31);
+  }
+  return carry;
 }
 
 // [unsnap end]
@@ -455,26 +577,119 @@ __device__ __forceinline__ void store(uint8_t* out, int out_width, long long row
 
 using namespace gpudf_parquet;
 
-// Where each Snappy page of more than one fragment splits (split_fragments): a warp a page;
-// frags[p] is page p's first fragment among all the pages' (frags[pages] their count), starts[f]
-// where fragment f starts in its page's bytes, and split[p] = 1 where the page splits (each such
-// page counted in error[1]: the bytes after the problem's code). The host walks some pages itself
-// (SnappySplit.java, the twin of split_fragments) and gives their starts with split[p] 1, or 2
-// where such a page does not split; the others come with split[p] 0.
-extern "C" __global__ void parquet_unsnap_split_kernel(const uint8_t* __restrict__ src, const long long* __restrict__ table,
-                                                       long long pages, const int* __restrict__ frags, int* starts,
-                                                       int* split, int* error) {
+// Where each Snappy page of more than one fragment splits (split_fragments), by the segments of
+// seg bytes of input its page is cut into (segment_end): segs[p] is page p's first segment
+// (segs[pages] their count), segs[pages + 1 + s] segment s's page. frags[p] is page p's first
+// fragment among all the pages' (frags[pages] their count), starts[f] where fragment f starts in
+// its page's bytes, and split[p] = 1 where the page splits (each such page counted in error[1]:
+// the bytes after the problem's code). The host walks some pages itself (SnappySplit.java, the
+// twin of split_fragments) and gives their starts with split[p] 1, or 2 where such a page does
+// not split; those and the pages it leaves whole have no segments. walked holds four long longs a
+// segment (where its walk stopped, its last restart, where the true chain enters it, its output),
+// each [segments] long; state two ints a page of more than one segment (whether it is found not
+// to split, fragments found opening); marks a bit a byte of src, zeroed.
+struct Split {
+  const uint8_t* src;
+  const long long* table;
+  const int* segs;
+  long long pages, segments, seg;
+  const int* frags;
+  int *starts, *split;
+  long long* walked;
+  unsigned* marks;
+  int *state, *error;
+};
+
+// A page of one segment is walked whole and done; segment 0 of a longer page from its first
+// element, the others speculatively.
+extern "C" __global__ void parquet_split_walk_kernel(Split t) {
   __shared__ uint8_t stage[kStage];
+  long long s = blockIdx.x;
+  int lane = threadIdx.x & 31;
+  if (s >= t.segments) return;
+  int p = t.segs[t.pages + 1 + s];
+  int j = (int)(s - t.segs[p]), m = t.segs[p + 1] - t.segs[p], n = t.frags[p + 1] - t.frags[p];
+  Page g = page_at(t.table, p);
+  const uint8_t* in = t.src + g.src;
+  int in_len = (int)g.src_len, out_len = (int)g.dst_len, end = segment_end(in_len, t.seg, j, m);
+  if (m == 1) {
+    if (split_fragments(in, in_len, out_len, lane, stage, t.starts + t.frags[p], n) && lane == 0) {
+      t.split[p] = 1;
+      atomicAdd(t.error + 1, 1);
+    }
+  } else if (j == 0) {
+    Walked w = split_first(in, in_len, out_len, end, lane, stage, t.starts + t.frags[p], n);
+    if (lane == 0) {
+      t.walked[s] = w.q;
+      t.walked[3 * t.segments + s] = w.pos;
+      t.state[2 * p] = w.bad;
+      t.state[2 * p + 1] = w.opened;
+    }
+  } else {
+    Walked w = walk<kSpeculate>(in, in_len, out_len, (int)(j * t.seg), end, 0, lane, stage, nullptr, n, t.marks, g.src);
+    if (lane == 0) {
+      t.walked[s] = w.q;
+      t.walked[t.segments + s] = w.restart;
+    }
+  }
+}
+
+// A warp a page of more than one segment, not yet found not to split: phase 0 joins its segments'
+// chains (split_join, lane 0), phase 1 sums their outputs (split_bases), phase 2 says whether it
+// splits.
+extern "C" __global__ void parquet_split_pages_kernel(Split t, int phase) {
   long long p = blockIdx.x;
   int lane = threadIdx.x & 31;
-  if (p >= pages) return;
-  Page g = page_at(table, p);
-  int n = frags[p + 1] - frags[p];
-  // a page the host walked (split[p] 1: split, 2: not) is left as it found it
-  if (g.codec != kSnappy || n < 2 || split[p] != 0) return;
-  if (split_fragments(src + g.src, (int)g.src_len, (int)g.dst_len, lane, stage, starts + frags[p], n) && lane == 0) {
-    split[p] = 1;
-    atomicAdd(error + 1, 1);
+  if (p >= t.pages) return;
+  int first = t.segs[p], m = t.segs[p + 1] - first;
+  if (m < 2 || t.state[2 * p] != 0) return;
+  Page g = page_at(t.table, p);
+  bool bad = false;
+  if (phase == 0) {
+    if (lane == 0) {
+      bad = !split_join(t.src + g.src, (int)g.src_len, t.seg, m, t.marks, g.src, t.walked + first,
+                        t.walked + t.segments + first, t.walked + 2 * t.segments + first);
+    }
+  } else if (phase == 1) {
+    bad = split_bases(t.walked + 3 * t.segments + first, m, lane) != g.dst_len;
+  } else if (lane == 0 && t.state[2 * p + 1] + 1 == t.frags[p + 1] - t.frags[p]) {
+    t.split[p] = 1;
+    atomicAdd(t.error + 1, 1);
+  }
+  if (bad && lane == 0) t.state[2 * p] = 1;
+}
+
+// A warp a segment past the first of a page not yet found not to split, from where the true chain
+// enters it: its output counted (place 0), or its fragments placed (1) after the page's.
+extern "C" __global__ void parquet_split_segments_kernel(Split t, int place) {
+  __shared__ uint8_t stage[kStage];
+  long long s = blockIdx.x;
+  int lane = threadIdx.x & 31;
+  if (s >= t.segments) return;
+  int p = t.segs[t.pages + 1 + s];
+  int j = (int)(s - t.segs[p]), m = t.segs[p + 1] - t.segs[p], n = t.frags[p + 1] - t.frags[p];
+  // a page another segment finds not to split during the launch is walked on, to no harm
+  if (j == 0 || t.state[2 * p] != 0) return;
+  Page g = page_at(t.table, p);
+  const uint8_t* in = t.src + g.src;
+  int in_len = (int)g.src_len, out_len = (int)g.dst_len, end = segment_end(in_len, t.seg, j, m);
+  int entry = (int)t.walked[2 * t.segments + s];
+  long long* output = t.walked + 3 * t.segments + s;
+  if (place == 0) {
+    Walked w = walk<kCount>(in, in_len, out_len, entry, end, 0, lane, stage, nullptr, n, nullptr, 0);
+    if (lane == 0) {
+      *output = w.pos;
+      if (w.bad) t.state[2 * p] = 1;
+    }
+  } else {
+    Walked w = walk<kPlace>(in, in_len, out_len, entry, end, *output, lane, stage, t.starts + t.frags[p], n, nullptr, 0);
+    if (lane == 0) {
+      if (w.bad) {
+        t.state[2 * p] = 1;
+      } else {
+        atomicAdd(t.state + 2 * p + 1, w.opened);
+      }
+    }
   }
 }
 

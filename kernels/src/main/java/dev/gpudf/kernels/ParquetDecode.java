@@ -354,7 +354,15 @@ public final class ParquetDecode {
    * closes it; {@link Pending#finish} waits and gives the columns.
    */
   public static Pending launch(Exec exec, List<Chunk> chunks) {
-    return new Pending(exec, chunks);
+    return new Pending(exec, chunks, 0);
+  }
+
+  /**
+   * {@link #launch(Exec, List)} with the device's walk over Snappy pages cut into {@code segment}
+   * bytes ({@link SnappySegments}; 0: as it chooses), for tests of its segments.
+   */
+  static Pending launch(Exec exec, List<Chunk> chunks, long segment) {
+    return new Pending(exec, chunks, segment);
   }
 
   /** A decoding queued on a stream ({@link #launch}): the buffers it writes, until it is finished or closed. */
@@ -377,19 +385,19 @@ public final class ParquetDecode {
     // pages whose fragments the host found (SnappySplit), beside those the split kernel counts
     private int hostSplitPages;
 
-    private Pending(Exec exec, List<Chunk> chunks) {
+    private Pending(Exec exec, List<Chunk> chunks, long segment) {
       this.exec = exec;
       this.chunks = List.copyOf(chunks);
       pages = chunks.stream().mapToInt(c -> c.pages.size()).sum();
       try {
-        queue();
+        queue(segment);
       } catch (RuntimeException e) {
         close();
         throw e;
       }
     }
 
-    private void queue() {
+    private void queue(long segment) {
       long[] table = new long[FIELDS * pages];
       long[] srcAt = new long[chunks.size()];
       long srcBytes = 0;
@@ -459,36 +467,32 @@ public final class ParquetDecode {
         int count = frags[pages];
         DeviceBuffer fragTable = scratch.add(exec.upload(frags));
         // where each fragment starts in its page's bytes, then whether each page split: 0 for the
-        // split kernel to find, 1 split (here or there), 2 found here not to split
-        DeviceBuffer starts;
-        boolean deviceWalks = true;
-        if (chunks.stream().anyMatch(c -> c.hostSplits != null)) {
-          int[] found = new int[count + pages];
-          deviceWalks = false;
-          int q = 0;
-          for (Chunk c : chunks) {
-            for (int k = 0; k < c.pages.size(); k++, q++) {
-              int[] at = c.hostSplits == null ? null : c.hostSplits[k];
-              if (at != null && at.length > 0) {
+        // device to find, 1 split (here or there), 2 found here not to split; and the stored bytes
+        // of each page the device walks (0 for the others)
+        long[] walks = new long[pages];
+        int[] found = null;
+        int q = 0;
+        for (Chunk c : chunks) {
+          for (int k = 0; k < c.pages.size(); k++, q++) {
+            Page g = c.pages.get(k);
+            int[] at = c.hostSplits == null ? null : c.hostSplits[k];
+            if (at != null) {
+              found = found == null ? new int[count + pages] : found;
+              if (at.length > 0) {
                 System.arraycopy(at, 0, found, frags[q], at.length);
                 found[count + q] = 1;
                 hostSplitPages++;
-              } else if (at != null) {
-                found[count + q] = 2;
               } else {
-                deviceWalks |= c.pages.get(k).codec() == Codec.SNAPPY && frags[q + 1] - frags[q] > 1;
+                found[count + q] = 2;
               }
+            } else if (g.codec() == Codec.SNAPPY && frags[q + 1] - frags[q] > 1) {
+              walks[q] = g.storedBytes();
             }
           }
-          starts = scratch.add(exec.upload(found));
-        } else {
-          starts = scratch.add(exec.allocateZeroed(4L * (count + pages)));
         }
+        DeviceBuffer starts = scratch.add(found != null ? exec.upload(found) : exec.allocateZeroed(4L * (count + pages)));
         long split = starts.address() + 4L * count;
-        if (deviceWalks) {
-          KernelLaunch.launch("parquet_unsnap_split_kernel", pages, 32, exec.stream(), src, tab, (long) pages, fragTable,
-              starts, split, status);
-        }
+        SnappySegments.queue(exec, scratch::add, segment, src, srcBytes, tab, walks, fragTable, starts, split, status);
         // a block of one warp a fragment: each keeps its window of recent output in shared memory
         KernelLaunch.launch("parquet_unsnap_kernel", count, 32, exec.stream(), src, decompressed, tab, (long) pages,
             fragTable, starts, split, (long) count, status);

@@ -424,12 +424,15 @@ class ParquetDecodeTest {
   @RequiresGpu
   @Test
   void theGpuDecodesLargeSnappyPagesAFragmentToAWarp() {
-    // each page's fragments found by the device (ratio 0), then by the host (SnappySplit)
-    decodeLargePages(0);
-    decodeLargePages(Long.MAX_VALUE);
+    // each page's fragments found by the device (ratio 0) as it cuts its walk into segments, in
+    // segments of 777 and 16 KiB, and whole; then by the host (SnappySplit)
+    for (long segment : new long[] {0, 777, SnappySegments.MIN_SEGMENT, SnappySegments.WHOLE}) {
+      decodeLargePages(0, segment);
+    }
+    decodeLargePages(Long.MAX_VALUE, 0);
   }
 
-  private static void decodeLargePages(long ratio) {
+  private static void decodeLargePages(long ratio, long segment) {
     try (RootAllocator a = new RootAllocator(); Gpu gpu = Gpu.open(0, 2L << 30, 256L << 20);
         Exec g = Exec.onGpu(gpu, a)) {
       List<Case> cases = largePages();
@@ -439,11 +442,12 @@ class ParquetDecodeTest {
           chunks.add(c.pages().chunk(a, c.type(), c.width(), c.values().length, ratio));
         }
         // one launch over them all, as a query's chunks of several columns
-        try (ParquetDecode.Pending p = ParquetDecode.launch(g, chunks)) {
+        try (ParquetDecode.Pending p = ParquetDecode.launch(g, chunks, segment)) {
           List<DeviceColumn> decoded = p.finish();
           try {
             long split = cases.stream().filter(c -> c.name().endsWith("snappy") && c.values().length * 8L > 65536).count();
-            assertEquals(split, p.splitPages(), "pages split into fragments, host split ratio " + ratio);
+            assertEquals(split, p.splitPages(), "pages split into fragments, host split ratio " + ratio + ", segments of "
+                + segment);
             for (int k = 0; k < cases.size(); k++) {
               Case c = cases.get(k);
               int rows = c.values().length;
@@ -461,6 +465,67 @@ class ParquetDecodeTest {
         chunks.forEach(ParquetDecode.Chunk::close);
       }
     }
+  }
+
+  /**
+   * Large Snappy pages as written and with bytes changed: the device, its walk cut into segments
+   * of several sizes (down to a few hundred bytes, where most segments start inside an element),
+   * finds each splitting exactly where the host's walk ({@link SnappySplit}) does, and decodes it
+   * as the CPU twin does or refuses it as the twin does; nothing is left on the device.
+   */
+  @RequiresGpu
+  @Test
+  void theDeviceSplitsDamagedPagesBySegmentsAsTheHost() {
+    Random random = new Random(13);
+    List<Case> large = largePages().stream().filter(c -> c.name().endsWith("snappy") && c.values().length * 8L > 65536)
+        .toList();
+    int split = 0;
+    int refused = 0;
+    try (RootAllocator a = new RootAllocator(); Gpu gpu = Gpu.open(0, 1L << 30, 256L << 20);
+        Exec g = Exec.onGpu(gpu, a)) {
+      for (int round = 0; round < 40; round++) {
+        Case c = large.get(round % large.size());
+        int rows = c.values().length;
+        Writer w = round < large.size() ? c.pages() : damaged(c, random);
+        try (ParquetDecode.Chunk host = w.chunk(a, c.type(), c.width(), rows, Long.MAX_VALUE);
+            ParquetDecode.Chunk device = w.chunk(a, c.type(), c.width(), rows, 0)) {
+          List<Object> want = null;
+          try (FieldVector v = ParquetDecode.decodeOnHost(host, "c", a)) {
+            want = new ArrayList<>();
+            for (int r = 0; r < rows; r++) {
+              want.add(raw(v, r));
+            }
+          } catch (UserException twinRefused) {
+            refused++;
+          }
+          split += host.pagesSplitOnHost();
+          for (long segment : new long[] {0, 333, 777, 4096, SnappySegments.WHOLE}) {
+            String what = c.name() + " round " + round + ", segments of " + segment;
+            try (ParquetDecode.Pending p = ParquetDecode.launch(g, List.of(device), segment)) {
+              List<DeviceColumn> got = null;
+              try {
+                got = p.finish();
+              } catch (UserException e) {
+                assertEquals(null, want, what + ": the device refused what the twin decoded: " + e.getMessage());
+              }
+              assertEquals(host.pagesSplitOnHost(), p.splitPages(), what + ": pages split");
+              if (got != null) {
+                try (DeviceTable t = new DeviceTable(gpu, List.of("c"), got, rows);
+                    VectorSchemaRoot r = t.toArrow(a, g.stream())) {
+                  assertTrue(want != null, what + ": the device decoded what the twin refused");
+                  for (int k = 0; k < rows; k++) {
+                    assertEquals(want.get(k), raw(r.getVector(0), k), what + " row " + k);
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+      assertEquals(0, gpu.pool().stats().liveBuffers(), "nothing is left on the device");
+    }
+    // the damage leaves some pages splitting and some not, and some refused
+    assertTrue(split > large.size() && split < 40 && refused > 0, split + " split, " + refused + " refused");
   }
 
   /** Every case of one row count decoded by one call (one launch of each kernel over all their pages). */
