@@ -47,7 +47,7 @@ public final class ParquetFooter {
    * One row group: its rows, per column (the file's order, or the order a reader asked for them
    * in) its range (null where unknown), the bytes its column chunk takes in the file (compressed,
    * as stored; 0 where the footer says none) and where its pages are for the device to decode them
-   * (null where it cannot); the largest estimated bytes of its string columns ({@link
+   * (null where it cannot); the most bytes one of its string columns is charged ({@link
    * #stringBytes}); and the file offset of its middle, by which a reader given a byte range of the
    * file takes it (the rule of Parquet's Java reader, which Spark's splits follow: the row group is
    * the range's whose [start, end) holds its first column chunk's start plus half its compressed
@@ -361,14 +361,19 @@ public final class ParquetFooter {
   }
 
   /**
-   * Bytes of string data column chunk {@code chunk} (of a row group of {@code rows} rows) holds
-   * once decoded, as well as its metadata tells; 0 for a column of another type. Exact where the
-   * writer recorded the unencoded bytes (size statistics). Else the largest of its uncompressed
-   * size; its rows times the mean length of its minimum and maximum; and, with a dictionary, its
-   * rows times the dictionary's mean entry (from the dictionary page's header, read from {@code
-   * ch}: the uncompressed size counts each distinct string once, and writers cut long statistics
-   * short). An estimate: it sizes chunks ({@link ChunkSource#group}); the read itself still refuses
-   * a chunk past 2 GiB of strings.
+   * Bytes of string data column chunk {@code chunk} (of a row group of {@code rows} rows) is
+   * charged against a chunk's cap on one string column ({@link ChunkSource#group}): what it holds
+   * once decoded where the metadata bounds that, else twice an estimate, which can fall short; 0
+   * for a column of another type. Bounded where the writer recorded the unencoded bytes (size
+   * statistics, exact) or where every page is PLAIN (no dictionary, no delta encodings): its
+   * uncompressed size then counts each string's bytes and 4 of length besides (charged as an
+   * estimate, twice over, TPC-H SF10's l_comment cut lineitem in two chunks, and every query over
+   * lineitem from files ran hot with twice the launches of resident tables). Estimated otherwise: the
+   * largest of its uncompressed size; its rows times the mean length of its minimum and maximum;
+   * and, with a dictionary, its rows times the dictionary's mean entry (from the dictionary page's
+   * header, read from {@code ch}: the uncompressed size counts each distinct string once, and
+   * writers cut long statistics short). A file's metadata is not trusted: the read itself still
+   * refuses a chunk past 2 GiB of strings.
    */
   public static long stringBytes(ColumnChunk chunk, DataType type, long rows, FileChannel ch, long fileSize) {
     if (type.id() != dev.gpudf.columnar.TypeId.STRING || !chunk.isSetMeta_data()) {
@@ -379,6 +384,9 @@ public final class ParquetFooter {
       return Math.max(0, m.getSize_statistics().getUnencoded_byte_array_data_bytes());
     }
     long bytes = Math.max(0, m.getTotal_uncompressed_size());
+    if (!m.isSetDictionary_page_offset() && m.getEncodings() != null && PLAIN_ENCODINGS.containsAll(m.getEncodings())) {
+      return bytes;
+    }
     long rowsAtLeast0 = Math.max(0, rows);
     if (m.isSetStatistics()) {
       Statistics st = m.getStatistics();
@@ -389,8 +397,12 @@ public final class ParquetFooter {
       }
     }
     long entry = dictionaryEntryBytes(m, ch, fileSize);
-    return entry > 0 ? Math.max(bytes, times(rowsAtLeast0, entry)) : bytes;
+    return times(2, entry > 0 ? Math.max(bytes, times(rowsAtLeast0, entry)) : bytes);
   }
+
+  /** Encodings of a column chunk whose uncompressed size bounds its strings' bytes: PLAIN values, levels. */
+  private static final java.util.Set<Encoding> PLAIN_ENCODINGS = java.util.EnumSet.of(Encoding.PLAIN, Encoding.RLE,
+      Encoding.BIT_PACKED);
 
   /** {@code a * b} for {@code a, b >= 0}, at most {@link Long#MAX_VALUE}: a footer's row count is not trusted to be small. */
   private static long times(long a, long b) {

@@ -55,10 +55,10 @@ public final class ParquetSource implements ChunkSource {
   private static final int MAX_BATCH_ROWS = 1 << 17;
   private static final int READ_AHEAD_BATCHES = 16;
   /**
-   * The estimated string bytes a chunk's column may hold ({@link ParquetFooter#stringBytes}): half
-   * of an Arrow string vector's 2 GiB, as the estimate can fall short.
+   * The string bytes a chunk's column may be charged ({@link ParquetFooter#stringBytes}: a bound
+   * on what it holds, or twice an estimate): an Arrow string vector's 2 GiB, as on the device.
    */
-  private static final long CHUNK_STRING_BYTES = 1L << 30;
+  private static final long CHUNK_STRING_BYTES = Integer.MAX_VALUE;
   /**
    * On unless {@code -Dgpudf.files.parquetFooterOpen=false}: a file whose footer tells all its
    * columns ({@link ParquetFooter#columns}) opens from the footer alone, in chunks of whole row

@@ -72,6 +72,24 @@ class ParquetChunkStringsTest {
     check(file, 4 << 20, 6 << 20, 4);
   }
 
+  /**
+   * PLAIN strings are charged what their uncompressed size bounds, so a chunk fills to the cap;
+   * dictionary strings twice their estimate, which can fall short: the same 20 MB of strings are
+   * one chunk under a 24 MB cap as PLAIN and more than one as a dictionary.
+   */
+  @Test
+  void plainStringsFillAChunkToTheCapAndEstimatedOnesHalfOfIt(@TempDir Path dir) throws Exception {
+    Path plain = write(dir, "plain.parquet", "repeat(chr(97 + (i % 26)::INTEGER), 1000) || i");
+    Path dict = write(dir, "dict.parquet", "repeat(chr(120 + (i % 3)::INTEGER), 1000) || (i % 2)");
+    check(plain, 24 << 20, 24 << 20, 1);
+    check(dict, 24 << 20, 12 << 20, 2);
+    try (RootAllocator a = new RootAllocator(); ParquetSource p = ParquetSource.open(plain, a, 1 << 20, 24 << 20);
+        ParquetSource d = ParquetSource.open(dict, a, 1 << 20, 24 << 20)) {
+      assertEquals(List.of(20000), p.chunkRows());
+      assertTrue(d.chunkRows().size() >= 2, "dictionary strings: " + d.chunkRows());
+    }
+  }
+
   /** Byte estimates near Long.MAX_VALUE (a footer's counts are not trusted) still cut chunks, never wrap around. */
   @Test
   void hugeByteEstimatesCutChunksWithoutOverflow() {
