@@ -600,6 +600,29 @@ struct Split {
   int *state, *error;
 };
 
+// Segment s of a launch: its page p (g, its bytes from in), its place j among the page's m
+// segments, the page's n fragments, and where the segment's input ends.
+struct Segment {
+  int p, j, m, n;
+  Page g;
+  const uint8_t* in;
+  int in_len, out_len, end;
+};
+
+__device__ __forceinline__ Segment segment_at(const Split& t, long long s) {
+  Segment x;
+  x.p = t.segs[t.pages + 1 + s];
+  x.j = (int)(s - t.segs[x.p]);
+  x.m = t.segs[x.p + 1] - t.segs[x.p];
+  x.n = t.frags[x.p + 1] - t.frags[x.p];
+  x.g = page_at(t.table, x.p);
+  x.in = t.src + x.g.src;
+  x.in_len = (int)x.g.src_len;
+  x.out_len = (int)x.g.dst_len;
+  x.end = segment_end(x.in_len, t.seg, x.j, x.m);
+  return x;
+}
+
 // A page of one segment is walked whole and done; segment 0 of a longer page from its first
 // element, the others speculatively.
 extern "C" __global__ void parquet_split_walk_kernel(Split t) {
@@ -607,11 +630,9 @@ extern "C" __global__ void parquet_split_walk_kernel(Split t) {
   long long s = blockIdx.x;
   int lane = threadIdx.x & 31;
   if (s >= t.segments) return;
-  int p = t.segs[t.pages + 1 + s];
-  int j = (int)(s - t.segs[p]), m = t.segs[p + 1] - t.segs[p], n = t.frags[p + 1] - t.frags[p];
-  Page g = page_at(t.table, p);
-  const uint8_t* in = t.src + g.src;
-  int in_len = (int)g.src_len, out_len = (int)g.dst_len, end = segment_end(in_len, t.seg, j, m);
+  Segment x = segment_at(t, s);
+  int p = x.p, j = x.j, m = x.m, n = x.n, in_len = x.in_len, out_len = x.out_len, end = x.end;
+  const uint8_t* in = x.in;
   if (m == 1) {
     if (split_fragments(in, in_len, out_len, lane, stage, t.starts + t.frags[p], n) && lane == 0) {
       t.split[p] = 1;
@@ -626,7 +647,7 @@ extern "C" __global__ void parquet_split_walk_kernel(Split t) {
       t.state[2 * p + 1] = w.opened;
     }
   } else {
-    Walked w = walk<kSpeculate>(in, in_len, out_len, (int)(j * t.seg), end, 0, lane, stage, nullptr, n, t.marks, g.src);
+    Walked w = walk<kSpeculate>(in, in_len, out_len, (int)(j * t.seg), end, 0, lane, stage, nullptr, n, t.marks, x.g.src);
     if (lane == 0) {
       t.walked[s] = w.q;
       t.walked[t.segments + s] = w.restart;
@@ -666,13 +687,11 @@ extern "C" __global__ void parquet_split_segments_kernel(Split t, int place) {
   long long s = blockIdx.x;
   int lane = threadIdx.x & 31;
   if (s >= t.segments) return;
-  int p = t.segs[t.pages + 1 + s];
-  int j = (int)(s - t.segs[p]), m = t.segs[p + 1] - t.segs[p], n = t.frags[p + 1] - t.frags[p];
+  Segment x = segment_at(t, s);
+  int p = x.p, n = x.n, in_len = x.in_len, out_len = x.out_len, end = x.end;
+  const uint8_t* in = x.in;
   // a page another segment finds not to split during the launch is walked on, to no harm
-  if (j == 0 || t.state[2 * p] != 0) return;
-  Page g = page_at(t.table, p);
-  const uint8_t* in = t.src + g.src;
-  int in_len = (int)g.src_len, out_len = (int)g.dst_len, end = segment_end(in_len, t.seg, j, m);
+  if (x.j == 0 || t.state[2 * p] != 0) return;
   int entry = (int)t.walked[2 * t.segments + s];
   long long* output = t.walked + 3 * t.segments + s;
   if (place == 0) {
