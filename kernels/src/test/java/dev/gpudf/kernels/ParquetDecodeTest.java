@@ -467,6 +467,19 @@ class ParquetDecodeTest {
     }
   }
 
+  /** The CPU twin's {@code rows} rows of {@code chunk} ({@link #raw}), or null where it refuses the chunk. */
+  private static List<Object> twinRows(ParquetDecode.Chunk chunk, int rows, BufferAllocator a) {
+    try (FieldVector v = ParquetDecode.decodeOnHost(chunk, "c", a)) {
+      List<Object> out = new ArrayList<>();
+      for (int r = 0; r < rows; r++) {
+        out.add(raw(v, r));
+      }
+      return out;
+    } catch (UserException twinRefused) {
+      return null;
+    }
+  }
+
   /**
    * Large Snappy pages as written and with bytes changed: the device, its walk cut into segments
    * of several sizes (down to a few hundred bytes, where most segments start inside an element),
@@ -489,15 +502,8 @@ class ParquetDecodeTest {
         Writer w = round < large.size() ? c.pages() : damaged(c, random);
         try (ParquetDecode.Chunk host = w.chunk(a, c.type(), c.width(), rows, Long.MAX_VALUE);
             ParquetDecode.Chunk device = w.chunk(a, c.type(), c.width(), rows, 0)) {
-          List<Object> want = null;
-          try (FieldVector v = ParquetDecode.decodeOnHost(host, "c", a)) {
-            want = new ArrayList<>();
-            for (int r = 0; r < rows; r++) {
-              want.add(raw(v, r));
-            }
-          } catch (UserException twinRefused) {
-            refused++;
-          }
+          List<Object> want = twinRows(host, rows, a);
+          refused += want == null ? 1 : 0;
           split += host.pagesSplitOnHost();
           for (long segment : new long[] {0, 333, 777, 4096, SnappySegments.WHOLE}) {
             String what = c.name() + " round " + round + ", segments of " + segment;
@@ -836,15 +842,8 @@ class ParquetDecodeTest {
           continue;
         }
         try (chunk) {
-          List<Object> want = null;
-          try (FieldVector v = ParquetDecode.decodeOnHost(chunk, "c", a)) {
-            want = new ArrayList<>();
-            for (int r = 0; r < rows; r++) {
-              want.add(raw(v, r));
-            }
-          } catch (UserException twinRefused) {
-            // the device must refuse it too
-          }
+          // null where the twin refuses it: the device must refuse it too
+          List<Object> want = twinRows(chunk, rows, a);
           List<DeviceColumn> got;
           try {
             got = ParquetDecode.decode(g, List.of(chunk));

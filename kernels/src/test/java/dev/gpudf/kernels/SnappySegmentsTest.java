@@ -1,6 +1,7 @@
 package dev.gpudf.kernels;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
@@ -19,7 +20,7 @@ class SnappySegmentsTest {
     assertEquals(SnappySegments.MIN_SEGMENT, SnappySegments.segmentBytes(lengths, WARPS));
     // fewer warps: the work spread over them bounds the launch sooner, and segments grow
     long fewer = SnappySegments.segmentBytes(lengths, 8);
-    assertEquals(true, fewer > SnappySegments.MIN_SEGMENT && fewer < lengths[7], "segments of " + fewer);
+    assertTrue(fewer > SnappySegments.MIN_SEGMENT && fewer < lengths[7], "segments of " + fewer);
   }
 
   @Test
