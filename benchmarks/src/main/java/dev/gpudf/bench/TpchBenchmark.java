@@ -592,6 +592,16 @@ public final class TpchBenchmark {
     if (session.gpu() != null) {
       // the roofline's bandwidth, measured in this run (the machines are shared)
       report.deviceBandwidth(KernelBenchmark.copyGBps(session.gpu(), session.allocator(), BANDWIDTH_COPY_BYTES, 5));
+      if (s.inPlace()) {
+        // what a cold scan's stored pages pass through: a copy from the page cache, then the link
+        try {
+          report.scanBandwidths(TransferBenchmark.pinnedToDeviceGBps(session.gpu(), 1L << 30, 5),
+              TransferBenchmark.hostCopyGBps(1 << 30, Runtime.getRuntime().availableProcessors(), 5));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException("interrupted while measuring the host's copy bandwidth", e);
+        }
+      }
     }
     long start = System.nanoTime();
     dev.gpudf.sql.Catalog catalog = session.catalog();
@@ -610,10 +620,12 @@ public final class TpchBenchmark {
         dev.gpudf.sql.Catalog.FileReads after = catalog.fileReads();
         if (after.columnChunks() > before.columnChunks()) {
           System.out.printf(java.util.Locale.ROOT, "%s %s read from files: %,d column chunks, %,d MiB on the device (read"
-              + " again after the budget dropped them: %,d, %,d MiB; decoded on the device: %,d)%n", engine, q,
+              + " again after the budget dropped them: %,d, %,d MiB; decoded on the device: %,d, from %,d MiB of stored"
+              + " pages; chunk rows read: %,d)%n", engine, q,
               after.columnChunks() - before.columnChunks(), (after.bytes() - before.bytes()) >> 20,
               after.rereadColumnChunks() - before.rereadColumnChunks(), (after.rereadBytes() - before.rereadBytes()) >> 20,
-              after.decodedOnDevice() - before.decodedOnDevice());
+              after.decodedOnDevice() - before.decodedOnDevice(), (after.storedBytes() - before.storedBytes()) >> 20,
+              after.rows() - before.rows());
         }
         dev.gpudf.sql.Catalog.ChunkScans scans = catalog.chunkScans();
         if (scans.filtered() > scansBefore.filtered() || scans.partitioned() > scansBefore.partitioned()) {
@@ -723,6 +735,7 @@ public final class TpchBenchmark {
       double cold = 0;
       Evaluate.GeneratedKernelStats kernelsBefore = generatedKernels(session);
       DeviceActivity.Counts hotStart = null;
+      dev.gpudf.sql.Catalog.FileReads coldReads = session.catalog().fileReads();
       for (int r = 0; r <= reps; r++) {
         if (r == 1) {
           hotStart = DeviceActivity.snapshot();
@@ -742,6 +755,8 @@ public final class TpchBenchmark {
         }
         if (r == 0) {
           cold = (System.nanoTime() - t0) / 1e6;
+          dev.gpudf.sql.Catalog.FileReads read = session.catalog().fileReads();
+          report.coldScan(engine, name, read.storedBytes() - coldReads.storedBytes(), read.rows() - coldReads.rows());
           // for the log: how a cold run divides (planning includes the JIT's first pass over the planner)
           GpuSession.QueryTimings c = runs.get(0);
           System.out.printf(java.util.Locale.ROOT, "%s %s cold: %.1f ms = plan %.1f + execute %.1f + transfer %.1f%n", engine,

@@ -31,6 +31,10 @@ final class TpchReport {
   private long arrowBytes;
   // GB/s (read + written) of a device copy in this run; 0 without a GPU
   private double deviceGBps;
+  // GB/s of the link from pinned memory to the device, and bytes copied a second by the host's
+  // cores, in this run; 0 where not measured (only for tables queried in place)
+  private double linkGBps;
+  private double hostCopyGBps;
   private final Map<String, double[]> loads = new LinkedHashMap<>();
   private final Map<String, Map<String, Result>> results = new LinkedHashMap<>();
 
@@ -44,6 +48,9 @@ final class TpchReport {
     double uncachedPlanMs;
     long peakDeviceBytes;
     long scanBytes;
+    // what the cold run read from files: their stored pages' bytes and the rows of the chunks read
+    long coldStoredBytes;
+    long coldRows;
     // per hot run, from DeviceActivity: kernel launches, waits for the device, streams created
     double launches;
     double waits;
@@ -119,6 +126,21 @@ final class TpchReport {
   void deviceBandwidth(double gbps) {
     deviceGBps = gbps;
     System.out.printf(Locale.ROOT, "device copy bandwidth %.0f GB/s (read + written)%n", gbps);
+  }
+
+  /** The bandwidths a cold scan of files is measured against, in this run (see {@link #linkGBps}). */
+  void scanBandwidths(double link, double hostCopy) {
+    linkGBps = link;
+    hostCopyGBps = hostCopy;
+    System.out.printf(Locale.ROOT, "pinned host -> device %.1f GB/s; host memory copy %.1f GB/s (bytes copied, all cores)%n",
+        link, hostCopy);
+  }
+
+  /** {@code engine}'s cold run of {@code query} read {@code storedBytes} of stored pages from files, in chunks of {@code rows} rows. */
+  void coldScan(String engine, String query, long storedBytes, long rows) {
+    Result r = result(engine, query);
+    r.coldStoredBytes = storedBytes;
+    r.coldRows = rows;
   }
 
   /** {@code engine}'s plan of {@code query} reads at least {@code bytes}. */
@@ -381,12 +403,52 @@ final class TpchReport {
             String.join("; ", far)));
       }
     }
+    coldScans(b);
     if (engines().contains("gpu")) {
       b.append("- launches / waits / streams a run: per hot run, the kernels launched, the times the host waited for the"
           + " device (a stream, event or device synchronised: each a round trip it sits out) and the CUDA streams created\n");
     }
     b.append("- answers: ").append(answerCounts()).append('\n');
     return b.toString();
+  }
+
+  /**
+   * The cold scans of a GPU run over files, where any read stored pages: per query, the bytes and
+   * rows read over the whole cold time, and the least time those bytes take through the host's
+   * copy (page cache to pinned memory) and the link, at the rates measured in this run.
+   */
+  private void coldScans(StringBuilder b) {
+    List<String> rows = new ArrayList<>();
+    long stored = 0;
+    double coldMs = 0;
+    double linkShare = 0;
+    for (Map.Entry<String, Map<String, Result>> e : results.entrySet()) {
+      Result r = e.getValue().get("gpu");
+      if (r == null || r.error != null || r.coldStoredBytes <= 0 || r.coldMs <= 0) {
+        continue;
+      }
+      double linkMs = linkGBps <= 0 ? 0 : r.coldStoredBytes / (linkGBps * 1e6);
+      double hostMs = hostCopyGBps <= 0 ? 0 : r.coldStoredBytes / (hostCopyGBps * 1e6);
+      rows.add(String.format(Locale.ROOT, "| %s | %,.0f | %.1f | %.1f | %.2f | %.0f | %.1f | %.1f | %.1f%% |%n", e.getKey(),
+          r.coldStoredBytes / 1048576.0, r.coldRows / 1e6, r.coldMs, r.coldStoredBytes / (r.coldMs * 1e6),
+          r.coldRows / (r.coldMs * 1e3), hostMs, linkMs, 100 * linkMs / r.coldMs));
+      stored += r.coldStoredBytes;
+      coldMs += r.coldMs;
+      linkShare += Math.log(Math.max(1e-9, linkMs / r.coldMs));
+    }
+    if (rows.isEmpty()) {
+      return;
+    }
+    b.append(String.format(Locale.ROOT, "%n### Cold scans from files (gpu)%n%nThe stored pages each cold run read (as the"
+        + " files hold them, compressed), over the whole cold time (plan, reads, decoding, the query); the floors are those"
+        + " bytes at the rates measured in this run: the host's memory copy (all cores, bytes copied: the page cache to"
+        + " pinned memory) %.1f GB/s, and the link from pinned memory to the device %.1f GB/s.%n%n", hostCopyGBps, linkGBps));
+    b.append("| query | stored MiB read | M rows read | gpu cold ms | GB/s of Parquet | M rows/s | host copy floor ms |"
+        + " link floor ms | link floor / cold |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    rows.forEach(b::append);
+    b.append(String.format(Locale.ROOT, "%n- all cold runs that read files: %,.0f MiB of stored pages in %,.0f ms, %.2f GB/s;"
+        + " geometric mean of link floor / cold time %.1f%%%n%n", stored / 1048576.0, coldMs, stored / (coldMs * 1e6),
+        100 * Math.exp(linkShare / rows.size())));
   }
 
   String json() {
@@ -411,9 +473,10 @@ final class TpchReport {
       m.forEach((e, r) -> es.add(String.format(Locale.ROOT,
           "%s: {\"cold_ms\": %.3f, \"hot_ms\": %.3f, \"plan_ms\": %.3f, \"execute_ms\": %.3f, \"transfer_ms\": %.3f, "
               + "\"uncached_plan_ms\": %.3f, \"peak_device_bytes\": %d, \"scan_bytes\": %d, \"roofline_ms\": %.4f, "
-              + "\"launches\": %.1f, \"waits\": %.1f, \"streams\": %.1f, \"rows\": %d, \"error\": %s, \"check\": %s}",
+              + "\"launches\": %.1f, \"waits\": %.1f, \"streams\": %.1f, \"rows\": %d, \"cold_stored_bytes\": %d, "
+              + "\"cold_rows\": %d, \"error\": %s, \"check\": %s}",
           q(e), r.coldMs, r.hotMs, r.planMs, r.executeMs, r.transferMs, r.uncachedPlanMs, r.peakDeviceBytes, r.scanBytes,
-          e.equals("gpu") ? rooflineMs(r) : 0.0, r.launches, r.waits, r.streams, r.rows,
+          e.equals("gpu") ? rooflineMs(r) : 0.0, r.launches, r.waits, r.streams, r.rows, r.coldStoredBytes, r.coldRows,
           r.error == null ? "null" : q(r.error), q(r.check))));
       qs.add("    " + q(query) + ": {" + String.join(", ", es) + "}");
     });
@@ -421,6 +484,7 @@ final class TpchReport {
     Double gpu = engines().contains("gpu") ? geomean("gpu") : null;
     Double cpu = engines().contains("cpu") ? geomean("cpu") : null;
     b.append(String.format(Locale.ROOT, "  \"geomean_speedup_over_duckdb\": {\"gpu\": %s, \"cpu\": %s},%n", num(gpu), num(cpu)));
+    b.append(String.format(Locale.ROOT, "  \"link_gbps\": %.1f, \"host_copy_gbps\": %.1f,%n", linkGBps, hostCopyGBps));
     b.append(String.format(Locale.ROOT, "  \"device_copy_gbps\": %.1f, \"geomean_roofline_fraction\": %s,%n", deviceGBps,
         num(engines().contains("gpu") ? rooflineGeomean() : null)));
     b.append("  \"answers_agree\": ").append(answersAgree()).append("\n}\n");

@@ -110,6 +110,63 @@ public final class TransferBenchmark {
     return out;
   }
 
+  /**
+   * The link's rate from pinned host memory to the device: {@code bytes} copied by the copier,
+   * median of {@code reps} after one warm-up, in GB/s. What a cold scan's stored pages cross.
+   */
+  static double pinnedToDeviceGBps(Gpu gpu, long bytes, int reps) {
+    try (BufferAllocator pinned = gpu.pinnedAllocator().newChildAllocator("link", 0, Long.MAX_VALUE);
+        ArrowBuf pin = pinned.buffer(bytes); CudaStream stream = gpu.newStream();
+        DeviceBuffer dev = gpu.allocate(bytes, stream)) {
+      pin.setZero(0, bytes);
+      double[] rate = new double[reps];
+      for (int r = -1; r < reps; r++) {
+        long t0 = System.nanoTime();
+        gpu.copier().toDevice(pin.memoryAddress(), true, dev.address(), bytes, stream);
+        stream.synchronize();
+        if (r >= 0) {
+          rate[r] = bytes / (double) (System.nanoTime() - t0);
+        }
+      }
+      return median(rate);
+    }
+  }
+
+  /**
+   * The host's memory bandwidth as {@code threads} threads copying {@code bytes} between two
+   * buffers measure it, each its own slice: bytes copied a second (each read once and written
+   * once), median of {@code reps} after one warm-up, in GB/s. A cold scan copies its files' pages
+   * so, from the page cache into pinned memory.
+   */
+  static double hostCopyGBps(int bytes, int threads, int reps) throws InterruptedException {
+    java.nio.ByteBuffer from = java.nio.ByteBuffer.allocateDirect(bytes);
+    java.nio.ByteBuffer to = java.nio.ByteBuffer.allocateDirect(bytes);
+    int slice = bytes / threads;
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+    try {
+      double[] rate = new double[reps];
+      for (int r = -1; r < reps; r++) {
+        List<java.util.concurrent.Callable<Object>> copies = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+          int at = t * slice;
+          copies.add(() -> to.slice(at, slice).put(from.slice(at, slice)));
+        }
+        long t0 = System.nanoTime();
+        for (java.util.concurrent.Future<Object> f : pool.invokeAll(copies)) {
+          f.get();
+        }
+        if (r >= 0) {
+          rate[r] = (long) slice * threads / (double) (System.nanoTime() - t0);
+        }
+      }
+      return median(rate);
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw new IllegalStateException("a host copy failed", e.getCause());
+    } finally {
+      pool.shutdown();
+    }
+  }
+
   private static List<String> poolRate(DeviceMemoryPool pool, CudaStream stream) {
     List<String> out = new ArrayList<>();
     int n = 200_000;

@@ -70,6 +70,34 @@ class TpchBenchmarkTest {
         json);
   }
 
+  /** A run over files places each cold scan against the host's copy and the link, as measured in the run. */
+  @Test
+  void aColdScanFromFilesIsPlacedAgainstTheHostCopyAndTheLink() {
+    TpchBenchmark.Settings s = TpchBenchmark.Settings.parse(new String[] {"--sf", "10", "--engines", "gpu,duckdb",
+        "--queries", "q6,q11"});
+    TpchReport report = new TpchReport(s, new TpchBenchmark.Machine("H100", "", 16, "25", "abc", java.time.LocalDate.now()));
+    report.scanBandwidths(50, 20);
+    List<Object[]> answer = List.<Object[]>of(new Object[] {1L});
+    // q6: 500 MB of pages, 60M rows in a 50 ms cold run: 10 GB/s, 1,200 M rows/s; floors 25 ms (host), 10 ms (link)
+    report.gpudfQuery("gpu", "q6", 50, List.of(new GpuSession.QueryTimings(0, 1_000_000, 0, 0)), answer);
+    report.coldScan("gpu", "q6", 500_000_000L, 60_000_000L);
+    // q11 read nothing (its tables were on the device already): no row
+    report.gpudfQuery("gpu", "q11", 20, List.of(new GpuSession.QueryTimings(0, 1_000_000, 0, 0)), answer);
+    report.duckdbQuery("q6", 100, 40, answer);
+    report.duckdbQuery("q11", 30, 20, answer);
+    report.checkAnswers();
+    String text = report.markdown("x.svg");
+    assertTrue(text.contains("| q6 | 477 | 60.0 | 50.0 | 10.00 | 1200 | 25.0 | 10.0 | 20.0% |"), text);
+    assertFalse(text.contains("| q11 | 0 |"), text);
+    assertTrue(text.contains("host's memory copy (all cores, bytes copied: the page cache to pinned memory) 20.0 GB/s, and"
+        + " the link from pinned memory to the device 50.0 GB/s"), text);
+    assertTrue(text.contains("477 MiB of stored pages in 50 ms, 10.00 GB/s; geometric mean of link floor / cold time 20.0%"),
+        text);
+    String json = report.json();
+    assertTrue(json.contains("\"cold_stored_bytes\": 500000000, \"cold_rows\": 60000000") && json.contains(
+        "\"link_gbps\": 50.0, \"host_copy_gbps\": 20.0"), json);
+  }
+
   /** A query far from its roofline is listed with its launches and waits a hot run, and the hot time each stands for. */
   @Test
   void aQueryFarFromItsRooflineIsListedWithItsLaunchesAndWaits() {

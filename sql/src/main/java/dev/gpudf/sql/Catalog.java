@@ -756,14 +756,17 @@ public final class Catalog implements AutoCloseable {
       // into pinned memory: its pool is touched once, not page by page per chunk as fresh host
       // memory is (most of a scan's time), and it goes to the device with no staging copy
       long decoded;
+      long stored;
       try (ChunkColumns read = columns(e, chunk, reading, gpu.pinnedAllocator(), ahead);
           Table<?> t = read.load(gpu, e.source.names())) {
         c.fill(reading, t);
         decoded = read.decodedOnDevice();
+        stored = read.storedBytes();
       }
       fileReads = new FileReads(fileReads.columnChunks() + reading.length, fileReads.bytes() + c.deviceBytes(reading),
           fileReads.rereadColumnChunks() + again.length, fileReads.rereadBytes() + c.deviceBytes(again),
-          fileReads.decodedOnDevice() + decoded);
+          fileReads.decodedOnDevice() + decoded, fileReads.storedBytes() + stored,
+          fileReads.rows() + e.source.chunkRows().get(chunk));
     }
     return read(c, columns);
   }
@@ -872,13 +875,15 @@ public final class Catalog implements AutoCloseable {
    * What the scans of tables kept in files read from them since the catalog was made, on a GPU
    * catalog (which keeps what it read): column chunks and their device bytes, and of those the
    * ones read again after the device budget had dropped them, and the column chunks whose stored
-   * pages the device decoded ({@link ChunkColumns}; the others were decoded on the host). A host
-   * catalog reads every scan anew and counts nothing here.
+   * pages the device decoded ({@link ChunkColumns}; the others were decoded on the host), with
+   * those pages' bytes as stored in the files (compressed: what a cold scan reads from them and
+   * sends over the link); and the rows of the chunks read, a chunk counted at each read of some of
+   * its columns. A host catalog reads every scan anew and counts nothing here.
    */
   public record FileReads(long columnChunks, long bytes, long rereadColumnChunks, long rereadBytes,
-      long decodedOnDevice) {}
+      long decodedOnDevice, long storedBytes, long rows) {}
 
-  private FileReads fileReads = new FileReads(0, 0, 0, 0, 0);
+  private FileReads fileReads = new FileReads(0, 0, 0, 0, 0, 0, 0);
 
   /**
    * Chunk reads started ahead of their scans ({@link #readAhead}) since the catalog was made, on

@@ -52,6 +52,8 @@ final class ChunkColumns implements AutoCloseable {
   private final ParquetDecode.Pending decoding;
   // how many of the columns gpudf's decoder decoded on the host (a CPU catalog's reads)
   private final int decodedOnHost;
+  // the bytes of `encoded`'s pages, counted while they are open
+  private final long storedBytes;
 
   private ChunkColumns(int[] columns, int rows, ParquetDecode.Chunk[] encoded, VectorSchemaRoot hostRows,
       HostTable hostTable, Exec exec, ParquetDecode.Pending decoding, int decodedOnHost) {
@@ -63,6 +65,8 @@ final class ChunkColumns implements AutoCloseable {
     this.hostRows = hostRows;
     this.exec = exec;
     this.decoding = decoding;
+    storedBytes = java.util.Arrays.stream(encoded).filter(java.util.Objects::nonNull)
+        .mapToLong(ParquetDecode.Chunk::storedBytes).sum();
   }
 
   /**
@@ -229,6 +233,11 @@ final class ChunkColumns implements AutoCloseable {
   /** How many of the columns are stored pages for the device to decode. */
   long decodedOnDevice() {
     return java.util.Arrays.stream(encoded).filter(java.util.Objects::nonNull).count();
+  }
+
+  /** The bytes of the stored pages the device decodes, as the files hold them. */
+  long storedBytes() {
+    return storedBytes;
   }
 
   /**

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.gpudf.columnar.cuda.Gpu;
 import dev.gpudf.columnar.testing.RequiresGpu;
 import dev.gpudf.sql.files.ParquetSource;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -86,6 +87,11 @@ class ParquetDeviceDecodeTest {
       assertTrue(chunks >= 8, "chunks of 3,000 rows of 10,001: " + chunks);
       assertEquals(chunks * 8, dev.catalog().fileReads().decodedOnDevice(), dev.catalog().fileReads().toString());
       assertEquals(chunks * 9, dev.catalog().fileReads().columnChunks());
+      // their pages as stored: some bytes, less than the files hold; every row of both tables read
+      long stored = dev.catalog().fileReads().storedBytes();
+      assertTrue(stored > 0 && stored < Files.size(dir.resolve("t.parquet")) + Files.size(dir.resolve("u.parquet")),
+          dev.catalog().fileReads().toString());
+      assertTrue(dev.catalog().fileReads().rows() >= 2 * 10_001, dev.catalog().fileReads().toString());
     }
   }
 }
