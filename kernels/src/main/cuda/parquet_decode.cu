@@ -317,14 +317,15 @@ struct Walked {
 
 // How a walk treats the elements it meets. kSpeculate starts at a byte not known to begin one,
 // marks the bytes its chain reaches, and starts a new chain past an element that is not whole;
-// kCount adds up their output; kPlace checks them against the fragments too and records where
-// each fragment starts.
-constexpr int kSpeculate = 0, kCount = 1, kPlace = 2;
+// kJoin stops at the first element whose byte is marked (its q, with opened 1); kCount adds up
+// their output; kPlace checks them against the fragments too and records where each fragment
+// starts.
+constexpr int kSpeculate = 0, kJoin = 1, kCount = 2, kPlace = 3;
 
 // Walks the elements of a block [in, in + in_len) of out_len bytes in n fragments from input byte
 // q, which begins one (speculating: is taken to), while they start before stop. pos is the output
 // before q's element; starts[k] is where fragment k starts (kPlace); marks holds a bit for each
-// byte of input, in[0]'s at bit0 (kSpeculate).
+// byte of input, in[0]'s at bit0 (kSpeculate, kJoin).
 //
 // The walk takes 32 bytes of input at a time with no loop over their elements: every lane reads
 // the element that would start at its byte and where the next one would; the elements that do
@@ -374,6 +375,15 @@ __device__ Walked walk(const uint8_t* in, int in_len, int out_len, int q, int st
         q += __shfl_sync(kAll, next, last);
       }
       continue;
+    }
+    if (kMode == kJoin) {
+      long long bit = bit0 + q + lane;
+      unsigned met = __ballot_sync(kAll, member && ((marks[bit >> 5] >> (bit & 31)) & 1u));
+      if (met != 0) {
+        w.q = q + __ffs(met) - 1;
+        w.opened = 1;
+        return w;
+      }
     }
     // this element's output, clipped past any page's size so that 32 of them sum in a long long
     long long len = member ? (e.len <= out_len ? e.len : (long long)out_len + 1) : 0;
@@ -436,8 +446,10 @@ __device__ bool split_fragments(const uint8_t* in, int in_len, int out_len, int 
 // group runs to megabytes: TPC-H SF10's supplier comments). Segment 0's warp walks from the first
 // element; every other segment's starts at the segment's first byte as if an element began there
 // (kSpeculate), marking the bytes its chain reaches. Two chains that reach one byte go on as one,
-// and a wrong start meets the true chain within a few elements: split_join follows the true chain
-// from segment to segment, one element at a time only until it meets a marked byte. Then each
+// and a wrong start mostly meets the true chain within a few elements (not always: two-byte
+// elements whose second bytes read as such elements too keep two chains apart): split_join
+// follows the true chain from segment to segment, walking it only until it meets a marked byte,
+// so that at worst it walks the block as one warp would. Then each
 // segment counts its output from where the true chain enters it (kCount), split_bases sums those
 // per segment, and each segment places its fragments (kPlace), with the same checks the one warp
 // makes: a block splits here exactly where split_fragments splits it.
@@ -446,28 +458,39 @@ __device__ __forceinline__ int segment_end(int in_len, long long seg, int j, int
 }
 
 // The true chain from where segment 0's walk stopped (stopped[0]) through segments 1 .. m - 1,
-// by one thread: entry[j] is where it enters segment j (at or past the segment's end where a
-// literal spans it). Within a segment it takes elements one by one until it reaches a byte that
-// segment's speculative walk marked, then follows that walk's chain to where it stopped
-// (stopped[j]); a chain that began before that walk's last restart (restart[j]) ended at an
-// element that is not whole. False where the block does not split. Each step moves on by a
-// header at least, so a segment takes at most seg steps.
+// with the warp: entry[j] is where it enters segment j (at or past the segment's end where a
+// literal spans it). Within a segment it is walked (kJoin) until it reaches a byte that segment's
+// speculative walk marked, then follows that walk's chain to where it stopped (stopped[j]); a
+// chain that began before that walk's last restart (restart[j]) ended at an element that is not
+// whole. False where the block does not split. Where the chains never meet, the join walks the
+// whole block as one warp would.
 __device__ bool split_join(const uint8_t* in, int in_len, long long seg, int m, const unsigned* marks, long long bit0,
-                           const long long* stopped, const long long* restart, long long* entry) {
+                           const long long* stopped, const long long* restart, long long* entry, int lane,
+                           uint8_t* stage) {
   long long e = stopped[0];
+  long long ahead_stop = 0, ahead_restart = 0;  // lane k's: segment j0 + k's, 32 at a time
   for (int j = 1; j < m; j++) {
-    entry[j] = e;
+    int k = (j - 1) & 31;
+    if (k == 0 && j + lane < m) {
+      ahead_stop = stopped[j + lane];
+      ahead_restart = restart[j + lane];
+    }
+    long long stop_j = __shfl_sync(kAll, ahead_stop, k), restart_j = __shfl_sync(kAll, ahead_restart, k);
+    if (lane == 0) entry[j] = e;
     int end = segment_end(in_len, seg, j, m);
-    while (e < end) {
-      long long bit = bit0 + e;
-      if ((marks[bit >> 5] >> (bit & 31)) & 1u) {
-        if (e < restart[j]) return false;
-        e = stopped[j];
-        break;
-      }
-      Element x = element_at(in, 0, in_len, in_len, (int)e);
-      if (x.kind == 2) return false;
-      e += x.head + (x.type == 0 ? x.len : 0);
+    if (e >= end) continue;
+    // most chains meet the marks at once: one load, and no walk
+    long long bit = bit0 + e;
+    bool met = (marks[bit >> 5] >> (bit & 31)) & 1u;
+    if (!met) {
+      Walked w = walk<kJoin>(in, in_len, 0, (int)e, end, 0, lane, stage, nullptr, 0, const_cast<unsigned*>(marks), bit0);
+      if (w.bad) return false;
+      e = w.q;
+      met = w.opened != 0;
+    }
+    if (met) {
+      if (e < restart_j) return false;
+      e = stop_j;
     }
   }
   return e == in_len;
@@ -656,9 +679,10 @@ extern "C" __global__ void parquet_split_walk_kernel(Split t) {
 }
 
 // A warp a page of more than one segment, not yet found not to split: phase 0 joins its segments'
-// chains (split_join, lane 0), phase 1 sums their outputs (split_bases), phase 2 says whether it
+// chains (split_join), phase 1 sums their outputs (split_bases), phase 2 says whether it
 // splits.
 extern "C" __global__ void parquet_split_pages_kernel(Split t, int phase) {
+  __shared__ uint8_t stage[kStage];
   long long p = blockIdx.x;
   int lane = threadIdx.x & 31;
   if (p >= t.pages) return;
@@ -667,10 +691,8 @@ extern "C" __global__ void parquet_split_pages_kernel(Split t, int phase) {
   Page g = page_at(t.table, p);
   bool bad = false;
   if (phase == 0) {
-    if (lane == 0) {
-      bad = !split_join(t.src + g.src, (int)g.src_len, t.seg, m, t.marks, g.src, t.walked + first,
-                        t.walked + t.segments + first, t.walked + 2 * t.segments + first);
-    }
+    bad = !split_join(t.src + g.src, (int)g.src_len, t.seg, m, t.marks, g.src, t.walked + first,
+                      t.walked + t.segments + first, t.walked + 2 * t.segments + first, lane, stage);
   } else if (phase == 1) {
     bad = split_bases(t.walked + 3 * t.segments + first, m, lane) != g.dst_len;
   } else if (lane == 0 && t.state[2 * p + 1] + 1 == t.frags[p + 1] - t.frags[p]) {

@@ -70,6 +70,7 @@ static unsigned atomicOr(unsigned* a, unsigned v) {
   *a = old | v;
   return old;
 }
+static int __ffs(unsigned v) { return __builtin_ffs((int)v); }
 static int __clz(unsigned v) { return v == 0 ? 32 : __builtin_clz(v); }
 static int __popc(unsigned v) { return __builtin_popcount(v); }
 static bool __any_sync(unsigned, bool v) {
@@ -166,7 +167,10 @@ static bool segmented_run(const std::string& block, int out_len, long long seg, 
   }
   if (m == 1) return !bad && counts[0] == out_len && opened + 1 == n;
   if (bad) return false;
-  if (!split_join(in, in_len, seg, m, marks.data(), bit0, stopped.data(), restart.data(), entry.data())) return false;
+  agree &= warp_run([&](int lane) {
+    return split_join(in, in_len, seg, m, marks.data(), bit0, stopped.data(), restart.data(), entry.data(), lane, stage);
+  }, v);
+  if (!v) return false;
   for (int j = 1; j < m; j++) {
     int end = segment_end(in_len, seg, j, m);
     agree &= warp_run([&](int lane) {
