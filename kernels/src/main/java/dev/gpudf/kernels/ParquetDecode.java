@@ -124,6 +124,8 @@ public final class ParquetDecode {
     // per page, its fragments' starts where the host found them (an empty array: it does not
     // split); null, or a null entry, where the device finds them (splitOnHost)
     private int[][] hostSplits;
+    // the end of its last page in `bytes`
+    private final long storedBytes;
 
     public Chunk(ArrowBuf bytes, List<Page> pages, DataType type, int storedWidth, int rows, IntFunction<String> where) {
       this.bytes = bytes;
@@ -136,6 +138,7 @@ public final class ParquetDecode {
         throw new InternalException(type + " stored in " + storedWidth + " bytes is not decoded on the device");
       }
       long total = 0;
+      long end = 0;
       for (int p = 0; p < this.pages.size(); p++) {
         Page g = this.pages.get(p);
         String bad = null;
@@ -156,7 +159,9 @@ public final class ParquetDecode {
           throw new UserException(where.apply(p) + ": " + bad);
         }
         total += g.kind() == Kind.DICTIONARY ? 0 : g.values();
+        end = Math.max(end, g.offset() + g.storedBytes());
       }
+      storedBytes = end;
       if (total != rows) {
         throw new UserException(where.apply(0) + ": its data pages hold " + total + " rows, not the " + rows
             + " its row groups give");
@@ -192,9 +197,12 @@ public final class ParquetDecode {
       return rows;
     }
 
-    /** The bytes of its pages as stored (what goes to the device). */
+    /**
+     * The bytes of its pages as stored, up to the end of the last (what goes to the device): what
+     * was read from the file, where the buffer may be larger, its allocator rounding sizes up.
+     */
     public long storedBytes() {
-      return bytes.capacity();
+      return storedBytes;
     }
 
     @Override
@@ -404,7 +412,7 @@ public final class ParquetDecode {
       long dstBytes = 0;
       for (int j = 0; j < chunks.size(); j++) {
         srcAt[j] = srcBytes;
-        srcBytes += (chunks.get(j).bytes.capacity() + 7) & ~7L;
+        srcBytes += (chunks.get(j).storedBytes() + 7) & ~7L;
         for (Page g : chunks.get(j).pages) {
           dstBytes += (g.bytes() + 7) & ~7L;
         }
@@ -416,7 +424,7 @@ public final class ParquetDecode {
       long dst = 0;
       for (int j = 0; j < chunks.size(); j++) {
         Chunk c = chunks.get(j);
-        exec.uploadPinned(c.bytes.memoryAddress(), c.bytes.capacity(), src, srcAt[j]);
+        exec.uploadPinned(c.bytes.memoryAddress(), c.storedBytes(), src, srcAt[j]);
         // a string's row takes an int32 code; its values take 4 bytes of length at least
         boolean codes = c.storedWidth == BYTE_ARRAY;
         int inWidth = codes ? 4 : c.storedWidth;

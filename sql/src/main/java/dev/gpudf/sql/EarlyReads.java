@@ -146,6 +146,11 @@ final class EarlyReads implements AutoCloseable {
     return false;
   }
 
+  /** The read of chunk 0 of table {@code table} started here, now the caller's to close, or null: none (left). */
+  ChunkRead take(String table) {
+    return reads.remove(table.toLowerCase(Locale.ROOT));
+  }
+
   /** The reads started, by table (lower case), now the caller's to close; none are left here. */
   Map<String, ChunkRead> takeAll() {
     Map<String, ChunkRead> out = new LinkedHashMap<>(reads);

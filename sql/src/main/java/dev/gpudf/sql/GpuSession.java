@@ -101,7 +101,11 @@ public final class GpuSession implements AutoCloseable {
     this.allocator = allocator;
     this.catalog = new Catalog(gpu, allocator);
     this.files = new FileFunctions(catalog, allocator);
-    this.joinOrder = new JoinOrder(new ColumnStats(catalog, () -> context(List.of())));
+    // a GPU catalog keeps the columns a count reads, so a count takes the early read of chunk 0;
+    // a CPU catalog reads every scan anew, so its count reads only the filter's columns and
+    // leaves the early read to the scan
+    this.joinOrder = new JoinOrder(new ColumnStats(catalog, () -> context(List.of()),
+        table -> gpu == null || planning.get() == null ? null : planning.get().take(table)));
     PlannerWarmUp.startOnce();
   }
 
@@ -695,14 +699,20 @@ public final class GpuSession implements AutoCloseable {
 
   private GpuRel plan(String sql, EarlyReads early) {
     StatementLimits.checkText(sql);
+    planning.set(early);
     try {
       return planChecked(sql, early);
     } catch (StackOverflowError e) {
       // the limits keep real statements well inside the stack; this is the last guard, so that
       // an unforeseen shape is a refused statement and not a dead thread
       throw new UserException("the statement is nested too deeply to plan; simplify it", e);
+    } finally {
+      planning.remove();
     }
   }
+
+  // the early reads of the statement this thread is planning (see ColumnStats), or null
+  private final ThreadLocal<EarlyReads> planning = new ThreadLocal<>();
 
   private GpuRel planChecked(String sql, EarlyReads early) {
     plansMade.incrementAndGet();

@@ -24,7 +24,7 @@ class ColumnStatsTest {
           throw new GpuOutOfMemoryException(1 << 20, 0, 1 << 10, "test");
         }
         return new QueryContext(Exec.onCpu(allocator), session.catalog(), List.of());
-      });
+      }, table -> null);
       assertEquals(OptionalDouble.empty(), stats.distinct("t", 0));
       assertEquals(OptionalDouble.of(3), stats.distinct("t", 0));
       // measured once, then kept until the table changes

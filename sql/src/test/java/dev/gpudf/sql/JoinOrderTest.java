@@ -3,10 +3,15 @@ package dev.gpudf.sql;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.gpudf.columnar.cuda.Gpu;
+import dev.gpudf.columnar.testing.RequiresGpu;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Join order from measured statistics: a small table's filter is counted, not guessed. */
 class JoinOrderTest {
@@ -21,24 +26,83 @@ class JoinOrderTest {
   @Test
   void aCountedRangeFilterJoinsBeforeAGuessedOne() {
     try (RootAllocator allocator = new RootAllocator(); GpuSession session = GpuSession.cpu(allocator)) {
-      session.update("CREATE TABLE f (a INTEGER, b INTEGER)");
-      session.update("INSERT INTO f VALUES " + rows(1000, i -> "(" + i % 100 + ", " + i % 100 + ")"));
-      session.update("CREATE TABLE d1 (k INTEGER, v INTEGER)");
-      session.update("INSERT INTO d1 VALUES " + rows(100, i -> "(" + i + ", " + i + ")"));
-      session.update("CREATE TABLE d2 (k INTEGER, c INTEGER)");
-      session.update("INSERT INTO d2 VALUES " + rows(100, i -> "(" + i + ", " + i % 10 + ")"));
-      String sql = "SELECT count(*) FROM f, d1, d2 WHERE f.a = d1.k AND f.b = d2.k AND d1.v BETWEEN 10 AND 11"
-          + " AND d2.c = 0";
-      String plan = session.explain(sql);
-      int d1 = plan.indexOf("[[d1");
-      int d2 = plan.indexOf("[[d2");
-      assertTrue(d1 >= 0 && d2 >= 0, plan);
-      // the deepest join is printed first: d1's scan comes before d2's
-      assertTrue(d1 < d2, plan);
-      // f's rows with a = b in {10, 11}, of which d2 keeps b = 10
-      try (org.apache.arrow.vector.VectorSchemaRoot result = session.query(sql)) {
-        assertEquals(10L, ((Number) result.getVector(0).getObject(0)).longValue());
+      create(session);
+      assertD1JoinsFirst(session);
+    }
+  }
+
+  /** The same tables kept in Parquet files: d1's filter is counted by reading d1, as on resident tables. */
+  @Test
+  void aFileTablesFilterIsCountedToo(@TempDir Path dir) throws Exception {
+    try (RootAllocator allocator = new RootAllocator()) {
+      try (GpuSession session = GpuSession.cpu(allocator)) {
+        FileTables.loadDirectory(session.catalog(), dir, allocator);
+        create(session);
+        for (String t : List.of("f", "d1", "d2")) {
+          session.update("COPY (SELECT * FROM " + t + ") TO '" + t + ".parquet' (FORMAT parquet)");
+        }
       }
+      try (GpuSession session = GpuSession.cpu(allocator)) {
+        FileTables.loadDirectory(session.catalog(), dir, allocator);
+        assertTrue(session.catalog().inFiles("d1"));
+        assertD1JoinsFirst(session);
+      }
+    }
+  }
+
+  /**
+   * On the GPU the count takes the read of d1 that the statement started early, and the catalog
+   * keeps it for the scan: each column of the three tables is read once (were d1 read again for the
+   * count, its columns would be read twice), and every early read is taken.
+   */
+  @RequiresGpu
+  @Test
+  void aGpuCountTakesTheEarlyRead(@TempDir Path dir) throws Exception {
+    try (RootAllocator allocator = new RootAllocator()) {
+      try (GpuSession session = GpuSession.cpu(allocator)) {
+        FileTables.loadDirectory(session.catalog(), dir, allocator);
+        create(session);
+        for (String t : List.of("f", "d1", "d2")) {
+          session.update("COPY (SELECT * FROM " + t + ") TO '" + t + ".parquet' (FORMAT parquet)");
+        }
+      }
+      try (Gpu gpu = Gpu.open(0, 1L << 30, 64L << 20); GpuSession session = GpuSession.gpu(gpu, allocator)) {
+        FileTables.loadDirectory(session.catalog(), dir, allocator);
+        try (org.apache.arrow.vector.VectorSchemaRoot result = session.query(SQL)) {
+          assertEquals(10L, ((Number) result.getVector(0).getObject(0)).longValue());
+        }
+        Catalog.FileReads reads = session.catalog().fileReads();
+        assertEquals(6, reads.columnChunks(), reads.toString());
+        Catalog.ReadsAhead ahead = session.catalog().readsAhead();
+        assertEquals(ahead.started(), ahead.taken(), ahead.toString());
+        assertD1JoinsFirst(session);
+      }
+    }
+  }
+
+  private static void create(GpuSession session) {
+    session.update("CREATE TABLE f (a INTEGER, b INTEGER)");
+    session.update("INSERT INTO f VALUES " + rows(1000, i -> "(" + i % 100 + ", " + i % 100 + ")"));
+    session.update("CREATE TABLE d1 (k INTEGER, v INTEGER)");
+    session.update("INSERT INTO d1 VALUES " + rows(100, i -> "(" + i + ", " + i + ")"));
+    session.update("CREATE TABLE d2 (k INTEGER, c INTEGER)");
+    session.update("INSERT INTO d2 VALUES " + rows(100, i -> "(" + i + ", " + i % 10 + ")"));
+  }
+
+  private static final String SQL = "SELECT count(*) FROM f, d1, d2 WHERE f.a = d1.k AND f.b = d2.k AND d1.v BETWEEN 10"
+      + " AND 11 AND d2.c = 0";
+
+  private static void assertD1JoinsFirst(GpuSession session) {
+    String sql = SQL;
+    String plan = session.explain(sql);
+    int d1 = plan.indexOf("[[d1");
+    int d2 = plan.indexOf("[[d2");
+    assertTrue(d1 >= 0 && d2 >= 0, plan);
+    // the deepest join is printed first: d1's scan comes before d2's
+    assertTrue(d1 < d2, plan);
+    // f's rows with a = b in {10, 11}, of which d2 keeps b = 10
+    try (org.apache.arrow.vector.VectorSchemaRoot result = session.query(sql)) {
+      assertEquals(10L, ((Number) result.getVector(0).getObject(0)).longValue());
     }
   }
 }
