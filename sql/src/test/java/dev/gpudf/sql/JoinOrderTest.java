@@ -35,13 +35,7 @@ class JoinOrderTest {
   @Test
   void aFileTablesFilterIsCountedToo(@TempDir Path dir) throws Exception {
     try (RootAllocator allocator = new RootAllocator()) {
-      try (GpuSession session = GpuSession.cpu(allocator)) {
-        FileTables.loadDirectory(session.catalog(), dir, allocator);
-        create(session);
-        for (String t : List.of("f", "d1", "d2")) {
-          session.update("COPY (SELECT * FROM " + t + ") TO '" + t + ".parquet' (FORMAT parquet)");
-        }
-      }
+      writeFiles(dir, allocator);
       try (GpuSession session = GpuSession.cpu(allocator)) {
         FileTables.loadDirectory(session.catalog(), dir, allocator);
         assertTrue(session.catalog().inFiles("d1"));
@@ -59,13 +53,7 @@ class JoinOrderTest {
   @Test
   void aGpuCountTakesTheEarlyRead(@TempDir Path dir) throws Exception {
     try (RootAllocator allocator = new RootAllocator()) {
-      try (GpuSession session = GpuSession.cpu(allocator)) {
-        FileTables.loadDirectory(session.catalog(), dir, allocator);
-        create(session);
-        for (String t : List.of("f", "d1", "d2")) {
-          session.update("COPY (SELECT * FROM " + t + ") TO '" + t + ".parquet' (FORMAT parquet)");
-        }
-      }
+      writeFiles(dir, allocator);
       try (Gpu gpu = Gpu.open(0, 1L << 30, 64L << 20); GpuSession session = GpuSession.gpu(gpu, allocator)) {
         FileTables.loadDirectory(session.catalog(), dir, allocator);
         try (org.apache.arrow.vector.VectorSchemaRoot result = session.query(SQL)) {
@@ -76,6 +64,17 @@ class JoinOrderTest {
         Catalog.ReadsAhead ahead = session.catalog().readsAhead();
         assertEquals(ahead.started(), ahead.taken(), ahead.toString());
         assertD1JoinsFirst(session);
+      }
+    }
+  }
+
+  /** The three tables as Parquet files in {@code dir}, one a table. */
+  private static void writeFiles(Path dir, RootAllocator allocator) {
+    try (GpuSession session = GpuSession.cpu(allocator)) {
+      FileTables.loadDirectory(session.catalog(), dir, allocator);
+      create(session);
+      for (String t : List.of("f", "d1", "d2")) {
+        session.update("COPY (SELECT * FROM " + t + ") TO '" + t + ".parquet' (FORMAT parquet)");
       }
     }
   }
