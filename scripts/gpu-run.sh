@@ -79,8 +79,13 @@ for e in entries:
     out.append(e)
 open(os.path.join(app, "classpath.txt"), "w").write("\n".join(out) + "\n")
 PY
+  # JUnit's --scan-classpath finds no tests in those jars: the tests unpack the bundle again
+  touch "$app/jarred"
 }
 if [ "$what" = tests ] || [ "$what" = all ]; then
+  # a files run's AOT cache turned the unpacked classes into jars (jar_classpath), where the
+  # launcher's scan finds no tests: unpacked again
+  [ -f "${GPU_BUNDLE_DIR:-/tmp/gpu-bundle}/app/jarred" ] && rm -f "${GPU_BUNDLE_DIR:-/tmp/gpu-bundle}/app.sum"
   # the Parquet tests fail without the library; the rest still run
   : > "$OUT/gpu-tests.txt"
   natives gpu-tests.txt; have=$?
@@ -99,6 +104,11 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
     --details=tree --config=junit.jupiter.execution.timeout.default=90s 2>&1 | tee -a "$OUT/gpu-tests.txt"
   rc=${PIPESTATUS[0]}
   [ $have = 0 ] || rc=1
+  # no test found is no test passed
+  if grep -q '\[ *0 tests found' "$OUT/gpu-tests.txt"; then
+    echo "no gpu-tagged test was found: nothing ran" | tee -a "$OUT/gpu-tests.txt"
+    rc=1
+  fi
 fi
 if [ "$what" = heavy ]; then
   JAVA_OPTS="$JAVA_OPTS -Dgpudf.debug.checkLayout=true" bash .gpu-bundle/run org.junit.platform.console.ConsoleLauncher \
