@@ -25,7 +25,8 @@ for q in ${queries//,/ }; do
       fi
       read -r wall mem < <(tail -n 1 /tmp/files-bench.time)
       walls+=("$wall"); mems+=("$mem")
-      answer=$(grep -v '^(' /tmp/files-bench.out | head -n 3 | tr '\n|' ';/' | tr -s ' ' | cut -c1-80)
+      # awk reads the whole output: head would close the pipe early, which pipefail makes an error
+      answer=$(awk '!/^\(/ && n < 3 {print; n++}' /tmp/files-bench.out | tr '\n|' ';/' | tr -s ' ' | cut -c1-80)
     done
     w=$(printf '%s\n' "${walls[@]}" | median); m=$(printf '%s\n' "${mems[@]}" | median)
     echo "| $q | $engine | $w | $((m / 1024)) | $answer |"
