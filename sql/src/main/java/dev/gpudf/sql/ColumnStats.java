@@ -92,6 +92,12 @@ final class ColumnStats {
       dev.gpudf.kernels.Expr expr = RexToExpr.translate(condition, types, cluster, List.of());
       long rows = 0;
       for (int i = 0; i < shape.chunks(); i++) {
+        if (shape.ranges() != null && ChunkPruning.excludes(condition, inputRanges(shape.ranges().get(i), columns),
+            cluster.getRexBuilder())) {
+          // the files' metadata says no row of this chunk passes (a Hive partition the filter
+          // drops): it keeps none, and is not read, as the query's scan will not read it
+          continue;
+        }
         ChunkRead early = i == 0 && catalog.inFiles(table) ? earlyReads.apply(table) : null;
         try (Table<?> chunk = catalog.acquire(table, i, columns, early);
             dev.gpudf.columnar.Column mask = TableOps.evaluate(ctx.exec(), chunk, expr)) {
@@ -109,6 +115,11 @@ final class ColumnStats {
     }
     kept.put(key, measured);
     return measured;
+  }
+
+  /** The ranges of {@code chunk}'s columns {@code columns}, in that order: a condition's inputs 0, 1, ... */
+  private static List<dev.gpudf.formats.ValueRange> inputRanges(List<dev.gpudf.formats.ValueRange> chunk, int[] columns) {
+    return java.util.Arrays.stream(columns).mapToObj(chunk::get).toList();
   }
 
   /**
