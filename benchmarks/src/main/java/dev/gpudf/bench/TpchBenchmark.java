@@ -596,7 +596,7 @@ public final class TpchBenchmark {
         // what a cold scan's stored pages pass through: a copy from the page cache, then the link
         try {
           report.scanBandwidths(TransferBenchmark.pinnedToDeviceGBps(session.gpu(), 1L << 30, 5),
-              TransferBenchmark.hostCopyGBps(1 << 30, Runtime.getRuntime().availableProcessors(), 5));
+              TransferBenchmark.hostCopyGBps(1L << 30, Runtime.getRuntime().availableProcessors(), 5));
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           throw new IllegalStateException("interrupted while measuring the host's copy bandwidth", e);

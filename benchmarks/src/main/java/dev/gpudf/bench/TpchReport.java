@@ -418,6 +418,10 @@ final class TpchReport {
    * copy (page cache to pinned memory) and the link, at the rates measured in this run.
    */
   private void coldScans(StringBuilder b) {
+    if (linkGBps <= 0 || hostCopyGBps <= 0) {
+      // no floors to place the scans against (a run not queried in place measures no rates)
+      return;
+    }
     List<String> rows = new ArrayList<>();
     long stored = 0;
     double coldMs = 0;
@@ -427,14 +431,14 @@ final class TpchReport {
       if (r == null || r.error != null || r.coldStoredBytes <= 0 || r.coldMs <= 0) {
         continue;
       }
-      double linkMs = linkGBps <= 0 ? 0 : r.coldStoredBytes / (linkGBps * 1e6);
-      double hostMs = hostCopyGBps <= 0 ? 0 : r.coldStoredBytes / (hostCopyGBps * 1e6);
+      double linkMs = r.coldStoredBytes / (linkGBps * 1e6);
+      double hostMs = r.coldStoredBytes / (hostCopyGBps * 1e6);
       rows.add(String.format(Locale.ROOT, "| %s | %,.0f | %.1f | %.1f | %.2f | %.0f | %.1f | %.1f | %.1f%% |%n", e.getKey(),
           r.coldStoredBytes / 1048576.0, r.coldRows / 1e6, r.coldMs, r.coldStoredBytes / (r.coldMs * 1e6),
           r.coldRows / (r.coldMs * 1e3), hostMs, linkMs, 100 * linkMs / r.coldMs));
       stored += r.coldStoredBytes;
       coldMs += r.coldMs;
-      linkShare += Math.log(Math.max(1e-9, linkMs / r.coldMs));
+      linkShare += Math.log(linkMs / r.coldMs);
     }
     if (rows.isEmpty()) {
       return;

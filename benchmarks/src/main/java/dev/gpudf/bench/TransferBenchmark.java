@@ -138,18 +138,23 @@ public final class TransferBenchmark {
    * once), median of {@code reps} after one warm-up, in GB/s. A cold scan copies its files' pages
    * so, from the page cache into pinned memory.
    */
-  static double hostCopyGBps(int bytes, int threads, int reps) throws InterruptedException {
-    java.nio.ByteBuffer from = java.nio.ByteBuffer.allocateDirect(bytes);
-    java.nio.ByteBuffer to = java.nio.ByteBuffer.allocateDirect(bytes);
-    int slice = bytes / threads;
+  static double hostCopyGBps(long bytes, int threads, int reps) throws InterruptedException {
+    long slice = bytes / threads;
     java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
-    try {
+    // Arrow buffers, freed when this returns (direct ByteBuffers would hold their memory until a GC)
+    try (BufferAllocator a = new RootAllocator(); ArrowBuf from = a.buffer(bytes); ArrowBuf to = a.buffer(bytes)) {
+      // touched before they are timed: an untouched page reads as the shared zero page
+      from.setZero(0, bytes);
+      to.setZero(0, bytes);
       double[] rate = new double[reps];
       for (int r = -1; r < reps; r++) {
         List<java.util.concurrent.Callable<Object>> copies = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
-          int at = t * slice;
-          copies.add(() -> to.slice(at, slice).put(from.slice(at, slice)));
+          long at = t * slice;
+          copies.add(() -> {
+            to.setBytes(at, from, at, slice);
+            return null;
+          });
         }
         long t0 = System.nanoTime();
         for (java.util.concurrent.Future<Object> f : pool.invokeAll(copies)) {

@@ -93,6 +93,10 @@ class TpchBenchmarkTest {
         + " the link from pinned memory to the device 50.0 GB/s"), text);
     assertTrue(text.contains("477 MiB of stored pages in 50 ms, 10.00 GB/s; geometric mean of link floor / cold time 20.0%"),
         text);
+    TpchReport unmeasured = new TpchReport(s, new TpchBenchmark.Machine("H100", "", 16, "25", "abc", java.time.LocalDate.now()));
+    unmeasured.gpudfQuery("gpu", "q6", 50, List.of(new GpuSession.QueryTimings(0, 1_000_000, 0, 0)), answer);
+    unmeasured.coldScan("gpu", "q6", 500_000_000L, 60_000_000L);
+    assertFalse(unmeasured.markdown("x.svg").contains("Cold scans"), "no rates measured: no floors to give");
     String json = report.json();
     assertTrue(json.contains("\"cold_stored_bytes\": 500000000, \"cold_rows\": 60000000") && json.contains(
         "\"link_gbps\": 50.0, \"host_copy_gbps\": 20.0"), json);
