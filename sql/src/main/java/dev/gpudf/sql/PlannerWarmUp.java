@@ -15,10 +15,6 @@ import org.apache.calcite.sql.util.SqlBasicVisitor;
  * a process took about a second where later ones take milliseconds (TPC-H q1 over SF1 Parquet on
  * the H200's 16-core host: 858-1,063 ms, 537-588 after the warm-up; q2 212-263 -> 70-87 ms;
  * benchmarks/results/2026-12-04-planner-warmup-sf1-gpu-s30.txt).
- * On a machine of {@link #REPEAT_CORES} cores or more it plans the query again, up to {@link
- * #ROUNDS} times within {@link #MAX_NANOS}: one plan leaves the planner's code interpreted, and
- * the JIT compiles only what has run many times, so every other statement's first plan ran mostly
- * interpreted (benchmarks/results/2026-12-07-planner-warmup-rounds-cpu-s56.txt).
  * It runs in a session and allocator of its own, which it closes, plans only, and touches no
  * table; a failure is logged, never seen by a query. Off with {@code -Dgpudf.plan.warmUp=false}.
  */
@@ -27,14 +23,6 @@ final class PlannerWarmUp {
   private static final java.util.concurrent.atomic.AtomicBoolean STARTED = new java.util.concurrent.atomic.AtomicBoolean();
   /** Fewest cores the warm-up runs on: it takes a core the session's opening would use. */
   static final int MIN_CORES = 4;
-  /**
-   * Fewest cores on which the warm-up plans more than once: its later rounds may overlap the
-   * user's first statements, which on fewer cores would lose a core to them.
-   */
-  static final int REPEAT_CORES = 8;
-  /** Most plans of the warm-up query ({@code -Dgpudf.plan.warmUpRounds}), and the most time they take. */
-  static final int ROUNDS = Math.max(1, Integer.getInteger("gpudf.plan.warmUpRounds", 100));
-  static final long MAX_NANOS = 5_000_000_000L;
 
   static final String QUERY = """
       SELECT t.k, u.n, SUM(t.p * (1 - t.d) * (1 + t.x)) AS s, AVG(t.q) AS q, COUNT(*) AS c,
@@ -124,26 +112,11 @@ final class PlannerWarmUp {
 
   private static void run() {
     long t0 = System.nanoTime();
-    int rounds = Runtime.getRuntime().availableProcessors() >= REPEAT_CORES ? ROUNDS : 1;
     try (RootAllocator allocator = new RootAllocator(); GpuSession session = GpuSession.cpu(allocator)) {
-      int made = plan(session, rounds, MAX_NANOS);
-      LOG.debug("planner warmed up: {} plans in {} ms", made, (System.nanoTime() - t0) / 1_000_000);
+      session.explain(QUERY);
+      LOG.debug("planner warmed up in {} ms", (System.nanoTime() - t0) / 1_000_000);
     } catch (RuntimeException e) {
       LOG.warn("the planner's warm-up failed (queries are not affected): {}", e.toString());
     }
-  }
-
-  /**
-   * Plans {@link #QUERY} in {@code session} once, then again while fewer than {@code rounds} plans
-   * were made and less than {@code maxNanos} has passed; the plans made.
-   */
-  static int plan(GpuSession session, int rounds, long maxNanos) {
-    long t0 = System.nanoTime();
-    int made = 0;
-    do {
-      session.explain(QUERY);
-      made++;
-    } while (made < rounds && System.nanoTime() - t0 < maxNanos);
-    return made;
   }
 }

@@ -18,16 +18,6 @@ class PlannerWarmUpTest {
     }
   }
 
-  /** The warm-up's rounds stop at their count, and at their time limit after the first plan. */
-  @Test
-  void theRoundsStopAtTheirCountOrTime() {
-    try (RootAllocator a = new RootAllocator(); GpuSession s = GpuSession.cpu(a)) {
-      assertEquals(3, PlannerWarmUp.plan(s, 3, Long.MAX_VALUE));
-      assertEquals(1, PlannerWarmUp.plan(s, 1_000_000, 0));
-      assertEquals(1, PlannerWarmUp.plan(s, 0, Long.MAX_VALUE));
-    }
-  }
-
   /**
    * The statements whose plan decorrelates a sub-query ({@link PlannerWarmUp#decorrelatorSoon}
    * starts Calcite's rules for those) are found, and those without one are not (starting the rules
