@@ -761,6 +761,9 @@ public final class TpchBenchmark {
           GpuSession.QueryTimings c = runs.get(0);
           System.out.printf(java.util.Locale.ROOT, "%s %s cold: %.1f ms = plan %.1f + execute %.1f + transfer %.1f%n", engine,
               name, cold, c.planNanos() / 1e6, c.executeNanos() / 1e6, c.transferNanos() / 1e6);
+          if (c.planPhases() != null) {
+            System.out.printf("%s %s cold plan: %s%n", engine, name, c.planPhases().text());
+          }
           Evaluate.GeneratedKernelStats kernels = generatedKernels(session);
           if (kernels.kernels() > kernelsBefore.kernels()) {
             System.out.printf(java.util.Locale.ROOT, "%s %s cold: %d expression kernels generated, compiled and loaded in %.1f ms (a load waits for device work under way)%n",

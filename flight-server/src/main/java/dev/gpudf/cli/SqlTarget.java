@@ -98,8 +98,9 @@ interface SqlTarget extends AutoCloseable {
 
       @Override
       public String lastSplit() {
-        return last == null ? null : String.format(java.util.Locale.ROOT, "plan %.1f, execute %.1f, transfer %.1f ms",
-            last.planNanos() / 1e6, last.executeNanos() / 1e6, last.transferNanos() / 1e6);
+        return last == null ? null : String.format(java.util.Locale.ROOT, "plan %.1f%s, execute %.1f, transfer %.1f ms",
+            last.planNanos() / 1e6, last.planPhases() == null ? "" : " (" + last.planPhases().text() + ")",
+            last.executeNanos() / 1e6, last.transferNanos() / 1e6);
       }
 
       @Override

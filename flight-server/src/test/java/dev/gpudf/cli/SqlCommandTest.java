@@ -43,7 +43,7 @@ class SqlCommandTest {
     assertResult("k | total\na | 4\nb | 2\n", 2, sql(dir, "--backend", "cpu", "SELECT k, SUM(v) AS total FROM t GROUP BY k ORDER BY k"));
   }
 
-  /** --timings: the start-up's phases first, then each query's plan / execute / transfer; an update has no split. */
+  /** --timings: the start-up's phases first, then each query's plan (with its phases) / execute / transfer; an update has no split. */
   @Test
   void timingsSayWhereTheTimeWent(@TempDir Path dir) throws Exception {
     Files.writeString(dir.resolve("t.csv"), "k,v\na,1\nb,2\n");
@@ -59,7 +59,8 @@ class SqlCommandTest {
     assertTrue(lines[2].matches("\\(2 rows changed, " + ms + " ms, cpu backend\\)"), lines[2]);
     assertEquals("s", lines[3]);
     assertEquals("3", lines[4]);
-    assertTrue(lines[5].matches("\\(1 rows, " + ms + " ms, cpu backend; plan " + ms + ", execute " + ms + ", transfer " + ms
+    assertTrue(lines[5].matches("\\(1 rows, " + ms + " ms, cpu backend; plan " + ms + " \\(parse " + ms + " \\+ validate " + ms
+        + " \\+ convert " + ms + " \\+ rewrite " + ms + " \\+ physical " + ms + "\\), execute " + ms + ", transfer " + ms
         + " ms\\)"), lines[5]);
     // without the option, no start-up line and no split
     assertResult("s\n3\n", 1, sql(dir, "--backend", "cpu", "SELECT SUM(v) AS s FROM t"));

@@ -166,7 +166,29 @@ public final class GpuSession implements AutoCloseable {
    * execution until the result table existed (device work waited for), the result's transfer into
    * Arrow vectors on the host, and the device pool's peak bytes during the query (0 on the CPU).
    */
-  public record QueryTimings(long planNanos, long executeNanos, long transferNanos, long peakDeviceBytes) {}
+  public record QueryTimings(long planNanos, long executeNanos, long transferNanos, long peakDeviceBytes,
+      PlanPhases planPhases) {
+    /** Timings of a query whose plan's phases are not known (one from the plan cache). */
+    public QueryTimings(long planNanos, long executeNanos, long transferNanos, long peakDeviceBytes) {
+      this(planNanos, executeNanos, transferNanos, peakDeviceBytes, null);
+    }
+  }
+
+  /**
+   * Where a plan's time went, for a first run's report: parsing, validation, conversion to
+   * Calcite's logical operators, the logical rewrites (sub-queries decorrelated, rules, the join
+   * order with the counts it measures, which may read a small file table), and the physical plan
+   * (the support check and gpudf's operators). Null in {@link QueryTimings} when the plan came from
+   * the session's cache.
+   */
+  public record PlanPhases(long parseNanos, long validateNanos, long convertNanos, long rewriteNanos,
+      long physicalNanos) {
+    /** The phases as "parse 1.2 + validate 3.4 + ..." in milliseconds. */
+    public String text() {
+      return String.format(java.util.Locale.ROOT, "parse %.1f + validate %.1f + convert %.1f + rewrite %.1f + physical %.1f",
+          parseNanos / 1e6, validateNanos / 1e6, convertNanos / 1e6, rewriteNanos / 1e6, physicalNanos / 1e6);
+    }
+  }
 
   /** {@link #query(String, List)} that reports its {@link QueryTimings} to {@code timings}. */
   public VectorSchemaRoot query(String sql, List<Object> parameters, java.util.function.Consumer<QueryTimings> timings) {
@@ -182,12 +204,21 @@ public final class GpuSession implements AutoCloseable {
       Cancellation cancellation) {
     long t0 = System.nanoTime();
     try (EarlyReads early = new EarlyReads()) {
-      GpuRel plan = planned(sql, early);
+      // filled if the statement is planned now, not taken from the cache: the five phases' nanos, then the plans made
+      long[] nanos = new long[6];
+      phaseNanos.set(nanos);
+      GpuRel plan;
+      try {
+        plan = planned(sql, early);
+      } finally {
+        phaseNanos.remove();
+      }
+      PlanPhases phases = nanos[5] == 0 ? null : new PlanPhases(nanos[0], nanos[1], nanos[2], nanos[3], nanos[4]);
       int expected = parameterTypes(plan).size();
       if (parameters.size() != expected) {
         throw new UserException("the statement has " + expected + " parameters, " + parameters.size() + " were given");
       }
-      return rows(plan, parameters, cancellation, System.nanoTime() - t0, timings, early);
+      return rows(plan, parameters, cancellation, System.nanoTime() - t0, phases, timings, early);
     }
   }
 
@@ -198,7 +229,7 @@ public final class GpuSession implements AutoCloseable {
    * anything else of it was left behind). The caller closes the result.
    */
   private VectorSchemaRoot rows(GpuRel plan, List<Object> parameters, Cancellation cancellation, long planNanos,
-      java.util.function.Consumer<QueryTimings> timings, EarlyReads early) {
+      PlanPhases phases, java.util.function.Consumer<QueryTimings> timings, EarlyReads early) {
     MemoryLimits limits = memoryLimits;
     // a cancelled query stops at its next host allocation too (a CPU operator between its loops)
     org.apache.arrow.memory.AllocationListener stopping = new org.apache.arrow.memory.AllocationListener() {
@@ -222,7 +253,7 @@ public final class GpuSession implements AutoCloseable {
         long t2 = System.nanoTime();
         VectorSchemaRoot out = result.toArrow(allocator);
         timings.accept(new QueryTimings(planNanos, t2 - t1, System.nanoTime() - t2,
-            gpu == null ? 0 : gpu.pool().stats().peak()));
+            gpu == null ? 0 : gpu.pool().stats().peak(), phases));
         return out;
       }
     } catch (org.apache.arrow.memory.OutOfMemoryException e) {
@@ -628,7 +659,7 @@ public final class GpuSession implements AutoCloseable {
   }
 
   VectorSchemaRoot execute(GpuRel plan, List<Object> parameters) {
-    return rows(plan, parameters, Cancellation.start(), 0, timings -> { }, null);
+    return rows(plan, parameters, Cancellation.start(), 0, null, timings -> { }, null);
   }
 
   /** A context for a query whose result outlives it: the device limit applies, host memory is the session's. */
@@ -713,16 +744,30 @@ public final class GpuSession implements AutoCloseable {
 
   // the early reads of the statement this thread is planning (see ColumnStats), or null
   private final ThreadLocal<EarlyReads> planning = new ThreadLocal<>();
+  // where the statement this thread's query plans adds each phase's nanos (see query), or null
+  private final ThreadLocal<long[]> phaseNanos = new ThreadLocal<>();
 
   private GpuRel planChecked(String sql, EarlyReads early) {
     plansMade.incrementAndGet();
+    long[] nanos = phaseNanos.get();
+    if (nanos == null) {
+      return planPhases(sql, early, new long[6]);
+    }
+    nanos[5]++;
+    return planPhases(sql, early, nanos);
+  }
+
+  private GpuRel planPhases(String sql, EarlyReads early, long[] nanos) {
     List<DateArithmetic.Fix> fixes = new ArrayList<>();
     while (true) {
       try {
+        long t0 = System.nanoTime();
         SqlFrontEnd planner = new SqlFrontEnd(schema(), VALIDATION, PARSER, OPERATORS, GpudfTypeSystem.INSTANCE);
         String explainedQuery = Statements.explainedQuery(sql);
         SqlNode parsed = DateArithmetic.apply(StatementLimits.check(planner.parse(explainedQuery != null ? explainedQuery : sql)),
             fixes);
+        long t1 = System.nanoTime();
+        nanos[0] += t1 - t0;
         boolean explain = explainedQuery != null || parsed instanceof org.apache.calcite.sql.SqlExplain;
         if (parsed instanceof org.apache.calcite.sql.SqlExplain e) {
           if (e.getFormat() != org.apache.calcite.sql.SqlExplainFormat.TEXT) {
@@ -745,6 +790,7 @@ public final class GpuSession implements AutoCloseable {
         try {
           validated = planner.validate(parsed);
         } catch (ValidationException e) {
+          nanos[1] += System.nanoTime() - t1;
           // date + integer days: fix the expression the error names and validate again
           DateArithmetic.Fix fix = fixes.size() < DateArithmetic.MAX_FIXES ? DateArithmetic.fixFor(e) : null;
           if (fix == null || fixes.contains(fix)) {
@@ -753,10 +799,13 @@ public final class GpuSession implements AutoCloseable {
           fixes.add(fix);
           continue;
         }
+        long t2 = System.nanoTime();
+        nanos[1] += t2 - t1;
         if (named != null) {
           early.start(catalog, named);
         }
         RelRoot root = planner.rel(validated);
+        nanos[2] += System.nanoTime() - t2;
         GpuRel plan = named(optimize(root.project()), ColumnNames.of(validated, root.validatedRowType.getFieldNames()));
         return explain ? explained(plan) : plan;
       } catch (SqlParseException e) {
@@ -829,9 +878,18 @@ public final class GpuSession implements AutoCloseable {
     if (logical.getCluster().getPlanner().getExecutor() == null) {
       logical.getCluster().getPlanner().setExecutor(ConstantFolder.INSTANCE);
     }
+    long t0 = System.nanoTime();
     RelNode rewritten = rewrite(GuardedCasts.remove(logical));
+    long t1 = System.nanoTime();
     checkSupported(rewritten, Collections.newSetFromMap(new IdentityHashMap<>()));
-    return GpuRules.convert(rewritten);
+    GpuRel physical = GpuRules.convert(rewritten);
+    // the phases of a statement's plan (DataFrames optimize without one)
+    long[] nanos = phaseNanos.get();
+    if (nanos != null) {
+      nanos[3] += t1 - t0;
+      nanos[4] += System.nanoTime() - t1;
+    }
+    return physical;
   }
 
   private SchemaPlus schema() {
