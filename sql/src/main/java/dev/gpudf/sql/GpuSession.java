@@ -204,16 +204,15 @@ public final class GpuSession implements AutoCloseable {
       Cancellation cancellation) {
     long t0 = System.nanoTime();
     try (EarlyReads early = new EarlyReads()) {
-      // filled if the statement is planned now, not taken from the cache: the five phases' nanos, then the plans made
-      long[] nanos = new long[6];
-      phaseNanos.set(nanos);
+      PlanClock clock = new PlanClock();
+      planClock.set(clock);
       GpuRel plan;
       try {
         plan = planned(sql, early);
       } finally {
-        phaseNanos.remove();
+        planClock.remove();
       }
-      PlanPhases phases = nanos[5] == 0 ? null : new PlanPhases(nanos[0], nanos[1], nanos[2], nanos[3], nanos[4]);
+      PlanPhases phases = clock.planned ? clock.phases() : null;
       int expected = parameterTypes(plan).size();
       if (parameters.size() != expected) {
         throw new UserException("the statement has " + expected + " parameters, " + parameters.size() + " were given");
@@ -744,20 +743,34 @@ public final class GpuSession implements AutoCloseable {
 
   // the early reads of the statement this thread is planning (see ColumnStats), or null
   private final ThreadLocal<EarlyReads> planning = new ThreadLocal<>();
-  // where the statement this thread's query plans adds each phase's nanos (see query), or null
-  private final ThreadLocal<long[]> phaseNanos = new ThreadLocal<>();
+  // where the statement this thread's query plans adds each phase's time (see query), or null
+  private final ThreadLocal<PlanClock> planClock = new ThreadLocal<>();
+
+  /** The nanos a statement's planning spent in each phase (summed over its re-validations), and whether it was planned at all. */
+  private static final class PlanClock {
+    long parse;
+    long validate;
+    long convert;
+    long rewrite;
+    long physical;
+    boolean planned;
+
+    PlanPhases phases() {
+      return new PlanPhases(parse, validate, convert, rewrite, physical);
+    }
+  }
 
   private GpuRel planChecked(String sql, EarlyReads early) {
     plansMade.incrementAndGet();
-    long[] nanos = phaseNanos.get();
-    if (nanos == null) {
-      return planPhases(sql, early, new long[6]);
+    PlanClock clock = planClock.get();
+    if (clock == null) {
+      clock = new PlanClock();
     }
-    nanos[5]++;
-    return planPhases(sql, early, nanos);
+    clock.planned = true;
+    return planTimed(sql, early, clock);
   }
 
-  private GpuRel planPhases(String sql, EarlyReads early, long[] nanos) {
+  private GpuRel planTimed(String sql, EarlyReads early, PlanClock clock) {
     List<DateArithmetic.Fix> fixes = new ArrayList<>();
     while (true) {
       try {
@@ -767,7 +780,7 @@ public final class GpuSession implements AutoCloseable {
         SqlNode parsed = DateArithmetic.apply(StatementLimits.check(planner.parse(explainedQuery != null ? explainedQuery : sql)),
             fixes);
         long t1 = System.nanoTime();
-        nanos[0] += t1 - t0;
+        clock.parse += t1 - t0;
         boolean explain = explainedQuery != null || parsed instanceof org.apache.calcite.sql.SqlExplain;
         if (parsed instanceof org.apache.calcite.sql.SqlExplain e) {
           if (e.getFormat() != org.apache.calcite.sql.SqlExplainFormat.TEXT) {
@@ -790,7 +803,7 @@ public final class GpuSession implements AutoCloseable {
         try {
           validated = planner.validate(parsed);
         } catch (ValidationException e) {
-          nanos[1] += System.nanoTime() - t1;
+          clock.validate += System.nanoTime() - t1;
           // date + integer days: fix the expression the error names and validate again
           DateArithmetic.Fix fix = fixes.size() < DateArithmetic.MAX_FIXES ? DateArithmetic.fixFor(e) : null;
           if (fix == null || fixes.contains(fix)) {
@@ -800,12 +813,12 @@ public final class GpuSession implements AutoCloseable {
           continue;
         }
         long t2 = System.nanoTime();
-        nanos[1] += t2 - t1;
+        clock.validate += t2 - t1;
         if (named != null) {
           early.start(catalog, named);
         }
         RelRoot root = planner.rel(validated);
-        nanos[2] += System.nanoTime() - t2;
+        clock.convert += System.nanoTime() - t2;
         GpuRel plan = named(optimize(root.project()), ColumnNames.of(validated, root.validatedRowType.getFieldNames()));
         return explain ? explained(plan) : plan;
       } catch (SqlParseException e) {
@@ -884,10 +897,10 @@ public final class GpuSession implements AutoCloseable {
     checkSupported(rewritten, Collections.newSetFromMap(new IdentityHashMap<>()));
     GpuRel physical = GpuRules.convert(rewritten);
     // the phases of a statement's plan (DataFrames optimize without one)
-    long[] nanos = phaseNanos.get();
-    if (nanos != null) {
-      nanos[3] += t1 - t0;
-      nanos[4] += System.nanoTime() - t1;
+    PlanClock clock = planClock.get();
+    if (clock != null) {
+      clock.rewrite += t1 - t0;
+      clock.physical += System.nanoTime() - t1;
     }
     return physical;
   }
