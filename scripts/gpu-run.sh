@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU host from the repository root, after scripts/gpu-bundle.sh packed .gpu-bundle:
 # the gpu-tagged tests, `gpudf info`, the transfer benchmark and its PyTorch peer, each output
-# saved under $OUT (or ./gpu-out). Usage: bash scripts/gpu-run.sh [tests|heavy|kernels|hash|tpch|handoff|ingest|pipeline|expr|fuzz|files|spark|spark-cluster|launch|bench|all]
+# saved under $OUT (or ./gpu-out). Usage: bash scripts/gpu-run.sh [tests|heavy|kernels|hash|tpch|handoff|ingest|pipeline|expr|fuzz|files|cold|spark|spark-cluster|launch|bench|all]
 # (tests: the gpu-tagged suite, which must finish within one device call, TESTS_LIMIT_S (420) its limit, at which
 # the threads' stacks are printed; heavy: the gpu-heavy
 # tag, GPU-versus-twin checks on millions of rows; both check every operator's output layout; TESTS_CLASSES,
@@ -13,6 +13,7 @@
 # fresh seed, sharing the device; a total, then each one's output, go to fuzz.txt)
 # (tests and files: the bundle's second part, .gpu-bundle-natives with Arrow Dataset's library for
 # Parquet, carried in an earlier call on this machine)
+# (cold: with the --files bundle: each TPC-H query the first in a fresh process, ColdStartBenchmark; COLD_SF, COLD_ARGS)
 # (files: with the bundle of `scripts/gpu-bundle.sh --files`: TPC-H at FILES_SF (default 10) written as Parquet on the
 # host's disk (FILES_TABLES: only those tables; files already there are kept; FILES_PER_TABLE=N: each table but nation
 # and region a directory of N files, for SF100, whose lineitem is too large for one call or DuckDB's memory whole), then
@@ -228,6 +229,26 @@ if [ "$what" = files ]; then
     # (SCAN_JAVA_OPTS adds JVM flags, a flight recording into $OUT say)
     [ "${FILES_SCAN:-1}" = 0 ] || JAVA_OPTS="-Xmx64g --sun-misc-unsafe-memory-access=allow ${SCAN_JAVA_OPTS:-}" bash .gpu-bundle/run dev.gpudf.bench.ScanBenchmark \
       "$data/lineitem.parquet" ${SCAN_ARGS:-3} 2>&1 | tee "$OUT/files-scan.txt"
+  fi
+fi
+if [ "$what" = cold ]; then
+  # each TPC-H query the first in a fresh process (ColdStartBenchmark): TPC-H at COLD_SF (default 1) written as
+  # Parquet, a file a table, unless there; COLD_ARGS its options (default: gpu and DuckDB, 5 hot runs); with the
+  # files run's AOT cache where one was made on this machine, as `gpudf sql` keeps one
+  if natives cold.txt; then
+    sf=${COLD_SF:-1}
+    data=/tmp/tpch-parquet-sf$sf
+    [ -f "$data/region.parquet" ] || JAVA_OPTS="-Xmx64g --sun-misc-unsafe-memory-access=allow" bash .gpu-bundle/run \
+      dev.gpudf.bench.TpchFiles --sf "$sf" --out "$data" > "$OUT/cold-write.txt" 2>&1
+    aot=
+    [ -f /tmp/gpudf-files.aot ] && [ -f "${GPU_BUNDLE_DIR:-/tmp/gpu-bundle}/app/jarred" ] && aot=-XX:AOTCache=/tmp/gpudf-files.aot
+    echo "JVM options of each process: -Xmx32g $THP_OPTS $aot" | tee "$OUT/cold.txt"
+    JAVA_OPTS="-Xmx32g --sun-misc-unsafe-memory-access=allow $THP_OPTS $aot" bash .gpu-bundle/run \
+      dev.gpudf.bench.ColdStartBenchmark --data "$data" --sf "$sf" ${COLD_ARGS:---engines gpu,duckdb --reps 5} \
+      --out "$OUT/cold-sf$sf.md" 2>&1 | tee -a "$OUT/cold.txt"
+    rc=${PIPESTATUS[0]}
+  else
+    rc=1
   fi
 fi
 if [ "$what" = launch ] || [ "$what" = all ]; then

@@ -432,7 +432,7 @@ public final class TpchBenchmark {
   }
 
   /** Table {@code name}'s file in {@code dir}: {@code name.<format>} of the first of {@code formats} there is. */
-  private static Path tableFile(Path dir, String name, List<String> formats) {
+  static Path tableFile(Path dir, String name, List<String> formats) {
     return formats.stream().map(f -> dir.resolve(name + "." + f)).filter(Files::exists).findFirst()
         .orElseThrow(() -> new IllegalArgumentException("no " + name + "." + String.join(" or .", formats) + " in " + dir
             + (Files.isDirectory(dir.resolve(name)) ? " (a table as a directory of files is queried --in-place)" : "")));
