@@ -106,6 +106,7 @@ public final class GpuSession implements AutoCloseable {
     // leaves the early read to the scan
     this.joinOrder = new JoinOrder(new ColumnStats(catalog, () -> context(List.of()),
         table -> gpu == null || planning.get() == null ? null : planning.get().take(table)));
+    ArrowSchemaWarmUp.startOnce();
     PlannerWarmUp.startOnce();
   }
 
