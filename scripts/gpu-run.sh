@@ -13,7 +13,8 @@
 # fresh seed, sharing the device; a total, then each one's output, go to fuzz.txt)
 # (tests and files: the bundle's second part, .gpu-bundle-natives with Arrow Dataset's library for
 # Parquet, carried in an earlier call on this machine)
-# (cold: with the --files bundle: each TPC-H query the first in a fresh process, ColdStartBenchmark; COLD_SF, COLD_ARGS)
+# (cold: with the --files bundle: each TPC-H query the first in a fresh process, ColdStartBenchmark; COLD_SF, COLD_ARGS,
+# COLD_JAVA_OPTS, COLD_AOT)
 # (files: with the bundle of `scripts/gpu-bundle.sh --files`: TPC-H at FILES_SF (default 10) written as Parquet on the
 # host's disk (FILES_TABLES: only those tables; files already there are kept; FILES_PER_TABLE=N: each table but nation
 # and region a directory of N files, for SF100, whose lineitem is too large for one call or DuckDB's memory whole), then
@@ -82,6 +83,36 @@ open(os.path.join(app, "classpath.txt"), "w").write("\n".join(out) + "\n")
 PY
   # JUnit's --scan-classpath finds no tests in those jars: the tests unpack the bundle again
   touch "$app/jarred"
+}
+# sets aot to the options that map a JVM ahead-of-time cache (Java 25: classes linked, method profiles), made
+# first where this machine has none for the bundle unpacked now; what it did goes to $OUT/$1-log.txt
+aot_cache() {
+  aot=()
+  # a JVM ahead-of-time cache (Java 25: classes linked, method profiles), as the launcher
+  # keeps one for `gpudf sql`: trained by the same harness over TPC-H SF1 files (other data,
+  # other sizes; the cache holds no results), then mapped by the measured run
+  cache=/tmp/gpudf-files.aot
+  jar_classpath
+  # made for the bundle unpacked now, else made again: the JVM ignores a cache of other jars
+  # (an error line in the log), and the run would be reported as with one
+  [ "${GPU_BUNDLE_DIR:-/tmp/gpu-bundle}/app.sum" -nt "$cache" ] && rm -f "$cache"
+  if [ ! -f "$cache" ]; then
+    [ -f /tmp/tpch-parquet-sf1/region.parquet ] || JAVA_OPTS="-Xmx64g --sun-misc-unsafe-memory-access=allow" \
+      bash .gpu-bundle/run dev.gpudf.bench.TpchFiles --sf 1 --out /tmp/tpch-parquet-sf1 > "$OUT/$1-aot-train.txt" 2>&1
+    # every arithmetic-only program as a generated kernel (not only those over 2^20 rows or more):
+    # at SF1 the programs over part, partsupp and customer stay with the interpreter, and the
+    # measured run then compiled them cold (q2 32 ms, q16 51, q11 23 at SF10 in session 40); the
+    # driver keeps what it compiled in its own on-disk cache, which the measured run finds
+    JAVA_OPTS="-Xmx64g --sun-misc-unsafe-memory-access=allow $THP_OPTS -XX:AOTCacheOutput=$cache -Dgpudf.expr.generatedMinRows=0" bash .gpu-bundle/run \
+      dev.gpudf.bench.TpchBenchmark --sf 1 --data /tmp/tpch-parquet-sf1 --in-place --engines gpu --reps 1 \
+      --out /tmp/gpudf-aot-train >> "$OUT/$1-aot-train.txt" 2>&1
+  fi
+  if [ -f "$cache" ]; then
+    aot=(-XX:AOTCache=$cache)
+    echo "with the AOT cache $cache ($(du -m "$cache" | cut -f1) MB)" | tee -a "$OUT/$1-log.txt"
+  else
+    echo "no AOT cache was made (see $1-aot-train.txt): the run goes without" | tee -a "$OUT/$1-log.txt"
+  fi
 }
 if [ "$what" = tests ] || [ "$what" = all ]; then
   # a files run's AOT cache turned the unpacked classes into jars (jar_classpath), where the
@@ -194,31 +225,7 @@ if [ "$what" = files ]; then
       ${FILES_PER_TABLE:+--files-per-table "$FILES_PER_TABLE"} 2>&1 | tee "$OUT/files-write.txt"
     aot=()
     if [ "${FILES_AOT:-0}" = 1 ]; then
-      # a JVM ahead-of-time cache (Java 25: classes linked, method profiles), as the launcher
-      # keeps one for `gpudf sql`: trained by the same harness over TPC-H SF1 files (other data,
-      # other sizes; the cache holds no results), then mapped by the measured run
-      cache=/tmp/gpudf-files.aot
-      jar_classpath
-      # made for the bundle unpacked now, else made again: the JVM ignores a cache of other jars
-      # (an error line in the log), and the run would be reported as with one
-      [ "${GPU_BUNDLE_DIR:-/tmp/gpu-bundle}/app.sum" -nt "$cache" ] && rm -f "$cache"
-      if [ ! -f "$cache" ]; then
-        [ -f /tmp/tpch-parquet-sf1/region.parquet ] || JAVA_OPTS="-Xmx64g --sun-misc-unsafe-memory-access=allow" \
-          bash .gpu-bundle/run dev.gpudf.bench.TpchFiles --sf 1 --out /tmp/tpch-parquet-sf1 > "$OUT/files-aot-train.txt" 2>&1
-        # every arithmetic-only program as a generated kernel (not only those over 2^20 rows or more):
-        # at SF1 the programs over part, partsupp and customer stay with the interpreter, and the
-        # measured run then compiled them cold (q2 32 ms, q16 51, q11 23 at SF10 in session 40); the
-        # driver keeps what it compiled in its own on-disk cache, which the measured run finds
-        JAVA_OPTS="-Xmx64g --sun-misc-unsafe-memory-access=allow $THP_OPTS -XX:AOTCacheOutput=$cache -Dgpudf.expr.generatedMinRows=0" bash .gpu-bundle/run \
-          dev.gpudf.bench.TpchBenchmark --sf 1 --data /tmp/tpch-parquet-sf1 --in-place --engines gpu --reps 1 \
-          --out /tmp/gpudf-aot-train >> "$OUT/files-aot-train.txt" 2>&1
-      fi
-      if [ -f "$cache" ]; then
-        aot=(-XX:AOTCache=$cache)
-        echo "with the AOT cache $cache ($(du -m "$cache" | cut -f1) MB)" | tee -a "$OUT/files-log.txt"
-      else
-        echo "no AOT cache was made (see files-aot-train.txt): the run goes without" | tee -a "$OUT/files-log.txt"
-      fi
+      aot_cache files
     fi
     if [ "${FILES_TPCH:-1}" = 1 ]; then
       JAVA_OPTS="-Xmx64g --sun-misc-unsafe-memory-access=allow $THP_OPTS ${aot[*]} ${FILES_JAVA_OPTS:-}" bash .gpu-bundle/run dev.gpudf.bench.TpchBenchmark \
@@ -233,17 +240,18 @@ if [ "$what" = files ]; then
 fi
 if [ "$what" = cold ]; then
   # each TPC-H query the first in a fresh process (ColdStartBenchmark): TPC-H at COLD_SF (default 1) written as
-  # Parquet, a file a table, unless there; COLD_ARGS its options (default: gpu and DuckDB, 5 hot runs); with the
-  # files run's AOT cache where one was made on this machine, as `gpudf sql` keeps one
+  # Parquet, a file a table, unless there; COLD_ARGS its options (default: gpu and DuckDB, 5 hot runs), COLD_JAVA_OPTS
+  # JVM flags of every process; COLD_AOT=1: with the files run's AOT cache (made first if not here), as `gpudf sql`
+  # keeps one
   if natives cold.txt; then
     sf=${COLD_SF:-1}
     data=/tmp/tpch-parquet-sf$sf
     [ -f "$data/region.parquet" ] || JAVA_OPTS="-Xmx64g --sun-misc-unsafe-memory-access=allow" bash .gpu-bundle/run \
       dev.gpudf.bench.TpchFiles --sf "$sf" --out "$data" > "$OUT/cold-write.txt" 2>&1
-    aot=
-    [ -f /tmp/gpudf-files.aot ] && [ -f "${GPU_BUNDLE_DIR:-/tmp/gpu-bundle}/app/jarred" ] && aot=-XX:AOTCache=/tmp/gpudf-files.aot
-    echo "JVM options of each process: -Xmx32g $THP_OPTS $aot" | tee "$OUT/cold.txt"
-    JAVA_OPTS="-Xmx32g --sun-misc-unsafe-memory-access=allow $THP_OPTS $aot" bash .gpu-bundle/run \
+    aot=()
+    [ "${COLD_AOT:-0}" = 1 ] && aot_cache cold
+    echo "JVM options of each process: -Xmx32g $THP_OPTS ${aot[*]} ${COLD_JAVA_OPTS:-}" | tee "$OUT/cold.txt"
+    JAVA_OPTS="-Xmx32g --sun-misc-unsafe-memory-access=allow $THP_OPTS ${aot[*]} ${COLD_JAVA_OPTS:-}" bash .gpu-bundle/run \
       dev.gpudf.bench.ColdStartBenchmark --data "$data" --sf "$sf" ${COLD_ARGS:---engines gpu,duckdb --reps 5} \
       --out "$OUT/cold-sf$sf.md" 2>&1 | tee -a "$OUT/cold.txt"
     rc=${PIPESTATUS[0]}
