@@ -10,8 +10,10 @@ package dev.gpudf.sql;
  * overlaps the session's own start and the first plan; a query that needs the class sooner waits
  * for it as for any class under initialization. Like the planner's warm-up it needs a core to
  * spare ({@link PlannerWarmUp#MIN_CORES}): on 2 cores the first result's 300 ms went, and the
- * first plan took about as much longer (benchmarks/results/2026-12-07-arrow-schema-warmup-cpu-s57.txt). Off
- * with {@code -Dgpudf.arrow.warmUp=false}, or with every warm-up under {@code
+ * first plan took about as much longer; with the JVM told 16 cores (both warm-ups running) on
+ * the same 2 the process ended 60-700 ms sooner in each of five runs
+ * (benchmarks/results/2026-12-07-arrow-schema-warmup-cpu-s57.txt; not yet measured on the GPU
+ * host). Off with {@code -Dgpudf.arrow.warmUp=false}, or with every warm-up under {@code
  * -Dgpudf.plan.warmUp=false}; a failure is left for the first result to meet and report.
  */
 final class ArrowSchemaWarmUp {
