@@ -80,6 +80,10 @@ final class ServeCommand implements Callable<Integer> {
           + " every table: give --users FILE (lines from `gpudf user`), or --insecure to serve so anyway");
     }
     boolean gpu = GpuSession.usesGpu(backend);
+    if (gpu) {
+      // the planner's warm-up runs while the CUDA context is made
+      GpuSession.warmUp();
+    }
     try (RootAllocator allocator = new RootAllocator(); Gpu device = gpu ? Gpu.open(0) : null;
         GpuSession session = gpu ? GpuSession.gpu(device, allocator) : GpuSession.cpu(allocator)) {
       List<String> tables = path != null ? FileTables.loadDirectory(session.catalog(), path, allocator)

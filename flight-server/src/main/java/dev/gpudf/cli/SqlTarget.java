@@ -60,6 +60,10 @@ interface SqlTarget extends AutoCloseable {
     long[] phases = new long[3];
     try {
       long t0 = System.nanoTime();
+      if (gpu) {
+        // the planner's warm-up runs while the CUDA context is made
+        GpuSession.warmUp();
+      }
       device = gpu ? Gpu.open(0) : null;
       long t1 = System.nanoTime();
       session = gpu ? GpuSession.gpu(device, allocator) : GpuSession.cpu(allocator);

@@ -106,6 +106,17 @@ public final class GpuSession implements AutoCloseable {
     // leaves the early read to the scan
     this.joinOrder = new JoinOrder(new ColumnStats(catalog, () -> context(List.of()),
         table -> gpu == null || planning.get() == null ? null : planning.get().take(table)));
+    warmUp();
+  }
+
+  /**
+   * Starts this process's warm-ups ({@link PlannerWarmUp}, {@link ArrowSchemaWarmUp}) now, once a
+   * process; a session's opening starts them too. For a caller that opens a device before its
+   * session: the CUDA context takes 290-460 ms on the GPU host and the session's opening (Calcite's
+   * classes) 230-380 ms after it (benchmarks/results/2026-12-07-cold-start-sf1-h100-s57.txt), which
+   * the warm-ups' threads then overlap.
+   */
+  public static void warmUp() {
     ArrowSchemaWarmUp.startOnce();
     PlannerWarmUp.startOnce();
   }
