@@ -149,8 +149,8 @@ public final class Catalog implements AutoCloseable {
      * Columns {@code columns} of chunk {@code chunk} from the source, into {@code into}, as stored
      * pages decoding on {@code gpu} where it is not null and the source can ({@link ChunkColumns});
      * the caller closes them.
-     * One read at a time: the catalog's reader thread reads ahead (see {@link #readAhead}) while
-     * scans read under the catalog's lock.
+     * One read of a table at a time: the catalog's reader threads read ahead (see {@link
+     * #readAhead}) while scans read too (a GPU catalog's under its lock, a host catalog's outside it).
      */
     ChunkColumns readColumns(int chunk, int[] columns, BufferAllocator into, Gpu gpu) {
       synchronized (source) {
@@ -635,7 +635,7 @@ public final class Catalog implements AutoCloseable {
    * Columns {@code columns} (all when null) of chunk {@code chunk} of table {@code name}, retained
    * for the caller, who closes the table; spilled columns come back to the device first.
    */
-  synchronized Table<?> acquire(String name, int chunk, int[] columns) {
+  Table<?> acquire(String name, int chunk, int[] columns) {
     return acquire(name, chunk, columns, null);
   }
 
@@ -643,30 +643,38 @@ public final class Catalog implements AutoCloseable {
    * {@link #acquire(String, int, int[])}, taking the rows of {@code ahead} (null: none) when it
    * read the columns the chunk lacks now; closes {@code ahead} either way.
    */
-  synchronized Table<?> acquire(String name, int chunk, int[] columns, ChunkRead ahead) {
+  Table<?> acquire(String name, int chunk, int[] columns, ChunkRead ahead) {
     try (ahead) {
-      Entry e = tables.get(name.toLowerCase(Locale.ROOT));
-      if (e == null) {
-        throw new UserException("no table '" + name + "'");
-      }
-      if (e.source != null) {
-        int[] read = columns != null ? columns : allColumns(e);
-        if (gpu == null) {
-          // the host backend reads each scan anew: its memory holds only what queries run on; a
-          // read of more columns (one started while the statement was planned) serves those it has
-          if (ahead != null && !ahead.reads(e, chunk, read) && ahead.covers(e, chunk, read)) {
-            readsAheadTaken++;
-            try (ChunkColumns got = ahead.take()) {
-              return got.table(read);
-            }
-          }
-          try (ChunkColumns got = columns(e, chunk, read, allocator, ahead)) {
-            return got.table(null);
-          }
+      Entry e;
+      int[] read;
+      synchronized (this) {
+        e = tables.get(name.toLowerCase(Locale.ROOT));
+        if (e == null) {
+          throw new UserException("no table '" + name + "'");
         }
-        return fromFile(e, chunk, read, ahead);
+        if (e.source == null) {
+          return fromResident(e, name, chunk, columns);
+        }
+        read = columns != null ? columns : allColumns(e);
+        if (gpu != null) {
+          return fromFile(e, chunk, read, ahead);
+        }
       }
-      return fromResident(e, name, chunk, columns);
+      // the host backend reads each scan anew: its memory holds only what queries run on, and the
+      // read needs none of the catalog's state, so it runs outside the catalog's lock: a query
+      // reading one table does not hold up another's plan or reads (reads of one table wait for
+      // each other at its source, Entry.readColumns, which also fails one of a table dropped
+      // meanwhile). A read of more columns (one started while the statement was planned) serves
+      // those it has.
+      if (ahead != null && !ahead.reads(e, chunk, read) && ahead.covers(e, chunk, read)) {
+        readsAheadTaken.incrementAndGet();
+        try (ChunkColumns got = ahead.take()) {
+          return got.table(read);
+        }
+      }
+      try (ChunkColumns got = columns(e, chunk, read, allocator, ahead)) {
+        return got.table(null);
+      }
     }
   }
 
@@ -688,11 +696,17 @@ public final class Catalog implements AutoCloseable {
     }
     BufferAllocator into = gpu == null ? allocator : gpu.pinnedAllocator();
     if (reader == null) {
-      reader = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+      java.util.concurrent.ThreadFactory threads = r -> {
         Thread t = new Thread(r, "gpudf-chunk-reader");
         t.setDaemon(true);
         return t;
-      });
+      };
+      // a host catalog's reads ahead each on a thread (reads of one table wait for each other at its
+      // source, and would hold a fixed number of threads from other tables' reads; their number is
+      // that of the scans under way); a GPU catalog's on one, as it uploads what it read under its
+      // lock in any case, and more threads there were not measured
+      reader = gpu == null ? java.util.concurrent.Executors.newCachedThreadPool(threads)
+          : java.util.concurrent.Executors.newSingleThreadExecutor(threads);
     }
     readsAheadStarted++;
     return new ChunkRead(e, chunk, wanted,
@@ -715,7 +729,7 @@ public final class Catalog implements AutoCloseable {
    */
   private ChunkColumns columns(Entry e, int chunk, int[] wanted, BufferAllocator into, ChunkRead ahead) {
     if (ahead != null && ahead.reads(e, chunk, wanted)) {
-      readsAheadTaken++;
+      readsAheadTaken.incrementAndGet();
       return ahead.take();
     }
     return e.readColumns(chunk, wanted, into, gpu);
@@ -893,11 +907,12 @@ public final class Catalog implements AutoCloseable {
   public record ReadsAhead(long started, long taken) {}
 
   private long readsAheadStarted;
-  private long readsAheadTaken;
+  // counted outside the catalog's lock too (a host catalog's reads)
+  private final java.util.concurrent.atomic.AtomicLong readsAheadTaken = new java.util.concurrent.atomic.AtomicLong();
 
   /** See {@link ReadsAhead}. */
   public synchronized ReadsAhead readsAhead() {
-    return new ReadsAhead(readsAheadStarted, readsAheadTaken);
+    return new ReadsAhead(readsAheadStarted, readsAheadTaken.get());
   }
 
   // -Dgpudf.files.readAhead=false reads each chunk only when its scan runs
