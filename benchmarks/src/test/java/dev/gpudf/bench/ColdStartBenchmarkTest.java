@@ -47,7 +47,9 @@ class ColdStartBenchmarkTest {
    * table's report their phases, their answers agree run to run, and the report holds each.
    */
   @Test
-  void freshProcessesReportTheirPhases(@TempDir Path dir) throws Exception {
+  void freshProcessesReportTheirPhases(@TempDir Path tmp) throws Exception {
+    // the harness's Arrow IPC copies go beside the data's folder: within the test's
+    Path dir = tmp.resolve("sf0.01");
     TpchFiles.write(0.01, dir, null, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
     ByteArrayOutputStream log = new ByteArrayOutputStream();
     ColdStartBenchmark.Settings s = ColdStartBenchmark.Settings.parse(new String[] {"--data", dir.toString(), "--sf",
@@ -75,6 +77,7 @@ class ColdStartBenchmarkTest {
       assertTrue(report.contains(engine + ": a fresh process answering"), report);
     }
     assertTrue(row(report, "q6").startsWith("| q6 |"), report);
+    assertTrue(java.nio.file.Files.isRegularFile(tmp.resolve("sf0.01-arrow-ipc").resolve("lineitem.arrow")), out);
     assertFalse(report.contains("fixed + cold, gpu / duckdb"), "no gpu engine ran: no ratio");
   }
 
