@@ -232,6 +232,20 @@ public final class ColdStartBenchmark {
     long spawned = System.nanoTime();
     command.add(Long.toString(spawned));
     Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    // a child that hangs is stopped at its limit, which ends the reading of its output below
+    java.util.concurrent.atomic.AtomicBoolean stopped = new java.util.concurrent.atomic.AtomicBoolean();
+    Thread watchdog = new Thread(() -> {
+      try {
+        if (!p.waitFor(CHILD_LIMIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS)) {
+          stopped.set(true);
+          p.destroyForcibly();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, "cold-start-watchdog");
+    watchdog.setDaemon(true);
+    watchdog.start();
     Map<String, String> values = null;
     try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
       for (String line = out.readLine(); line != null; line = out.readLine()) {
@@ -246,12 +260,12 @@ public final class ColdStartBenchmark {
         log.println("  [" + engine + " " + query + "] " + line);
       }
     }
-    if (!p.waitFor(CHILD_LIMIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS)) {
-      p.destroyForcibly();
+    p.waitFor();
+    double processMs = (System.nanoTime() - spawned) / 1e6;
+    if (stopped.get()) {
       log.println("  [" + engine + " " + query + "] stopped after " + CHILD_LIMIT_SECONDS + " s");
       return null;
     }
-    double processMs = (System.nanoTime() - spawned) / 1e6;
     log.printf(Locale.ROOT, "  [%s %s] process %.1f ms from spawn to exit%n", engine, query, processMs);
     if (p.exitValue() != 0 || values == null) {
       log.println("  [" + engine + " " + query + "] failed: exit " + p.exitValue() + (values == null ? ", no result line" : ""));
