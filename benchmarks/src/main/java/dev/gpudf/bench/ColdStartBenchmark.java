@@ -44,7 +44,10 @@ import org.duckdb.DuckDBConnection;
  * process's whole answer over a small table. DuckDB (JDBC, in-memory) runs the same children
  * as the peer.
  *
- * <pre>ColdStartBenchmark --data DIR [--sf 10] [--engines gpu,duckdb] [--queries q1,q6] [--reps 5] [--out FILE.md]</pre>
+ * <pre>ColdStartBenchmark --data DIR [--sf 10] [--engines gpu,duckdb] [--queries q1,q6] [--reps 5] [--out FILE.md]
+ * ColdStartBenchmark --report-from LOG (the options of the run that printed LOG)</pre>
+ *
+ * The second form makes the report of a run stopped before it wrote one, from the lines it printed.
  *
  * {@code DIR} holds a file a table ({@code <table>.parquet}, {@code .arrow} or {@code .csv}), as
  * {@link TpchFiles} writes them. gpudf's children load the tables from Arrow IPC copies of them
@@ -56,7 +59,7 @@ public final class ColdStartBenchmark {
   private ColdStartBenchmark() {}
 
   private static final String USAGE = "options: --data DIR [--sf N] [--engines gpu,cpu,duckdb] [--queries q1,q6]"
-      + " [--reps N] [--out FILE.md]";
+      + " [--reps N] [--out FILE.md]; or --report-from LOG and the run's options";
   /** The small-table query each engine's last child answers, timed from spawn to exit. */
   static final String SMALL_QUERY = "SELECT n_name FROM nation WHERE n_regionkey = 1 ORDER BY n_name";
   /** A child's whole life, beyond which it is stopped and reported as failed. */
@@ -65,6 +68,11 @@ public final class ColdStartBenchmark {
   /** Command-line settings. */
   record Settings(Path data, double sf, List<String> engines, List<String> queries, int reps, Path out) {
     static Settings parse(String[] args) {
+      return parse(args, true);
+    }
+
+    /** The settings of {@code args}; {@code --data} need not exist here when {@code present} is false (a report from a log). */
+    static Settings parse(String[] args, boolean present) {
       Path data = null;
       double sf = 1;
       List<String> engines = List.of("gpu", "duckdb");
@@ -86,7 +94,7 @@ public final class ColdStartBenchmark {
           default -> throw new IllegalArgumentException("unknown option " + args[i] + " (" + USAGE + ")");
         }
       }
-      if (data == null || !Files.isDirectory(data) || reps < 1 || !(sf > 0)) {
+      if (data == null || (present && !Files.isDirectory(data)) || reps < 1 || !(sf > 0)) {
         throw new IllegalArgumentException("--data takes a directory of TPC-H's tables, --reps at least 1, --sf above 0 ("
             + USAGE + ")");
       }
@@ -113,6 +121,16 @@ public final class ColdStartBenchmark {
       Child.main(Arrays.copyOfRange(args, 1, args.length));
       return;
     }
+    if (args.length > 1 && args[0].equals("--report-from")) {
+      // the report of a run stopped before it wrote one, from the lines it printed
+      Settings s = Settings.parse(Arrays.copyOfRange(args, 2, args.length), false);
+      String report = fromLog(s, Files.readAllLines(Path.of(args[1])));
+      System.out.print(report);
+      if (s.out() != null) {
+        Files.writeString(s.out(), report);
+      }
+      return;
+    }
     Settings s = Settings.parse(args);
     run(s, System.out);
     if (s.out() != null) {
@@ -130,14 +148,65 @@ public final class ColdStartBenchmark {
       return Double.parseDouble(v);
     }
 
+    /** The process's spawn-to-exit milliseconds as the report shows them ("not logged" where the run's log has none). */
+    String process() {
+      return Double.isNaN(processMs) ? "not logged" : String.format(Locale.ROOT, "%.0f ms", processMs);
+    }
+
     /** The process's cost before any data: JVM, device, kernels, session. */
     double fixedMs() {
       return ms("jvm") + ms("device") + ms("kernels") + ms("session");
     }
   }
 
-  private static final Pattern LINE = Pattern.compile("^COLDSTART (\\S+) (\\S+) (.*)$");
+  private static final Pattern LINE = Pattern.compile("COLDSTART (\\S+) (\\S+) (\\w+=.*)$");
   private static final Pattern PAIR = Pattern.compile("(\\w+)=(\\S+)");
+  private static final Pattern PROCESS = Pattern.compile("\\[(\\S+) (\\S+)\\] process ([0-9.]+) ms from spawn to exit");
+
+  /** The values of a child's {@code COLDSTART} line in {@code line} for {@code engine} and {@code query} (null: another line). */
+  static Map<String, String> values(String line, String engine, String query) {
+    Matcher m = LINE.matcher(line);
+    if (!m.find() || !m.group(1).equals(engine) || !m.group(2).equals(query)) {
+      return null;
+    }
+    Map<String, String> values = new LinkedHashMap<>();
+    Matcher kv = PAIR.matcher(m.group(3));
+    while (kv.find()) {
+      values.put(kv.group(1), kv.group(2));
+    }
+    return values;
+  }
+
+  /**
+   * The report of {@code s}'s children from the lines a run of them printed ({@code lines}): each
+   * child's last {@code COLDSTART} line and its process time where the run logged one.
+   */
+  static String fromLog(Settings s, List<String> lines) {
+    List<Result> results = new ArrayList<>();
+    List<String> missing = new ArrayList<>();
+    for (String engine : s.engines()) {
+      List<String> names = new ArrayList<>(s.queries());
+      names.add("small");
+      for (String q : names) {
+        Map<String, String> values = null;
+        double processMs = Double.NaN;
+        for (String line : lines) {
+          Map<String, String> v = values(line, engine, q);
+          values = v != null ? v : values;
+          Matcher p = PROCESS.matcher(line);
+          if (p.find() && p.group(1).equals(engine) && p.group(2).equals(q)) {
+            processMs = Double.parseDouble(p.group(3));
+          }
+        }
+        if (values == null) {
+          missing.add(engine + " " + q);
+        } else {
+          results.add(new Result(engine, q, values, processMs));
+        }
+      }
+    }
+    return report(s, results, missing, "not in the log");
+  }
 
   /**
    * Runs every engine's children and returns the Markdown report, which goes to {@code log} too,
@@ -160,11 +229,11 @@ public final class ColdStartBenchmark {
           results.add(r);
         }
         if (s.out() != null) {
-          Files.writeString(s.out(), report(s, results, failed));
+          Files.writeString(s.out(), report(s, results, failed, "failed"));
         }
       }
     }
-    String report = report(s, results, failed);
+    String report = report(s, results, failed, "failed");
     log.print(report);
     return report;
   }
@@ -249,14 +318,8 @@ public final class ColdStartBenchmark {
     Map<String, String> values = null;
     try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
       for (String line = out.readLine(); line != null; line = out.readLine()) {
-        Matcher m = LINE.matcher(line);
-        if (m.matches() && m.group(1).equals(engine) && m.group(2).equals(query)) {
-          values = new LinkedHashMap<>();
-          Matcher kv = PAIR.matcher(m.group(3));
-          while (kv.find()) {
-            values.put(kv.group(1), kv.group(2));
-          }
-        }
+        Map<String, String> v = values(line, engine, query);
+        values = v != null ? v : values;
         log.println("  [" + engine + " " + query + "] " + line);
       }
     }
@@ -275,7 +338,7 @@ public final class ColdStartBenchmark {
   }
 
   /** The Markdown report: a table an engine, its fixed start-up costs, and which cold runs are within bounds. */
-  static String report(Settings s, List<Result> results, List<String> failed) {
+  static String report(Settings s, List<Result> results, List<String> failed, String failedAre) {
     StringBuilder b = new StringBuilder();
     b.append(String.format(Locale.ROOT, "# Cold start: each TPC-H query the first in a fresh process (SF%s, %s)%n%n", s.sf(),
         String.join(", ", s.engines())));
@@ -294,7 +357,7 @@ public final class ColdStartBenchmark {
       }
       b.append("\n## ").append(engine).append("\n\n");
       b.append("| query | JVM ms | device ms | kernels ms | session ms | fixed ms | load ms | cold ms (plan + execute"
-          + " + transfer) | hot ms | cold - hot ms | bound ms | within | process ms | answers cold = hot |\n");
+          + " + transfer) | hot ms | cold - hot ms | bound ms | within | process | answers cold = hot |\n");
       b.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
       int within = 0;
       int queries = 0;
@@ -309,17 +372,17 @@ public final class ColdStartBenchmark {
         boolean ok = r.ms("cold") <= bound;
         within += ok ? 1 : 0;
         b.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f (%.1f + %.1f + %.1f) | %.2f |"
-            + " %.1f | %.1f | %s | %.0f | %s |%n", r.query(), r.ms("jvm"), r.ms("device"), r.ms("kernels"), r.ms("session"),
+            + " %.1f | %.1f | %s | %s | %s |%n", r.query(), r.ms("jvm"), r.ms("device"), r.ms("kernels"), r.ms("session"),
             r.fixedMs(), r.ms("load"), r.ms("cold"), r.ms("plan"), r.ms("execute"), r.ms("transfer"), r.ms("hot"),
-            r.ms("cold") - r.ms("hot"), bound, ok ? "yes" : "**no**", r.processMs(), r.values().get("same")));
+            r.ms("cold") - r.ms("hot"), bound, ok ? "yes" : "**no**", r.process(), r.values().get("same")));
       }
       fixed.sort(null);
       b.append(String.format(Locale.ROOT, "%n- %s: %d of %d cold runs within 3 x hot + fixed; fixed start-up median %.1f ms,"
           + " longest %.1f ms (over %d processes)%n", engine, within, queries, fixed.get(fixed.size() / 2),
           fixed.get(fixed.size() - 1), fixed.size()));
       mine.stream().filter(r -> r.query().equals("small")).findFirst().ifPresent(r -> b.append(String.format(Locale.ROOT,
-          "- %s: a fresh process answering `%s` over nation read in place: %.0f ms from spawn to exit (fixed %.1f, open"
-          + " %.1f, the query's run %.1f)%n", engine, SMALL_QUERY, r.processMs(), r.fixedMs(), r.ms("load"), r.ms("cold"))));
+          "- %s: a fresh process answering `%s` over nation read in place: from spawn to exit %s (fixed %.1f, open"
+          + " %.1f, the query's run %.1f)%n", engine, SMALL_QUERY, r.process(), r.fixedMs(), r.ms("load"), r.ms("cold"))));
     }
     List<Result> gpu = results.stream().filter(r -> r.engine().equals("gpu") && !r.query().equals("small")).toList();
     List<Result> duck = results.stream().filter(r -> r.engine().equals("duckdb") && !r.query().equals("small")).toList();
@@ -338,7 +401,7 @@ public final class ColdStartBenchmark {
           Math.exp(logSum / n)));
     }
     if (!failed.isEmpty()) {
-      b.append("- failed: ").append(String.join(", ", failed)).append('\n');
+      b.append("- ").append(failedAre).append(": ").append(String.join(", ", failed)).append('\n');
     }
     return b.toString();
   }

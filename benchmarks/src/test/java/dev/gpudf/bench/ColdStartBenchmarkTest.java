@@ -35,7 +35,7 @@ class ColdStartBenchmarkTest {
     // fixed = 10 + 20 + 30 + 40 = 100 ms; hot 50: the bound is 250
     ColdStartBenchmark.Result atBound = result("q1", 250, 50);
     ColdStartBenchmark.Result over = result("q6", 250.5, 50);
-    String report = ColdStartBenchmark.report(s, List.of(atBound, over), List.of());
+    String report = ColdStartBenchmark.report(s, List.of(atBound, over), List.of(), "failed");
     assertTrue(report.contains("| q1 | 10.0 | 20.0 | 30.0 | 40.0 | 100.0 |"), report);
     assertTrue(row(report, "q1").contains("| 250.0 | yes |"), report);
     assertTrue(row(report, "q6").contains("| 250.0 | **no** |"), report);
@@ -79,6 +79,28 @@ class ColdStartBenchmarkTest {
     assertTrue(row(report, "q6").startsWith("| q6 |"), report);
     assertTrue(java.nio.file.Files.isRegularFile(tmp.resolve("sf0.01-arrow-ipc").resolve("lineitem.arrow")), out);
     assertFalse(report.contains("fixed + cold, gpu / duckdb"), "no gpu engine ran: no ratio");
+  }
+
+  /** A run stopped before its report: the report from its lines, with what the log lacks named. */
+  @Test
+  void aReportFromTheLinesOfAStoppedRun() {
+    ColdStartBenchmark.Settings s = ColdStartBenchmark.Settings.parse(new String[] {"--data", "/gone/tpch-parquet-sf1",
+        "--engines", "gpu,duckdb", "--queries", "q1,q6"}, false);
+    List<String> log = List.of("JVM options of each process: -Xmx32g",
+        "  [gpu q1] COLDSTART gpu q1 jvm=100 device=300 kernels=20 session=280 load=3000 cold=102.3 plan=51.6 execute=42.2"
+            + " transfer=2.3 hot=5.35 rows=4 same=true",
+        "  [gpu q1] process 4100.0 ms from spawn to exit",
+        "  [gpu q6] COLDSTART gpu q6 jvm=120 device=340 kernels=20 session=300 load=3200 cold=1000 plan=56 execute=43"
+            + " transfer=1 hot=2.7 rows=1 same=true",
+        "  [duckdb q1] COLDSTART duckdb q1 jvm=120 device=0 kernels=0 session=180 load=5000 cold=38.8 plan=0 execute=38.8"
+            + " transfer=0 hot=36.8 rows=4 same=true");
+    String report = ColdStartBenchmark.fromLog(s, log);
+    // q1: fixed 700, bound 716.05; q6: fixed 780, bound 788.1, cold 1,000 over it
+    assertTrue(row(report, "q1").contains("| 700.0 |") && row(report, "q1").contains("| yes | 4100 ms | true |"), report);
+    assertTrue(report.contains("| q6 |") && report.contains("| 788.1 | **no** | not logged | true |"), report);
+    assertTrue(report.contains("gpu: 1 of 2 cold runs within"), report);
+    assertTrue(report.contains("- not in the log: gpu small, duckdb q6, duckdb small"), report);
+    assertTrue(report.contains("fixed + cold, gpu / duckdb, geometric mean over 1 queries"), report);
   }
 
   @Test
