@@ -81,7 +81,7 @@ final class ServeCommand implements Callable<Integer> {
     }
     boolean gpu = GpuSession.usesGpu(backend);
     if (gpu) {
-      // the planner's warm-up runs while the CUDA context is made
+      // the warm-ups (the planner's, Arrow's schema) run while the CUDA context is made
       GpuSession.warmUp();
     }
     try (RootAllocator allocator = new RootAllocator(); Gpu device = gpu ? Gpu.open(0) : null;

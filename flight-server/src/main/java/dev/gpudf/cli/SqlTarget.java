@@ -61,7 +61,7 @@ interface SqlTarget extends AutoCloseable {
     try {
       long t0 = System.nanoTime();
       if (gpu) {
-        // the planner's warm-up runs while the CUDA context is made
+        // the warm-ups (the planner's, Arrow's schema) run while the CUDA context is made
         GpuSession.warmUp();
       }
       device = gpu ? Gpu.open(0) : null;

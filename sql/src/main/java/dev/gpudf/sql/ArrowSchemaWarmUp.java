@@ -17,7 +17,6 @@ package dev.gpudf.sql;
  * -Dgpudf.plan.warmUp=false}; a failure is left for the first result to meet and report.
  */
 final class ArrowSchemaWarmUp {
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ArrowSchemaWarmUp.class);
   private static final java.util.concurrent.atomic.AtomicBoolean STARTED = new java.util.concurrent.atomic.AtomicBoolean();
 
   private ArrowSchemaWarmUp() {}
@@ -32,16 +31,8 @@ final class ArrowSchemaWarmUp {
         || Runtime.getRuntime().availableProcessors() < PlannerWarmUp.MIN_CORES || !STARTED.compareAndSet(false, true)) {
       return;
     }
-    Thread t = new Thread(() -> {
-      try {
-        // the class literal names the class without initializing it; forName initializes it
-        Class.forName(org.apache.arrow.vector.types.pojo.Schema.class.getName(), true,
-            ArrowSchemaWarmUp.class.getClassLoader());
-      } catch (ClassNotFoundException | LinkageError e) {
-        LOG.debug("Arrow's Schema was not initialized ahead: {}", e.toString());
-      }
-    }, "gpudf-arrow-schema-warm-up");
-    t.setDaemon(true);
-    t.start();
+    // the class literal names the class (a typo would not compile) without initializing it
+    PlannerWarmUp.initializeSoon(org.apache.arrow.vector.types.pojo.Schema.class.getName(),
+        "gpudf-arrow-schema-warm-up");
   }
 }

@@ -70,13 +70,22 @@ final class PlannerWarmUp {
         || !hasExpressionSubQuery(parsed) || !DECORRELATOR.compareAndSet(false, true)) {
       return;
     }
+    // by name: the class literal would load the class on this thread
+    initializeSoon("org.apache.calcite.rel.rules.CoreRules", "gpudf-decorrelator-warm-up");
+  }
+
+  /**
+   * Loads and initializes class {@code name} on a daemon thread {@code thread}; a failure is
+   * logged, and left for the code that needs the class to meet.
+   */
+  static void initializeSoon(String name, String thread) {
     Thread t = new Thread(() -> {
       try {
-        Class.forName("org.apache.calcite.rel.rules.CoreRules", true, PlannerWarmUp.class.getClassLoader());
+        Class.forName(name, true, PlannerWarmUp.class.getClassLoader());
       } catch (ClassNotFoundException | LinkageError e) {
-        LOG.debug("Calcite's rules were not initialized ahead: {}", e.toString());
+        LOG.debug("{} was not initialized ahead: {}", name, e.toString());
       }
-    }, "gpudf-decorrelator-warm-up");
+    }, thread);
     t.setDaemon(true);
     t.start();
   }
