@@ -72,7 +72,6 @@ class ConcurrentFileReadsTest {
         // (one holds its source, others wait for it), this waited for it
         Future<Long> other = pool.submit(() -> sum(s, "u"));
         assertEquals(3999L * 4000 / 2, other.get(20, TimeUnit.SECONDS));
-        assertEquals(1, release.getCount(), "u answered while t's read was still held");
       } finally {
         release.countDown();
       }
