@@ -91,6 +91,10 @@ public final class Catalog implements AutoCloseable {
     // set when the entry is closed, under the source's lock: a read ahead queued before then finds
     // its source gone and fails instead of reading a closed file
     private boolean closed;
+    // the last read ahead of this table started (under the catalog's lock): the next starts when it
+    // has ended, so a table's reads ahead run in the order asked (a source read in order decodes
+    // each part once, ParquetSource) while other tables' run beside them
+    java.util.concurrent.CompletableFuture<?> lastReadAhead = java.util.concurrent.CompletableFuture.completedFuture(null);
 
     /** Takes {@code first}, which it closes. */
     Entry(Table<?> first) {
@@ -679,10 +683,11 @@ public final class Catalog implements AutoCloseable {
   }
 
   /**
-   * Starts reading, on the catalog's reader thread, the columns {@code columns} (all when null)
-   * of chunk {@code chunk} of table {@code name} that a scan will need: those not on the device
-   * for a GPU catalog, all of them for a CPU one. Null when there is nothing to read: the table
-   * is resident, or every column is. The caller owns the read and hands it to {@link #acquire}.
+   * Starts reading, on a reader thread of the catalog after the table's reads ahead started
+   * before it, the columns {@code columns} (all when null) of chunk {@code chunk} of table {@code
+   * name} that a scan will need: those not on the device for a GPU catalog, all of them for a CPU
+   * one. Null when there is nothing to read: the table is resident, or every column is. The
+   * caller owns the read and hands it to {@link #acquire}.
    */
   synchronized ChunkRead readAhead(String name, int chunk, int[] columns) {
     Entry e = tables.get(name.toLowerCase(Locale.ROOT));
@@ -701,16 +706,19 @@ public final class Catalog implements AutoCloseable {
         t.setDaemon(true);
         return t;
       };
-      // a host catalog's reads ahead each on a thread (reads of one table wait for each other at its
-      // source, and would hold a fixed number of threads from other tables' reads; their number is
-      // that of the scans under way); a GPU catalog's on one, as it uploads what it read under its
-      // lock in any case, and more threads there were not measured
+      // a host catalog's reads ahead of different tables each on a thread (one table's follow each
+      // other, Entry.lastReadAhead, and a fixed number of threads would let one table's queue hold
+      // up other tables' reads); a GPU catalog's on one, as it uploads what it read under its lock
+      // in any case, and more threads there were not measured
       reader = gpu == null ? java.util.concurrent.Executors.newCachedThreadPool(threads)
           : java.util.concurrent.Executors.newSingleThreadExecutor(threads);
     }
     readsAheadStarted++;
-    return new ChunkRead(e, chunk, wanted,
-        java.util.concurrent.CompletableFuture.supplyAsync(() -> e.readColumns(chunk, wanted, into, gpu), reader));
+    java.util.concurrent.CompletableFuture<ChunkColumns> rows = e.lastReadAhead
+        .handle((before, failed) -> null)
+        .thenApplyAsync(none -> e.readColumns(chunk, wanted, into, gpu), reader);
+    e.lastReadAhead = rows;
+    return new ChunkRead(e, chunk, wanted, rows);
   }
 
   private static int[] allColumns(Entry e) {
