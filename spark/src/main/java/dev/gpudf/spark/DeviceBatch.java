@@ -22,7 +22,7 @@ import org.apache.spark.unsafe.types.UTF8String;
  * batch is asked for or the task ends (Spark's contract for columnar batches); a gpudf operator
  * that took the table holds its own reference.
  */
-final class DeviceBatch implements AutoCloseable {
+final class DeviceBatch implements GpudfExec.HeldBatch {
   private final DeviceTable table;
   private final Exec exec;
   private final OpMetrics metrics;
@@ -45,7 +45,8 @@ final class DeviceBatch implements AutoCloseable {
     this.batch = new ColumnarBatch(columns, table.rowCount());
   }
 
-  ColumnarBatch batch() {
+  @Override
+  public ColumnarBatch batch() {
     return batch;
   }
 

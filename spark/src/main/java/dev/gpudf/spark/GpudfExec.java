@@ -48,12 +48,19 @@ abstract class GpudfExec extends SparkPlan {
 
   @Override
   public scala.collection.immutable.Map<String, org.apache.spark.sql.execution.metric.SQLMetric> metrics() {
-    java.util.Map<String, org.apache.spark.sql.execution.metric.SQLMetric> m = new java.util.LinkedHashMap<>();
-    org.apache.spark.sql.execution.metric.SQLMetric[] all = opMetrics().all();
-    for (int i = 0; i < all.length; i++) {
-      m.put(OpMetrics.NAMES[i], all[i]);
+    return metricsMap(opMetrics(), java.util.Map.of());
+  }
+
+  /** {@code m} by name, then {@code more}: a plan node's {@link SparkPlan#metrics}. */
+  static scala.collection.immutable.Map<String, org.apache.spark.sql.execution.metric.SQLMetric> metricsMap(OpMetrics m,
+      java.util.Map<String, org.apache.spark.sql.execution.metric.SQLMetric> more) {
+    java.util.Map<String, org.apache.spark.sql.execution.metric.SQLMetric> all = new java.util.LinkedHashMap<>();
+    org.apache.spark.sql.execution.metric.SQLMetric[] each = m.all();
+    for (int i = 0; i < each.length; i++) {
+      all.put(OpMetrics.NAMES[i], each[i]);
     }
-    return scala.collection.immutable.Map$.MODULE$.from(CollectionConverters.asScala(m));
+    all.putAll(more);
+    return scala.collection.immutable.Map$.MODULE$.from(CollectionConverters.asScala(all));
   }
 
   @Override
@@ -87,26 +94,39 @@ abstract class GpudfExec extends SparkPlan {
 
   @Override
   public boolean equals(Object other) {
-    if (this == other) {
+    return productEquals(this, other);
+  }
+
+  @Override
+  public int hashCode() {
+    return productHash(this);
+  }
+
+  /**
+   * Whether {@code other} is a node of {@code node}'s class with equal product elements (its
+   * expressions and children): how Spark's case classes compare, which plan reuse relies on.
+   */
+  static boolean productEquals(scala.Product node, Object other) {
+    if (node == other) {
       return true;
     }
-    if (!canEqual(other)) {
+    if (other == null || other.getClass() != node.getClass()) {
       return false;
     }
-    GpudfExec o = (GpudfExec) other;
-    for (int i = 0; i < productArity(); i++) {
-      if (!Objects.equals(productElement(i), o.productElement(i))) {
+    scala.Product o = (scala.Product) other;
+    for (int i = 0; i < node.productArity(); i++) {
+      if (!Objects.equals(node.productElement(i), o.productElement(i))) {
         return false;
       }
     }
     return true;
   }
 
-  @Override
-  public int hashCode() {
-    int h = getClass().hashCode();
-    for (int i = 0; i < productArity(); i++) {
-      h = 31 * h + Objects.hashCode(productElement(i));
+  /** A hash of {@code node}'s class and product elements, agreeing with {@link #productEquals}. */
+  static int productHash(scala.Product node) {
+    int h = node.getClass().hashCode();
+    for (int i = 0; i < node.productArity(); i++) {
+      h = 31 * h + Objects.hashCode(node.productElement(i));
     }
     return h;
   }
@@ -269,7 +289,7 @@ abstract class GpudfExec extends SparkPlan {
    * ends or the task completes (a parent that stops early, such as a LIMIT, does not drain it); then
    * {@code held} (what the operation keeps for the whole task), then the task's allocator.
    */
-  static final class BatchIterator implements java.util.Iterator<ColumnarBatch>, AutoCloseable {
+  static final class BatchIterator extends TaskBatches {
     private final java.util.Iterator<Parts> input;
     private final Operation op;
     private final BufferAllocator allocator;
@@ -277,8 +297,6 @@ abstract class GpudfExec extends SparkPlan {
     private final AutoCloseable held;
     private final boolean hostTwin;
     private final OpMetrics metrics;
-    private AutoCloseable current;
-    private boolean closed;
 
     BatchIterator(java.util.Iterator<ColumnarBatch> input, StructType schema, Operation op, Exec exec, AutoCloseable held,
         int batchRows, boolean hostTwin, OpMetrics metrics) {
@@ -332,23 +350,12 @@ abstract class GpudfExec extends SparkPlan {
     }
 
     @Override
-    public boolean hasNext() {
-      if (closed) {
-        return false;
-      }
-      if (!input.hasNext()) {
-        close();
-        return false;
-      }
-      return true;
+    boolean more() {
+      return input.hasNext();
     }
 
     @Override
-    public ColumnarBatch next() {
-      if (!hasNext()) {
-        throw new java.util.NoSuchElementException();
-      }
-      releaseCurrent();
+    HeldBatch make() {
       // the device section (up, the operation) in one of the backend's turns
       try (Parts in = input.next(); Table<?> result = GpudfBackend.get().inTurn(() -> compute(in))) {
         if (result instanceof DeviceTable d) {
@@ -360,12 +367,9 @@ abstract class GpudfExec extends SparkPlan {
             d.close();
             throw e;
           }
-          current = out;
-          return out.batch();
+          return out;
         }
-        SparkArrow.Output out = SparkArrow.toSpark((HostTable) result, allocator);
-        current = out;
-        return out.batch();
+        return SparkArrow.toSpark((HostTable) result, allocator);
       }
     }
 
@@ -409,21 +413,73 @@ abstract class GpudfExec extends SparkPlan {
       }
     }
 
-    private void releaseCurrent() {
-      AutoCloseable c = current;
-      current = null;
-      closeBatch(c);
+    @Override
+    void closeTask() {
+      try (BufferAllocator a = allocator; Exec e = exec; AutoCloseable h = held) {
+        // closed in reverse: what the operation held, the context, then the allocator, which checks for leaks
+      } catch (Exception ex) {
+        throw new IllegalStateException("closing a gpudf task's operator: " + ex.getMessage(), ex);
+      }
+    }
+  }
+
+  /** A batch handed to Spark and what holds its columns, which closing frees. */
+  interface HeldBatch extends AutoCloseable {
+    ColumnarBatch batch();
+  }
+
+  /**
+   * A task's output batches, each valid until the next is asked for (Spark's contract): the one
+   * handed out is closed then, the last when the input ends or the task completes (a parent that
+   * stops early, such as a LIMIT, does not drain it), and then what the task holds.
+   */
+  abstract static class TaskBatches implements java.util.Iterator<ColumnarBatch>, AutoCloseable {
+    private HeldBatch current;
+    private boolean closed;
+
+    /** Whether the input has more. */
+    abstract boolean more();
+
+    /** The next batch, made from the input. */
+    abstract HeldBatch make();
+
+    /** Frees what the task holds, after its last batch. */
+    abstract void closeTask();
+
+    @Override
+    public final boolean hasNext() {
+      if (closed) {
+        return false;
+      }
+      if (!more()) {
+        close();
+        return false;
+      }
+      return true;
     }
 
     @Override
-    public void close() {
+    public final ColumnarBatch next() {
+      if (!hasNext()) {
+        throw new java.util.NoSuchElementException();
+      }
+      HeldBatch c = current;
+      current = null;
+      closeBatch(c);
+      current = make();
+      return current.batch();
+    }
+
+    @Override
+    public final void close() {
       if (!closed) {
         closed = true;
-        releaseCurrent();
-        try (BufferAllocator a = allocator; Exec e = exec; AutoCloseable h = held) {
-          // closed in reverse: what the operation held, the context, then the allocator, which checks for leaks
-        } catch (Exception ex) {
-          throw new IllegalStateException("closing a gpudf task's operator: " + ex.getMessage(), ex);
+        HeldBatch c = current;
+        current = null;
+        try {
+          closeBatch(c);
+        } finally {
+          closeTask();
         }
       }
     }

@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * ExprTranslator}) becomes a {@link GpudfFilterExec}, {@link GpudfProjectExec}, {@link
  * GpudfHashAggregateExec}, {@link GpudfSortExec} or {@link GpudfHashJoinExec} (a broadcast hash join too), and an
  * ORDER BY ... LIMIT ({@code TakeOrderedAndProjectExec}) gets a {@link GpudfSortExec} top-N under
- * it that cuts each partition to its first rows; every other operator stays
+ * it that cuts each partition to its first rows; a shuffle of a gpudf operator's batches becomes a
+ * {@link GpudfShuffleExchangeExec} (unless {@value #COLUMNAR_SHUFFLE} = false); every other operator stays
  * Spark's, and each one of those kinds that stays is logged with the reason ("will not run on
  * gpudf because ...").
  * {@value #ENABLED} = false turns it off for a session.
@@ -30,6 +31,8 @@ import org.slf4j.LoggerFactory;
 final class GpudfOverrides extends Rule<SparkPlan> {
   /** Spark SQL configuration that turns the rule on (default) or off. */
   static final String ENABLED = "spark.gpudf.sql.enabled";
+  /** Spark SQL configuration: shuffles of gpudf's batches as Arrow ({@link GpudfShuffleExchangeExec}, default) or Spark's rows. */
+  static final String COLUMNAR_SHUFFLE = "spark.gpudf.sql.columnarShuffle";
   private static final Logger LOG = LoggerFactory.getLogger(GpudfOverrides.class);
 
   @Override
@@ -98,22 +101,41 @@ final class GpudfOverrides extends Rule<SparkPlan> {
         columns(p.children().apply(0).output());
         return GpudfHashAggregateExec.of((org.apache.spark.sql.execution.aggregate.BaseAggregateExec) p, p);
       }
-      if (p instanceof org.apache.spark.sql.execution.exchange.ShuffleExchangeExec x
-          && x.child() instanceof org.apache.spark.sql.execution.aggregate.SortAggregateExec a) {
-        // a partial sort aggregate promises its parent rows sorted by its keys, which gpudf's groups
-        // are not: it is taken only under a shuffle, which keeps no order anyway
-        try {
-          columns(a.child().output());
-          return x.withNewChildren(GpudfUnaryExec.seq(List.of(GpudfHashAggregateExec.of(a, a))));
-        } catch (ExprTranslator.Refused why) {
-          LOG.warn("{} will not run on gpudf because {}", a.nodeName(), why.getMessage());
-          return p;
-        }
+      if (p instanceof org.apache.spark.sql.execution.exchange.ShuffleExchangeExec x) {
+        return exchange(x);
       }
     } catch (ExprTranslator.Refused why) {
       LOG.warn("{} will not run on gpudf because {}", p.nodeName(), why.getMessage());
     }
     return p;
+  }
+
+  /**
+   * A shuffle: a partial sort aggregate under it on gpudf (the aggregate promises its parent rows
+   * sorted by its keys, which gpudf's groups are not: it is taken only under a shuffle, which keeps
+   * no order anyway), then the shuffle itself a {@link GpudfShuffleExchangeExec} where its input
+   * is gpudf's.
+   */
+  private static SparkPlan exchange(org.apache.spark.sql.execution.exchange.ShuffleExchangeExec x) {
+    if (x.child() instanceof org.apache.spark.sql.execution.aggregate.SortAggregateExec a) {
+      try {
+        columns(a.child().output());
+        x = (org.apache.spark.sql.execution.exchange.ShuffleExchangeExec) x.withNewChildren(
+            GpudfUnaryExec.seq(List.of(GpudfHashAggregateExec.of(a, a))));
+      } catch (ExprTranslator.Refused why) {
+        LOG.warn("{} will not run on gpudf because {}", a.nodeName(), why.getMessage());
+        return x;
+      }
+    }
+    if (!Boolean.parseBoolean(SQLConf.get().getConfString(COLUMNAR_SHUFFLE, "true"))) {
+      return x;
+    }
+    try {
+      return GpudfShuffleExchangeExec.of(x);
+    } catch (ExprTranslator.Refused why) {
+      LOG.warn("{} will not run on gpudf because {}", x.nodeName(), why.getMessage());
+      return x;
+    }
   }
 
   /** Refuses an input column of a type gpudf does not take (every column is converted to Arrow). */

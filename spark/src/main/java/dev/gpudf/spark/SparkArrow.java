@@ -35,7 +35,7 @@ final class SparkArrow {
   private SparkArrow() {}
 
   /** A batch handed to Spark and the Arrow columns under it; closing frees both. */
-  record Output(VectorSchemaRoot root, ColumnarBatch batch) implements AutoCloseable {
+  record Output(VectorSchemaRoot root, ColumnarBatch batch) implements GpudfExec.HeldBatch {
     @Override
     public void close() {
       batch.close();

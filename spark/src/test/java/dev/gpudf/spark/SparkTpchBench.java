@@ -28,7 +28,7 @@ import org.apache.spark.sql.SparkSession;
  * SparkTpchBench --sf 10 --data DIR [--cores 16] [--backend gpu] [--reps 2] [--queries q1,q6]
  *                [--budget-s 120] [--aqe false] [--out report.md]
  *                [--executors 2 --gpus 1 --executor-mb 49152] [--alone false] [--baseline other.tsv]
- *                [--pinned false]
+ *                [--pinned false] [--columnar-shuffle false]
  * </pre>
  *
  * Beside the report it writes {@code report.md.tsv}, each query's times and a digest of its
@@ -46,7 +46,7 @@ public final class SparkTpchBench {
     Map<String, String> opt = new java.util.HashMap<>(Map.of("--sf", "1", "--cores", "16", "--backend", "gpu",
         "--reps", "2", "--queries", "all", "--budget-s", "120", "--aqe", "false", "--out", "spark-tpch.md"));
     opt.putAll(Map.of("--executors", "0", "--gpus", "1", "--executor-mb", "16384", "--alone", "true", "--baseline", "",
-        "--pinned", "true"));
+        "--pinned", "true", "--columnar-shuffle", "true"));
     if (args.length % 2 != 0) {
       throw new IllegalArgumentException("options come in pairs (--name value): " + String.join(" ", args));
     }
@@ -78,6 +78,7 @@ public final class SparkTpchBench {
         .config("spark.sql.adaptive.enabled", opt.get("--aqe"))
         .config("spark.sql.autoBroadcastJoinThreshold", "10MB")
         .config(GpudfBackend.PINNED_CONF, opt.get("--pinned"))
+        .config(GpudfOverrides.COLUMNAR_SHUFFLE, opt.get("--columnar-shuffle"))
         .getOrCreate();
     ShuffleBytes shuffled = new ShuffleBytes();
     spark.sparkContext().addSparkListener(shuffled);
@@ -104,8 +105,9 @@ public final class SparkTpchBench {
           : String.format("local-cluster: %d executors of %d cores, %s MB%s", executors, cores, opt.get("--executor-mb"),
               opt.get("--backend").equals("gpu") ? " and " + opt.get("--gpus") + " GPU(s) each" : "");
       say(report, String.format("Spark %s %s, backend %s, AQE %s, %d shuffle partitions, reps %d (best shown),"
-          + " budget %d s a run, host tables pinned %s%s", spark.version(), where, opt.get("--backend"), opt.get("--aqe"),
-          allCores * 2, reps, budgetS, opt.get("--pinned"), alone ? "" : ", gpudf only (Spark alone not run)"));
+          + " budget %d s a run, host tables pinned %s, columnar shuffle %s%s", spark.version(), where, opt.get("--backend"),
+          opt.get("--aqe"), allCores * 2, reps, budgetS, opt.get("--pinned"), opt.get("--columnar-shuffle"),
+          alone ? "" : ", gpudf only (Spark alone not run)"));
       tsv.println("query\texecutors\tspark_ms\tgpudf_ms\tspark_digest\tgpudf_digest");
       String moveHead = " MB to / from the device (last run) | gpudf task s: from Spark / operation / to"
           + " Spark (last run, summed over tasks) |";

@@ -45,6 +45,9 @@ class TpchThroughSparkTest {
     assertTrue(c.sorts >= 20, c.sorts + " sorts on gpudf");
     // q2, q3, q10, q18 and q21 end in ORDER BY ... LIMIT
     assertEquals(5, c.topNs, "top-Ns on gpudf");
+    // every hash and single-partition shuffle above a gpudf operator (a global sort's range
+    // partitioning stays Spark's)
+    assertTrue(c.exchanges >= 100, c.exchanges + " shuffles on gpudf");
     assertTrue(c.aggregates >= 10, c.aggregates + " aggregates on gpudf");
     assertTrue(c.finals >= 10, c.finals + " final aggregates on gpudf");
     assertTrue(c.withGpudf.size() >= 15, "gpudf operators ran in " + c.withGpudf);
@@ -131,6 +134,7 @@ class TpchThroughSparkTest {
     int sorts;
     int topNs;
     int scans;
+    int exchanges;
     final List<String> withGpudf = new ArrayList<>();
   }
 
@@ -164,6 +168,7 @@ class TpchThroughSparkTest {
       c.sorts += count(plan, "GpudfSort");
       c.topNs += count(plan, "GpudfTopN");
       c.scans += count(plan, "GpudfParquetScan");
+      c.exchanges += count(plan, "GpudfShuffleExchange");
       c.filters += f;
       c.projects += p;
       c.aggregates += a;
@@ -173,10 +178,11 @@ class TpchThroughSparkTest {
       }
     }
     System.out.printf("TPC-H SF%s through Spark (%s): 22 answers agree; gpudf ran %d Parquet scans, %d filters, %d"
-        + " projections, %d aggregates (%d of them final), %d shuffled joins, %d broadcast joins, %d sorts and %d top-Ns, in %s;"
+        + " projections, %d aggregates (%d of them final), %d shuffled joins, %d broadcast joins, %d sorts, %d top-Ns and %d"
+        + " shuffles, in %s;"
         + " all 22"
         + " (each planned and run once, Spark alone first): %.0f ms alone, %.0f ms with gpudf%n", SCALE, what, c.scans,
-        c.filters, c.projects, c.aggregates, c.finals, c.joins, c.broadcastJoins, c.sorts, c.topNs, c.withGpudf, sparkMs,
+        c.filters, c.projects, c.aggregates, c.finals, c.joins, c.broadcastJoins, c.sorts, c.topNs, c.exchanges, c.withGpudf, sparkMs,
         gpudfMs);
     // every table scan of the 22 (Spark-written files: gpudf's reader takes every split of them)
     assertTrue(c.scans >= 80 || "false".equals(spark.conf().get(GpudfParquetScanExec.ENABLED, "true")),
