@@ -25,7 +25,8 @@
 # the queries' generated kernels in the driver's cache of compiled PTX)
 # (spark: with the bundle of `scripts/gpu-bundle.sh --spark`: the gpu-tagged Spark test, then TPC-H at SPARK_SF
 # (default 10; 0: the test only) through Spark local[SPARK_CORES] (16) with gpudf's rule off and on (SparkTpchBench; SPARK_ARGS adds
-# its options; SPARK_LIMIT_S (500) bounds it); Spark's log goes to spark-*.log, its last 2 MB kept)
+# its options; SPARK_LIMIT_S (500) bounds it; SPARK_ROW_SHUFFLE=1 adds a gpudf-only run with Spark's row exchanges for
+# the A/B of gpudf's columnar shuffle); Spark's log goes to spark-*.log, its last 2 MB kept)
 # (spark-cluster: the same bundle on a host of several GPUs: TPC-H at SPARK_SF (10) through a Spark local cluster of
 # one executor with one GPU (gpudf only), then of SPARK_EXECUTORS (2) executors with one GPU each (Spark alone
 # and gpudf), SPARK_CORES (16) cores and SPARK_EXECUTOR_MB (65536) MB each; the second report gives the scaling
@@ -297,6 +298,14 @@ if [ "$what" = spark ]; then
   timeout -s QUIT -k 20 "${SPARK_LIMIT_S:-500}" bash .gpu-bundle/run dev.gpudf.spark.SparkTpchBench --sf "$sf" --cores "${SPARK_CORES:-16}" \
     --data "${SPARK_DATA:-/tmp/spark-tpch-sf$sf}" --out "$OUT/spark-tpch.md" ${SPARK_ARGS:-} 2> "$OUT/spark-tpch.log"
   [ $? = 0 ] || rc=1
+  # (SPARK_ROW_SHUFFLE=1: then gpudf alone with Spark's row exchanges in place of its columnar shuffle, in a
+  # fresh JVM, against the first run's times and answers: the A/B of the columnar shuffle)
+  if [ "${SPARK_ROW_SHUFFLE:-0}" = 1 ]; then
+    timeout -s QUIT -k 20 "${SPARK_ROW_LIMIT_S:-300}" bash .gpu-bundle/run dev.gpudf.spark.SparkTpchBench --sf "$sf" \
+      --cores "${SPARK_CORES:-16}" --data "${SPARK_DATA:-/tmp/spark-tpch-sf$sf}" --out "$OUT/spark-row-shuffle.md" \
+      ${SPARK_ARGS:-} --alone false --columnar-shuffle false --baseline "$OUT/spark-tpch.md.tsv" 2> "$OUT/spark-row-shuffle.log"
+    [ $? = 0 ] || rc=1
+  fi
   spark_logs
 fi
 if [ "$what" = spark-cluster ]; then

@@ -39,6 +39,17 @@ public final class GpudfParquetScanExec extends GpudfExec {
   }
 
   /**
+   * Over Spark's scan's canonical form (its columns by position, its filters normalized): two scans
+   * of the same files, columns and filters compare equal, so that what is computed above them can
+   * be shared (Spark's reuse of exchanges, {@link ExchangeReuse}); the scan itself is not a child,
+   * so Spark would not canonicalize it.
+   */
+  @Override
+  public org.apache.spark.sql.execution.SparkPlan doCanonicalize() {
+    return new GpudfParquetScanExec((FileSourceScanExec) scan.canonicalized());
+  }
+
+  /**
    * {@code scan} on gpudf, or a {@link ExprTranslator.Refused} saying why not: it reads another
    * format, no columns (Spark counts rows from the footers), metadata columns, partition columns of
    * a type gpudf does not take, buckets, columns of a type gpudf's Parquet decoder does

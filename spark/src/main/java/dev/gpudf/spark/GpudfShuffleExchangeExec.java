@@ -159,29 +159,39 @@ public final class GpudfShuffleExchangeExec extends GpudfExec {
   }
 
   /**
-   * The shuffle, made once (a plan run twice, or reused by another part of the query, reads the
-   * same map output): the child's batches split by partition on each map task.
+   * The shuffle, made once (a plan run twice reads the same map output), or taken from an exchange
+   * of the same query that computes the same rows ({@link ExchangeReuse}).
    */
   private synchronized ShuffleDependency<Object, byte[], byte[]> dependency() {
     if (dependency == null) {
-      int partitions = partitioning.numPartitions();
-      List<Attribute> input = list(child.output());
-      int[] keys = keys(partitioning, input);
-      StructType schema = child.schema();
-      String name = nodeName();
-      OpMetrics m = opMetrics();
-      RDD<Tuple2<Object, byte[]>> parts = child.executeColumnar().toJavaRDD().mapPartitions(batches -> {
-        MapSide out = new MapSide(batches, schema, keys, partitions, GpudfExec.taskExec(name), m);
-        TaskContext.get().addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) ctx -> out.close());
-        return out;
-      }).rdd();
-      dependency = new ShuffleDependency<>(parts, new ByPartitionId(partitions), new ArrowShuffleSerializer(),
-          scala.Option.empty(), scala.Option.empty(), false,
-          ShuffleExchangeExec.createShuffleWriteProcessor(writeMetrics()),
-          scala.reflect.ClassTag$.MODULE$.apply(Object.class), scala.reflect.ClassTag$.MODULE$.apply(byte[].class),
-          scala.reflect.ClassTag$.MODULE$.apply(byte[].class));
+      SparkPlan canonical = canonicalized();
+      dependency = ExchangeReuse.find(sparkContext(), canonical);
+      if (dependency == null) {
+        dependency = newDependency();
+        ExchangeReuse.remember(sparkContext(), canonical, dependency);
+      }
     }
     return dependency;
+  }
+
+  /** A new shuffle: the child's batches split by partition on each map task. */
+  private ShuffleDependency<Object, byte[], byte[]> newDependency() {
+    int partitions = partitioning.numPartitions();
+    List<Attribute> input = list(child.output());
+    int[] keys = keys(partitioning, input);
+    StructType schema = child.schema();
+    String name = nodeName();
+    OpMetrics m = opMetrics();
+    RDD<Tuple2<Object, byte[]>> parts = child.executeColumnar().toJavaRDD().mapPartitions(batches -> {
+      MapSide out = new MapSide(batches, schema, keys, partitions, GpudfExec.taskExec(name), m);
+      TaskContext.get().addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) ctx -> out.close());
+      return out;
+    }).rdd();
+    return new ShuffleDependency<>(parts, new ByPartitionId(partitions), new ArrowShuffleSerializer(),
+        scala.Option.empty(), scala.Option.empty(), false,
+        ShuffleExchangeExec.createShuffleWriteProcessor(writeMetrics()),
+        scala.reflect.ClassTag$.MODULE$.apply(Object.class), scala.reflect.ClassTag$.MODULE$.apply(byte[].class),
+        scala.reflect.ClassTag$.MODULE$.apply(byte[].class));
   }
 
   /** Spark's partitioner for records whose key is their partition already. */

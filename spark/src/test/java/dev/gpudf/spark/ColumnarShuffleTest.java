@@ -156,6 +156,30 @@ class ColumnarShuffleTest {
     }
   }
 
+  /**
+   * A view read by a query and by its subquery (TPC-H q15's shape) shuffles once: the second
+   * exchange takes the first's shuffle; two exchanges that differ only in a filter's constant each
+   * shuffle their own rows (a wrong share would answer a's totals for b). Nothing is kept once the
+   * queries end.
+   */
+  @Test
+  void anExchangeComputedTwiceShufflesOnce() throws Exception {
+    String twice = "WITH v AS (SELECT s, SUM(l) AS total FROM k GROUP BY s)"
+        + " SELECT s, total FROM v WHERE total = (SELECT MAX(total) FROM v)";
+    String alike = "WITH a AS (SELECT s, SUM(l) AS t FROM k WHERE id % 2 = 0 GROUP BY s),"
+        + " b AS (SELECT s, SUM(l) AS t FROM k WHERE id % 2 = 1 GROUP BY s)"
+        + " SELECT a.s, a.t, b.t FROM a JOIN b ON a.s = b.s";
+    List<String> want = LocalSpark.rows(spark, twice, false);
+    long before = ExchangeReuse.shared();
+    assertEquals(want, LocalSpark.rows(spark, twice, true), twice);
+    assertEquals(before + 1, ExchangeReuse.shared(), "the subquery's exchange took the query's shuffle");
+    List<String> wantAlike = LocalSpark.rows(spark, alike, false);
+    assertEquals(wantAlike, LocalSpark.rows(spark, alike, true), alike);
+    assertEquals(before + 1, ExchangeReuse.shared(), "exchanges of other rows share nothing");
+    spark.sparkContext().listenerBus().waitUntilEmpty();
+    assertEquals(0, ExchangeReuse.queries(), "no query's shuffles kept after it ended");
+  }
+
   private static String plan(String sql) {
     spark.conf().set(GpudfOverrides.ENABLED, "true");
     return spark.sql(sql).queryExecution().executedPlan().toString();

@@ -34,7 +34,8 @@ import org.apache.spark.sql.SparkSession;
  * Beside the report it writes {@code report.md.tsv}, each query's times and a digest of its
  * answers; {@code --baseline} names another run's, and the report gains that run's gpudf time,
  * the scaling efficiency (its time / (executors ratio x this time)) and whether its answers are this
- * run's Spark-alone answers. {@code --alone false} runs gpudf only (a baseline's answers are then
+ * run's Spark-alone answers (a gpudf-only run's: whether they are the baseline's Spark-alone answers,
+ * or its gpudf answers where it has none). {@code --alone false} runs gpudf only (a baseline's answers are then
  * checked by the run that reads it). A query past its budget is cancelled (its Spark job group)
  * and reported as such. It is a benchmark, not a test: it fails (exit 1) when an answer differs,
  * after reporting every query.
@@ -173,7 +174,11 @@ public final class SparkTpchBench {
         String base = "";
         if (!baseline.isEmpty()) {
           String[] b = baseline.get(q.getKey());
-          String baseAgrees = b == null || want == null ? "-" : b[5].equals(digest(want)) ? "yes" : "NO";
+          // this run's Spark answers against the baseline's gpudf answers; a gpudf-only run's answers
+          // against the baseline's Spark answers where it has them, else its gpudf answers
+          String mine = digest(want != null ? want : got);
+          String theirs = b == null ? "-" : want == null && !b[4].equals("-") ? b[4] : b[5];
+          String baseAgrees = theirs.equals("-") || mine.equals("-") ? "-" : theirs.equals(mine) ? "yes" : "NO";
           allAgree &= !baseAgrees.equals("NO");
           double efficiency = b == null || b[3].equals("-") || bestGpudf == Double.MAX_VALUE ? Double.NaN
               : Double.parseDouble(b[3]) / (Math.max(1, executors) / Double.parseDouble(b[1]) * bestGpudf);
