@@ -141,15 +141,22 @@ class ColumnarShuffleTest {
     }
   }
 
-  /** A global aggregate's single partition and a shuffle to many partitions, some empty: Spark's answers. */
+  /**
+   * A global aggregate's single partition and shuffles to many partitions, some empty, through both
+   * of Spark's shuffle writers (a file a partition up to 200 partitions, records sorted by partition
+   * above): Spark's answers.
+   */
   @Test
   void singleAndSparsePartitions() {
-    spark.conf().set("spark.sql.shuffle.partitions", "50");
     try {
-      for (String sql : List.of("SELECT COUNT(*), SUM(l), MIN(s) FROM k WHERE id % 4 = 1",
-          "SELECT b, COUNT(*) FROM k GROUP BY b", "SELECT i, s, COUNT(*) FROM k WHERE id < 0 GROUP BY i, s")) {
-        assertEquals(LocalSpark.rows(spark, sql, false), LocalSpark.rows(spark, sql, true), sql);
-        assertTrue(plan(sql).contains("GpudfShuffleExchange"), plan(sql));
+      for (String partitions : List.of("50", "300")) {
+        spark.conf().set("spark.sql.shuffle.partitions", partitions);
+        for (String sql : List.of("SELECT COUNT(*), SUM(l), MIN(s) FROM k WHERE id % 4 = 1",
+            "SELECT b, COUNT(*) FROM k GROUP BY b", "SELECT i, s, COUNT(*) FROM k WHERE id < 0 GROUP BY i, s",
+            "SELECT s, d, COUNT(*), SUM(dec) FROM k GROUP BY s, d")) {
+          assertEquals(LocalSpark.rows(spark, sql, false), LocalSpark.rows(spark, sql, true), partitions + ": " + sql);
+          assertTrue(plan(sql).contains("GpudfShuffleExchange"), plan(sql));
+        }
       }
     } finally {
       spark.conf().set("spark.sql.shuffle.partitions", "2");
