@@ -92,41 +92,29 @@ abstract class GpudfExec extends SparkPlan {
     return other != null && other.getClass() == getClass();
   }
 
+  /** Equal product elements (its expressions and children): how Spark's case classes compare, which plan reuse relies on. */
   @Override
   public boolean equals(Object other) {
-    return productEquals(this, other);
-  }
-
-  @Override
-  public int hashCode() {
-    return productHash(this);
-  }
-
-  /**
-   * Whether {@code other} is a node of {@code node}'s class with equal product elements (its
-   * expressions and children): how Spark's case classes compare, which plan reuse relies on.
-   */
-  static boolean productEquals(scala.Product node, Object other) {
-    if (node == other) {
+    if (this == other) {
       return true;
     }
-    if (other == null || other.getClass() != node.getClass()) {
+    if (!canEqual(other)) {
       return false;
     }
-    scala.Product o = (scala.Product) other;
-    for (int i = 0; i < node.productArity(); i++) {
-      if (!Objects.equals(node.productElement(i), o.productElement(i))) {
+    GpudfExec o = (GpudfExec) other;
+    for (int i = 0; i < productArity(); i++) {
+      if (!Objects.equals(productElement(i), o.productElement(i))) {
         return false;
       }
     }
     return true;
   }
 
-  /** A hash of {@code node}'s class and product elements, agreeing with {@link #productEquals}. */
-  static int productHash(scala.Product node) {
-    int h = node.getClass().hashCode();
-    for (int i = 0; i < node.productArity(); i++) {
-      h = 31 * h + Objects.hashCode(node.productElement(i));
+  @Override
+  public int hashCode() {
+    int h = getClass().hashCode();
+    for (int i = 0; i < productArity(); i++) {
+      h = 31 * h + Objects.hashCode(productElement(i));
     }
     return h;
   }

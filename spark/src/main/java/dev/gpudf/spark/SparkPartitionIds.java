@@ -117,10 +117,12 @@ final class SparkPartitionIds {
         }
       }
     } else if (v instanceof DecimalVector d && type instanceof DecimalType) {
-      // Spark hashes a decimal of up to 18 digits as its unscaled long (check refuses wider ones)
+      // Spark hashes a decimal of up to 18 digits (check refuses wider ones) as its unscaled long: the
+      // low 8 bytes of Arrow's 16-byte little-endian value
+      long data = d.getDataBufferAddress();
       for (int r = 0; r < rows; r++) {
         if (!d.isNull(r)) {
-          hash[r] = Murmur3_x86_32.hashLong(d.getObjectNotNull(r).unscaledValue().longValueExact(), hash[r]);
+          hash[r] = Murmur3_x86_32.hashLong(org.apache.arrow.memory.util.MemoryUtil.getLong(data + 16L * r), hash[r]);
         }
       }
     } else if (v instanceof SmallIntVector || v instanceof TinyIntVector || v instanceof BitVector
